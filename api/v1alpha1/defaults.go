@@ -1,0 +1,160 @@
+package v1alpha1
+
+// Defaults the spec assigns; Kubernetes' values where Kubernetes has the field.
+const (
+	DefaultTerminationGracePeriodSeconds int64   = 30
+	DefaultBackoffInitialSeconds         float64 = 10
+	DefaultBackoffFactor                 float64 = 2
+	DefaultBackoffMaxSeconds             float64 = 300
+	DefaultBackoffResetAfterSeconds      float64 = 600
+	DefaultProbePeriodSeconds            int32   = 10
+	DefaultProbeTimeoutSeconds           int32   = 1
+	DefaultProbeSuccessThreshold         int32   = 1
+	DefaultProbeFailureThreshold         int32   = 3
+	DefaultNotifierTimeoutSeconds        int32   = 10
+	DefaultStopSignal                            = "SIGTERM"
+	// MinimumStopWindowSeconds is the stop window main containers always get, which defers
+	// cannot consume (Kubernetes' minimumGracePeriodInSeconds).
+	MinimumStopWindowSeconds int64 = 2
+)
+
+// SetDefaults fills every unset field of the pod with its default, in place.
+func (p *Pod) SetDefaults() {
+	if p.APIVersion == "" {
+		p.APIVersion = APIVersion
+	}
+	if p.Kind == "" {
+		p.Kind = KindPod
+	}
+	s := &p.Spec
+	if s.ExitPolicy == "" {
+		s.ExitPolicy = ExitPolicyAll
+	}
+	if s.RestartPolicy == "" {
+		s.RestartPolicy = RestartPolicyAlways
+	}
+	if s.TerminationGracePeriodSeconds == nil {
+		v := DefaultTerminationGracePeriodSeconds
+		s.TerminationGracePeriodSeconds = &v
+	}
+	if s.RestartBackoff == nil {
+		s.RestartBackoff = &Backoff{}
+	}
+	s.RestartBackoff.setDefaults()
+	for i := range s.Volumes {
+		if sh := s.Volumes[i].Shared; sh != nil && sh.ReclaimPolicy == "" {
+			sh.ReclaimPolicy = ReclaimPolicyRetain
+		}
+	}
+	for i := range s.InitContainers {
+		s.InitContainers[i].setDefaults()
+	}
+	for i := range s.Containers {
+		c := &s.Containers[i]
+		c.setDefaults()
+		for j := range c.DependsOn {
+			if c.DependsOn[j].Condition == "" {
+				c.DependsOn[j].Condition = ConditionStarted
+			}
+		}
+	}
+	for i := range s.DeferContainers {
+		d := &s.DeferContainers[i]
+		if d.Phase == "" {
+			d.Phase = DeferAfterStop
+		}
+		if d.RestartPolicy == "" {
+			d.RestartPolicy = RestartPolicyNever
+		}
+		if d.OnFailure == "" {
+			d.OnFailure = DeferContinue
+		}
+	}
+}
+
+func (b *Backoff) setDefaults() {
+	set := func(p **float64, v float64) {
+		if *p == nil {
+			*p = &v
+		}
+	}
+	set(&b.InitialSeconds, DefaultBackoffInitialSeconds)
+	set(&b.Factor, DefaultBackoffFactor)
+	set(&b.MaxSeconds, DefaultBackoffMaxSeconds)
+	set(&b.ResetAfterSeconds, DefaultBackoffResetAfterSeconds)
+}
+
+func (c *Container) setDefaults() {
+	if c.StopSignal == "" {
+		c.StopSignal = DefaultStopSignal
+	}
+	for _, p := range []*Probe{c.StartupProbe, c.ReadinessProbe, c.LivenessProbe} {
+		if p != nil {
+			p.setDefaults()
+		}
+	}
+	for i := range c.Notifiers {
+		if c.Notifiers[i].TimeoutSeconds == nil {
+			v := DefaultNotifierTimeoutSeconds
+			c.Notifiers[i].TimeoutSeconds = &v
+		}
+	}
+	for i := range c.ResizePolicy {
+		if c.ResizePolicy[i].RestartPolicy == "" {
+			c.ResizePolicy[i].RestartPolicy = NotRequired
+		}
+	}
+}
+
+func (p *Probe) setDefaults() {
+	if p.PeriodSeconds == 0 {
+		p.PeriodSeconds = DefaultProbePeriodSeconds
+	}
+	if p.TimeoutSeconds == 0 {
+		p.TimeoutSeconds = DefaultProbeTimeoutSeconds
+	}
+	if p.SuccessThreshold == 0 {
+		p.SuccessThreshold = DefaultProbeSuccessThreshold
+	}
+	if p.FailureThreshold == 0 {
+		p.FailureThreshold = DefaultProbeFailureThreshold
+	}
+}
+
+// SetDefaults fills every unset field of the notification with its default, in place.
+func (n *Notification) SetDefaults() {
+	if n.APIVersion == "" {
+		n.APIVersion = APIVersion
+	}
+	if n.Kind == "" {
+		n.Kind = KindNotification
+	}
+	if n.Spec.TargetPolicy == "" {
+		n.Spec.TargetPolicy = PreExistingPods
+	}
+	if n.Spec.Parallelism == nil {
+		var v int32
+		n.Spec.Parallelism = &v
+	}
+}
+
+// IsSidecar reports whether an init container is a sidecar (restartPolicy Always).
+func (c *Container) IsSidecar() bool {
+	return c.RestartPolicy != nil && *c.RestartPolicy == RestartPolicyAlways
+}
+
+// EffectiveRestartPolicy is the container's restart policy after the pod's is applied. For a
+// regular init container, Always is treated as OnFailure (init containers run to completion).
+func (s *PodSpec) EffectiveRestartPolicy(c *Container, isInit bool) RestartPolicy {
+	p := s.RestartPolicy
+	if c.RestartPolicy != nil {
+		p = *c.RestartPolicy
+	}
+	if p == "" {
+		p = RestartPolicyAlways
+	}
+	if isInit && !c.IsSidecar() && p == RestartPolicyAlways {
+		return RestartPolicyOnFailure
+	}
+	return p
+}

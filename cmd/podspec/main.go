@@ -1,0 +1,83 @@
+// Command podspec validates pod manifests and runs pods on the reference runtime.
+//
+// Each verb lives in its own file and registers itself with register; main only wires them to
+// the root command and turns errors into the documented exit codes.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every verb (runtime verbs document further codes in
+// docs/runtime-interface.md).
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+	exitIO       = 3
+)
+
+// exitError carries the exit code a verb wants; err may be nil when the verb already printed
+// everything it had to say.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// verbs collects the constructors of every verb; filled by init functions in this package.
+var verbs []func() *cobra.Command
+
+// register adds a verb constructor; called from init functions of the verb files.
+func register(newCmd func() *cobra.Command) { verbs = append(verbs, newCmd) }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "podspec",
+		Short:         "Validate pod manifests and run pods with the podspec lifecycle",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: err}
+	})
+	for _, v := range verbs {
+		root.AddCommand(v())
+	}
+	return root
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "podspec:", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own argument and unknown-command errors are usage errors.
+	fmt.Fprintln(os.Stderr, "podspec:", err)
+	return exitUsage
+}

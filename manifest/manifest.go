@@ -1,0 +1,418 @@
+// Package manifest turns the bytes of a YAML or JSON stream into documents: one parse per
+// document into a position-preserving go.yaml.in/yaml/v3 node tree, then a direct conversion of
+// that tree into a JSON-compatible value that every engine (JSON Schema, CUE, typed decode for
+// the semantic checks) reads.
+//
+// Decoding is strict and bounded: duplicate keys, syntax errors, inputs over a size, depth,
+// alias-expansion or document-count limit, and YAML 1.1 plain scalars that YAML 1.2 reads
+// differently (yes, on, 0755, 1:30) come back as positioned findings. Scalars resolve the way
+// sigs.k8s.io/yaml (Kubernetes) resolves them. The package never validates the API itself.
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml2 "go.yaml.in/yaml/v2"
+	yaml "go.yaml.in/yaml/v3"
+
+	"podspec.dev/podspec/finding"
+)
+
+// Rule IDs the decoder reports.
+const (
+	RuleKind        = "MAN-001"
+	RuleDuplicate   = "MAN-005"
+	RuleSyntax      = "MAN-006"
+	RuleLimit       = "MAN-007"
+	RuleAmbiguous   = "MAN-008"
+	engineDecode    = "decode"
+	defaultMaxBytes = 4 << 20
+)
+
+// Limits bound what Decode accepts; a zero field means no limit.
+type Limits struct {
+	// MaxBytes is the largest input accepted, in bytes.
+	MaxBytes int64
+	// MaxDepth is the deepest nesting of mappings and sequences.
+	MaxDepth int
+	// MaxAliasExpansion is the most nodes a document may visit through aliases while it is
+	// converted (each node reached through an alias counts once per visit), which bounds
+	// "billion laughs" documents.
+	MaxAliasExpansion int
+	// MaxDocuments is the most documents one stream may hold.
+	MaxDocuments int
+}
+
+// DefaultLimits are the limits podspec validate uses unless told otherwise: 4 MiB per file,
+// nesting depth 64, 10,000 nodes through aliases, 10,000 documents per file.
+func DefaultLimits() Limits {
+	return Limits{MaxBytes: defaultMaxBytes, MaxDepth: 64, MaxAliasExpansion: 10000, MaxDocuments: 10000}
+}
+
+// Document is one YAML document (or the one JSON value) of a stream.
+type Document struct {
+	// File names the stream the document came from, as given to Decode.
+	File string
+	// Index is the 0-based index of the document in the stream, counting empty documents.
+	Index int
+	// APIVersion and Kind are copied from the document's top level when they are strings.
+	APIVersion, Kind string
+	// Root is the document node; its positions are 1-based and absolute in the stream.
+	Root *yaml.Node
+	// Value is the JSON-compatible tree: map[string]any, []any, string, int64, float64, bool, nil.
+	Value any
+}
+
+// Name returns metadata.name when the document has one.
+func (d *Document) Name() string {
+	m, _ := d.Value.(map[string]any)
+	md, _ := m["metadata"].(map[string]any)
+	s, _ := md["name"].(string)
+	return s
+}
+
+// Annotations returns metadata.annotations entries whose values are strings.
+func (d *Document) Annotations() map[string]string {
+	m, _ := d.Value.(map[string]any)
+	md, _ := m["metadata"].(map[string]any)
+	an, _ := md["annotations"].(map[string]any)
+	if len(an) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(an))
+	for k, v := range an {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+var reLine = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
+
+// Decode splits a YAML or JSON stream into documents. Problems found while decoding (syntax,
+// duplicate keys, limits, YAML 1.1 ambiguous scalars) come back as positioned findings. A
+// document that hit a limit is not returned; a document with duplicate keys is (the last value
+// wins, as in Kubernetes), so later checks still see it. Decoding stops at the first syntax
+// error: YAML cannot resynchronise after one.
+func Decode(file string, data []byte, lim Limits) ([]*Document, []finding.Finding) {
+	if lim.MaxBytes > 0 && int64(len(data)) > lim.MaxBytes {
+		return nil, []finding.Finding{{
+			Rule: RuleLimit, Severity: finding.Error, Engine: engineDecode,
+			Message: fmt.Sprintf("input is %d bytes, over the limit of %d bytes", len(data), lim.MaxBytes),
+			Pos:     finding.Position{File: file},
+		}}
+	}
+	var docs []*Document
+	var fs []finding.Finding
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for idx := 0; ; idx++ {
+		root := new(yaml.Node)
+		err := decodeNode(dec, root)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			fs = append(fs, syntaxFinding(file, data, idx, err))
+			break
+		}
+		if lim.MaxDocuments > 0 && idx >= lim.MaxDocuments {
+			at := root
+			if len(root.Content) > 0 {
+				at = root.Content[0]
+			}
+			fs = append(fs, finding.Finding{
+				Rule: RuleLimit, Severity: finding.Error, Engine: engineDecode, Document: idx,
+				Message: fmt.Sprintf("more than %d documents in one file", lim.MaxDocuments),
+				Pos:     finding.Position{File: file, Line: at.Line, Column: at.Column},
+			})
+			break
+		}
+		if len(root.Content) == 0 {
+			continue
+		}
+		top := root.Content[0]
+		if top.Kind == yaml.ScalarNode && top.Style&quotedStyles == 0 && top.Value == "" {
+			continue // an empty document ("---" alone, or comments only)
+		}
+		c := converter{lim: lim, file: file, doc: idx}
+		v, ok := c.value(top, 1, false)
+		fs = append(fs, c.findings...)
+		if !ok {
+			continue
+		}
+		d := &Document{File: file, Index: idx, Root: root, Value: v}
+		if m, isMap := v.(map[string]any); isMap {
+			d.APIVersion, _ = m["apiVersion"].(string)
+			d.Kind, _ = m["kind"].(string)
+		}
+		docs = append(docs, d)
+	}
+	return docs, fs
+}
+
+// decodeNode reads the next document; the YAML library reports problems by panicking
+// internally, and any panic that escapes it is turned into an error here.
+func decodeNode(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: %v", r)
+		}
+	}()
+	return dec.Decode(n)
+}
+
+func syntaxFinding(file string, data []byte, idx int, err error) finding.Finding {
+	f := finding.Finding{
+		Rule: RuleSyntax, Severity: finding.Error, Engine: engineDecode, Document: idx,
+		Message: "not well-formed YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: "),
+		Pos:     finding.Position{File: file},
+	}
+	if m := reAnchor.FindStringSubmatch(err.Error()); m != nil {
+		// Point at the first use of the unknown anchor.
+		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+			f.Pos.Line, f.Pos.Column = lineCol(data, i)
+		}
+		return f
+	}
+	line, problem := 0, strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := reLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		problem = m[2]
+	}
+	f.Message = "not well-formed YAML or JSON: " + problem
+	if !parserProblems[problem] {
+		// A scanner error: the library's line is 1-based (the start of the construct being
+		// scanned, or the problem itself); none means the first line.
+		f.Pos.Line = max(line, 1)
+		return f
+	}
+	// A parser error: yaml.v3 reports the 0-based line of the enclosing construct. The v2
+	// parser of the same family reports the 0-based line of the offending token instead.
+	if l, ok := problemLine(data, problem); ok {
+		f.Pos.Line = l + 1
+	} else {
+		f.Pos.Line = line + 1
+	}
+	return f
+}
+
+// parserProblems are the problems the YAML parser (as opposed to the scanner) reports.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'": true, "did not find expected ',' or '}'": true,
+	"did not find expected '-' indicator": true, "did not find expected <document start>": true,
+	"did not find expected <stream-start>": true, "did not find expected key": true,
+	"did not find expected node content": true, "found duplicate %TAG directive": true,
+	"found duplicate %YAML directive": true, "found incompatible YAML document": true,
+	"found undefined tag handle": true,
+}
+
+var reAnchor = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+
+// problemLine re-parses data with the yaml.v2 parser (only on the error path) to get the
+// 0-based line of the token where problem was found.
+func problemLine(data []byte, problem string) (line int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			line, ok = 0, false
+		}
+	}()
+	dec := yaml2.NewDecoder(bytes.NewReader(data))
+	for {
+		var skip struct{}
+		err := dec.Decode(&skip)
+		if err == nil {
+			continue
+		}
+		var te *yaml2.TypeError
+		if errors.As(err, &te) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			return 0, false
+		}
+		msg := err.Error()
+		if m := reLine.FindStringSubmatch(msg); m != nil {
+			if m[2] != problem {
+				return 0, false
+			}
+			l, _ := strconv.Atoi(m[1])
+			return l, true
+		}
+		return 0, msg == "yaml: "+problem
+	}
+}
+
+// lineCol converts a byte offset to a 1-based line and column (columns count runes).
+func lineCol(data []byte, off int) (line, col int) {
+	line = 1 + bytes.Count(data[:off], []byte("\n"))
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return line, 1 + utf8.RuneCount(data[start:off])
+}
+
+// converter turns one document's node tree into a JSON-compatible value, collecting findings.
+type converter struct {
+	lim      Limits
+	file     string
+	doc      int
+	findings []finding.Finding
+	// aliased counts nodes visited through aliases.
+	aliased int
+}
+
+func (c *converter) add(rule string, sev finding.Severity, n *yaml.Node, msg string) {
+	c.findings = append(c.findings, finding.Finding{
+		Rule: rule, Severity: sev, Engine: engineDecode, Document: c.doc, Message: msg,
+		Pos: finding.Position{File: c.file, Line: n.Line, Column: n.Column},
+	})
+}
+
+// value converts n; ok is false once a limit is hit (the finding is already recorded).
+func (c *converter) value(n *yaml.Node, depth int, viaAlias bool) (v any, ok bool) {
+	if viaAlias {
+		c.aliased++
+		if c.lim.MaxAliasExpansion > 0 && c.aliased > c.lim.MaxAliasExpansion {
+			c.add(RuleLimit, finding.Error, n, fmt.Sprintf(
+				"alias expansion exceeds %d nodes (a \"billion laughs\" document?)", c.lim.MaxAliasExpansion))
+			return nil, false
+		}
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		r := resolveScalar(n)
+		if r.ambiguous != "" && !viaAlias {
+			c.add(RuleAmbiguous, finding.Warning, n, fmt.Sprintf("ambiguous plain scalar %q: %s; quote it", n.Value, r.ambiguous))
+		}
+		return r.value, true
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			c.add(RuleSyntax, finding.Error, n, "alias to an unknown anchor")
+			return nil, false
+		}
+		return c.value(n.Alias, depth, true)
+	case yaml.MappingNode:
+		if !c.deep(n, depth) {
+			return nil, false
+		}
+		return c.mapping(n, depth, viaAlias)
+	case yaml.SequenceNode:
+		if !c.deep(n, depth) {
+			return nil, false
+		}
+		out := make([]any, 0, len(n.Content))
+		for _, e := range n.Content {
+			ev, ok := c.value(e, depth+1, viaAlias)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, ev)
+		}
+		return out, true
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, true
+		}
+		return c.value(n.Content[0], depth, viaAlias)
+	}
+	c.add(RuleSyntax, finding.Error, n, "unsupported YAML node")
+	return nil, false
+}
+
+func (c *converter) deep(n *yaml.Node, depth int) bool {
+	if c.lim.MaxDepth > 0 && depth > c.lim.MaxDepth {
+		c.add(RuleLimit, finding.Error, n, fmt.Sprintf("nesting deeper than %d levels", c.lim.MaxDepth))
+		return false
+	}
+	return true
+}
+
+func isMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style&quotedStyles == 0 &&
+		(k.Style&yaml.TaggedStyle == 0 || k.Tag == "!!merge")
+}
+
+func (c *converter) mapping(n *yaml.Node, depth int, viaAlias bool) (any, bool) {
+	m := make(map[string]any, len(n.Content)/2)
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, vn := n.Content[i], n.Content[i+1]
+		if isMergeKey(k) {
+			merges = append(merges, vn)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			c.add(RuleSyntax, finding.Error, k, "mapping keys must be scalars")
+			continue
+		}
+		key, r := keyString(k)
+		if r.ambiguous != "" && !viaAlias {
+			c.add(RuleAmbiguous, finding.Warning, k, fmt.Sprintf(
+				"ambiguous plain key %q becomes %q: %s; quote it", k.Value, key, r.ambiguous))
+		}
+		if _, dup := m[key]; dup && !viaAlias {
+			first := firstKey(n, key, i)
+			c.add(RuleDuplicate, finding.Error, k, fmt.Sprintf(
+				"mapping key %q already defined at line %d, column %d", key, first.Line, first.Column))
+		}
+		v, ok := c.value(vn, depth+1, viaAlias)
+		if !ok {
+			return nil, false
+		}
+		m[key] = v
+	}
+	for _, mn := range merges {
+		if !c.merge(m, n, mn, depth, viaAlias) {
+			return nil, false
+		}
+	}
+	return m, true
+}
+
+// merge applies a YAML merge key (<<: *base or <<: [*a, *b]): keys already set win, and
+// earlier sources win over later ones.
+func (c *converter) merge(m map[string]any, owner, src *yaml.Node, depth int, viaAlias bool) bool {
+	var sources []*yaml.Node
+	if src.Kind == yaml.SequenceNode {
+		sources = src.Content
+	} else {
+		sources = []*yaml.Node{src}
+	}
+	for _, s := range sources {
+		through := viaAlias
+		for s.Kind == yaml.AliasNode && s.Alias != nil {
+			s = s.Alias
+			through = true
+		}
+		if s.Kind != yaml.MappingNode {
+			c.add(RuleSyntax, finding.Error, owner, "merge key (<<) must name a mapping or a list of mappings")
+			continue
+		}
+		v, ok := c.value(s, depth, through)
+		if !ok {
+			return false
+		}
+		for k, val := range v.(map[string]any) {
+			if _, set := m[k]; !set {
+				m[k] = val
+			}
+		}
+	}
+	return true
+}
+
+// firstKey finds the first key node before index end that converts to key.
+func firstKey(n *yaml.Node, key string, end int) *yaml.Node {
+	for i := 0; i < end; i += 2 {
+		if s, _ := keyString(n.Content[i]); s == key {
+			return n.Content[i]
+		}
+	}
+	return n
+}

@@ -1,0 +1,406 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// envRunAsProbe makes the test binary behave as podspec-probe, so the tests drive real processes.
+const envRunAsProbe = "PODSPEC_PROBE_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envRunAsProbe) == "1" {
+		os.Exit(dispatch(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// startProbe starts the probe with args, reporting to a fresh harness socket.
+func startProbe(t *testing.T, args ...string) (*exec.Cmd, *probe.Server, string) {
+	t.Helper()
+	dir := t.TempDir()
+	srv, err := probe.Listen(filepath.Join(dir, "events.sock"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envRunAsProbe+"=1", probe.EnvSocket+"="+srv.Path(), probe.EnvName+"=c1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, srv, dir
+}
+
+// waitStatus waits for cmd and returns its wait status.
+func waitStatus(t *testing.T, cmd *exec.Cmd) syscall.WaitStatus {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("probe did not end")
+	}
+	return cmd.ProcessState.Sys().(syscall.WaitStatus)
+}
+
+// types lists the event types in arrival order, with the signal where there is one.
+func types(evs []probe.Event) string {
+	var s []string
+	for _, ev := range evs {
+		t := ev.Type
+		if ev.Signal != "" {
+			t += ":" + ev.Signal
+		}
+		if ev.Action != "" {
+			t += ":" + ev.Action
+		}
+		s = append(s, t)
+	}
+	return strings.Join(s, " ")
+}
+
+func waitEvents(t *testing.T, srv *probe.Server, n int) []probe.Event {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if evs := srv.Events(); len(evs) >= n {
+			return evs
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("fewer than %d events: %s", n, types(srv.Events()))
+	return nil
+}
+
+func TestWorkloadExitsWithItsCodeAfterTheDelay(t *testing.T) {
+	start := time.Now()
+	cmd, srv, _ := startProbe(t, "run", "-exit", "3", "-after", "200ms")
+	ws := waitStatus(t, cmd)
+	if ws.ExitStatus() != 3 {
+		t.Fatalf("exit status %d, want 3", ws.ExitStatus())
+	}
+	if el := time.Since(start); el < 200*time.Millisecond {
+		t.Fatalf("exited after %v, before the 200ms delay", el)
+	}
+	evs := srv.Events()
+	if got := types(evs); got != "start exit" {
+		t.Fatalf("events %q, want start then exit", got)
+	}
+	if evs[1].ExitCode == nil || *evs[1].ExitCode != 3 || evs[0].Container != "c1" || evs[0].Role != probe.RoleWorkload {
+		t.Fatalf("events %+v", evs)
+	}
+}
+
+func TestWorkloadSignalActions(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		send       []syscall.Signal
+		wantEvents string
+		wantCode   int
+		wantKilled bool
+	}{
+		{
+			name:       "SIGTERM ends a looping workload with 0 by default",
+			args:       []string{"-loop"},
+			send:       []syscall.Signal{syscall.SIGTERM},
+			wantEvents: "start signal:SIGTERM:exit exit",
+		},
+		{
+			name:       "a trapped signal lingers and then exits with the given code",
+			args:       []string{"-loop", "-on", "SIGUSR1=exit:100ms:7"},
+			send:       []syscall.Signal{syscall.SIGUSR1},
+			wantEvents: "start signal:SIGUSR1:exit exit",
+			wantCode:   7,
+		},
+		{
+			name:       "an ignored SIGTERM is reported and the workload keeps running until killed",
+			args:       []string{"-loop", "-on", "TERM=ignore"},
+			send:       []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL},
+			wantEvents: "start signal:SIGTERM:ignore",
+			wantKilled: true,
+		},
+		{
+			name:       "signals without an action are reported and ignored",
+			args:       []string{"-loop"},
+			send:       []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM},
+			wantEvents: "start signal:SIGHUP:ignore signal:SIGTERM:exit exit",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, srv, _ := startProbe(t, append([]string{"run"}, tt.args...)...)
+			waitEvents(t, srv, 1)
+			for i, s := range tt.send {
+				if err := cmd.Process.Signal(s); err != nil {
+					t.Fatal(err)
+				}
+				if s != syscall.SIGKILL {
+					waitEvents(t, srv, i+2)
+				}
+			}
+			ws := waitStatus(t, cmd)
+			if tt.wantKilled {
+				if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+					t.Fatalf("status %v, want killed by SIGKILL", ws)
+				}
+			} else if ws.ExitStatus() != tt.wantCode {
+				t.Fatalf("exit status %d, want %d", ws.ExitStatus(), tt.wantCode)
+			}
+			if got := types(srv.Events()); got != tt.wantEvents {
+				t.Fatalf("events %q, want %q", got, tt.wantEvents)
+			}
+		})
+	}
+}
+
+func TestWorkloadFollowsItsPerInstancePlanAcrossRestarts(t *testing.T) {
+	counter := filepath.Join(t.TempDir(), "count")
+	for i, want := range []int{1, 0, 0} {
+		cmd, srv, _ := startProbe(t, "run", "-counter", counter, "-codes", "1,0")
+		ws := waitStatus(t, cmd)
+		if ws.ExitStatus() != want {
+			t.Fatalf("instance %d exited %d, want %d", i+1, ws.ExitStatus(), want)
+		}
+		if evs := srv.Events(); evs[0].Instance != i+1 {
+			t.Fatalf("instance %d reported instance %d", i+1, evs[0].Instance)
+		}
+	}
+	cmd, srv, _ := startProbe(t, "run", "-counter", counter, "-codes", "1,0,loop")
+	waitEvents(t, srv, 1)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, cmd)
+	if got := types(srv.Events()); got != "start signal:SIGTERM:exit exit" {
+		t.Fatalf("the looping fourth instance reported %q", got)
+	}
+}
+
+func TestWorkloadDiesFromSIGSEGVWhenAskedToCrash(t *testing.T) {
+	cmd, srv, _ := startProbe(t, "run", "-loop", "-crash-after", "50ms")
+	ws := waitStatus(t, cmd)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGSEGV {
+		t.Fatalf("status %v, want killed by SIGSEGV", ws)
+	}
+	if got := types(srv.Events()); got != "start crash:SIGSEGV" {
+		t.Fatalf("events %q", got)
+	}
+}
+
+func TestWorkloadReportsWhatItSees(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	if err := os.WriteFile(in, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	marker := filepath.Join(dir, "ready")
+	cmd, srv, _ := startProbe(t, "run", "-report", "-read", in, "-read", filepath.Join(dir, "missing"),
+		"-write", out+"=written", "-touch", marker, "-after", "300ms", "-stdout", "hi")
+	waitStatus(t, cmd)
+	evs := srv.Events()
+	if got := types(evs); got != "start report exit" {
+		t.Fatalf("events %q", got)
+	}
+	rep := evs[1].Report
+	if rep == nil || rep.PID != cmd.Process.Pid || rep.Env[probe.EnvName] != "c1" || rep.Files[in] != "hello" {
+		t.Fatalf("report %+v", rep)
+	}
+	if _, ok := rep.FileErrors[filepath.Join(dir, "missing")]; !ok {
+		t.Errorf("missing file not reported as an error: %+v", rep.FileErrors)
+	}
+	if len(rep.Mounts) == 0 {
+		t.Errorf("no mounts reported")
+	}
+	if data, err := os.ReadFile(out); err != nil || string(data) != "written" {
+		t.Errorf("-write produced %q, %v", data, err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("-touch marker missing: %v", err)
+	}
+}
+
+func TestHandlersReportStartAndEndWithTheirExitCode(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "hooked")
+	cmd, srv, _ := startProbe(t, "hook", "-handler", "preStop", "-sleep", "50ms", "-exit", "4", "-touch", marker)
+	ws := waitStatus(t, cmd)
+	if ws.ExitStatus() != 4 {
+		t.Fatalf("exit %d, want 4", ws.ExitStatus())
+	}
+	evs := srv.Events()
+	if got := types(evs); got != "handler-start handler-end" {
+		t.Fatalf("events %q", got)
+	}
+	if evs[0].Role != probe.RoleHook || evs[0].Handler != "preStop" || *evs[1].ExitCode != 4 {
+		t.Fatalf("events %+v", evs)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("marker: %v", err)
+	}
+	cmd, srv, _ = startProbe(t, "notifier", "-handler", "reload")
+	waitStatus(t, cmd)
+	if evs := srv.Events(); len(evs) != 2 || evs[0].Role != probe.RoleNotifier || evs[0].Handler != "reload" {
+		t.Fatalf("notifier events %+v", evs)
+	}
+}
+
+func TestCheckOutcomes(t *testing.T) {
+	dir := t.TempDir()
+	present := filepath.Join(dir, "present")
+	if err := os.WriteFile(present, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	count := filepath.Join(dir, "count")
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"a present marker succeeds", []string{"-marker", present}, 0},
+		{"a missing marker fails", []string{"-marker", filepath.Join(dir, "absent")}, 1},
+		{"the first of two planned failures fails", []string{"-count-file", count, "-fail-times", "2"}, 1},
+		{"the second of two planned failures fails", []string{"-count-file", count, "-fail-times", "2"}, 1},
+		{"the third invocation succeeds", []string{"-count-file", count, "-fail-times", "2"}, 0},
+		{"a fixed exit code is returned", []string{"-exit", "5"}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, srv, _ := startProbe(t, append([]string{"check", "-handler", "readiness"}, tt.args...)...)
+			if ws := waitStatus(t, cmd); ws.ExitStatus() != tt.want {
+				t.Fatalf("exit %d, want %d", ws.ExitStatus(), tt.want)
+			}
+			evs := srv.Events()
+			wantResult := "success"
+			if tt.want != 0 {
+				wantResult = "failure"
+			}
+			if len(evs) != 1 || evs[0].Type != probe.TypeCheck || evs[0].Result != wantResult || evs[0].Handler != "readiness" {
+				t.Fatalf("events %+v", evs)
+			}
+		})
+	}
+}
+
+func TestParseOn(t *testing.T) {
+	tests := []struct {
+		in      string
+		sig     syscall.Signal
+		act     signalAction
+		wantErr bool
+	}{
+		{in: "SIGTERM=ignore", sig: syscall.SIGTERM},
+		{in: "TERM=exit", sig: syscall.SIGTERM, act: signalAction{exit: true}},
+		{in: "SIGUSR2=exit:2s:9", sig: syscall.SIGUSR2, act: signalAction{exit: true, linger: 2 * time.Second, code: 9}},
+		{in: "SIGHUP=exit::3", sig: syscall.SIGHUP, act: signalAction{exit: true, code: 3}},
+		{in: "SIGRTMIN+2=ignore", sig: syscall.Signal(36)},
+		{in: "SIGKILL=ignore", wantErr: true},
+		{in: "SIGNOPE=exit", wantErr: true},
+		{in: "SIGTERM", wantErr: true},
+		{in: "SIGTERM=dance", wantErr: true},
+		{in: "SIGTERM=exit:soon", wantErr: true},
+		{in: "SIGTERM=ignore:1s", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			sig, act, err := parseOn(tt.in)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("parseOn(%q) accepted", tt.in)
+				}
+				return
+			}
+			if err != nil || sig != tt.sig || act != tt.act {
+				t.Fatalf("parseOn(%q) = %v, %+v, %v; want %v, %+v", tt.in, sig, act, err, tt.sig, tt.act)
+			}
+		})
+	}
+}
+
+func TestParseWorkloadRejectsInconsistentFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-codes", "1,0"},
+		{"-counter", "/x", "-codes", "1,often"},
+		{"-write", "nopath"},
+		{"extra"},
+	} {
+		if _, err := parseWorkload(args); err == nil {
+			t.Errorf("parseWorkload(%q) accepted", args)
+		}
+	}
+}
+
+func TestParseLimit(t *testing.T) {
+	for in, want := range map[string]int64{
+		"max": -1, "-1": -1, "9223372036854771712": -1, "104857600": 104857600, "": 0, "x": 0,
+	} {
+		if got := parseLimit(in); got != want {
+			t.Errorf("parseLimit(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestReadCgroupUnderstandsBothVersions(t *testing.T) {
+	v2 := t.TempDir()
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(v2, "cgroup.controllers"), "cpu memory pids\n")
+	write(filepath.Join(v2, "memory.max"), "67108864\n")
+	write(filepath.Join(v2, "pids.max"), "max\n")
+	write(filepath.Join(v2, "cpu.max"), "50000 100000\n")
+	if got := readCgroup(v2); got != (probe.CgroupLimits{Version: 2, MemoryBytes: 64 << 20, Pids: -1, CPUQuotaMicros: 50000, CPUPeriodMicros: 100000}) {
+		t.Errorf("v2: %+v", got)
+	}
+	v1 := t.TempDir()
+	write(filepath.Join(v1, "memory", "memory.limit_in_bytes"), "9223372036854771712\n")
+	write(filepath.Join(v1, "pids", "pids.max"), "20\n")
+	write(filepath.Join(v1, "cpu", "cpu.cfs_quota_us"), "-1\n")
+	write(filepath.Join(v1, "cpu", "cpu.cfs_period_us"), "100000\n")
+	if got := readCgroup(v1); got != (probe.CgroupLimits{Version: 1, MemoryBytes: -1, Pids: 20, CPUQuotaMicros: -1, CPUPeriodMicros: 100000}) {
+		t.Errorf("v1: %+v", got)
+	}
+	if got := readCgroup(t.TempDir()); got.Version != 0 {
+		t.Errorf("empty dir: %+v", got)
+	}
+}
+
+func TestParseMountinfoLine(t *testing.T) {
+	m, err := parseMountinfoLine(`36 35 98:0 /mnt1 /my\040data rw,noatime master:1 - ext3 /dev/root rw,errors=continue`)
+	if err != nil || m != (probe.Mount{Path: "/my data", FSType: "ext3", Source: "/dev/root"}) {
+		t.Fatalf("got %+v, %v", m, err)
+	}
+	m, err = parseMountinfoLine(`40 35 0:5 / /probe ro,nosuid - tmpfs tmpfs ro`)
+	if err != nil || !m.ReadOnly || m.Path != "/probe" {
+		t.Fatalf("got %+v, %v", m, err)
+	}
+	if _, err := parseMountinfoLine("garbage"); err == nil {
+		t.Fatal("garbage accepted")
+	}
+}

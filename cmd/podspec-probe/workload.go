@@ -1,0 +1,333 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// rootfsMarker is left in the root filesystem by every instance; a fresh root filesystem lacks it.
+const rootfsMarker = "/.podspec-probe-instance"
+
+// signalAction is what the workload does when a signal arrives.
+type signalAction struct {
+	exit   bool          // exit (after linger) rather than keep running
+	linger time.Duration // time between the signal and the exit
+	code   int           // exit code
+}
+
+// workloadConfig is the parsed command line of `podspec-probe run`.
+type workloadConfig struct {
+	name, socket string
+	exitCode     int
+	after        time.Duration
+	loop         bool
+	counter      string
+	codes        []string // per-instance plan: an exit code or "loop"
+	on           map[syscall.Signal]signalAction
+	report       bool
+	read         []string
+	write        map[string]string
+	touch        []string
+	touchDelay   time.Duration
+	crashAfter   time.Duration
+	stdout       string
+}
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseWorkload parses the flags of `podspec-probe run`.
+func parseWorkload(args []string) (*workloadConfig, error) {
+	fs := flag.NewFlagSet("podspec-probe run", flag.ContinueOnError)
+	c := &workloadConfig{
+		on: map[syscall.Signal]signalAction{
+			syscall.SIGTERM: {exit: true},
+			syscall.SIGINT:  {exit: true},
+		},
+		write: map[string]string{},
+	}
+	var codes string
+	var on, read, write, touch listFlag
+	fs.StringVar(&c.name, "name", "", "container name to report (default $"+probe.EnvName+", else the hostname)")
+	fs.StringVar(&c.socket, "socket", "", "harness socket (default $"+probe.EnvSocket+", else "+probe.DefaultSocket+")")
+	fs.IntVar(&c.exitCode, "exit", 0, "exit code when the delay ends")
+	fs.DurationVar(&c.after, "after", 0, "exit after this long (0: at once, unless -loop)")
+	fs.BoolVar(&c.loop, "loop", false, "never exit on its own; only a signal with an exit action ends it")
+	fs.StringVar(&c.counter, "counter", "", "file on a volume counting instances across restarts")
+	fs.StringVar(&codes, "codes", "", "per-instance plan, e.g. 1,0,loop: instance i exits with the i-th code (the last repeats); needs -counter")
+	fs.Var(&on, "on", "SIGNAL=exit[:LINGER[:CODE]] or SIGNAL=ignore (repeatable); default SIGTERM and SIGINT exit at once with 0, other signals are reported and ignored")
+	fs.BoolVar(&c.report, "report", false, "report env, hostname, cgroup limits and mounts after starting")
+	fs.Var(&read, "read", "file whose content goes into the report (repeatable)")
+	fs.Var(&write, "write", "PATH=CONTENT written at start (repeatable)")
+	fs.Var(&touch, "touch", "file created after starting (repeatable), e.g. a readiness marker")
+	fs.DurationVar(&c.touchDelay, "touch-delay", 0, "delay before creating the -touch files")
+	fs.DurationVar(&c.crashAfter, "crash-after", 0, "die from SIGSEGV after this long (0: never)")
+	fs.StringVar(&c.stdout, "stdout", "", "line printed on stdout at start")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	for _, o := range on {
+		sig, act, err := parseOn(o)
+		if err != nil {
+			return nil, err
+		}
+		c.on[sig] = act
+	}
+	if codes != "" {
+		if c.counter == "" {
+			return nil, errors.New("-codes needs -counter")
+		}
+		c.codes = strings.Split(codes, ",")
+		for _, s := range c.codes {
+			if s == "loop" {
+				continue
+			}
+			if _, err := strconv.Atoi(s); err != nil {
+				return nil, fmt.Errorf("-codes: %q is neither an exit code nor loop", s)
+			}
+		}
+	}
+	c.read = read
+	c.touch = touch
+	for _, w := range write {
+		path, content, ok := strings.Cut(w, "=")
+		if !ok || path == "" {
+			return nil, fmt.Errorf("-write %q: want PATH=CONTENT", w)
+		}
+		c.write[path] = content
+	}
+	return c, nil
+}
+
+// parseOn parses SIGNAL=exit[:LINGER[:CODE]] | SIGNAL=ignore.
+func parseOn(s string) (syscall.Signal, signalAction, error) {
+	name, spec, ok := strings.Cut(s, "=")
+	if !ok {
+		return 0, signalAction{}, fmt.Errorf("-on %q: want SIGNAL=ACTION", s)
+	}
+	if !strings.HasPrefix(name, "SIG") {
+		name = "SIG" + name
+	}
+	num, known := v1alpha1.SignalNumber(name)
+	if !known || v1alpha1.Uncatchable(name) {
+		return 0, signalAction{}, fmt.Errorf("-on %q: %s cannot be trapped", s, name)
+	}
+	parts := strings.Split(spec, ":")
+	var act signalAction
+	switch parts[0] {
+	case "ignore":
+		if len(parts) > 1 {
+			return 0, signalAction{}, fmt.Errorf("-on %q: ignore takes no arguments", s)
+		}
+	case "exit":
+		act.exit = true
+		if len(parts) > 3 {
+			return 0, signalAction{}, fmt.Errorf("-on %q: want exit[:LINGER[:CODE]]", s)
+		}
+		if len(parts) > 1 && parts[1] != "" {
+			d, err := time.ParseDuration(parts[1])
+			if err != nil {
+				return 0, signalAction{}, fmt.Errorf("-on %q: linger: %w", s, err)
+			}
+			act.linger = d
+		}
+		if len(parts) > 2 {
+			code, err := strconv.Atoi(parts[2])
+			if err != nil {
+				return 0, signalAction{}, fmt.Errorf("-on %q: exit code: %w", s, err)
+			}
+			act.code = code
+		}
+	default:
+		return 0, signalAction{}, fmt.Errorf("-on %q: action must be exit or ignore", s)
+	}
+	return syscall.Signal(num), act, nil
+}
+
+// trappable lists the signals the workload always handles (and so reports), besides those named
+// by -on. Synchronous signals belong to the Go runtime, SIGCHLD and SIGURG are noise.
+func trappable() []os.Signal {
+	skip := map[string]bool{"SIGKILL": true, "SIGSTOP": true, "SIGCHLD": true, "SIGURG": true,
+		"SIGSEGV": true, "SIGBUS": true, "SIGFPE": true, "SIGILL": true, "SIGTRAP": true}
+	var out []os.Signal
+	for _, name := range v1alpha1.SignalNames() {
+		if skip[name] {
+			continue
+		}
+		n, _ := v1alpha1.SignalNumber(name)
+		out = append(out, syscall.Signal(n))
+	}
+	return out
+}
+
+// signalName names a signal the way the API does.
+func signalName(s syscall.Signal) string {
+	if n := v1alpha1.SignalName(int32(s)); n != "" {
+		return n
+	}
+	return fmt.Sprintf("SIG%d", int(s))
+}
+
+// countInstance appends a line to the counter file and returns how many lines it now has.
+func countInstance(path string) (int, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return 0, fmt.Errorf("open counter: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strconv.Itoa(os.Getpid()) + "\n"); err != nil {
+		return 0, fmt.Errorf("append to counter: %w", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read counter: %w", err)
+	}
+	return strings.Count(string(data), "\n"), nil
+}
+
+// plan returns what this instance does: exit with a code after the delay, or loop.
+func (c *workloadConfig) plan(instance int) (loop bool, code int) {
+	if len(c.codes) == 0 || instance < 1 {
+		return c.loop, c.exitCode
+	}
+	i := min(instance, len(c.codes)) - 1
+	if c.codes[i] == "loop" {
+		return true, c.exitCode
+	}
+	code, _ = strconv.Atoi(c.codes[i]) // validated by parseWorkload
+	return false, code
+}
+
+// runWorkload is `podspec-probe run`. It returns only on a usage error or when it exits through
+// its plan; exits are always preceded by an acknowledged exit event.
+func runWorkload(args []string) (int, error) {
+	c, err := parseWorkload(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, nil
+		}
+		return 2, err
+	}
+	// Trap before anything else, so that no signal finds the default action.
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, trappable()...)
+	for s := range c.on {
+		signal.Notify(sigs, s)
+	}
+
+	em := newEmitter(c.socket, c.name, probe.RoleWorkload, "")
+	if c.counter != "" {
+		n, err := countInstance(c.counter)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "podspec-probe:", err)
+		}
+		em.instance = n
+	}
+	em.emit(probe.Event{Type: probe.TypeStart})
+
+	fresh, writable := markRootfs()
+	for path, content := range c.write {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "podspec-probe: write %s: %v\n", path, err)
+		}
+	}
+	if c.report {
+		rep := gatherReport(c.read)
+		rep.FreshRootfs, rep.RootfsWritable = fresh, writable
+		em.emit(probe.Event{Type: probe.TypeReport, Report: rep})
+	}
+	if c.stdout != "" {
+		fmt.Println(c.stdout)
+	}
+
+	loop, code := c.plan(em.instance)
+	var exitTimer, crashTimer, touchTimer <-chan time.Time
+	if !loop {
+		exitTimer = time.After(c.after)
+	}
+	if c.crashAfter > 0 {
+		crashTimer = time.After(c.crashAfter)
+	}
+	if len(c.touch) > 0 {
+		touchTimer = time.After(c.touchDelay)
+	}
+	for {
+		select {
+		case <-touchTimer:
+			touchTimer = nil
+			for _, p := range c.touch {
+				touchFile(p)
+			}
+		case <-exitTimer:
+			em.exitEvent(probe.TypeExit, code)
+			return code, nil
+		case <-crashTimer:
+			em.emit(probe.Event{Type: probe.TypeCrash, Signal: "SIGSEGV"})
+			crash()
+			return 70, errors.New("still alive after crashing") // not reached when crash works
+		case s := <-sigs:
+			sig := s.(syscall.Signal)
+			act := c.on[sig]
+			action := "ignore"
+			if act.exit {
+				action = "exit"
+			}
+			em.emit(probe.Event{Type: probe.TypeSignal, Signal: signalName(sig), Action: action})
+			if act.exit {
+				lingerThenExit(em, sigs, act)
+				return act.code, nil
+			}
+		}
+	}
+}
+
+// lingerThenExit waits out the linger time, still reporting signals (and ignoring them), then
+// reports the exit.
+func lingerThenExit(em *emitter, sigs <-chan os.Signal, act signalAction) {
+	done := time.After(act.linger)
+	for {
+		select {
+		case s := <-sigs:
+			em.emit(probe.Event{Type: probe.TypeSignal, Signal: signalName(s.(syscall.Signal)), Action: "ignore"})
+		case <-done:
+			em.exitEvent(probe.TypeExit, act.code)
+			return
+		}
+	}
+}
+
+// markRootfs reports whether the root filesystem is fresh (no marker from an earlier instance)
+// and leaves the marker for the next one.
+func markRootfs() (fresh, writable bool) {
+	_, err := os.Stat(rootfsMarker)
+	fresh = errors.Is(err, os.ErrNotExist)
+	writable = os.WriteFile(rootfsMarker, []byte(strconv.Itoa(os.Getpid())), 0o644) == nil
+	return fresh, writable
+}
+
+func touchFile(path string) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		fmt.Fprintf(os.Stderr, "podspec-probe: touch %s: %v\n", path, err)
+		return
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "podspec-probe: touch %s: %v\n", path, err)
+	}
+}

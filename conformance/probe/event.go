@@ -1,0 +1,125 @@
+// Package probe is the wire protocol between the podspec-probe workload and the conformance
+// harness: the event the probe reports, the client that delivers it over a unix socket (or, when
+// the socket is missing, appends it to a file next to where the socket should be), and the
+// harness-side server that stamps each event on arrival, so every event in a test carries a time
+// from one clock.
+//
+// The package holds no global state and knows nothing about runtimes or Ginkgo.
+package probe
+
+import "time"
+
+// Event types the probe reports.
+const (
+	// TypeStart: the workload process is running (first thing it does).
+	TypeStart = "start"
+	// TypeReport: what the workload sees (Report is set).
+	TypeReport = "report"
+	// TypeSignal: a signal arrived (Signal is set); Action says what the probe does about it.
+	TypeSignal = "signal"
+	// TypeExit: the process is about to exit with ExitCode (sent and acknowledged before exiting).
+	TypeExit = "exit"
+	// TypeCrash: the process is about to die from a signal it raises itself (Signal is set).
+	TypeCrash = "crash"
+	// TypeHandlerStart and TypeHandlerEnd bracket a hook or notifier handler (Role says which).
+	TypeHandlerStart = "handler-start"
+	TypeHandlerEnd   = "handler-end"
+	// TypeCheck: a probe command ran (Result is "success" or "failure").
+	TypeCheck = "check"
+)
+
+// Roles of the process that reports.
+const (
+	RoleWorkload = "workload" // the container's own process (init, sidecar, main or defer)
+	RoleHook     = "hook"     // a postStart or preStop exec handler
+	RoleNotifier = "notifier" // a notifier exec handler
+	RoleCheck    = "check"    // a startup, readiness or liveness probe command
+)
+
+// Event is one thing the probe saw or did.
+type Event struct {
+	// Container is the name the probe was given (--name or PODSPEC_PROBE_NAME).
+	Container string `json:"container"`
+	// Role is one of the Role constants.
+	Role string `json:"role"`
+	// Type is one of the Type constants.
+	Type string `json:"type"`
+	// Handler names the hook (postStart, preStop), notifier or probe kind the process acts as.
+	Handler string `json:"handler,omitempty"`
+	// PID is the process ID as the process sees it (1 for a container's own process).
+	PID int `json:"pid"`
+	// Instance is the 1-based instance number read from the restart counter file (0 if none).
+	Instance int `json:"instance,omitempty"`
+	// Seq numbers the events of one process, from 1.
+	Seq int `json:"seq"`
+	// Signal is the signal name (TypeSignal, TypeCrash).
+	Signal string `json:"signal,omitempty"`
+	// Action is what the probe does about a signal: "exit", "ignore".
+	Action string `json:"action,omitempty"`
+	// ExitCode is the code of TypeExit and TypeHandlerEnd.
+	ExitCode *int `json:"exitCode,omitempty"`
+	// Result is "success" or "failure" for TypeCheck.
+	Result string `json:"result,omitempty"`
+	// Report is set on TypeReport.
+	Report *Report `json:"report,omitempty"`
+	// Received is stamped by the harness when the event arrives; zero for events that were
+	// written to the fallback file (their arrival time is unknown).
+	Received time.Time `json:"received,omitzero"`
+	// Fallback is set by the harness for events read from the fallback file.
+	Fallback bool `json:"fallback,omitempty"`
+}
+
+// Report is what a workload sees of its environment.
+type Report struct {
+	Hostname string            `json:"hostname"`
+	PID      int               `json:"pid"`
+	PPID     int               `json:"ppid"`
+	UID      int               `json:"uid"`
+	GID      int               `json:"gid"`
+	Cwd      string            `json:"cwd"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	Cgroup   CgroupLimits      `json:"cgroup"`
+	Mounts   []Mount           `json:"mounts"`
+	// FreshRootfs is true when the marker a previous instance leaves in the root filesystem is
+	// absent, i.e. this instance got a fresh root filesystem.
+	FreshRootfs bool `json:"freshRootfs"`
+	// RootfsWritable says whether the marker could be written.
+	RootfsWritable bool `json:"rootfsWritable"`
+	// Files holds the content of the files the probe was asked to read ("" and a note in
+	// FileErrors when unreadable).
+	Files      map[string]string `json:"files,omitempty"`
+	FileErrors map[string]string `json:"fileErrors,omitempty"`
+}
+
+// CgroupLimits are the limits of the cgroup the process is in; -1 means unlimited, 0 unknown.
+type CgroupLimits struct {
+	// Version is 1 or 2 (0 when /sys/fs/cgroup is not readable).
+	Version     int   `json:"version"`
+	MemoryBytes int64 `json:"memoryBytes"`
+	Pids        int64 `json:"pids"`
+	// CPUQuotaMicros per CPUPeriodMicros; quota -1 is unlimited.
+	CPUQuotaMicros  int64 `json:"cpuQuotaMicros"`
+	CPUPeriodMicros int64 `json:"cpuPeriodMicros"`
+}
+
+// Mount is one line of /proc/self/mountinfo.
+type Mount struct {
+	Path     string `json:"path"`
+	FSType   string `json:"fsType"`
+	Source   string `json:"source"`
+	ReadOnly bool   `json:"readOnly"`
+}
+
+// Default locations inside a container.
+const (
+	// DefaultSocket is where the harness mounts its socket.
+	DefaultSocket = "/probe/events.sock"
+	// FallbackFile is the name of the file, in the socket's directory, events go to when the
+	// socket cannot be reached.
+	FallbackFile = "events.jsonl"
+	// EnvSocket overrides DefaultSocket.
+	EnvSocket = "PODSPEC_PROBE_SOCKET"
+	// EnvName gives the container name when --name is not passed.
+	EnvName = "PODSPEC_PROBE_NAME"
+)

@@ -1,0 +1,318 @@
+package oci
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"github.com/opencontainers/runtime-tools/generate"
+	"golang.org/x/sys/unix"
+)
+
+// Namespace types accepted in ContainerConfig.JoinNamespaces.
+const (
+	NamespaceNetwork = string(specs.NetworkNamespace)
+	NamespaceIPC     = string(specs.IPCNamespace)
+	NamespaceUTS     = string(specs.UTSNamespace)
+	NamespacePID     = string(specs.PIDNamespace)
+)
+
+// DefaultPath is the PATH given to a container whose Env has none.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// DefaultNofile is the RLIMIT_NOFILE (soft and hard) of every container, as `runc spec` sets
+// it. It is lowered to the caller's own hard limit when that is smaller.
+const DefaultNofile = 1024
+
+// CPUPeriod is the CFS period (microseconds) used to turn a CPU limit into a quota.
+const CPUPeriod = 100000
+
+// ContainerConfig is what WriteBundle needs to describe one container instance. Fields left
+// zero take the defaults documented on each field; security settings are not configurable.
+type ContainerConfig struct {
+	// Rootfs is the container's root filesystem directory (absolute, or relative to the
+	// bundle directory). Required.
+	Rootfs string
+	// RootfsReadonly mounts the root filesystem read-only. Default false (every instance gets
+	// a fresh, writable root filesystem).
+	RootfsReadonly bool
+	// Args is the process's command and arguments. Required.
+	Args []string
+	// Env is the process environment (KEY=VALUE). When no PATH is given, DefaultPath is added.
+	// Unlike runc spec, TERM is not set (there is no terminal).
+	Env []string
+	// Cwd is the working directory; default "/".
+	Cwd string
+	// UID, GID and AdditionalGids are the process's user; default root (0:0).
+	UID, GID       uint32
+	AdditionalGids []uint32
+	// Hostname is set in a new UTS namespace only (the infra container). It is an error to
+	// set it while joining a UTS namespace: runc would rename the whole pod.
+	Hostname string
+	// JoinNamespaces maps namespace types (NamespaceNetwork, NamespaceIPC, NamespaceUTS,
+	// NamespacePID) to the path of a namespace to join (/proc/PID/ns/net or a pinned file).
+	// Every other namespace of the default set (pid, network, ipc, uts, mount) is new; mount
+	// is always new.
+	JoinNamespaces map[string]string
+	// CgroupsPath is the container's cgroup, e.g. /podspec/<pod-uid>/<instance-id> (one
+	// parent per pod). Default: the runtime's choice (runc: /<container-id>).
+	CgroupsPath string
+	// Resources are the container's limits; zero values mean "no limit".
+	Resources Resources
+	// Mounts are bind mounts (volumes) added after the default mounts.
+	Mounts []Mount
+	// OOMScoreAdj is the process's oom_score_adj; it must not be negative (lowering it needs
+	// CAP_SYS_RESOURCE, which root lacks on some hosts). Default 0 (not set: inherited).
+	OOMScoreAdj int
+	// Annotations are copied into config.json.
+	Annotations map[string]string
+}
+
+// Resources are per-container cgroup limits.
+type Resources struct {
+	// CPURequestMilli sets cpu.shares = milli*1024/1000 (minimum 2). 0: not set.
+	CPURequestMilli int64
+	// CPULimitMilli sets the CFS quota = milli*CPUPeriod/1000 per CPUPeriod (minimum 1000 µs).
+	// 0: no quota.
+	CPULimitMilli int64
+	// MemoryLimitBytes sets the memory limit (the kernel rounds it down to a page). Swap is
+	// left to the runtime's default. 0: no limit.
+	MemoryLimitBytes int64
+	// PidsLimit caps the number of processes. 0: no limit.
+	PidsLimit int64
+}
+
+// Mount is a bind mount of a host path into the container.
+type Mount struct {
+	// Source is the host path (absolute).
+	Source string
+	// Destination is the absolute path inside the container.
+	Destination string
+	// ReadOnly mounts it read-only.
+	ReadOnly bool
+}
+
+// runc spec's defaults, kept identical so containers get what `runc spec` gives.
+var (
+	defaultCapabilities = []string{"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"}
+	defaultMaskedPaths  = []string{
+		"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
+		"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware", "/proc/scsi",
+	}
+	defaultReadonlyPaths = []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}
+)
+
+// Spec builds the OCI runtime configuration of one container with runtime-tools' generate
+// package. Defaults, all fixed:
+//
+//   - mounts: /proc, /dev (tmpfs), /dev/pts, /dev/shm, /dev/mqueue, /sys (ro) and
+//     /sys/fs/cgroup (cgroup, ro), as `runc spec`; then c.Mounts as bind mounts
+//     (rbind, rprivate, plus ro when ReadOnly);
+//   - process: terminal off, noNewPrivileges on, capabilities CAP_AUDIT_WRITE, CAP_KILL,
+//     CAP_NET_BIND_SERVICE in every set (runc spec's set; no ambient/inheritable extras),
+//     RLIMIT_NOFILE DefaultNofile (never above the caller's hard limit), no oomScoreAdj
+//     unless positive;
+//   - linux: masked and read-only paths as `runc spec`; runtime-tools' default seccomp
+//     profile (Docker's default profile for the granted capabilities); devices cgroup deny
+//     all (the runtime adds its standard /dev/null, /dev/zero, ... allowances);
+//     namespaces pid, network, ipc, uts, mount — new unless joined via JoinNamespaces;
+//   - hostname only in a new UTS namespace.
+func Spec(c ContainerConfig) (*specs.Spec, error) {
+	if c.Rootfs == "" {
+		return nil, fmt.Errorf("container config: rootfs is required")
+	}
+	if len(c.Args) == 0 {
+		return nil, fmt.Errorf("container config: args are required")
+	}
+	if c.OOMScoreAdj < 0 {
+		return nil, fmt.Errorf("container config: oomScoreAdj %d is negative; this runtime never lowers the OOM score", c.OOMScoreAdj)
+	}
+	g, err := generate.New("linux")
+	if err != nil {
+		return nil, fmt.Errorf("container config: %w", err)
+	}
+	g.HostSpecific = false
+	g.SetRootPath(c.Rootfs)
+	g.SetRootReadonly(c.RootfsReadonly)
+	g.SetProcessArgs(c.Args)
+	g.SetProcessTerminal(false)
+	g.SetProcessNoNewPrivileges(true)
+	g.ClearProcessEnv()
+	hasPath := false
+	for _, kv := range c.Env {
+		if strings.HasPrefix(kv, "PATH=") {
+			hasPath = true
+		}
+	}
+	env := append([]string(nil), c.Env...)
+	if !hasPath {
+		env = append([]string{"PATH=" + DefaultPath}, env...)
+	}
+	g.Config.Process.Env = env
+	cwd := c.Cwd
+	if cwd == "" {
+		cwd = "/"
+	}
+	if !filepath.IsAbs(cwd) {
+		return nil, fmt.Errorf("container config: working directory %q is not absolute", cwd)
+	}
+	g.SetProcessCwd(cwd)
+	g.SetProcessUID(c.UID)
+	g.SetProcessGID(c.GID)
+	g.ClearProcessAdditionalGids()
+	for _, gid := range c.AdditionalGids {
+		g.AddProcessAdditionalGid(gid)
+	}
+
+	// Capabilities: runc spec's minimal set.
+	g.Config.Process.Capabilities = &specs.LinuxCapabilities{
+		Bounding:  append([]string(nil), defaultCapabilities...),
+		Effective: append([]string(nil), defaultCapabilities...),
+		Permitted: append([]string(nil), defaultCapabilities...),
+	}
+
+	// Rlimits: never above what this process may have (no CAP_SYS_RESOURCE on some hosts).
+	nofile := uint64(DefaultNofile)
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err == nil && rl.Max < nofile {
+		nofile = rl.Max
+	}
+	g.ClearProcessRlimits()
+	g.AddProcessRlimits("RLIMIT_NOFILE", nofile, nofile)
+	if c.OOMScoreAdj > 0 {
+		g.SetProcessOOMScoreAdj(c.OOMScoreAdj)
+	}
+
+	g.AddMount(specs.Mount{Destination: "/sys/fs/cgroup", Type: "cgroup", Source: "cgroup",
+		Options: []string{"nosuid", "noexec", "nodev", "relatime", "ro"}})
+	for _, m := range c.Mounts {
+		if !filepath.IsAbs(m.Source) || !filepath.IsAbs(m.Destination) {
+			return nil, fmt.Errorf("container config: mount %s -> %s: paths must be absolute", m.Source, m.Destination)
+		}
+		opts := []string{"rbind", "rprivate"}
+		if m.ReadOnly {
+			opts = append(opts, "ro")
+		}
+		g.AddMount(specs.Mount{Destination: filepath.Clean(m.Destination), Type: "bind", Source: filepath.Clean(m.Source), Options: opts})
+	}
+
+	for _, p := range defaultMaskedPaths {
+		g.AddLinuxMaskedPaths(p)
+	}
+	for _, p := range defaultReadonlyPaths {
+		g.AddLinuxReadonlyPaths(p)
+	}
+
+	// Namespaces.
+	g.ClearLinuxNamespaces()
+	for _, ns := range []string{NamespacePID, NamespaceNetwork, NamespaceIPC, NamespaceUTS, "mount"} {
+		path := c.JoinNamespaces[ns]
+		if err := g.AddOrReplaceLinuxNamespace(ns, path); err != nil {
+			return nil, fmt.Errorf("container config: namespace %s: %w", ns, err)
+		}
+	}
+	for ns := range c.JoinNamespaces {
+		switch ns {
+		case NamespacePID, NamespaceNetwork, NamespaceIPC, NamespaceUTS:
+		default:
+			return nil, fmt.Errorf("container config: joining a %q namespace is not supported", ns)
+		}
+	}
+	g.RemoveHostname()
+	if c.Hostname != "" {
+		if c.JoinNamespaces[NamespaceUTS] != "" {
+			return nil, fmt.Errorf("container config: hostname %q set while joining a UTS namespace (it would rename the whole pod)", c.Hostname)
+		}
+		g.SetHostname(c.Hostname)
+	}
+
+	if c.CgroupsPath != "" {
+		if !filepath.IsAbs(c.CgroupsPath) || filepath.Clean(c.CgroupsPath) != c.CgroupsPath {
+			return nil, fmt.Errorf("container config: cgroups path %q must be absolute and clean", c.CgroupsPath)
+		}
+		g.SetLinuxCgroupsPath(c.CgroupsPath)
+	}
+	res := c.Resources
+	if res.CPURequestMilli < 0 || res.CPULimitMilli < 0 || res.MemoryLimitBytes < 0 || res.PidsLimit < 0 {
+		return nil, fmt.Errorf("container config: negative resource value in %+v", res)
+	}
+	if res.CPURequestMilli > 0 {
+		g.SetLinuxResourcesCPUShares(CPUShares(res.CPURequestMilli))
+	}
+	if res.CPULimitMilli > 0 {
+		g.SetLinuxResourcesCPUPeriod(CPUPeriod)
+		g.SetLinuxResourcesCPUQuota(CPUQuota(res.CPULimitMilli))
+	}
+	if res.MemoryLimitBytes > 0 {
+		g.SetLinuxResourcesMemoryLimit(res.MemoryLimitBytes)
+	}
+	if res.PidsLimit > 0 {
+		g.SetLinuxResourcesPidsLimit(res.PidsLimit)
+	}
+
+	keys := make([]string, 0, len(c.Annotations))
+	for k := range c.Annotations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		g.AddAnnotation(k, c.Annotations[k])
+	}
+	return g.Config, nil
+}
+
+// CPUShares converts a CPU request in millicores to cgroup v1 cpu.shares (1000m = 1024,
+// minimum 2, as Kubernetes does).
+func CPUShares(milli int64) uint64 {
+	s := milli * 1024 / 1000
+	if s < 2 {
+		s = 2
+	}
+	return uint64(s)
+}
+
+// CPUQuota converts a CPU limit in millicores to a CFS quota per CPUPeriod (minimum 1000 µs).
+func CPUQuota(milli int64) int64 {
+	q := milli * CPUPeriod / 1000
+	if q < 1000 {
+		q = 1000
+	}
+	return q
+}
+
+// WriteBundle writes dir/config.json for c (see Spec for every default). dir is created with
+// mode 0700 when missing. The root filesystem is not touched.
+func WriteBundle(dir string, c ContainerConfig) error {
+	spec, err := Spec(c)
+	if err != nil {
+		return fmt.Errorf("write bundle %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write bundle %s: %w", dir, err)
+	}
+	g := generate.NewFromSpec(spec)
+	tmp := filepath.Join(dir, ".config.json.tmp")
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("write bundle %s: %w", dir, err)
+	}
+	err = g.Save(f, generate.ExportOptions{})
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write bundle %s: %w", dir, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "config.json")); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write bundle %s: %w", dir, err)
+	}
+	return nil
+}

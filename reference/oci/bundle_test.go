@@ -1,0 +1,188 @@
+package oci
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+func TestSpecDefaults(t *testing.T) {
+	s, err := Spec(ContainerConfig{Rootfs: "/r", Args: []string{"sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Process
+	if !p.NoNewPrivileges || p.Terminal {
+		t.Errorf("noNewPrivileges=%v terminal=%v, want true/false", p.NoNewPrivileges, p.Terminal)
+	}
+	for name, set := range map[string][]string{"bounding": p.Capabilities.Bounding, "effective": p.Capabilities.Effective, "permitted": p.Capabilities.Permitted} {
+		if !slices.Equal(set, defaultCapabilities) {
+			t.Errorf("%s capabilities = %v, want runc's %v", name, set, defaultCapabilities)
+		}
+	}
+	if len(p.Capabilities.Ambient) != 0 || len(p.Capabilities.Inheritable) != 0 {
+		t.Errorf("ambient/inheritable capabilities = %v / %v, want none", p.Capabilities.Ambient, p.Capabilities.Inheritable)
+	}
+	if len(p.Rlimits) != 1 || p.Rlimits[0].Type != "RLIMIT_NOFILE" || p.Rlimits[0].Hard > DefaultNofile {
+		t.Errorf("rlimits = %+v, want only RLIMIT_NOFILE <= %d", p.Rlimits, DefaultNofile)
+	}
+	if p.OOMScoreAdj != nil {
+		t.Errorf("oomScoreAdj = %d, want unset", *p.OOMScoreAdj)
+	}
+	if p.Cwd != "/" || !slices.Contains(p.Env, "PATH="+DefaultPath) {
+		t.Errorf("cwd %q env %v: want / and a default PATH", p.Cwd, p.Env)
+	}
+	if s.Hostname != "" {
+		t.Errorf("hostname = %q, want none", s.Hostname)
+	}
+	if !slices.Equal(s.Linux.MaskedPaths, defaultMaskedPaths) || !slices.Equal(s.Linux.ReadonlyPaths, defaultReadonlyPaths) {
+		t.Errorf("masked %v readonly %v, want runc spec's", s.Linux.MaskedPaths, s.Linux.ReadonlyPaths)
+	}
+	var types []string
+	for _, ns := range s.Linux.Namespaces {
+		if ns.Path != "" {
+			t.Errorf("namespace %s joins %s, want new", ns.Type, ns.Path)
+		}
+		types = append(types, string(ns.Type))
+	}
+	slices.Sort(types)
+	if !slices.Equal(types, []string{"ipc", "mount", "network", "pid", "uts"}) {
+		t.Errorf("namespaces = %v", types)
+	}
+	var dests []string
+	for _, m := range s.Mounts {
+		dests = append(dests, m.Destination)
+	}
+	if !slices.Equal(dests, []string{"/proc", "/dev", "/dev/pts", "/dev/shm", "/dev/mqueue", "/sys", "/sys/fs/cgroup"}) {
+		t.Errorf("mounts = %v, want runc spec's", dests)
+	}
+	if s.Linux.Seccomp == nil {
+		t.Errorf("no seccomp profile")
+	}
+}
+
+func TestSpecTranslatesTheConfig(t *testing.T) {
+	s, err := Spec(ContainerConfig{
+		Rootfs: "/r", Args: []string{"app", "-x"}, Env: []string{"PATH=/bin", "A=b"}, Cwd: "/work",
+		UID: 1000, GID: 1001, AdditionalGids: []uint32{5},
+		JoinNamespaces: map[string]string{NamespaceNetwork: "/pin/net", NamespaceUTS: "/pin/uts"},
+		CgroupsPath:    "/podspec/uid/c1",
+		Resources:      Resources{CPURequestMilli: 250, CPULimitMilli: 1500, MemoryLimitBytes: 1 << 20, PidsLimit: 10},
+		Mounts:         []Mount{{Source: "/host/data", Destination: "/data", ReadOnly: true}, {Source: "/host/rw", Destination: "/rw"}},
+		OOMScoreAdj:    500,
+		Annotations:    map[string]string{"podspec.dev/pod": "p"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Process.Env, []string{"PATH=/bin", "A=b"}) || s.Process.Cwd != "/work" {
+		t.Errorf("env %v cwd %s", s.Process.Env, s.Process.Cwd)
+	}
+	if u := s.Process.User; u.UID != 1000 || u.GID != 1001 || !slices.Equal(u.AdditionalGids, []uint32{5}) {
+		t.Errorf("user = %+v", u)
+	}
+	paths := map[specs.LinuxNamespaceType]string{}
+	for _, ns := range s.Linux.Namespaces {
+		paths[ns.Type] = ns.Path
+	}
+	if paths[specs.NetworkNamespace] != "/pin/net" || paths[specs.UTSNamespace] != "/pin/uts" || paths[specs.IPCNamespace] != "" || paths[specs.MountNamespace] != "" {
+		t.Errorf("namespaces = %v", paths)
+	}
+	r := s.Linux.Resources
+	if *r.CPU.Shares != 256 || *r.CPU.Quota != 150000 || *r.CPU.Period != CPUPeriod || *r.Memory.Limit != 1<<20 || *r.Pids.Limit != 10 {
+		t.Errorf("resources = cpu %+v memory %+v pids %+v", r.CPU, r.Memory, r.Pids)
+	}
+	if s.Linux.CgroupsPath != "/podspec/uid/c1" || *s.Process.OOMScoreAdj != 500 || s.Annotations["podspec.dev/pod"] != "p" {
+		t.Errorf("cgroupsPath %s oom %d annotations %v", s.Linux.CgroupsPath, *s.Process.OOMScoreAdj, s.Annotations)
+	}
+	last := s.Mounts[len(s.Mounts)-2:]
+	if last[0].Destination != "/data" || !slices.Contains(last[0].Options, "ro") || slices.Contains(last[1].Options, "ro") || last[1].Type != "bind" {
+		t.Errorf("volume mounts = %+v", last)
+	}
+}
+
+func TestSpecRejects(t *testing.T) {
+	base := func() ContainerConfig { return ContainerConfig{Rootfs: "/r", Args: []string{"sh"}} }
+	cases := []struct {
+		name   string
+		mutate func(*ContainerConfig)
+		want   string
+	}{
+		{"a hostname while joining the pod's UTS namespace", func(c *ContainerConfig) {
+			c.Hostname = "x"
+			c.JoinNamespaces = map[string]string{NamespaceUTS: "/proc/1/ns/uts"}
+		}, "rename the whole pod"},
+		{"a negative oomScoreAdj", func(c *ContainerConfig) { c.OOMScoreAdj = -998 }, "negative"},
+		{"a missing rootfs", func(c *ContainerConfig) { c.Rootfs = "" }, "rootfs"},
+		{"missing args", func(c *ContainerConfig) { c.Args = nil }, "args"},
+		{"a relative working directory", func(c *ContainerConfig) { c.Cwd = "tmp" }, "not absolute"},
+		{"a relative volume source", func(c *ContainerConfig) { c.Mounts = []Mount{{Source: "x", Destination: "/x"}} }, "absolute"},
+		{"an unclean cgroups path", func(c *ContainerConfig) { c.CgroupsPath = "/a/../b" }, "clean"},
+		{"joining a mount namespace", func(c *ContainerConfig) { c.JoinNamespaces = map[string]string{"mount": "/x"} }, "not supported"},
+		{"a negative memory limit", func(c *ContainerConfig) { c.Resources.MemoryLimitBytes = -1 }, "negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := base()
+			tc.mutate(&c)
+			_, err := Spec(c)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCPUConversions(t *testing.T) {
+	cases := []struct {
+		name   string
+		milli  int64
+		shares uint64
+		quota  int64
+	}{
+		{"one CPU is 1024 shares and a full period", 1000, 1024, 100000},
+		{"half a CPU", 500, 512, 50000},
+		{"one millicore is clamped to the minimums", 1, 2, 1000},
+		{"two and a half CPUs", 2500, 2560, 250000},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CPUShares(tc.milli); got != tc.shares {
+				t.Errorf("CPUShares(%d) = %d, want %d", tc.milli, got, tc.shares)
+			}
+			if got := CPUQuota(tc.milli); got != tc.quota {
+				t.Errorf("CPUQuota(%d) = %d, want %d", tc.milli, got, tc.quota)
+			}
+		})
+	}
+}
+
+func TestWriteBundleWritesConfigJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "b")
+	if err := WriteBundle(dir, ContainerConfig{Rootfs: "rootfs", Args: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s specs.Spec
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Root.Path != "rootfs" || s.Process.Args[0] != "true" {
+		t.Fatalf("config = root %+v args %v", s.Root, s.Process.Args)
+	}
+	if err := WriteBundle(dir, ContainerConfig{Rootfs: "rootfs"}); err == nil {
+		t.Fatal("WriteBundle without args succeeded")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("bundle dir holds %d entries, want only config.json", len(entries))
+	}
+}

@@ -1,0 +1,275 @@
+package oci
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+// ErrExecTimeout is returned (wrapped) by Exec when the process tree was killed because its
+// timeout expired.
+var ErrExecTimeout = errors.New("exec timed out")
+
+// ExecProcess describes a process to run inside a running container (probes, hooks,
+// notifiers). Unset fields are taken from the container's own process in its bundle's
+// config.json, so an exec'd process gets the container's user, capabilities, rlimits and
+// no-new-privileges setting.
+type ExecProcess struct {
+	// Args is the command and its arguments; required.
+	Args []string
+	// Env is added to the container's environment (a KEY=VALUE here replaces the container's
+	// value of KEY).
+	Env []string
+	// Cwd is the working directory; empty means the container's.
+	Cwd string
+	// Stdout and Stderr receive the process's output; nil means /dev/null. Stdin is /dev/null.
+	Stdout, Stderr *os.File
+	// Timeout bounds the process's run time; zero means only ctx bounds it. When it (or ctx)
+	// expires, the whole process tree is killed (see Exec).
+	Timeout time.Duration
+}
+
+// Exec runs p in container id (`exec --process FILE --pid-file F ID`, in the foreground) and
+// returns the process's exit code. A process killed by a signal gives 128+signal, as runc
+// reports it.
+//
+// Telling a runtime failure from the process's own exit status: runc exits 255 both when it
+// cannot start the process (missing binary, stopped container) and when the process exits 255.
+// Exec reads the runtime's --log output: if it holds an error, the runtime failed and Exec
+// returns an *Error (exit code -1); otherwise the status is the process's.
+//
+// Killing the whole tree on timeout: runc starts the exec'd process as the leader of a new
+// session and process group (pgid = its pid, read from --pid-file). On expiry Exec sends
+// SIGKILL to that process group and to every descendant of the process found by walking
+// /proc (children that changed their process group), repeating until none is left; then runc
+// returns. Processes that both left the process group and were reparented away from the tree
+// (double-forked daemons re-parented to the container's init) are out of reach without
+// killing the container.
+func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, error) {
+	if len(p.Args) == 0 {
+		return -1, fmt.Errorf("exec in %s: no command", id)
+	}
+	proc, err := r.execSpec(ctx, id, p)
+	if err != nil {
+		return -1, err
+	}
+	dir, err := os.MkdirTemp("", "podspec-exec-")
+	if err != nil {
+		return -1, fmt.Errorf("exec in %s: %w", id, err)
+	}
+	defer os.RemoveAll(dir)
+	procFile := filepath.Join(dir, "process.json")
+	pidFile := filepath.Join(dir, "pid")
+	b, err := json.Marshal(proc)
+	if err != nil {
+		return -1, fmt.Errorf("exec in %s: encode process: %w", id, err)
+	}
+	if err := os.WriteFile(procFile, b, 0o600); err != nil {
+		return -1, fmt.Errorf("exec in %s: %w", id, err)
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return -1, fmt.Errorf("exec in %s: %w", id, err)
+	}
+	defer devnull.Close()
+	io := IO{Stdin: devnull, Stdout: p.Stdout, Stderr: p.Stderr}
+	if io.Stdout == nil {
+		io.Stdout = devnull
+	}
+	if io.Stderr == nil {
+		io.Stderr = devnull
+	}
+
+	// The runtime itself runs under a context that is never cancelled: on timeout we kill the
+	// exec'd tree and let runc report and clean up, instead of killing runc and orphaning it.
+	timeoutCtx := ctx
+	if p.Timeout > 0 {
+		var cancel context.CancelFunc
+		timeoutCtx, cancel = context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+	}
+	var (
+		wg       sync.WaitGroup
+		timedOut atomic.Bool
+	)
+	stop := make(chan struct{})
+	watch := func(*os.Process) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-stop:
+				return
+			case <-timeoutCtx.Done():
+			}
+			timedOut.Store(true)
+			// Wait (bounded) for runc to have written the pid file.
+			var pid int
+			for i := 0; i < 200 && pid == 0; i++ {
+				if b, err := os.ReadFile(pidFile); err == nil {
+					if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
+						pid = n
+						break
+					}
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			if pid > 0 {
+				KillProcessTree(pid)
+			}
+		}()
+	}
+	code, diag, err := r.run(context.WithoutCancel(ctx), invocation{op: "exec", id: id, io: io, globalFlags: true,
+		args:    []string{"exec", "--process", procFile, "--pid-file", pidFile, id},
+		onStart: watch})
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		return -1, err
+	}
+	if timedOut.Load() {
+		if ctx.Err() != nil {
+			return code, fmt.Errorf("exec in %s: %w", id, ctx.Err())
+		}
+		return code, fmt.Errorf("exec in %s: %w after %s", id, ErrExecTimeout, p.Timeout)
+	}
+	if diag != "" {
+		return -1, &Error{Op: "exec", ID: id, ExitCode: code, Message: diag, kind: classify(diag)}
+	}
+	return code, nil
+}
+
+// execSpec builds the process of an exec from the container's bundle config and p.
+func (r *Runtime) execSpec(ctx context.Context, id string, p ExecProcess) (*specs.Process, error) {
+	st, err := r.State(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("exec in %s: %w", id, err)
+	}
+	if st.Status != StatusRunning && st.Status != StatusCreated {
+		return nil, fmt.Errorf("exec in %s: container is %s: %w", id, st.Status, ErrNotRunning)
+	}
+	b, err := os.ReadFile(filepath.Join(st.Bundle, "config.json"))
+	if err != nil {
+		return nil, fmt.Errorf("exec in %s: read bundle config: %w", id, err)
+	}
+	var spec specs.Spec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return nil, fmt.Errorf("exec in %s: decode bundle config: %w", id, err)
+	}
+	proc := specs.Process{}
+	if spec.Process != nil {
+		proc = *spec.Process
+	}
+	proc.Terminal = false
+	proc.ConsoleSize = nil
+	proc.Args = append([]string(nil), p.Args...)
+	proc.Env = mergeEnv(proc.Env, p.Env)
+	if p.Cwd != "" {
+		proc.Cwd = p.Cwd
+	}
+	if proc.Cwd == "" {
+		proc.Cwd = "/"
+	}
+	// The exec'd process must never lower the OOM score (no CAP_SYS_RESOURCE on many hosts).
+	proc.OOMScoreAdj = nil
+	return &proc, nil
+}
+
+// mergeEnv returns base with every KEY=VALUE of extra applied (replacing or appending).
+func mergeEnv(base, extra []string) []string {
+	out := append([]string(nil), base...)
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		replaced := false
+		for i, old := range out {
+			if ok, _, _ := strings.Cut(old, "="); ok == k {
+				out[i] = kv
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// KillProcessTree sends SIGKILL to the process group led by pid and to every descendant of
+// pid (found through /proc/*/stat parent links), repeating until no descendant is found or
+// one second passed. It is best effort: processes that already exited are ignored.
+func KillProcessTree(pid int) {
+	deadline := time.Now().Add(time.Second)
+	for {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		tree := descendants(pid)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		for _, c := range tree {
+			_ = syscall.Kill(c, syscall.SIGKILL)
+		}
+		if len(tree) == 0 || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// descendants returns the pids of all living descendants of pid.
+func descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command (which may contain spaces) start after the last ')'.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[0] == "Z" {
+			continue
+		}
+		ppid, err := strconv.Atoi(f[1])
+		if err != nil {
+			continue
+		}
+		children[ppid] = append(children[ppid], n)
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,460 @@
+// Package oci drives an OCI runtime command-line tool (runc by default, crun or any other CLI
+// with the same verbs) and writes the bundles it runs.
+//
+// The package is a thin, stateless wrapper: every method runs the runtime binary once and turns
+// its result into Go values and typed errors. It does not wait for container processes, keep
+// state of its own, or decide lifecycle policy; the caller (the pod supervisor) does that.
+//
+// Rules the wrapper follows, learnt from runc on the project's machines:
+//
+//   - The runtime's own diagnostics are always written to a temporary log file (global
+//     --log FILE --log-format json), never read from a pipe: `runc create` hands its stdio to the
+//     container, so a pipe would stay open for the container's whole life.
+//   - The runtime never reports a container's exit code. Create returns the container's host
+//     pid (from --pid-file); the caller must be its waiter (a parent, or a child subreaper set
+//     with prctl(PR_SET_CHILD_SUBREAPER) that calls wait4 on that pid).
+//   - State of a container that does not exist comes back as an error matching ErrNotFound.
+package oci
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+// DefaultBinary is the runtime used when Runtime.Binary is empty.
+const DefaultBinary = "runc"
+
+// Errors returned (wrapped) by Runtime methods; test with errors.Is.
+var (
+	// ErrNotFound means the runtime has no container with the given id.
+	ErrNotFound = errors.New("container not found")
+	// ErrNotRunning means the operation needs a running (or created) container.
+	ErrNotRunning = errors.New("container not running")
+	// ErrUnavailable means the runtime binary is missing or does not work.
+	ErrUnavailable = errors.New("OCI runtime unavailable")
+	// ErrExists means a container with the given id already exists.
+	ErrExists = errors.New("container already exists")
+)
+
+// Runtime is one OCI runtime CLI and its state directory. The zero value runs "runc" with its
+// default state directory (/run/runc).
+type Runtime struct {
+	// Binary is the runtime executable, a path or a name looked up in PATH. Empty means runc.
+	Binary string
+	// Root is the runtime's state directory (global --root flag). Empty means the runtime's
+	// default. Pods of one podspec installation share one Root.
+	Root string
+}
+
+// IO is the standard streams of a container's or exec'd process. A nil file means /dev/null.
+// The files are handed to the process; the runtime does not read from or write to them
+// (except that the runtime may print its own fatal error to Stderr as well, which is also
+// captured separately for error messages).
+type IO struct {
+	Stdin, Stdout, Stderr *os.File
+}
+
+// Container statuses reported by State, as defined by the OCI runtime specification.
+const (
+	StatusCreating = "creating"
+	StatusCreated  = "created"
+	StatusRunning  = "running"
+	StatusPaused   = "paused"
+	StatusStopped  = "stopped"
+)
+
+// State is the runtime's view of one container (`runc state`). It carries no exit code and
+// no resource limits: runc records neither.
+type State struct {
+	OCIVersion  string            `json:"ociVersion"`
+	ID          string            `json:"id"`
+	Status      string            `json:"status"`
+	Pid         int               `json:"pid"`
+	Bundle      string            `json:"bundle"`
+	Rootfs      string            `json:"rootfs,omitempty"`
+	Created     time.Time         `json:"created"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// Error is a failed runtime invocation. It unwraps to ErrNotFound, ErrNotRunning or ErrExists
+// when the runtime's message says so.
+type Error struct {
+	// Op is the runtime verb (create, start, kill, ...).
+	Op string
+	// ID is the container id, empty for List and Version.
+	ID string
+	// ExitCode is the runtime's exit status (-1 when it did not exit normally).
+	ExitCode int
+	// Message is the runtime's own error output, trimmed.
+	Message string
+	kind    error
+}
+
+func (e *Error) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = fmt.Sprintf("exit status %d", e.ExitCode)
+	}
+	if e.ID == "" {
+		return fmt.Sprintf("oci runtime %s: %s", e.Op, msg)
+	}
+	return fmt.Sprintf("oci runtime %s %s: %s", e.Op, e.ID, msg)
+}
+
+// Unwrap returns the classified cause, if any.
+func (e *Error) Unwrap() error { return e.kind }
+
+func classify(msg string) error {
+	m := strings.ToLower(msg)
+	switch {
+	case strings.Contains(m, "does not exist"), strings.Contains(m, "not found") && strings.Contains(m, "container"):
+		return ErrNotFound
+	case strings.Contains(m, "not running"), strings.Contains(m, "is stopped"):
+		return ErrNotRunning
+	case strings.Contains(m, "already exists"), strings.Contains(m, "id already in use"):
+		return ErrExists
+	}
+	return nil
+}
+
+func (r *Runtime) binary() string {
+	if r.Binary == "" {
+		return DefaultBinary
+	}
+	return r.Binary
+}
+
+// CheckAvailable reports, wrapped in ErrUnavailable, why the runtime binary cannot be used:
+// not found in PATH, not executable, or `BINARY --version` failing.
+func (r *Runtime) CheckAvailable(ctx context.Context) error {
+	bin := r.binary()
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return fmt.Errorf("%w: %q not found (install runc, or select another runtime with --oci-runtime): %v", ErrUnavailable, bin, err)
+	}
+	if _, err := r.Version(ctx); err != nil {
+		return fmt.Errorf("%w: %s does not work: %v", ErrUnavailable, path, err)
+	}
+	return nil
+}
+
+// Version returns the first line of `BINARY --version` (e.g. "runc version 1.1.5+ds1").
+func (r *Runtime) Version(ctx context.Context) (string, error) {
+	out, err := r.output(ctx, "version", "", false, "--version")
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return line, nil
+}
+
+// invocation is one run of the runtime binary.
+type invocation struct {
+	op, id string
+	args   []string
+	io     IO
+	// stdout, when set, receives the runtime's stdout (only for verbs that print a result
+	// and never hand stdio to a container).
+	stdout *bytes.Buffer
+	// globalFlags: whether --root/--log are passed (false for --version).
+	globalFlags bool
+	// onStart runs after the process started (Exec uses it for its timeout watcher).
+	onStart func(p *os.Process)
+}
+
+// logFile returns a fresh temporary file for the runtime's --log output.
+func logFile() (*os.File, error) {
+	f, err := os.CreateTemp("", "podspec-oci-log-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("create runtime log file: %w", err)
+	}
+	return f, nil
+}
+
+// run executes the runtime. It returns the runtime's exit status (0 on success) and, when the
+// runtime failed, an *Error with its diagnostics. errStart reports that the binary could not be
+// started at all.
+func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag string, err error) {
+	args := []string{}
+	var lf *os.File
+	if inv.globalFlags {
+		if r.Root != "" {
+			args = append(args, "--root", r.Root)
+		}
+		lf, err = logFile()
+		if err != nil {
+			return -1, "", err
+		}
+		defer func() { lf.Close(); os.Remove(lf.Name()) }()
+		args = append(args, "--log", lf.Name(), "--log-format", "json")
+	}
+	args = append(args, inv.args...)
+
+	// The runtime's stderr goes to a temporary file too (never a pipe): it is shared with the
+	// container for create, and read only after the runtime exited.
+	ef, err := os.CreateTemp("", "podspec-oci-stderr-*")
+	if err != nil {
+		return -1, "", fmt.Errorf("create runtime stderr file: %w", err)
+	}
+	defer func() { ef.Close(); os.Remove(ef.Name()) }()
+
+	cmd := exec.Command(r.binary(), args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, ef
+	if inv.io.Stdin != nil {
+		cmd.Stdin = inv.io.Stdin
+	}
+	if inv.io.Stdout != nil {
+		cmd.Stdout = inv.io.Stdout
+	}
+	if inv.stdout != nil {
+		cmd.Stdout = inv.stdout
+	}
+	if inv.io.Stderr != nil {
+		cmd.Stderr = inv.io.Stderr
+	}
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			return -1, "", fmt.Errorf("%w: %s: %v", ErrUnavailable, r.binary(), err)
+		}
+		return -1, "", fmt.Errorf("start %s %s: %w", r.binary(), inv.op, err)
+	}
+	if inv.onStart != nil {
+		inv.onStart(cmd.Process)
+	}
+	// The runtime verbs are short; a cancelled context kills the runtime process itself (not
+	// the container: containers live in their own process trees).
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = cmd.Process.Kill()
+		case <-done:
+		}
+	}()
+	werr := cmd.Wait()
+	close(done)
+
+	var logMsg string
+	if lf != nil {
+		logMsg = readLogErrors(lf.Name())
+	}
+	stderrMsg := ""
+	if inv.io.Stderr == nil {
+		if b, err := os.ReadFile(ef.Name()); err == nil {
+			stderrMsg = strings.TrimSpace(string(b))
+		}
+	}
+	diag = logMsg
+	if diag == "" {
+		diag = stderrMsg
+	}
+	if werr == nil {
+		return 0, diag, nil
+	}
+	var ee *exec.ExitError
+	if !errors.As(werr, &ee) {
+		return -1, diag, fmt.Errorf("%s %s: %w", r.binary(), inv.op, werr)
+	}
+	if ctx.Err() != nil {
+		return -1, diag, fmt.Errorf("%s %s %s: %w", r.binary(), inv.op, inv.id, ctx.Err())
+	}
+	return ee.ExitCode(), diag, nil
+}
+
+// readLogErrors returns the error-level messages of a runtime --log-format json file, one per
+// line. Lines that are not JSON are returned as they are (crun and older runtimes).
+func readLogErrors(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	var msgs []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var entry struct {
+			Level string `json:"level"`
+			Msg   string `json:"msg"`
+		}
+		if json.Unmarshal([]byte(line), &entry) != nil {
+			msgs = append(msgs, line)
+			continue
+		}
+		if entry.Level == "error" || entry.Level == "fatal" || entry.Level == "panic" {
+			msgs = append(msgs, entry.Msg)
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// simple runs a verb that must exit 0; any other status becomes an *Error.
+func (r *Runtime) simple(ctx context.Context, op, id string, args ...string) error {
+	code, diag, err := r.run(ctx, invocation{op: op, id: id, args: args, globalFlags: true})
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return &Error{Op: op, ID: id, ExitCode: code, Message: diag, kind: classify(diag)}
+	}
+	return nil
+}
+
+// output runs a verb and returns its stdout.
+func (r *Runtime) output(ctx context.Context, op, id string, global bool, args ...string) ([]byte, error) {
+	var out bytes.Buffer
+	code, diag, err := r.run(ctx, invocation{op: op, id: id, args: args, stdout: &out, globalFlags: global})
+	if err != nil {
+		return nil, err
+	}
+	if code != 0 {
+		return nil, &Error{Op: op, ID: id, ExitCode: code, Message: diag, kind: classify(diag)}
+	}
+	return out.Bytes(), nil
+}
+
+// Create creates container id from the bundle directory (`create --bundle B --pid-file F`) and
+// returns the host pid of its init process, which waits for Start. The container's stdio are
+// the files in io (/dev/null when nil). The runtime process exits once the container is
+// created; the container's init process is then reparented (to the caller's subreaper, if
+// the caller set one, otherwise to the host's init), so the caller waits for it by pid.
+func (r *Runtime) Create(ctx context.Context, id, bundle string, io IO) (int, error) {
+	abs, err := filepath.Abs(bundle)
+	if err != nil {
+		return 0, fmt.Errorf("create %s: bundle path: %w", id, err)
+	}
+	pidFile := filepath.Join(abs, ".podspec-"+id+".pid")
+	_ = os.Remove(pidFile)
+	defer os.Remove(pidFile)
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return 0, fmt.Errorf("create %s: %w", id, err)
+	}
+	defer devnull.Close()
+	if io.Stdin == nil {
+		io.Stdin = devnull
+	}
+	if io.Stdout == nil {
+		io.Stdout = devnull
+	}
+	if io.Stderr == nil {
+		io.Stderr = devnull
+	}
+	code, diag, err := r.run(ctx, invocation{op: "create", id: id, io: io, globalFlags: true,
+		args: []string{"create", "--bundle", abs, "--pid-file", pidFile, id}})
+	if err != nil {
+		return 0, err
+	}
+	if code != 0 {
+		return 0, &Error{Op: "create", ID: id, ExitCode: code, Message: diag, kind: classify(diag)}
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return 0, fmt.Errorf("create %s: read pid file: %w", id, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("create %s: bad pid file content %q", id, b)
+	}
+	return pid, nil
+}
+
+// Start runs the user process of a created container (`start ID`).
+func (r *Runtime) Start(ctx context.Context, id string) error {
+	return r.simple(ctx, "start", id, "start", id)
+}
+
+// Kill sends sig to the container's init process, or to every process of the container when
+// all is true (`kill [--all] ID SIG`). Note that a container's init process (pid 1 of its pid
+// namespace) only receives signals it handles, except SIGKILL and SIGSTOP.
+func (r *Runtime) Kill(ctx context.Context, id string, sig syscall.Signal, all bool) error {
+	if sig <= 0 {
+		return fmt.Errorf("kill %s: invalid signal %d", id, int(sig))
+	}
+	args := []string{"kill"}
+	if all {
+		args = append(args, "--all")
+	}
+	args = append(args, id, strconv.Itoa(int(sig)))
+	return r.simple(ctx, "kill", id, args...)
+}
+
+// Delete removes a stopped container (`delete [--force] ID`); force also kills a running one.
+func (r *Runtime) Delete(ctx context.Context, id string, force bool) error {
+	args := []string{"delete"}
+	if force {
+		args = append(args, "--force")
+	}
+	args = append(args, id)
+	return r.simple(ctx, "delete", id, args...)
+}
+
+// State returns the runtime's state of container id; an unknown id gives an error matching
+// ErrNotFound.
+func (r *Runtime) State(ctx context.Context, id string) (*State, error) {
+	out, err := r.output(ctx, "state", id, true, "state", id)
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(out, &st); err != nil {
+		return nil, fmt.Errorf("state %s: decode runtime output: %w", id, err)
+	}
+	return &st, nil
+}
+
+// List returns the state of every container under the runtime's root (`list --format json`).
+func (r *Runtime) List(ctx context.Context) ([]State, error) {
+	out, err := r.output(ctx, "list", "", true, "list", "--format", "json")
+	if err != nil {
+		return nil, err
+	}
+	out = bytes.TrimSpace(out)
+	if len(out) == 0 || string(out) == "null" {
+		return nil, nil
+	}
+	var list []State
+	if err := json.Unmarshal(out, &list); err != nil {
+		return nil, fmt.Errorf("list: decode runtime output: %w", err)
+	}
+	return list, nil
+}
+
+// Update changes the resource limits of a running container (`update --resources FILE ID`).
+// Only the fields set in res are written; on cgroup v1 the memory limit must not exceed the
+// memory+swap limit, so raise Swap together with Limit. Read applied values back from the
+// cgroup files: runc's own state does not record them.
+func (r *Runtime) Update(ctx context.Context, id string, res *specs.LinuxResources) error {
+	if res == nil {
+		return fmt.Errorf("update %s: no resources given", id)
+	}
+	f, err := os.CreateTemp("", "podspec-oci-resources-*.json")
+	if err != nil {
+		return fmt.Errorf("update %s: %w", id, err)
+	}
+	defer os.Remove(f.Name())
+	if err := json.NewEncoder(f).Encode(res); err != nil {
+		f.Close()
+		return fmt.Errorf("update %s: write resources: %w", id, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("update %s: write resources: %w", id, err)
+	}
+	return r.simple(ctx, "update", id, "update", "--resources", f.Name(), id)
+}

@@ -1,0 +1,373 @@
+package validation
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/validation/field"
+)
+
+// ContainerKind is the role a container plays in a pod, as events and statuses name it.
+type ContainerKind string
+
+// Container kinds.
+const (
+	KindInit    ContainerKind = "init"
+	KindSidecar ContainerKind = "sidecar"
+	KindMain    ContainerKind = "main"
+	KindDefer   ContainerKind = "defer"
+)
+
+// initKind is the kind of an entry of spec.initContainers: a sidecar or a regular init container.
+func initKind(c *v1alpha1.Container) ContainerKind {
+	if c.IsSidecar() {
+		return KindSidecar
+	}
+	return KindInit
+}
+
+// validateContainerNames checks that every container name is a DNS label and unique across
+// initContainers, containers and deferContainers (ID-002). A duplicate is reported on the later
+// occurrence.
+func validateContainerNames(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := make(map[string]*field.Path, len(s.InitContainers)+len(s.Containers)+len(s.DeferContainers))
+	check := func(name string, np *field.Path) {
+		if name == "" {
+			errs = append(errs, field.Required(ruleRequired, np, "every container needs a name"))
+			return
+		}
+		if d := dnsLabelProblem(name); d != "" {
+			errs = append(errs, field.Invalid(ruleContainerName, np, name, d))
+		}
+		if first, dup := seen[name]; dup {
+			errs = append(errs, field.Duplicate(ruleContainerName, np, name,
+				"container names must be unique across initContainers, containers and deferContainers (first used at "+first.String()+")"))
+			return
+		}
+		seen[name] = np
+	}
+	for i := range s.InitContainers {
+		check(s.InitContainers[i].Name, p.Child("initContainers").Index(i).Child("name"))
+	}
+	for i := range s.Containers {
+		check(s.Containers[i].Name, p.Child("containers").Index(i).Child("name"))
+	}
+	for i := range s.DeferContainers {
+		check(s.DeferContainers[i].Name, p.Child("deferContainers").Index(i).Child("name"))
+	}
+	return errs
+}
+
+// validateContainer checks one init, sidecar or main container.
+func validateContainer(s *v1alpha1.PodSpec, c *v1alpha1.Container, kind ContainerKind, volumes map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateImage(c.Image, p.Child("image"))...)
+	if c.RestartPolicy != nil {
+		if e := enumProblem(p.Child("restartPolicy"), *c.RestartPolicy,
+			v1alpha1.RestartPolicyAlways, v1alpha1.RestartPolicyOnFailure, v1alpha1.RestartPolicyNever); e != nil {
+			errs = append(errs, e)
+		}
+	}
+	if c.StopSignal != "" {
+		if e := validateSignal(ruleStopSignal, c.StopSignal, p.Child("stopSignal")); e != nil {
+			errs = append(errs, e)
+		}
+	}
+	errs = append(errs, validateResources(c.Resources, p.Child("resources"))...)
+	errs = append(errs, validateResizePolicy(c.ResizePolicy, p.Child("resizePolicy"))...)
+	errs = append(errs, validateVolumeMounts(c.VolumeMounts, volumes, p.Child("volumeMounts"))...)
+	errs = append(errs, validateProbes(c, kind, p)...)
+	errs = append(errs, validateLifecycle(c.Lifecycle, kind, gracePeriod(s), p.Child("lifecycle"))...)
+	errs = append(errs, validateNotifiers(c.Notifiers, kind, p.Child("notifiers"))...)
+	return errs
+}
+
+// gracePeriod is the pod's terminationGracePeriodSeconds, defaulted if unset.
+func gracePeriod(s *v1alpha1.PodSpec) int64 {
+	if s.TerminationGracePeriodSeconds == nil {
+		return v1alpha1.DefaultTerminationGracePeriodSeconds
+	}
+	return *s.TerminationGracePeriodSeconds
+}
+
+// validateSignal checks a stop or notifier signal name (STOP-001, NTF-002): a known signal that
+// a process can catch.
+func validateSignal(rule, name string, p *field.Path) *field.Error {
+	if v1alpha1.Uncatchable(name) {
+		return field.Invalid(rule, p, name, name+" can be neither caught nor ignored, so the process gets no chance to react; use e.g. SIGTERM, SIGINT or SIGHUP")
+	}
+	if _, ok := v1alpha1.SignalNumber(name); ok {
+		return nil
+	}
+	detail := "not a known signal name; use the upper-case name with its SIG prefix, e.g. SIGTERM, SIGHUP, SIGUSR1 or SIGRTMIN+3"
+	guess := strings.ToUpper(name)
+	if !strings.HasPrefix(guess, "SIG") {
+		guess = "SIG" + guess
+	}
+	if _, ok := v1alpha1.SignalNumber(guess); ok && !v1alpha1.Uncatchable(guess) {
+		detail = "not a known signal name; did you mean " + guess + "?"
+	}
+	return field.Invalid(rule, p, name, detail)
+}
+
+// validateProbes checks probe placement (HOOK-001) and handlers (HOOK-002).
+func validateProbes(c *v1alpha1.Container, kind ContainerKind, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	probes := [...]struct {
+		name  string
+		probe *v1alpha1.Probe
+	}{{"startupProbe", c.StartupProbe}, {"readinessProbe", c.ReadinessProbe}, {"livenessProbe", c.LivenessProbe}}
+	for _, pr := range probes {
+		if pr.probe == nil {
+			continue
+		}
+		pp := p.Child(pr.name)
+		if kind == KindInit {
+			errs = append(errs, field.Forbidden(ruleHookPlacement, pp,
+				"an init container runs to completion once, so it cannot have probes; only main containers and sidecars (restartPolicy: Always) can"))
+			continue
+		}
+		errs = append(errs, validateProbe(pr.probe, pp)...)
+	}
+	return errs
+}
+
+// validateProbe checks one probe: an exec handler with a command, and sane periods.
+func validateProbe(pr *v1alpha1.Probe, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if pr.Exec == nil {
+		errs = append(errs, field.Required(ruleHookHandler, p.Child("exec"), "a probe needs an exec handler, the only probe handler podspec supports"))
+	} else {
+		errs = append(errs, validateExec(ruleHookHandler, pr.Exec, p.Child("exec"))...)
+	}
+	minimum := func(name string, v, lowest int32) {
+		if v < lowest {
+			errs = append(errs, field.Invalid(ruleSchema, p.Child(name), v, fmt.Sprintf("must be at least %d", lowest)))
+		}
+	}
+	minimum("initialDelaySeconds", pr.InitialDelaySeconds, 0)
+	minimum("periodSeconds", pr.PeriodSeconds, 1)
+	minimum("timeoutSeconds", pr.TimeoutSeconds, 1)
+	minimum("successThreshold", pr.SuccessThreshold, 1)
+	minimum("failureThreshold", pr.FailureThreshold, 1)
+	return errs
+}
+
+// validateExec checks that an exec handler has a non-empty command.
+func validateExec(rule string, e *v1alpha1.ExecAction, p *field.Path) field.ErrorList {
+	cp := p.Child("command")
+	if len(e.Command) == 0 {
+		return field.ErrorList{field.Required(rule, cp, "an exec handler needs a command")}
+	}
+	if e.Command[0] == "" {
+		return field.ErrorList{field.Invalid(rule, cp.Index(0), "", "the program to run must not be empty")}
+	}
+	return nil
+}
+
+// validateLifecycle checks hook placement (HOOK-001) and handlers (HOOK-002).
+func validateLifecycle(l *v1alpha1.Lifecycle, kind ContainerKind, grace int64, p *field.Path) field.ErrorList {
+	if l == nil {
+		return nil
+	}
+	if kind == KindInit {
+		return field.ErrorList{field.Forbidden(ruleHookPlacement, p,
+			"an init container runs to completion once, so it cannot have lifecycle hooks; only main containers and sidecars (restartPolicy: Always) can")}
+	}
+	var errs field.ErrorList
+	errs = append(errs, validateHandler(l.PostStart, -1, p.Child("postStart"))...)
+	errs = append(errs, validateHandler(l.PreStop, grace, p.Child("preStop"))...)
+	return errs
+}
+
+// validateHandler checks that a hook has exactly one handler (HOOK-002). maxSleep bounds a sleep
+// handler (the grace period for preStop); negative means unbounded.
+func validateHandler(h *v1alpha1.LifecycleHandler, maxSleep int64, p *field.Path) field.ErrorList {
+	if h == nil {
+		return nil
+	}
+	switch {
+	case h.Exec == nil && h.Sleep == nil:
+		return field.ErrorList{field.Required(ruleHookHandler, p, "a hook needs exactly one handler: exec or sleep")}
+	case h.Exec != nil && h.Sleep != nil:
+		return field.ErrorList{field.Forbidden(ruleHookHandler, p.Child("sleep"), "a hook has exactly one handler: exec or sleep, not both")}
+	case h.Exec != nil:
+		return validateExec(ruleHookHandler, h.Exec, p.Child("exec"))
+	}
+	sp := p.Child("sleep", "seconds")
+	switch s := h.Sleep.Seconds; {
+	case s < 0:
+		return field.ErrorList{field.Invalid(ruleHookHandler, sp, s, "must not be negative")}
+	case maxSleep >= 0 && s > maxSleep:
+		return field.ErrorList{field.Invalid(ruleHookHandler, sp, s,
+			fmt.Sprintf("a preStop sleep must fit the grace period (terminationGracePeriodSeconds is %d)", maxSleep))}
+	}
+	return nil
+}
+
+// validateNotifiers checks notifier placement (NTF-003), names (NTF-001) and actions (NTF-002).
+func validateNotifiers(ns []v1alpha1.Notifier, kind ContainerKind, p *field.Path) field.ErrorList {
+	if len(ns) == 0 {
+		return nil
+	}
+	if kind == KindInit {
+		return field.ErrorList{field.Forbidden(ruleNotifierPlacement, p,
+			"notifiers run only in main containers and sidecars; a regular init container has exited before any notification can reach it")}
+	}
+	var errs field.ErrorList
+	seen := make(map[string]bool, len(ns))
+	for i := range ns {
+		n := &ns[i]
+		np := p.Index(i)
+		switch {
+		case n.Name == "":
+			errs = append(errs, field.Required(ruleRequired, np.Child("name"), "every notifier needs a name"))
+		case qualifiedNameProblem(n.Name) != "":
+			errs = append(errs, field.Invalid(ruleNotifierName, np.Child("name"), n.Name, "notifier name "+qualifiedNameProblem(n.Name)))
+		case seen[n.Name]:
+			errs = append(errs, field.Duplicate(ruleNotifierName, np.Child("name"), n.Name, "notifier names must be unique within a container"))
+		}
+		seen[n.Name] = true
+		if n.TimeoutSeconds != nil && *n.TimeoutSeconds < 1 {
+			errs = append(errs, field.Invalid(ruleSchema, np.Child("timeoutSeconds"), *n.TimeoutSeconds, "must be at least 1"))
+		}
+		errs = append(errs, validateNotifierAction(&n.Action, np.Child("action"))...)
+	}
+	return errs
+}
+
+// validateNotifierAction checks that an action is exactly one of exec or signal (NTF-002).
+func validateNotifierAction(a *v1alpha1.NotifierAction, p *field.Path) field.ErrorList {
+	switch {
+	case a.Exec == nil && a.Signal == "":
+		return field.ErrorList{field.Required(ruleNotifierAction, p, "a notifier action needs exactly one of exec or signal")}
+	case a.Exec != nil && a.Signal != "":
+		return field.ErrorList{field.Forbidden(ruleNotifierAction, p.Child("signal"), "a notifier action is exactly one of exec or signal, not both")}
+	case a.Exec != nil:
+		return validateExec(ruleNotifierAction, a.Exec, p.Child("exec"))
+	}
+	if e := validateSignal(ruleNotifierAction, a.Signal, p.Child("signal")); e != nil {
+		return field.ErrorList{e}
+	}
+	return nil
+}
+
+// validateDeferContainer checks one defer container (DEFER-001 and the shared container rules).
+func validateDeferContainer(d *v1alpha1.DeferContainer, volumes map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateImage(d.Image, p.Child("image"))...)
+	if d.RestartPolicy != "" && d.RestartPolicy != v1alpha1.RestartPolicyNever && d.RestartPolicy != v1alpha1.RestartPolicyOnFailure {
+		errs = append(errs, field.NotSupported(ruleDefer, p.Child("restartPolicy"), string(d.RestartPolicy),
+			[]string{string(v1alpha1.RestartPolicyNever), string(v1alpha1.RestartPolicyOnFailure)}))
+	}
+	if d.TimeoutSeconds != nil && *d.TimeoutSeconds < 1 {
+		errs = append(errs, field.Invalid(ruleDefer, p.Child("timeoutSeconds"), *d.TimeoutSeconds, "must be at least 1"))
+	}
+	if d.Phase != "" {
+		if e := enumProblem(p.Child("phase"), d.Phase, v1alpha1.DeferBeforeStop, v1alpha1.DeferAfterStop); e != nil {
+			errs = append(errs, e)
+		}
+	}
+	if d.OnFailure != "" {
+		if e := enumProblem(p.Child("onFailure"), d.OnFailure, v1alpha1.DeferContinue, v1alpha1.DeferAbort); e != nil {
+			errs = append(errs, e)
+		}
+	}
+	errs = append(errs, validateResources(d.Resources, p.Child("resources"))...)
+	errs = append(errs, validateVolumeMounts(d.VolumeMounts, volumes, p.Child("volumeMounts"))...)
+	return errs
+}
+
+// knownResources are the resource names podspec accepts, in the order messages list them.
+func knownResources() []string {
+	return []string{string(v1alpha1.ResourceCPU), string(v1alpha1.ResourceMemory), string(v1alpha1.ResourcePIDs)}
+}
+
+// quantityValue parses a quantity in the unit of its resource: millicores for cpu, bytes for
+// memory, a count for pids.
+func quantityValue(name v1alpha1.ResourceName, q v1alpha1.Quantity) (int64, error) {
+	switch name {
+	case v1alpha1.ResourceCPU:
+		return q.MilliCPU()
+	case v1alpha1.ResourceMemory:
+		return q.Bytes()
+	case v1alpha1.ResourcePIDs:
+		return q.Count()
+	}
+	return 0, fmt.Errorf("unknown resource %q", string(name))
+}
+
+// validateResources checks resource names, quantities and requests ≤ limits (RES-001).
+func validateResources(r *v1alpha1.ResourceRequirements, p *field.Path) field.ErrorList {
+	if r == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	parse := func(list v1alpha1.ResourceList, lp *field.Path) map[v1alpha1.ResourceName]int64 {
+		vals := make(map[v1alpha1.ResourceName]int64, len(list))
+		for _, k := range sortedResourceNames(list) {
+			q := list[k]
+			kp := lp.Key(string(k))
+			if !slices.Contains(knownResources(), string(k)) {
+				errs = append(errs, field.NotSupported(ruleResources, kp, string(k), knownResources()).AtKey())
+				continue
+			}
+			v, err := quantityValue(k, q)
+			if err != nil {
+				errs = append(errs, field.Invalid(ruleResources, kp, string(q), err.Error()))
+				continue
+			}
+			vals[k] = v
+		}
+		return vals
+	}
+	limits := parse(r.Limits, p.Child("limits"))
+	requests := parse(r.Requests, p.Child("requests"))
+	for _, k := range sortedResourceNames(r.Requests) {
+		req, ok1 := requests[k]
+		lim, ok2 := limits[k]
+		if ok1 && ok2 && req > lim {
+			errs = append(errs, field.Invalid(ruleResources, p.Child("requests").Key(string(k)), string(r.Requests[k]),
+				fmt.Sprintf("must be less than or equal to the %s limit (%s)", k, string(r.Limits[k]))))
+		}
+	}
+	return errs
+}
+
+func sortedResourceNames(l v1alpha1.ResourceList) []v1alpha1.ResourceName {
+	if len(l) == 0 {
+		return nil
+	}
+	keys := make([]v1alpha1.ResourceName, 0, len(l))
+	for k := range l {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// validateResizePolicy checks resize policy resource names (RES-001) and policies.
+func validateResizePolicy(rp []v1alpha1.ContainerResizePolicy, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := make(map[v1alpha1.ResourceName]bool, len(rp))
+	for i := range rp {
+		ip := p.Index(i)
+		name := rp[i].ResourceName
+		switch {
+		case !slices.Contains(knownResources(), string(name)):
+			errs = append(errs, field.NotSupported(ruleResources, ip.Child("resourceName"), string(name), knownResources()))
+		case seen[name]:
+			errs = append(errs, field.Duplicate(ruleResources, ip.Child("resourceName"), string(name), "one resize policy per resource"))
+		}
+		seen[name] = true
+		if rp[i].RestartPolicy != "" {
+			if e := enumProblem(ip.Child("restartPolicy"), rp[i].RestartPolicy, v1alpha1.NotRequired, v1alpha1.RestartContainer); e != nil {
+				errs = append(errs, e)
+			}
+		}
+	}
+	return errs
+}

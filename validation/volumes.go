@@ -1,0 +1,139 @@
+package validation
+
+import (
+	"path"
+	"strings"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/validation/field"
+)
+
+// validateVolumes checks volume names and sources (VOL-002, VOL-003) and returns the set of
+// declared volume names for the mount checks.
+func validateVolumes(vols []v1alpha1.Volume, p *field.Path) (field.ErrorList, map[string]bool) {
+	var errs field.ErrorList
+	names := make(map[string]bool, len(vols))
+	for i := range vols {
+		v := &vols[i]
+		vp := p.Index(i)
+		np := vp.Child("name")
+		switch {
+		case v.Name == "":
+			errs = append(errs, field.Required(ruleRequired, np, "every volume needs a name"))
+		case dnsLabelProblem(v.Name) != "":
+			errs = append(errs, field.Invalid(ruleVolume, np, v.Name, dnsLabelProblem(v.Name)))
+		case names[v.Name]:
+			errs = append(errs, field.Duplicate(ruleVolume, np, v.Name, "volume names must be unique"))
+		}
+		if v.Name != "" {
+			names[v.Name] = true
+		}
+		errs = append(errs, validateVolumeSource(v, vp)...)
+	}
+	return errs, names
+}
+
+// validateVolumeSource checks that a volume has exactly one source (VOL-002) and that the
+// source is well formed (VOL-003).
+func validateVolumeSource(v *v1alpha1.Volume, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	var set []string
+	if v.EmptyDir != nil {
+		set = append(set, "emptyDir")
+		errs = append(errs, validateEmptyDir(v.EmptyDir, p.Child("emptyDir"))...)
+	}
+	if v.HostPath != nil {
+		set = append(set, "hostPath")
+		errs = append(errs, validateHostPath(v.HostPath, p.Child("hostPath"))...)
+	}
+	if v.Shared != nil {
+		set = append(set, "shared")
+		errs = append(errs, validateShared(v.Shared, p.Child("shared"))...)
+	}
+	switch {
+	case len(set) == 0:
+		errs = append(errs, field.Required(ruleVolume, p, "a volume needs exactly one source: emptyDir, hostPath or shared"))
+	case len(set) > 1:
+		for _, extra := range set[1:] {
+			errs = append(errs, field.Forbidden(ruleVolume, p.Child(extra),
+				"a volume has exactly one source; "+strings.Join(set, " and ")+" are both set").AtKey())
+		}
+	}
+	return errs
+}
+
+func validateEmptyDir(e *v1alpha1.EmptyDirVolumeSource, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if e.Medium != "" && e.Medium != "Memory" {
+		errs = append(errs, field.NotSupported(ruleSchema, p.Child("medium"), e.Medium, []string{`""`, "Memory"}))
+	}
+	if e.SizeLimit != nil {
+		if _, err := e.SizeLimit.Bytes(); err != nil {
+			errs = append(errs, field.Invalid(ruleResources, p.Child("sizeLimit"), string(*e.SizeLimit), err.Error()))
+		}
+	}
+	return errs
+}
+
+func validateHostPath(h *v1alpha1.HostPathVolumeSource, p *field.Path) field.ErrorList {
+	pp := p.Child("path")
+	switch {
+	case h.Path == "":
+		return field.ErrorList{field.Required(ruleRequired, pp, "a hostPath volume needs a path")}
+	case !strings.HasPrefix(h.Path, "/"):
+		return field.ErrorList{field.Invalid(ruleVolumeSource, pp, h.Path, "must be an absolute path")}
+	case path.Clean(h.Path) != h.Path:
+		return field.ErrorList{field.Invalid(ruleVolumeSource, pp, h.Path,
+			"must be a clean path (no '.', '..', repeated or trailing '/'), e.g. "+path.Clean(h.Path))}
+	}
+	return nil
+}
+
+func validateShared(s *v1alpha1.SharedVolumeSource, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	np := p.Child("name")
+	if s.Name == "" {
+		errs = append(errs, field.Required(ruleRequired, np, "a shared volume needs a name"))
+	} else if d := dnsLabelProblem(s.Name); d != "" {
+		errs = append(errs, field.Invalid(ruleVolumeSource, np, s.Name, d))
+	}
+	if s.ReclaimPolicy != "" {
+		if e := enumProblem(p.Child("reclaimPolicy"), s.ReclaimPolicy, v1alpha1.ReclaimPolicyRetain, v1alpha1.ReclaimPolicyDelete); e != nil {
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
+
+// validateVolumeMounts checks that each mount names a declared volume (VOL-001) and that mount
+// paths are absolute and unique within the container (VOL-002).
+func validateVolumeMounts(ms []v1alpha1.VolumeMount, volumes map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	var paths map[string]bool
+	for i := range ms {
+		m := &ms[i]
+		mp := p.Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(ruleRequired, mp.Child("name"), "a volume mount names a volume"))
+		} else if !volumes[m.Name] {
+			errs = append(errs, field.NotFound(ruleVolumeMountRef, mp.Child("name"), m.Name, "no volume of this name is declared in spec.volumes"))
+		}
+		pp := mp.Child("mountPath")
+		switch {
+		case m.MountPath == "":
+			errs = append(errs, field.Required(ruleRequired, pp, "a volume mount needs a mountPath"))
+			continue
+		case !strings.HasPrefix(m.MountPath, "/"):
+			errs = append(errs, field.Invalid(ruleVolume, pp, m.MountPath, "must be an absolute path"))
+		}
+		if paths == nil {
+			paths = make(map[string]bool, len(ms))
+		}
+		clean := path.Clean(m.MountPath)
+		if paths[clean] {
+			errs = append(errs, field.Duplicate(ruleVolume, pp, m.MountPath, "mount paths must be unique within a container"))
+		}
+		paths[clean] = true
+	}
+	return errs
+}

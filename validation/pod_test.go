@@ -104,7 +104,9 @@ func TestValidatePod(t *testing.T) {
 		// RST-001
 		{"a zero initial back-off is rejected", func(p *v1alpha1.Pod) { p.Spec.RestartBackoff = &v1alpha1.Backoff{InitialSeconds: ptr(0.0)} }, []string{"RST-001 spec.restartBackoff.initialSeconds"}},
 		{"a back-off factor below 1 is rejected", func(p *v1alpha1.Pod) { p.Spec.RestartBackoff = &v1alpha1.Backoff{Factor: ptr(0.5)} }, []string{"RST-001 spec.restartBackoff.factor"}},
-		{"a back-off cap below the initial delay is rejected", func(p *v1alpha1.Pod) { p.Spec.RestartBackoff = &v1alpha1.Backoff{InitialSeconds: ptr(20.0), MaxSeconds: ptr(5.0)} }, []string{"RST-001 spec.restartBackoff.maxSeconds"}},
+		{"a back-off cap below the initial delay is rejected", func(p *v1alpha1.Pod) {
+			p.Spec.RestartBackoff = &v1alpha1.Backoff{InitialSeconds: ptr(20.0), MaxSeconds: ptr(5.0)}
+		}, []string{"RST-001 spec.restartBackoff.maxSeconds"}},
 		{"a negative reset interval is rejected", func(p *v1alpha1.Pod) { p.Spec.RestartBackoff = &v1alpha1.Backoff{ResetAfterSeconds: ptr(-1.0)} }, []string{"RST-001 spec.restartBackoff.resetAfterSeconds"}},
 		{"a millisecond back-off for tests is accepted", func(p *v1alpha1.Pod) {
 			p.Spec.RestartBackoff = &v1alpha1.Backoff{InitialSeconds: ptr(0.01), Factor: ptr(1.0), MaxSeconds: ptr(0.05), ResetAfterSeconds: ptr(0.5)}

@@ -1,0 +1,518 @@
+package image
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sys/unix"
+)
+
+// Whiteout markers of the OCI layer format.
+const (
+	whiteoutPrefix = ".wh."
+	whiteoutOpaque = ".wh..wh..opq"
+)
+
+// Unpack extracts img's layers, in order, into the store's cache and returns the directory
+// holding the root filesystem (Root/rootfs/<manifest-hex>). It runs once per manifest digest:
+// later calls (also from other processes) return the existing directory. Concurrent calls are
+// serialised by an flock on Root/locks/<hex>.lock; extraction goes to a temporary directory
+// under Root/tmp that is renamed into place only when complete, so a crash never leaves a
+// half-unpacked image in the cache. Layer digests are verified again while extracting.
+//
+// Extraction is path-safe (see extractLayer): no entry can create, modify or remove anything
+// outside the root filesystem, whatever its name, symlinks or hardlinks say.
+func (s *Store) Unpack(ctx context.Context, img *Image) (string, error) {
+	if s.Root == "" {
+		return "", fmt.Errorf("unpack %s: store has no root directory", img.Ref)
+	}
+	hexd := strings.TrimPrefix(img.Digest, "sha256:")
+	if !digestRE.MatchString(img.Digest) {
+		return "", fmt.Errorf("unpack %s: %w: digest %q", img.Ref, ErrUnsupported, img.Digest)
+	}
+	final := filepath.Join(s.Root, "rootfs", hexd)
+	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
+		return final, nil
+	}
+	for _, d := range []string{"rootfs", "locks", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(s.Root, d), 0o700); err != nil {
+			return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
+		}
+	}
+	unlock, err := lockFile(ctx, filepath.Join(s.Root, "locks", hexd+".lock"))
+	if err != nil {
+		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
+	}
+	defer unlock()
+	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
+		return final, nil // another caller finished while we waited
+	}
+	tmp, err := os.MkdirTemp(filepath.Join(s.Root, "tmp"), hexd[:12]+"-")
+	if err != nil {
+		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
+	}
+	for i, l := range img.Manifest.Layers {
+		var diffID string
+		if i < len(img.Config.RootFS.DiffIDs) {
+			diffID = string(img.Config.RootFS.DiffIDs[i])
+		}
+		if err := unpackLayer(ctx, img.Ref.Path, l, diffID, tmp); err != nil {
+			return "", fmt.Errorf("unpack %s: layer %d (%s): %w", img.Ref, i, l.Digest, err)
+		}
+	}
+	if err := syncDir(tmp); err != nil {
+		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
+	}
+	ok = true
+	_ = syncDir(filepath.Dir(final))
+	return final, nil
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// lockFile takes an exclusive flock on path, polling so the context can cancel the wait.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+type compression int
+
+const (
+	compressionNone compression = iota
+	compressionGzip
+)
+
+func layerCompression(mediaType string) (compression, error) {
+	switch mediaType {
+	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable: //nolint:staticcheck // still valid in layouts
+		return compressionNone, nil
+	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, mediaTypeDockerLayerGzip: //nolint:staticcheck
+		return compressionGzip, nil
+	}
+	return 0, fmt.Errorf("%w: layer media type %q (tar and tar+gzip are supported)", ErrUnsupported, mediaType)
+}
+
+// unpackLayer verifies and extracts one layer blob into root.
+func unpackLayer(ctx context.Context, layout string, d ocispec.Descriptor, diffID, root string) error {
+	comp, err := layerCompression(d.MediaType)
+	if err != nil {
+		return err
+	}
+	p, err := blobPath(layout, d)
+	if err != nil {
+		return err
+	}
+	// Verify before extracting (a damaged blob gives a digest error, not a decompression
+	// error) and again while extracting (the blob could change in between).
+	if err := verifyBlob(ctx, layout, d); err != nil {
+		return err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("%w: blob %s: %v", ErrNotFound, d.Digest, err)
+	}
+	defer f.Close()
+	blobHash := sha256.New()
+	counted := &countingReader{r: io.TeeReader(ctxReader{ctx, f}, blobHash)}
+	var tr io.Reader = counted
+	if comp == compressionGzip {
+		gz, err := gzip.NewReader(counted)
+		if err != nil {
+			return fmt.Errorf("gzip: %w", err)
+		}
+		defer gz.Close()
+		tr = gz
+	}
+	diffHash := sha256.New()
+	if err := extractLayer(io.TeeReader(tr, diffHash), root); err != nil {
+		return err
+	}
+	// Drain what the tar reader left (padding, gzip trailer) so both digests cover it all.
+	if _, err := io.Copy(diffHash, tr); err != nil {
+		return fmt.Errorf("read layer: %w", err)
+	}
+	if _, err := io.Copy(io.Discard, counted); err != nil {
+		return fmt.Errorf("read layer: %w", err)
+	}
+	var sum [32]byte
+	copy(sum[:], blobHash.Sum(nil))
+	if err := checkDigest(d, counted.n, sum); err != nil {
+		return err
+	}
+	if diffID != "" {
+		if got := fmt.Sprintf("sha256:%x", diffHash.Sum(nil)); got != diffID {
+			return fmt.Errorf("%w: uncompressed layer digest %s, config diff id %s", ErrDigestMismatch, got, diffID)
+		}
+	}
+	return nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// safeRel turns a tar entry name into a clean path relative to the root. Leading '/' is
+// dropped (absolute names are taken relative to the root); a name that climbs out of the root
+// with ".." is rejected.
+func safeRel(name string) (string, error) {
+	if strings.ContainsRune(name, 0) {
+		return "", fmt.Errorf("entry name %q contains NUL", name)
+	}
+	rel := path.Clean("/" + strings.TrimLeft(name, "/"))
+	// path.Clean of a rooted path cannot climb above "/", so check the raw name too.
+	depth := 0
+	for _, part := range strings.Split(name, "/") {
+		switch part {
+		case "", ".":
+		case "..":
+			depth--
+			if depth < 0 {
+				return "", fmt.Errorf("entry %q climbs out of the root filesystem", name)
+			}
+		default:
+			depth++
+		}
+	}
+	return strings.TrimPrefix(rel, "/"), nil
+}
+
+// rootFS performs file operations scoped to a root directory. Every path is resolved with
+// openat2(RESOLVE_IN_ROOT): symlinks (absolute or relative) and ".." are resolved as if the
+// root were "/", so nothing outside it can be reached. Only the final component of a path is
+// created or replaced, relative to its resolved parent directory, without following it.
+type rootFS struct {
+	fd   int
+	path string
+}
+
+func openRoot(dir string) (*rootFS, error) {
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open root %s: %w", dir, err)
+	}
+	return &rootFS{fd: fd, path: dir}, nil
+}
+
+func (r *rootFS) close() { unix.Close(r.fd) }
+
+// openParent resolves the parent directory of rel inside the root, creating missing
+// directories (mode 0755, root-owned) on the way, and returns its fd and rel's last component.
+func (r *rootFS) openParent(rel string) (int, string, error) {
+	dir, base := path.Split(rel)
+	dir = strings.TrimSuffix(dir, "/")
+	if base == "" || base == "." || base == ".." {
+		return -1, "", fmt.Errorf("invalid entry name %q", rel)
+	}
+	fd, err := r.openDir(dir, true)
+	if err != nil {
+		return -1, "", err
+	}
+	return fd, base, nil
+}
+
+// openDir opens directory rel (resolved in root), creating missing components when create.
+func (r *rootFS) openDir(rel string, create bool) (int, error) {
+	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS}
+	if rel == "" || rel == "." {
+		return unix.Openat2(r.fd, ".", how)
+	}
+	fd, err := unix.Openat2(r.fd, rel, how)
+	if err == nil || !create || !errors.Is(err, unix.ENOENT) {
+		if err != nil {
+			return -1, fmt.Errorf("open directory %s: %w", rel, err)
+		}
+		return fd, nil
+	}
+	// Create the missing components one by one, each relative to its resolved parent.
+	pfd, name, err := r.openParent(rel)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(pfd)
+	if err := unix.Mkdirat(pfd, name, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+		return -1, fmt.Errorf("create directory %s: %w", rel, err)
+	}
+	fd, err = unix.Openat2(r.fd, rel, how)
+	if err != nil {
+		return -1, fmt.Errorf("open directory %s: %w", rel, err)
+	}
+	return fd, nil
+}
+
+// procPath names a directory fd's entry through /proc/self/fd, for calls without an *at form.
+func procPath(fd int, name string) string {
+	return fmt.Sprintf("/proc/self/fd/%d/%s", fd, name)
+}
+
+// removeAt removes name (recursively for directories) in the directory fd, never following a
+// symlink named name.
+func removeAt(fd int, name string) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		// os.RemoveAll does not follow symlinks below the directory; the directory itself is
+		// addressed through its resolved parent's fd.
+		return os.RemoveAll(procPath(fd, name))
+	}
+	return unix.Unlinkat(fd, name, 0)
+}
+
+// extractLayer applies one uncompressed tar layer to root.
+//
+// Safety rules: entry names are made relative (safeRel) and ".." escapes are rejected; every
+// parent directory is resolved inside the root (rootFS), so a symlink planted by an earlier
+// entry or layer cannot redirect a write, hardlink or whiteout outside; hardlink targets are
+// resolved inside the root too; character and block devices are skipped (containers get
+// their /dev from the runtime); extended attributes are not applied. Ownership and
+// permissions are restored (the reference runtime runs as root); modification times of files
+// and symlinks too.
+func extractLayer(r io.Reader, root string) error {
+	rfs, err := openRoot(root)
+	if err != nil {
+		return err
+	}
+	defer rfs.close()
+	// Paths written by this layer: an opaque whiteout hides only what lower layers put there.
+	written := map[string]bool{}
+	tr := tar.NewReader(r)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read tar: %w", err)
+		}
+		rel, err := safeRel(hdr.Name)
+		if err != nil {
+			return err
+		}
+		if rel == "" {
+			continue // the root itself
+		}
+		if err := applyEntry(rfs, tr, hdr, rel, written); err != nil {
+			return fmt.Errorf("entry %q: %w", hdr.Name, err)
+		}
+	}
+}
+
+func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, written map[string]bool) error {
+	pfd, base, err := rfs.openParent(rel)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(pfd)
+	parentRel := path.Dir(rel)
+
+	if base == whiteoutOpaque {
+		entries, err := os.ReadDir(procPath(pfd, "."))
+		if err != nil {
+			return fmt.Errorf("opaque whiteout: %w", err)
+		}
+		for _, e := range entries {
+			if written[path.Join(parentRel, e.Name())] {
+				continue
+			}
+			if err := removeAt(pfd, e.Name()); err != nil {
+				return fmt.Errorf("opaque whiteout: %w", err)
+			}
+		}
+		return nil
+	}
+	if target, ok := strings.CutPrefix(base, whiteoutPrefix); ok {
+		if target == "" || target == "." || target == ".." || strings.HasPrefix(target, whiteoutPrefix) {
+			return fmt.Errorf("invalid whiteout")
+		}
+		return removeAt(pfd, target)
+	}
+
+	mode := uint32(hdr.Mode) & 0o7777
+	switch hdr.Typeflag {
+	case tar.TypeDir:
+		var st unix.Stat_t
+		err := unix.Fstatat(pfd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			if err := removeAt(pfd, base); err != nil {
+				return err
+			}
+			err = unix.ENOENT
+		}
+		if err != nil {
+			if !errors.Is(err, unix.ENOENT) {
+				return err
+			}
+			if err := unix.Mkdirat(pfd, base, 0o700); err != nil {
+				return err
+			}
+		}
+		if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+		if err := unix.Fchmodat(pfd, base, mode, 0); err != nil {
+			return err
+		}
+	case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // TypeRegA appears in old layers
+		if err := removeAt(pfd, base); err != nil {
+			return err
+		}
+		fd, err := unix.Openat(pfd, base, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		f := os.NewFile(uintptr(fd), base)
+		_, cerr := io.Copy(f, tr)
+		if cerr == nil {
+			cerr = f.Chown(hdr.Uid, hdr.Gid)
+		}
+		if cerr == nil {
+			cerr = f.Chmod(os.FileMode(mode&0o777) | modeBits(mode))
+		}
+		if err := f.Close(); cerr == nil {
+			cerr = err
+		}
+		if cerr != nil {
+			return cerr
+		}
+		setTimes(pfd, base, hdr.ModTime)
+	case tar.TypeSymlink:
+		if err := removeAt(pfd, base); err != nil {
+			return err
+		}
+		if err := unix.Symlinkat(hdr.Linkname, pfd, base); err != nil {
+			return err
+		}
+		if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+		setTimes(pfd, base, hdr.ModTime)
+	case tar.TypeLink:
+		trel, err := safeRel(hdr.Linkname)
+		if err != nil || trel == "" {
+			return fmt.Errorf("hardlink target %q: outside the root filesystem", hdr.Linkname)
+		}
+		tfd, tbase, err := rfs.openParent(trel)
+		if err != nil {
+			return fmt.Errorf("hardlink target %q: %w", hdr.Linkname, err)
+		}
+		defer unix.Close(tfd)
+		var st unix.Stat_t
+		if err := unix.Fstatat(tfd, tbase, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return fmt.Errorf("hardlink target %q: %w", hdr.Linkname, err)
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			return fmt.Errorf("hardlink target %q is a directory", hdr.Linkname)
+		}
+		if trel == rel {
+			return nil
+		}
+		if err := removeAt(pfd, base); err != nil {
+			return err
+		}
+		// flags 0: a symlink named by the target is linked itself, never followed.
+		if err := unix.Linkat(tfd, tbase, pfd, base, 0); err != nil {
+			return err
+		}
+	case tar.TypeFifo:
+		if err := removeAt(pfd, base); err != nil {
+			return err
+		}
+		if err := unix.Mknodat(pfd, base, unix.S_IFIFO|(mode&0o777), 0); err != nil {
+			return err
+		}
+		if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+	case tar.TypeChar, tar.TypeBlock:
+		return nil // device nodes are skipped
+	case tar.TypeXGlobalHeader, tar.TypeXHeader, tar.TypeGNULongName, tar.TypeGNULongLink:
+		return nil
+	default:
+		return fmt.Errorf("unsupported tar entry type %q", hdr.Typeflag)
+	}
+	written[rel] = true
+	return nil
+}
+
+// modeBits maps setuid/setgid/sticky bits of a tar mode to os.FileMode bits.
+func modeBits(mode uint32) os.FileMode {
+	var m os.FileMode
+	if mode&0o4000 != 0 {
+		m |= os.ModeSetuid
+	}
+	if mode&0o2000 != 0 {
+		m |= os.ModeSetgid
+	}
+	if mode&0o1000 != 0 {
+		m |= os.ModeSticky
+	}
+	return m
+}
+
+func setTimes(dirfd int, name string, mtime time.Time) {
+	if mtime.IsZero() {
+		return
+	}
+	ts := unix.NsecToTimespec(mtime.UnixNano())
+	_ = unix.UtimesNanoAt(dirfd, name, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
+}

@@ -196,10 +196,17 @@ func syntaxFinding(file string, data []byte, idx int, err error) finding.Finding
 	}
 	// A parser error: yaml.v3 reports the 0-based line of the enclosing construct. The v2
 	// parser of the same family reports the 0-based line of the offending token instead.
+	context := line + 1
 	if l, ok := problemLine(data, problem); ok {
 		f.Pos.Line = l + 1
 	} else {
-		f.Pos.Line = line + 1
+		f.Pos.Line = context
+	}
+	if last := lastLine(data); f.Pos.Line > last {
+		f.Pos.Line = last
+	}
+	if strings.HasPrefix(problem, "did not find expected ',' or") && context < f.Pos.Line {
+		f.Message += fmt.Sprintf(" (in the flow collection opened on line %d)", context)
 	}
 	return f
 }
@@ -250,6 +257,12 @@ func problemLine(data []byte, problem string) (line int, ok bool) {
 	}
 }
 
+// lastLine is the number of the last line of data that has any text.
+func lastLine(data []byte) int {
+	n := bytes.Count(bytes.TrimRight(data, "\n"), []byte("\n")) + 1
+	return n
+}
+
 // lineCol converts a byte offset to a 1-based line and column (columns count runes).
 func lineCol(data []byte, off int) (line, col int) {
 	line = 1 + bytes.Count(data[:off], []byte("\n"))
@@ -265,6 +278,9 @@ type converter struct {
 	findings []finding.Finding
 	// aliased counts nodes visited through aliases.
 	aliased int
+	// expanding is the alias being expanded at the top (the one the author wrote outside any
+	// anchor); limit errors point at it.
+	expanding *yaml.Node
 }
 
 func (c *converter) add(rule string, sev finding.Severity, n *yaml.Node, msg string) {
@@ -279,7 +295,11 @@ func (c *converter) value(n *yaml.Node, depth int, viaAlias bool) (v any, ok boo
 	if viaAlias {
 		c.aliased++
 		if c.lim.MaxAliasExpansion > 0 && c.aliased > c.lim.MaxAliasExpansion {
-			c.add(RuleLimit, finding.Error, n, fmt.Sprintf(
+			at := n
+			if c.expanding != nil {
+				at = c.expanding
+			}
+			c.add(RuleLimit, finding.Error, at, fmt.Sprintf(
 				"alias expansion exceeds %d nodes (a \"billion laughs\" document?)", c.lim.MaxAliasExpansion))
 			return nil, false
 		}
@@ -295,6 +315,10 @@ func (c *converter) value(n *yaml.Node, depth int, viaAlias bool) (v any, ok boo
 		if n.Alias == nil {
 			c.add(RuleSyntax, finding.Error, n, "alias to an unknown anchor")
 			return nil, false
+		}
+		if !viaAlias {
+			c.expanding = n
+			defer func() { c.expanding = nil }()
 		}
 		return c.value(n.Alias, depth, true)
 	case yaml.MappingNode:

@@ -56,7 +56,7 @@ func TestDecodeFindings(t *testing.T) {
 		{"on as a key is warned about",
 			"on:\n  push: x\n", DefaultLimits(), 1, []pos{{"MAN-008", 1, 1}}},
 		{"a billion-laughs document fails with a limit error",
-			billion, DefaultLimits(), 0, []pos{{"MAN-007", 1, 26}}},
+			billion, DefaultLimits(), 0, []pos{{"MAN-007", 4, 36}}},
 		{"nesting deeper than the limit fails",
 			deep, DefaultLimits(), 0, []pos{{"MAN-007", 1, 65}}},
 		{"a file over the size limit fails without a position",

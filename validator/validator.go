@@ -1,0 +1,372 @@
+// Package validator is the podspec validate pipeline: it finds manifest files, streams their
+// documents through the decoder (package manifest) and the validation engines (JSON Schema,
+// CUE, and the semantic Go checks of package validation), gives every finding a file:line:col,
+// applies suppression annotations, and hands results to the caller in source order.
+//
+// It renders nothing (package report does) and decides no exit codes (the command does). Files
+// are validated in parallel by a bounded set of workers; results come out in the order the
+// files were named and found, whatever order the workers finish in, and no more than a few
+// files per worker are held in memory at once.
+package validator
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/manifest"
+	"podspec.dev/podspec/report"
+	"podspec.dev/podspec/validation"
+	"podspec.dev/podspec/validation/field"
+)
+
+// Engine names accepted in Options.Engines.
+const (
+	EngineSchema   = "schema"
+	EngineSemantic = "semantic"
+	EngineCUE      = "cue"
+)
+
+// Annotations that suppress findings in the annotated object.
+const (
+	// AnnotationIgnore lists rule IDs to suppress, comma-separated: "EXIT-001,STOP-002".
+	AnnotationIgnore = "podspec.dev/ignore"
+	// AnnotationIgnoreReason says why; a suppression without one draws a MAN-009 warning.
+	AnnotationIgnoreReason = "podspec.dev/ignore-reason"
+)
+
+// Rule IDs the pipeline itself reports.
+const (
+	ruleKind          = "MAN-001"
+	ruleSchema        = "MAN-002"
+	ruleRequired      = "MAN-003"
+	ruleLimit         = "MAN-007"
+	ruleNoReason      = "MAN-009"
+	engineDecode      = "decode"
+	engineUpdate      = "update"
+	enginePipeline    = "pipeline"
+	maxInFlightPerCPU = 4
+)
+
+// Options configure a Validator.
+type Options struct {
+	// Engines to run; empty means DefaultEngines().
+	Engines []string
+	// Limits bound each input; the zero value means manifest.DefaultLimits().
+	Limits manifest.Limits
+	// Workers is the number of files validated at once; 0 means GOMAXPROCS.
+	Workers int
+	// FailFast stops after the first file (in source order) with an unsuppressed error.
+	FailFast bool
+}
+
+// engineFunc validates one decoded document of a known kind.
+type engineFunc func(kind string, d *manifest.Document) field.ErrorList
+
+// Validator runs the pipeline. It is safe for concurrent use.
+type Validator struct {
+	opts    Options
+	engines []namedEngine
+}
+
+type namedEngine struct {
+	name string
+	run  engineFunc
+}
+
+// available maps engine names to their implementations, in the order they run.
+func available() []namedEngine {
+	return []namedEngine{
+		{EngineSemantic, semantic},
+	}
+}
+
+// AvailableEngines lists the engines this build can run, in the order they run.
+func AvailableEngines() []string {
+	var out []string
+	for _, e := range available() {
+		out = append(out, e.name)
+	}
+	return out
+}
+
+// DefaultEngines are the engines run when Options.Engines is empty: everything but CUE (whose
+// rules the JSON Schema also encodes, at a fraction of the cost).
+func DefaultEngines() []string {
+	var out []string
+	for _, e := range available() {
+		if e.name != EngineCUE {
+			out = append(out, e.name)
+		}
+	}
+	return out
+}
+
+// New checks the options and returns a Validator.
+func New(o Options) (*Validator, error) {
+	if o.Limits == (manifest.Limits{}) {
+		o.Limits = manifest.DefaultLimits()
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if len(o.Engines) == 0 {
+		o.Engines = DefaultEngines()
+	}
+	v := &Validator{opts: o}
+	for _, want := range o.Engines {
+		if !slices.ContainsFunc(available(), func(e namedEngine) bool { return e.name == want }) {
+			return nil, fmt.Errorf("unknown or unavailable engine %q (available: %s)", want, strings.Join(AvailableEngines(), ", "))
+		}
+	}
+	for _, e := range available() {
+		if slices.Contains(o.Engines, e.name) {
+			v.engines = append(v.engines, e)
+		}
+	}
+	return v, nil
+}
+
+// semantic runs the Go checks of package validation on a typed, defaulted copy of the
+// document. A document that does not decode into the typed object (a value of the wrong type)
+// is left to the schema engine, which reports why.
+func semantic(kind string, d *manifest.Document) field.ErrorList {
+	switch kind {
+	case v1alpha1.KindPod:
+		p, err := d.Pod()
+		if err != nil {
+			return nil
+		}
+		p.SetDefaults()
+		return validation.ValidatePod(p)
+	case v1alpha1.KindNotification:
+		n, err := d.Notification()
+		if err != nil {
+			return nil
+		}
+		n.SetDefaults()
+		return validation.ValidateNotification(n)
+	}
+	return nil
+}
+
+// Bytes validates one stream (a file's content) and returns one result per document, in
+// document order. A stream that fails before its first document still yields one result.
+func (v *Validator) Bytes(file string, data []byte) []*report.Result {
+	return v.bytesWith(file, data, nil)
+}
+
+// bytesWith is Bytes with extra findings per decoded document (update checks).
+func (v *Validator) bytesWith(file string, data []byte, extra func(d *manifest.Document) []finding.Finding) []*report.Result {
+	docs, decodeFindings := manifest.Decode(file, data, v.opts.Limits)
+	byDoc := map[int][]finding.Finding{}
+	for _, f := range decodeFindings {
+		byDoc[f.Document] = append(byDoc[f.Document], f)
+	}
+	src := &source{data: data}
+	var out []*report.Result
+	for _, d := range docs {
+		fs := append(byDoc[d.Index], v.documentFindings(d)...)
+		if extra != nil {
+			fs = append(fs, extra(d)...)
+		}
+		delete(byDoc, d.Index)
+		out = append(out, finish(d, src, fs))
+	}
+	// Findings of documents that did not decode (syntax errors, limits).
+	for idx, fs := range byDoc {
+		out = append(out, finish(&manifest.Document{File: file, Index: idx}, src, fs))
+	}
+	slices.SortFunc(out, func(a, b *report.Result) int { return a.Document - b.Document })
+	return out
+}
+
+// documentFindings runs the kind check and every engine on one document.
+func (v *Validator) documentFindings(d *manifest.Document) []finding.Finding {
+	kind, fs := checkKind(d)
+	if kind == "" {
+		return fs
+	}
+	for _, e := range v.engines {
+		for _, err := range e.run(kind, d) {
+			fs = append(fs, toFinding(d, e.name, err))
+		}
+	}
+	return fs
+}
+
+// checkKind returns the document's kind when it is a podspec.dev/v1alpha1 Pod or Notification,
+// and MAN-001/MAN-003 findings otherwise.
+func checkKind(d *manifest.Document) (string, []finding.Finding) {
+	m, ok := d.Value.(map[string]any)
+	if !ok {
+		return "", []finding.Finding{pipelineFinding(d, ruleKind, nil, false,
+			"a manifest must be an object with apiVersion podspec.dev/v1alpha1 and kind Pod or Notification")}
+	}
+	var fs []finding.Finding
+	av, hasAV := m["apiVersion"]
+	k, hasKind := m["kind"]
+	if !hasAV {
+		fs = append(fs, pipelineFinding(d, ruleRequired, []string{"apiVersion"}, false, "apiVersion is required (podspec.dev/v1alpha1)"))
+	} else if av != v1alpha1.APIVersion {
+		fs = append(fs, pipelineFinding(d, ruleKind, []string{"apiVersion"}, false,
+			fmt.Sprintf("apiVersion must be %s, got %s", v1alpha1.APIVersion, show(av))))
+	}
+	if !hasKind {
+		fs = append(fs, pipelineFinding(d, ruleRequired, []string{"kind"}, false, "kind is required (Pod or Notification)"))
+	} else if k != v1alpha1.KindPod && k != v1alpha1.KindNotification {
+		fs = append(fs, pipelineFinding(d, ruleKind, []string{"kind"}, false,
+			fmt.Sprintf("kind must be Pod or Notification, got %s", show(k))))
+	}
+	if len(fs) > 0 {
+		return "", fs
+	}
+	return k.(string), nil
+}
+
+func show(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+func pipelineFinding(d *manifest.Document, rule string, tokens []string, onKey bool, msg string) finding.Finding {
+	line, col := d.Position(tokens, onKey)
+	return finding.Finding{
+		Rule: rule, Severity: finding.Error, Engine: enginePipeline, Path: strings.Join(tokens, "."),
+		Message: msg, Pos: finding.Position{File: d.File, Line: line, Column: col}, Document: d.Index,
+	}
+}
+
+// toFinding maps an engine's field.Error to a positioned finding.
+func toFinding(d *manifest.Document, engine string, e *field.Error) finding.Finding {
+	rule := e.Rule
+	if rule == "" {
+		rule = ruleSchema
+	}
+	sev := e.Severity
+	if sev == "" {
+		sev = finding.Error
+	}
+	var path string
+	var tokens []string
+	if e.Field != nil {
+		path = e.Field.String()
+		tokens = e.Field.Tokens()
+	}
+	line, col := d.Position(tokens, e.OnKey)
+	return finding.Finding{
+		Rule: rule, Severity: sev, Engine: engine, Path: path, Message: e.Message(),
+		Pos: finding.Position{File: d.File, Line: line, Column: col}, Document: d.Index,
+	}
+}
+
+// finish applies suppressions, removes duplicates, sorts, and attaches the source lines the
+// findings point at.
+func finish(d *manifest.Document, src *source, fs []finding.Finding) *report.Result {
+	r := &report.Result{File: d.File, Document: d.Index, Kind: d.Kind, Name: d.Name()}
+	if d.Value != nil {
+		fs = suppress(d, fs)
+	}
+	finding.Sort(fs)
+	r.Findings = dedupe(fs)
+	if r.Findings == nil {
+		r.Findings = []finding.Finding{}
+	}
+	for _, f := range r.Findings {
+		if f.Pos.Line > 0 {
+			if r.Lines == nil {
+				r.Lines = map[int]string{}
+			}
+			r.Lines[f.Pos.Line] = src.line(f.Pos.Line)
+		}
+	}
+	return r
+}
+
+// suppress marks findings whose rule the object's podspec.dev/ignore annotation lists, and
+// warns (MAN-009) about a suppression without a podspec.dev/ignore-reason.
+func suppress(d *manifest.Document, fs []finding.Finding) []finding.Finding {
+	ann := d.Annotations()
+	ids, ok := ann[AnnotationIgnore]
+	if !ok {
+		return fs
+	}
+	reason := strings.TrimSpace(ann[AnnotationIgnoreReason])
+	ignored := map[string]bool{}
+	for _, id := range strings.Split(ids, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			ignored[id] = true
+		}
+	}
+	for i := range fs {
+		if ignored[fs[i].Rule] && fs[i].Rule != ruleNoReason {
+			fs[i].Suppressed = true
+			fs[i].SuppressedReason = reason
+		}
+	}
+	if reason == "" {
+		w := pipelineFinding(d, ruleNoReason, []string{"metadata", "annotations", AnnotationIgnore}, true,
+			fmt.Sprintf("suppression without a reason: add the annotation %s saying why %s are ignored", AnnotationIgnoreReason, ids))
+		w.Severity = finding.Warning
+		w.Path = "metadata.annotations[" + AnnotationIgnore + "]"
+		fs = append(fs, w)
+	}
+	return fs
+}
+
+// dedupe drops findings with the same position and rule as an earlier one (engines often agree;
+// the first engine's message is kept). Findings without a position are kept unless identical.
+func dedupe(fs []finding.Finding) []finding.Finding {
+	type key struct {
+		line, col int
+		rule, msg string
+	}
+	seen := make(map[key]bool, len(fs))
+	out := fs[:0]
+	for _, f := range fs {
+		k := key{f.Pos.Line, f.Pos.Column, f.Rule, ""}
+		if f.Pos.Line == 0 {
+			k.msg = f.Message
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// source gives the text of a line of a file, indexing line starts on first use.
+type source struct {
+	data   []byte
+	starts []int
+}
+
+func (s *source) line(n int) string {
+	if s.starts == nil {
+		s.starts = append(s.starts, 0)
+		for i, c := range s.data {
+			if c == '\n' {
+				s.starts = append(s.starts, i+1)
+			}
+		}
+	}
+	if n < 1 || n > len(s.starts) {
+		return ""
+	}
+	start := s.starts[n-1]
+	end := len(s.data)
+	if n < len(s.starts) {
+		end = s.starts[n] - 1
+	}
+	if start > end {
+		return ""
+	}
+	return strings.TrimRight(string(s.data[start:end]), "\r")
+}

@@ -1,0 +1,316 @@
+// Package framework is the conformance harness's toolbox: it drives any runtime through the
+// command-line contract of docs/runtime-interface.md (Runtime), builds the test image with the
+// probe (BuildProbeImage), describes test pods (PodBuilder), runs them with a harness-owned event
+// socket per pod (Framework.Start, Pod), merges what the probes report with the runtime's events
+// on one clock (Timeline) and checks that a run left nothing behind (CheckLeaks).
+//
+// It knows nothing about Ginkgo: functions return errors, and the suites turn them into
+// assertions. It must not depend on the reference runtime's packages, so that it judges any
+// runtime by the contract alone.
+package framework
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// Config configures a Framework.
+type Config struct {
+	// RuntimeCommand is the runtime's command prefix (split on white space).
+	RuntimeCommand string
+	// ProbeBinary is the static podspec-probe binary put into the test image.
+	ProbeBinary string
+	// Busybox is an optional static busybox put into the test image ("" for none).
+	Busybox string
+	// WorkDir holds the image, per-pod probe directories and manifests; created when empty.
+	WorkDir string
+	// RunID namespaces every pod of the run; generated when empty.
+	RunID string
+	// Tolerances are the timing allowances of the run.
+	Tolerances Tolerances
+	// Log receives every runtime command and its outcome (nil discards).
+	Log io.Writer
+	// OCIRoots are OCI runtime state directories the leak check lists with `runc --root`.
+	OCIRoots []string
+	// OCIRuntime is the OCI runtime binary used for the leak check (default runc).
+	OCIRuntime string
+}
+
+// Framework is the shared state of one conformance run.
+type Framework struct {
+	cfg     Config
+	RT      *Runtime
+	Version *VersionInfo
+	Image   string
+	ownWork bool
+
+	mu   sync.Mutex
+	pods map[string]*Pod // every pod this run asked the runtime to create, by name
+	uids []string
+}
+
+// NewRunID returns a short random run ID ("c" + 6 hex digits) usable in DNS labels.
+func NewRunID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return "c" + hex.EncodeToString(b[:])
+}
+
+// New prepares a run: asks the runtime for its version and profiles and builds the test image.
+func New(ctx context.Context, cfg Config) (*Framework, error) {
+	if cfg.RunID == "" {
+		cfg.RunID = NewRunID()
+	}
+	if cfg.Tolerances.PodTimeout.Value == 0 {
+		cfg.Tolerances = DefaultTolerances()
+	}
+	if cfg.OCIRuntime == "" {
+		cfg.OCIRuntime = "runc"
+	}
+	rt, err := NewRuntime(cfg.RuntimeCommand, cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	f := &Framework{cfg: cfg, RT: rt, pods: map[string]*Pod{}}
+	if cfg.WorkDir == "" {
+		dir, err := os.MkdirTemp("", "podspec-conformance-"+cfg.RunID+"-")
+		if err != nil {
+			return nil, fmt.Errorf("create work directory: %w", err)
+		}
+		f.cfg.WorkDir, f.ownWork = dir, true
+	} else if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create work directory: %w", err)
+	}
+	v, res, err := rt.Version(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("runtime version: %w", err)
+	}
+	_ = res
+	f.Version = v
+	img, err := BuildProbeImage(filepath.Join(f.cfg.WorkDir, "image"), cfg.ProbeBinary, cfg.Busybox)
+	if err != nil {
+		return nil, fmt.Errorf("build the test image: %w", err)
+	}
+	f.Image = img
+	return f, nil
+}
+
+// Config returns the run's configuration (with generated values filled in).
+func (f *Framework) Config() Config { return f.cfg }
+
+// RunID returns the run ID.
+func (f *Framework) RunID() string { return f.cfg.RunID }
+
+// Tolerances returns the run's timing allowances.
+func (f *Framework) Tolerances() Tolerances { return f.cfg.Tolerances }
+
+// PodName namespaces a short test name with the run ID, as a DNS label.
+func (f *Framework) PodName(short string) string {
+	name := f.cfg.RunID + "-" + short
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-")
+	}
+	return name
+}
+
+// Close removes the work directory if the framework created it.
+func (f *Framework) Close() error {
+	if f.ownWork {
+		return os.RemoveAll(f.cfg.WorkDir)
+	}
+	return nil
+}
+
+// Pod is one pod created (or refused) by the runtime under test.
+type Pod struct {
+	f        *Framework
+	Name     string
+	UID      string
+	Dir      string // host directory mounted at ProbeMount
+	Manifest string // path of the manifest file
+	Probe    *probe.Server
+	// RunResult is the outcome of `run --detach`.
+	RunResult *Result
+	created   bool
+}
+
+// Submit writes the pod's manifest and runs `run --detach`. It returns the pod whether or not the
+// runtime accepted it (see Pod.Created and RunResult); err is set only when the harness itself
+// failed.
+func (f *Framework) Submit(ctx context.Context, short string, b *PodBuilder) (*Pod, error) {
+	name := f.PodName(short)
+	dir := filepath.Join(f.cfg.WorkDir, "p", short)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("create probe directory: %w", err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("chmod probe directory: %w", err)
+	}
+	srv, err := probe.Listen(filepath.Join(dir, "events.sock"), nil)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pod{f: f, Name: name, Dir: dir, Probe: srv}
+	manifest := b.Build(BuildEnv{Name: name, Image: f.Image, ProbeDir: dir, RunID: f.cfg.RunID})
+	data, err := json.MarshalIndent(manifest, "", "  ")
+	if err != nil {
+		_ = srv.Close()
+		return nil, fmt.Errorf("encode manifest: %w", err)
+	}
+	p.Manifest = filepath.Join(f.cfg.WorkDir, "m", short+".json")
+	if err := os.MkdirAll(filepath.Dir(p.Manifest), 0o755); err != nil {
+		_ = srv.Close()
+		return nil, fmt.Errorf("create manifest directory: %w", err)
+	}
+	if err := os.WriteFile(p.Manifest, data, 0o644); err != nil {
+		_ = srv.Close()
+		return nil, fmt.Errorf("write manifest: %w", err)
+	}
+	f.mu.Lock()
+	f.pods[name] = p
+	f.mu.Unlock()
+	ref, res, err := f.RT.RunDetached(ctx, name, p.Manifest)
+	p.RunResult = res
+	if err != nil {
+		return p, err
+	}
+	if ref != nil {
+		p.created = true
+		p.UID = ref.UID
+		f.mu.Lock()
+		f.uids = append(f.uids, ref.UID)
+		f.mu.Unlock()
+	}
+	return p, nil
+}
+
+// Start is Submit for a pod that must be accepted.
+func (f *Framework) Start(ctx context.Context, short string, b *PodBuilder) (*Pod, error) {
+	p, err := f.Submit(ctx, short, b)
+	if err != nil {
+		return p, err
+	}
+	if !p.created {
+		return p, fmt.Errorf("the runtime refused pod %s:\n%s", p.Name, p.RunResult)
+	}
+	return p, nil
+}
+
+// Created reports whether the runtime accepted the pod.
+func (p *Pod) Created() bool { return p.created }
+
+// Status returns the pod's current status.
+func (p *Pod) Status(ctx context.Context) (*PodStatusView, error) {
+	st, err := p.f.RT.Status(ctx, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &PodStatusView{PodStatus: st}, nil
+}
+
+// Wait blocks until the pod is terminal (bounded by the PodTimeout tolerance).
+func (p *Pod) Wait(ctx context.Context) (*PodStatusView, error) {
+	timeout := p.f.cfg.Tolerances.PodTimeout.Value
+	st, res, err := p.f.RT.Wait(ctx, p.Name, timeout)
+	if err != nil {
+		if res != nil && res.ExitCode == ExitTimeout {
+			tl, _ := p.Timeline(ctx)
+			return nil, fmt.Errorf("pod %s not terminal within %s %v\n\n%v", p.Name, p.f.cfg.Tolerances.PodTimeout.Name, timeout, tl)
+		}
+		return nil, err
+	}
+	return &PodStatusView{PodStatus: st}, nil
+}
+
+// Stop requests a stop.
+func (p *Pod) Stop(ctx context.Context, grace *int64, force bool) error {
+	return p.f.RT.Stop(ctx, p.Name, grace, force)
+}
+
+// Timeline merges the probe events received so far with the runtime's event history.
+func (p *Pod) Timeline(ctx context.Context) (*Timeline, error) {
+	evs, err := p.f.RT.Events(ctx, p.Name)
+	if err != nil {
+		return NewTimeline(p.Probe.Events(), nil), err
+	}
+	return NewTimeline(p.Probe.Events(), evs), nil
+}
+
+// PollInterval is how often WaitFor re-reads the timeline.
+const PollInterval = 100 * time.Millisecond
+
+// WaitFor polls the timeline until cond holds, ctx ends, or timeout passes; the error carries
+// the last timeline.
+func (p *Pod) WaitFor(ctx context.Context, what string, timeout time.Duration, cond func(*Timeline) bool) (*Timeline, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		tl, err := p.Timeline(ctx)
+		if err == nil && cond(tl) {
+			return tl, nil
+		}
+		select {
+		case <-ctx.Done():
+			if tl == nil {
+				tl = &Timeline{}
+			}
+			return tl, fmt.Errorf("waiting %v for %s: %w\n\n%s", timeout, what, errors.Join(ctx.Err(), err), tl)
+		case <-time.After(PollInterval):
+		}
+	}
+}
+
+// Touch creates a marker file in the pod's probe directory (visible at ProbeMount/file).
+func (p *Pod) Touch(file string) error {
+	return os.WriteFile(filepath.Join(p.Dir, file), nil, 0o666)
+}
+
+// Remove deletes a marker file from the pod's probe directory.
+func (p *Pod) Remove(file string) error {
+	err := os.Remove(filepath.Join(p.Dir, file))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Cleanup force-stops and removes the pod and closes its socket; safe to call more than once.
+func (p *Pod) Cleanup(ctx context.Context) error {
+	var errs []error
+	if p.created {
+		res, err := p.f.RT.Remove(ctx, p.Name, true)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case res.ExitCode != ExitOK && res.ExitCode != ExitNotFound:
+			errs = append(errs, &CommandError{Result: res})
+		}
+	}
+	if err := p.Probe.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Pods returns every pod the run submitted.
+func (f *Framework) Pods() []*Pod {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]*Pod, 0, len(f.pods))
+	for _, p := range f.pods {
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,349 @@
+package framework
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+)
+
+// Paths inside every test container.
+const (
+	// ProbeMount is where the harness's per-pod directory (socket, counters, markers) is mounted.
+	ProbeMount = "/probe"
+	// probeVolume is the name of the hostPath volume holding ProbeMount.
+	probeVolume = "probe"
+	// EnvRunID carries the run ID into every container (the leak check looks for it).
+	EnvRunID = "PODSPEC_CONFORMANCE_RUN"
+)
+
+// Workload is the command line of podspec-probe for a container's own process.
+type Workload struct {
+	args    []string
+	counted bool
+}
+
+// Exit is a workload that exits with code at once.
+func Exit(code int) Workload { return Workload{args: []string{"-exit", strconv.Itoa(code)}} }
+
+// ExitAfter is a workload that exits with code after d.
+func ExitAfter(code int, d time.Duration) Workload {
+	return Workload{args: []string{"-exit", strconv.Itoa(code), "-after", d.String()}}
+}
+
+// Loop is a workload that runs until a signal with an exit action (by default SIGTERM/SIGINT,
+// which exit 0 at once).
+func Loop() Workload { return Workload{args: []string{"-loop"}} }
+
+func (w Workload) with(args ...string) Workload {
+	w.args = append(append([]string(nil), w.args...), args...)
+	return w
+}
+
+// On sets what the workload does on a signal: "exit", "exit:LINGER:CODE" or "ignore".
+func (w Workload) On(signal, action string) Workload { return w.with("-on", signal+"="+action) }
+
+// Report makes the workload report its environment after starting.
+func (w Workload) Report() Workload { return w.with("-report") }
+
+// Read adds a file to the report.
+func (w Workload) Read(path string) Workload { return w.with("-read", path) }
+
+// Write makes the workload write a file at start.
+func (w Workload) Write(path, content string) Workload { return w.with("-write", path+"="+content) }
+
+// Touch makes the workload create a file after delay.
+func (w Workload) Touch(path string, delay time.Duration) Workload {
+	return w.with("-touch", path, "-touch-delay", delay.String())
+}
+
+// CrashAfter makes the workload die from SIGSEGV after d.
+func (w Workload) CrashAfter(d time.Duration) Workload { return w.with("-crash-after", d.String()) }
+
+// Stdout makes the workload print a line at start.
+func (w Workload) Stdout(line string) Workload { return w.with("-stdout", line) }
+
+// Counted makes the workload count its instances in a file on the probe volume, so that its
+// events carry instance numbers.
+func (w Workload) Counted() Workload { w.counted = true; return w }
+
+// Codes gives each instance its own plan (an exit code or "loop"; the last repeats).
+func (w Workload) Codes(plan ...string) Workload {
+	s := ""
+	for i, p := range plan {
+		if i > 0 {
+			s += ","
+		}
+		s += p
+	}
+	w = w.with("-codes", s)
+	w.counted = true
+	return w
+}
+
+// command renders the probe command for container name.
+func (w Workload) command(name string) []string {
+	cmd := []string{ProbePath, "run", "-name", name}
+	if w.counted {
+		cmd = append(cmd, "-counter", ProbeMount+"/"+name+".instances")
+	}
+	return append(cmd, w.args...)
+}
+
+// Handler is a probe-backed hook, notifier or probe command.
+type Handler struct{ args []string }
+
+// HookHandler runs for sleep and exits with code.
+func HookHandler(sleep time.Duration, code int) Handler {
+	return Handler{args: []string{"-sleep", sleep.String(), "-exit", strconv.Itoa(code)}}
+}
+
+// CheckMarker succeeds while file exists under the probe directory (the harness can create it
+// with Pod.Touch).
+func CheckMarker(file string) Handler {
+	return Handler{args: []string{"-marker", ProbeMount + "/" + file}}
+}
+
+// CheckExit always exits with code.
+func CheckExit(code int) Handler { return Handler{args: []string{"-exit", strconv.Itoa(code)}} }
+
+// ContainerOpt changes a container after its name, image and command are set.
+type ContainerOpt func(*v1alpha1.Container)
+
+// WithRestartPolicy sets the container's own restart policy.
+func WithRestartPolicy(p v1alpha1.RestartPolicy) ContainerOpt {
+	return func(c *v1alpha1.Container) { c.RestartPolicy = &p }
+}
+
+// WithStopSignal sets the container's stop signal.
+func WithStopSignal(sig string) ContainerOpt { return func(c *v1alpha1.Container) { c.StopSignal = sig } }
+
+// DependsOn adds a dependency.
+func DependsOn(name string, cond v1alpha1.DependencyCondition) ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		c.DependsOn = append(c.DependsOn, v1alpha1.Dependency{Name: name, Condition: cond})
+	}
+}
+
+// WithEnv adds an environment variable.
+func WithEnv(name, value string) ContainerOpt {
+	return func(c *v1alpha1.Container) { c.Env = append(c.Env, v1alpha1.EnvVar{Name: name, Value: value}) }
+}
+
+func execHandler(kind, container, handler string, h Handler) *v1alpha1.ExecAction {
+	cmd := []string{ProbePath, kind, "-name", container, "-handler", handler}
+	return &v1alpha1.ExecAction{Command: append(cmd, h.args...)}
+}
+
+// PostStart declares a postStart exec hook backed by the probe.
+func PostStart(h Handler) ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		if c.Lifecycle == nil {
+			c.Lifecycle = &v1alpha1.Lifecycle{}
+		}
+		c.Lifecycle.PostStart = &v1alpha1.LifecycleHandler{Exec: execHandler("hook", c.Name, "postStart", h)}
+	}
+}
+
+// PreStop declares a preStop exec hook backed by the probe.
+func PreStop(h Handler) ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		if c.Lifecycle == nil {
+			c.Lifecycle = &v1alpha1.Lifecycle{}
+		}
+		c.Lifecycle.PreStop = &v1alpha1.LifecycleHandler{Exec: execHandler("hook", c.Name, "preStop", h)}
+	}
+}
+
+// ProbeTiming sets a probe's period (seconds) and failure threshold.
+type ProbeTiming struct {
+	PeriodSeconds, FailureThreshold, InitialDelaySeconds int32
+}
+
+func checkProbe(kind, container string, h Handler, t ProbeTiming) *v1alpha1.Probe {
+	return &v1alpha1.Probe{
+		Exec:                execHandler("check", container, kind, h),
+		PeriodSeconds:       t.PeriodSeconds,
+		FailureThreshold:    t.FailureThreshold,
+		InitialDelaySeconds: t.InitialDelaySeconds,
+	}
+}
+
+// Readiness declares a readiness probe backed by the probe binary.
+func Readiness(h Handler, t ProbeTiming) ContainerOpt {
+	return func(c *v1alpha1.Container) { c.ReadinessProbe = checkProbe("readiness", c.Name, h, t) }
+}
+
+// Startup declares a startup probe backed by the probe binary.
+func Startup(h Handler, t ProbeTiming) ContainerOpt {
+	return func(c *v1alpha1.Container) { c.StartupProbe = checkProbe("startup", c.Name, h, t) }
+}
+
+// Liveness declares a liveness probe backed by the probe binary.
+func Liveness(h Handler, t ProbeTiming) ContainerOpt {
+	return func(c *v1alpha1.Container) { c.LivenessProbe = checkProbe("liveness", c.Name, h, t) }
+}
+
+// NotifierExec declares an exec notifier backed by the probe.
+func NotifierExec(name string, h Handler) ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		c.Notifiers = append(c.Notifiers, v1alpha1.Notifier{Name: name, Action: v1alpha1.NotifierAction{Exec: execHandler("notifier", c.Name, name, h)}})
+	}
+}
+
+// NotifierSignal declares a signal notifier.
+func NotifierSignal(name, signal string) ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		c.Notifiers = append(c.Notifiers, v1alpha1.Notifier{Name: name, Action: v1alpha1.NotifierAction{Signal: signal}})
+	}
+}
+
+// DeferOpt changes a defer container.
+type DeferOpt func(*v1alpha1.DeferContainer)
+
+// DeferPhase sets the defer's phase.
+func DeferPhase(p v1alpha1.DeferPhase) DeferOpt {
+	return func(d *v1alpha1.DeferContainer) { d.Phase = p }
+}
+
+// DeferTimeout sets the defer's timeoutSeconds.
+func DeferTimeout(s int64) DeferOpt {
+	return func(d *v1alpha1.DeferContainer) { d.TimeoutSeconds = &s }
+}
+
+// DeferOnFailure sets the defer's onFailure.
+func DeferOnFailure(p v1alpha1.DeferFailurePolicy) DeferOpt {
+	return func(d *v1alpha1.DeferContainer) { d.OnFailure = p }
+}
+
+// DeferRestart sets the defer's restartPolicy.
+func DeferRestart(p v1alpha1.RestartPolicy) DeferOpt {
+	return func(d *v1alpha1.DeferContainer) { d.RestartPolicy = p }
+}
+
+// PodBuilder assembles a test pod. Build adds the image, the probe volume and the run ID.
+type PodBuilder struct {
+	pod    v1alpha1.Pod
+	inits  []containerSpec
+	mains  []containerSpec
+	defers []deferSpec
+	mutate []func(*v1alpha1.Pod)
+}
+
+type containerSpec struct {
+	name string
+	w    Workload
+	opts []ContainerOpt
+}
+
+type deferSpec struct {
+	name string
+	w    Workload
+	opts []DeferOpt
+}
+
+// NewPod starts a pod description; the name is replaced by the harness's run-ID name at Build.
+func NewPod() *PodBuilder { return &PodBuilder{} }
+
+// Init adds a regular init container.
+func (b *PodBuilder) Init(name string, w Workload, opts ...ContainerOpt) *PodBuilder {
+	b.inits = append(b.inits, containerSpec{name, w, opts})
+	return b
+}
+
+// Sidecar adds an init container with restartPolicy Always.
+func (b *PodBuilder) Sidecar(name string, w Workload, opts ...ContainerOpt) *PodBuilder {
+	return b.Init(name, w, append([]ContainerOpt{WithRestartPolicy(v1alpha1.RestartPolicyAlways)}, opts...)...)
+}
+
+// Main adds a main container.
+func (b *PodBuilder) Main(name string, w Workload, opts ...ContainerOpt) *PodBuilder {
+	b.mains = append(b.mains, containerSpec{name, w, opts})
+	return b
+}
+
+// Defer adds a defer container.
+func (b *PodBuilder) Defer(name string, w Workload, opts ...DeferOpt) *PodBuilder {
+	b.defers = append(b.defers, deferSpec{name, w, opts})
+	return b
+}
+
+// ExitPolicy sets spec.exitPolicy.
+func (b *PodBuilder) ExitPolicy(p v1alpha1.ExitPolicy) *PodBuilder { b.pod.Spec.ExitPolicy = p; return b }
+
+// RestartPolicy sets spec.restartPolicy.
+func (b *PodBuilder) RestartPolicy(p v1alpha1.RestartPolicy) *PodBuilder {
+	b.pod.Spec.RestartPolicy = p
+	return b
+}
+
+// Grace sets terminationGracePeriodSeconds.
+func (b *PodBuilder) Grace(s int64) *PodBuilder { b.pod.Spec.TerminationGracePeriodSeconds = &s; return b }
+
+// Deadline sets activeDeadlineSeconds.
+func (b *PodBuilder) Deadline(s int64) *PodBuilder { b.pod.Spec.ActiveDeadlineSeconds = &s; return b }
+
+// Backoff sets spec.restartBackoff.
+func (b *PodBuilder) Backoff(initial, factor, maxSeconds, resetAfter float64) *PodBuilder {
+	b.pod.Spec.RestartBackoff = &v1alpha1.Backoff{InitialSeconds: &initial, Factor: &factor, MaxSeconds: &maxSeconds, ResetAfterSeconds: &resetAfter}
+	return b
+}
+
+// Labels sets metadata.labels.
+func (b *PodBuilder) Labels(l map[string]string) *PodBuilder { b.pod.Metadata.Labels = l; return b }
+
+// Mutate registers a change applied at the end of Build (e.g. to make a manifest invalid).
+func (b *PodBuilder) Mutate(f func(*v1alpha1.Pod)) *PodBuilder { b.mutate = append(b.mutate, f); return b }
+
+// BuildEnv is what Build needs from the harness.
+type BuildEnv struct {
+	Name     string // the pod's run-ID name
+	Image    string // the probe image reference
+	ProbeDir string // host directory mounted at ProbeMount
+	RunID    string
+}
+
+// Build renders the pod. Containers that mount nothing else get the probe volume, the image,
+// PODSPEC_PROBE_NAME and the run ID.
+func (b *PodBuilder) Build(env BuildEnv) *v1alpha1.Pod {
+	p := b.pod
+	p.APIVersion = v1alpha1.APIVersion
+	p.Kind = v1alpha1.KindPod
+	p.Metadata.Name = env.Name
+	p.Spec.Volumes = append([]v1alpha1.Volume{{Name: probeVolume, HostPath: &v1alpha1.HostPathVolumeSource{Path: env.ProbeDir}}}, p.Spec.Volumes...)
+	mount := v1alpha1.VolumeMount{Name: probeVolume, MountPath: ProbeMount}
+	baseEnv := func(name string) []v1alpha1.EnvVar {
+		return []v1alpha1.EnvVar{{Name: "PODSPEC_PROBE_NAME", Value: name}, {Name: EnvRunID, Value: env.RunID}}
+	}
+	mk := func(s containerSpec) v1alpha1.Container {
+		c := v1alpha1.Container{Name: s.name, Image: env.Image, Command: s.w.command(s.name), Env: baseEnv(s.name), VolumeMounts: []v1alpha1.VolumeMount{mount}}
+		for _, o := range s.opts {
+			o(&c)
+		}
+		return c
+	}
+	p.Spec.InitContainers, p.Spec.Containers, p.Spec.DeferContainers = nil, nil, nil
+	for _, s := range b.inits {
+		p.Spec.InitContainers = append(p.Spec.InitContainers, mk(s))
+	}
+	for _, s := range b.mains {
+		p.Spec.Containers = append(p.Spec.Containers, mk(s))
+	}
+	for _, s := range b.defers {
+		d := v1alpha1.DeferContainer{Name: s.name, Image: env.Image, Command: s.w.command(s.name), Env: baseEnv(s.name), VolumeMounts: []v1alpha1.VolumeMount{mount}}
+		for _, o := range s.opts {
+			o(&d)
+		}
+		p.Spec.DeferContainers = append(p.Spec.DeferContainers, d)
+	}
+	for _, f := range b.mutate {
+		f(&p)
+	}
+	return &p
+}
+
+// String summarises the pod's containers for messages.
+func (b *PodBuilder) String() string {
+	return fmt.Sprintf("pod with %d init, %d main, %d defer containers", len(b.inits), len(b.mains), len(b.defers))
+}

@@ -1,0 +1,500 @@
+package framework
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// RuntimeEvent is one event of a runtime's `events` stream (docs/runtime-interface.md, 5.1).
+type RuntimeEvent struct {
+	Seq                int64            `json:"seq"`
+	Time               time.Time        `json:"time"`
+	Type               string           `json:"type"`
+	Pod                string           `json:"pod"`
+	PodUID             string           `json:"podUID"`
+	Container          string           `json:"container,omitempty"`
+	ContainerKind      string           `json:"containerKind,omitempty"`
+	ContainerID        string           `json:"containerID,omitempty"`
+	RestartCount       *int32           `json:"restartCount,omitempty"`
+	ExitCode           *int32           `json:"exitCode,omitempty"`
+	Signal             *v1alpha1.Signal `json:"signal,omitempty"`
+	Reason             string           `json:"reason,omitempty"`
+	Message            string           `json:"message,omitempty"`
+	Hook               string           `json:"hook,omitempty"`
+	Probe              string           `json:"probe,omitempty"`
+	Notifier           string           `json:"notifier,omitempty"`
+	Notification       string           `json:"notification,omitempty"`
+	Result             string           `json:"result,omitempty"`
+	Phase              string           `json:"phase,omitempty"`
+	DecidedBy          string           `json:"decidedBy,omitempty"`
+	GracePeriodSeconds *int64           `json:"gracePeriodSeconds,omitempty"`
+	Force              bool             `json:"force,omitempty"`
+	Generation         int64            `json:"generation,omitempty"`
+}
+
+// Runtime event types used by the suite (docs/runtime-interface.md, 5.2).
+const (
+	EvPodCreated          = "PodCreated"
+	EvPodStarted          = "PodStarted"
+	EvContainerCreated    = "ContainerCreated"
+	EvContainerStarted    = "ContainerStarted"
+	EvContainerReady      = "ContainerReady"
+	EvProbeFailed         = "ProbeFailed"
+	EvHookStarted         = "HookStarted"
+	EvHookFinished        = "HookFinished"
+	EvSignalSent          = "SignalSent"
+	EvContainerExited     = "ContainerExited"
+	EvContainerRestarting = "ContainerRestarting"
+	EvContainerSkipped    = "ContainerSkipped"
+	EvDependencyFailed    = "DependencyFailed"
+	EvPolicyFired         = "PolicyFired"
+	EvStopRequested       = "StopRequested"
+	EvPodTerminating      = "PodTerminating"
+	EvNotifierStarted     = "NotifierStarted"
+	EvNotifierFinished    = "NotifierFinished"
+	EvUpdateApplied       = "UpdateApplied"
+	EvPodFinished         = "PodFinished"
+)
+
+// Source of a timeline entry.
+const (
+	SourceProbe   = "probe"
+	SourceRuntime = "runtime"
+)
+
+// Entry is one event on the merged timeline. Time is the harness's arrival stamp for probe
+// events and the runtime's own timestamp for runtime events (both from the host's clock).
+type Entry struct {
+	Time    time.Time
+	Source  string
+	Probe   *probe.Event
+	Runtime *RuntimeEvent
+}
+
+// Timeline is the merged, time-ordered view of what the probes reported and what the runtime
+// recorded for one pod. Every predicate returns nil when it holds and otherwise an error whose
+// message ends with the whole timeline.
+type Timeline struct {
+	Entries []Entry
+}
+
+// NewTimeline merges probe and runtime events. Probe events from the fallback file have no
+// arrival time; they go last, in file order, and never satisfy a timing predicate.
+func NewTimeline(probeEvents []probe.Event, runtimeEvents []RuntimeEvent) *Timeline {
+	tl := &Timeline{}
+	var late []Entry
+	for i := range probeEvents {
+		ev := probeEvents[i]
+		e := Entry{Time: ev.Received, Source: SourceProbe, Probe: &ev}
+		if ev.Received.IsZero() {
+			late = append(late, e)
+			continue
+		}
+		tl.Entries = append(tl.Entries, e)
+	}
+	for i := range runtimeEvents {
+		ev := runtimeEvents[i]
+		tl.Entries = append(tl.Entries, Entry{Time: ev.Time, Source: SourceRuntime, Runtime: &ev})
+	}
+	// Stable: equal times keep probe-before-runtime and each source's own order.
+	sort.SliceStable(tl.Entries, func(i, j int) bool { return tl.Entries[i].Time.Before(tl.Entries[j].Time) })
+	tl.Entries = append(tl.Entries, late...)
+	return tl
+}
+
+// String renders the whole timeline, one entry per line, times relative to the first entry.
+func (tl *Timeline) String() string {
+	var b strings.Builder
+	b.WriteString("merged timeline (probe = reported by the workload, stamped on arrival; runtime = `events`):\n")
+	var t0 time.Time
+	for _, e := range tl.Entries {
+		if !e.Time.IsZero() {
+			t0 = e.Time
+			break
+		}
+	}
+	for _, e := range tl.Entries {
+		at := "      ?"
+		if !e.Time.IsZero() {
+			at = fmt.Sprintf("%+8.3fs", e.Time.Sub(t0).Seconds())
+		}
+		fmt.Fprintf(&b, "  %s  %-7s  %s\n", at, e.Source, e.describe())
+	}
+	if len(tl.Entries) == 0 {
+		b.WriteString("  (empty)\n")
+	}
+	return b.String()
+}
+
+func (e Entry) describe() string {
+	if p := e.Probe; p != nil {
+		s := fmt.Sprintf("%s %s/%s", p.Container, p.Role, p.Type)
+		if p.Handler != "" {
+			s += " handler=" + p.Handler
+		}
+		if p.Instance > 0 {
+			s += fmt.Sprintf(" instance=%d", p.Instance)
+		}
+		if p.Signal != "" {
+			s += " signal=" + p.Signal
+		}
+		if p.Action != "" {
+			s += " action=" + p.Action
+		}
+		if p.ExitCode != nil {
+			s += fmt.Sprintf(" exitCode=%d", *p.ExitCode)
+		}
+		if p.Result != "" {
+			s += " result=" + p.Result
+		}
+		if p.Fallback {
+			s += " (from fallback file)"
+		}
+		return s
+	}
+	r := e.Runtime
+	s := fmt.Sprintf("#%d %s", r.Seq, r.Type)
+	if r.Container != "" {
+		s += fmt.Sprintf(" %s(%s)", r.Container, r.ContainerKind)
+	}
+	if r.RestartCount != nil {
+		s += fmt.Sprintf(" restartCount=%d", *r.RestartCount)
+	}
+	if r.ExitCode != nil {
+		s += fmt.Sprintf(" exitCode=%d", *r.ExitCode)
+	}
+	if r.Signal != nil {
+		s += " signal=" + r.Signal.Name
+	}
+	for _, kv := range [][2]string{{"hook", r.Hook}, {"probe", r.Probe}, {"notifier", r.Notifier}, {"result", r.Result}, {"reason", r.Reason}, {"phase", r.Phase}, {"decidedBy", r.DecidedBy}} {
+		if kv[1] != "" {
+			s += " " + kv[0] + "=" + kv[1]
+		}
+	}
+	if r.GracePeriodSeconds != nil {
+		s += fmt.Sprintf(" grace=%ds", *r.GracePeriodSeconds)
+	}
+	if r.Force {
+		s += " force"
+	}
+	if r.Message != "" {
+		s += fmt.Sprintf(" message=%q", r.Message)
+	}
+	return s
+}
+
+// fail builds a predicate failure carrying the whole timeline.
+func (tl *Timeline) fail(format string, args ...any) error {
+	return fmt.Errorf("%s\n\n%s", fmt.Sprintf(format, args...), tl)
+}
+
+// Matcher selects timeline entries.
+type Matcher func(Entry) bool
+
+// ProbeEvent matches a workload-reported event of a container ("" matches any container).
+func ProbeEvent(container, typ string) Matcher {
+	return func(e Entry) bool {
+		return e.Probe != nil && !e.Probe.Fallback && (container == "" || e.Probe.Container == container) && e.Probe.Type == typ
+	}
+}
+
+// HandlerEvent matches a hook or notifier handler's start or end in a container.
+func HandlerEvent(container, handler, typ string) Matcher {
+	return func(e Entry) bool {
+		return ProbeEvent(container, typ)(e) && e.Probe.Handler == handler
+	}
+}
+
+// RuntimeEv matches a runtime event of a type and container ("" matches any container).
+func RuntimeEv(typ, container string) Matcher {
+	return func(e Entry) bool {
+		return e.Runtime != nil && e.Runtime.Type == typ && (container == "" || e.Runtime.Container == container)
+	}
+}
+
+// All returns the entries a matcher selects, in timeline order.
+func (tl *Timeline) All(m Matcher) []Entry {
+	var out []Entry
+	for _, e := range tl.Entries {
+		if m(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// First returns the first entry a matcher selects.
+func (tl *Timeline) First(m Matcher) (Entry, bool) {
+	for _, e := range tl.Entries {
+		if m(e) {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Last returns the last entry a matcher selects.
+func (tl *Timeline) Last(m Matcher) (Entry, bool) {
+	for i := len(tl.Entries) - 1; i >= 0; i-- {
+		if m(tl.Entries[i]) {
+			return tl.Entries[i], true
+		}
+	}
+	return Entry{}, false
+}
+
+// RuntimeEvents returns the runtime's events in seq order.
+func (tl *Timeline) RuntimeEvents() []RuntimeEvent {
+	var out []RuntimeEvent
+	for _, e := range tl.Entries {
+		if e.Runtime != nil {
+			out = append(out, *e.Runtime)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
+
+// Interval is one instance of a container's workload: from its probe start to its end (the
+// probe's exit or crash report, else the runtime's ContainerExited for that instance).
+type Interval struct {
+	Container string
+	Instance  int // 1-based, in start order
+	Start     time.Time
+	End       time.Time // zero while running
+}
+
+// Instances returns the intervals of a container, in start order.
+func (tl *Timeline) Instances(container string) []Interval {
+	var out []Interval
+	exits := tl.All(RuntimeEv(EvContainerExited, container))
+	open := -1
+	for _, e := range tl.Entries {
+		p := e.Probe
+		if p == nil || p.Fallback || p.Container != container || p.Role != probe.RoleWorkload {
+			continue
+		}
+		switch p.Type {
+		case probe.TypeStart:
+			out = append(out, Interval{Container: container, Instance: len(out) + 1, Start: e.Time})
+			open = len(out) - 1
+		case probe.TypeExit, probe.TypeCrash:
+			if open >= 0 {
+				out[open].End = e.Time
+				open = -1
+			}
+		}
+	}
+	for i := range out {
+		if out[i].End.IsZero() && i < len(exits) && !exits[i].Time.Before(out[i].Start) {
+			out[i].End = exits[i].Time
+		}
+	}
+	return out
+}
+
+// Started reports whether the container's workload ever reported a start.
+func (tl *Timeline) Started(container string) bool { return len(tl.Instances(container)) > 0 }
+
+// StartsBefore holds when a's first instance started before b's first instance.
+func (tl *Timeline) StartsBefore(a, b string) error {
+	ia, ib := tl.Instances(a), tl.Instances(b)
+	switch {
+	case len(ia) == 0:
+		return tl.fail("StartsBefore(%s, %s): %s never started", a, b, a)
+	case len(ib) == 0:
+		return tl.fail("StartsBefore(%s, %s): %s never started", a, b, b)
+	case !ia[0].Start.Before(ib[0].Start):
+		return tl.fail("StartsBefore(%s, %s): %s started %v after %s", a, b, a, ia[0].Start.Sub(ib[0].Start), b)
+	}
+	return nil
+}
+
+// ExitsBeforeStart holds when every instance of a had ended before b's first instance started
+// (e.g. an init container and the next one).
+func (tl *Timeline) ExitsBeforeStart(a, b string) error {
+	ia, ib := tl.Instances(a), tl.Instances(b)
+	if len(ia) == 0 {
+		return tl.fail("ExitsBeforeStart(%s, %s): %s never started", a, b, a)
+	}
+	if len(ib) == 0 {
+		return tl.fail("ExitsBeforeStart(%s, %s): %s never started", a, b, b)
+	}
+	last := ia[len(ia)-1]
+	if last.End.IsZero() || !last.End.Before(ib[0].Start) {
+		return tl.fail("ExitsBeforeStart(%s, %s): %s (instance %d) had not ended when %s started", a, b, a, last.Instance, b)
+	}
+	return nil
+}
+
+// ExitsBefore holds when a's last instance ended before b's last instance ended.
+func (tl *Timeline) ExitsBefore(a, b string) error {
+	ia, ib := tl.Instances(a), tl.Instances(b)
+	if len(ia) == 0 || len(ib) == 0 {
+		return tl.fail("ExitsBefore(%s, %s): both must have started (%d and %d instances)", a, b, len(ia), len(ib))
+	}
+	ea, eb := ia[len(ia)-1].End, ib[len(ib)-1].End
+	if ea.IsZero() || eb.IsZero() {
+		return tl.fail("ExitsBefore(%s, %s): both must have ended", a, b)
+	}
+	if !ea.Before(eb) {
+		return tl.fail("ExitsBefore(%s, %s): %s ended %v after %s", a, b, a, ea.Sub(eb), b)
+	}
+	return nil
+}
+
+// Overlaps holds when some instance of a and some instance of b were running at the same time.
+func (tl *Timeline) Overlaps(a, b string) error {
+	for _, x := range tl.Instances(a) {
+		for _, y := range tl.Instances(b) {
+			if before(x.Start, y.End) && before(y.Start, x.End) {
+				return nil
+			}
+		}
+	}
+	return tl.fail("Overlaps(%s, %s): no instance of %s ran while an instance of %s ran", a, b, a, b)
+}
+
+// before compares with zero end meaning "still running".
+func before(t, end time.Time) bool { return end.IsZero() || t.Before(end) }
+
+// Restarted holds when the container's workload started at least times+1 times, and the runtime
+// recorded as many starts.
+func (tl *Timeline) Restarted(container string, times int) error {
+	n := len(tl.Instances(container))
+	rn := len(tl.All(RuntimeEv(EvContainerStarted, container)))
+	if n < times+1 || rn < times+1 {
+		return tl.fail("Restarted(%s, %d): the workload started %d times and the runtime recorded %d starts, want at least %d", container, times, n, rn, times+1)
+	}
+	return nil
+}
+
+// NotRestarted holds when the container started exactly once (workload and runtime agree).
+func (tl *Timeline) NotRestarted(container string) error {
+	n := len(tl.Instances(container))
+	rn := len(tl.All(RuntimeEv(EvContainerStarted, container)))
+	if n != 1 || rn != 1 {
+		return tl.fail("NotRestarted(%s): the workload started %d times and the runtime recorded %d starts, want exactly 1", container, n, rn)
+	}
+	return nil
+}
+
+// NeverStarted holds when neither the workload nor the runtime saw the container start.
+func (tl *Timeline) NeverStarted(container string) error {
+	n := len(tl.Instances(container))
+	rn := len(tl.All(RuntimeEv(EvContainerStarted, container)))
+	if n != 0 || rn != 0 {
+		return tl.fail("NeverStarted(%s): the workload started %d times and the runtime recorded %d starts", container, n, rn)
+	}
+	return nil
+}
+
+// Happened holds when the matcher selects at least one entry; what describes it for messages.
+func (tl *Timeline) Happened(what string, m Matcher) error {
+	if _, ok := tl.First(m); !ok {
+		return tl.fail("expected %s, which is not on the timeline", what)
+	}
+	return nil
+}
+
+// NeverHappened holds when the matcher selects nothing.
+func (tl *Timeline) NeverHappened(what string, m Matcher) error {
+	if e, ok := tl.First(m); ok {
+		return tl.fail("%s must not happen, but did: %s", what, e.describe())
+	}
+	return nil
+}
+
+// Before holds when the first entry matching a precedes the first matching b; both must exist.
+func (tl *Timeline) Before(what string, a, b Matcher) error {
+	ea, oka := tl.First(a)
+	eb, okb := tl.First(b)
+	if !oka || !okb {
+		return tl.fail("%s: an endpoint is missing (first: %v, second: %v)", what, oka, okb)
+	}
+	if !ea.Time.Before(eb.Time) {
+		return tl.fail("%s: %s is not before %s", what, ea.describe(), eb.describe())
+	}
+	return nil
+}
+
+// WithinBudget holds when the first entry matching to is at most budget+slack after the first
+// entry matching from; slack is a named tolerance (printed in the report).
+func (tl *Timeline) WithinBudget(what string, from, to Matcher, budget time.Duration, slack Tolerance) error {
+	ef, okf := tl.First(from)
+	et, okt := tl.First(to)
+	if !okf || !okt {
+		return tl.fail("%s: an endpoint is missing (from: %v, to: %v)", what, okf, okt)
+	}
+	took := et.Time.Sub(ef.Time)
+	if took > budget+slack.Value {
+		return tl.fail("%s took %v, over the budget %v + %s %v", what, took.Round(time.Millisecond), budget, slack.Name, slack.Value)
+	}
+	return nil
+}
+
+// AtLeast holds when the first entry matching to is at least min after the first matching from
+// (minus slack): the runtime did not cut a wait short.
+func (tl *Timeline) AtLeast(what string, from, to Matcher, minimum time.Duration, slack Tolerance) error {
+	ef, okf := tl.First(from)
+	et, okt := tl.First(to)
+	if !okf || !okt {
+		return tl.fail("%s: an endpoint is missing (from: %v, to: %v)", what, okf, okt)
+	}
+	if took := et.Time.Sub(ef.Time); took < minimum-slack.Value {
+		return tl.fail("%s took only %v, want at least %v - %s %v", what, took.Round(time.Millisecond), minimum, slack.Name, slack.Value)
+	}
+	return nil
+}
+
+// Consistent checks the runtime's events against the workloads' own reports: as many runtime
+// starts as workload starts per container, and no ContainerExited recorded before the workload
+// reported (and had acknowledged) its exit. This is the "runtime says started/exited, reality
+// disagrees" class of bug.
+func (tl *Timeline) Consistent() error {
+	names := map[string]bool{}
+	for _, e := range tl.Entries {
+		if e.Probe != nil && e.Probe.Role == probe.RoleWorkload {
+			names[e.Probe.Container] = true
+		}
+		if e.Runtime != nil && e.Runtime.Container != "" {
+			names[e.Runtime.Container] = true
+		}
+	}
+	var problems []string
+	for name := range names {
+		inst := tl.Instances(name)
+		starts := tl.All(RuntimeEv(EvContainerStarted, name))
+		if len(inst) != len(starts) {
+			problems = append(problems, fmt.Sprintf("%s: the workload started %d times, the runtime recorded %d ContainerStarted", name, len(inst), len(starts)))
+		}
+		exits := tl.All(RuntimeEv(EvContainerExited, name))
+		probeExits := tl.All(func(e Entry) bool {
+			return e.Probe != nil && !e.Probe.Fallback && e.Probe.Container == name && e.Probe.Role == probe.RoleWorkload &&
+				(e.Probe.Type == probe.TypeExit || e.Probe.Type == probe.TypeCrash)
+		})
+		for _, pe := range probeExits {
+			// The runtime's exit for the instance must not precede the workload's own last report.
+			ok := false
+			for _, re := range exits {
+				if !re.Time.Before(pe.Time) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				problems = append(problems, fmt.Sprintf("%s: the workload reported its exit at %s but no ContainerExited is recorded at or after it", name, pe.Time.Format(time.RFC3339Nano)))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return tl.fail("runtime events disagree with the workloads:\n  %s", strings.Join(problems, "\n  "))
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package framework
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"podspec.dev/podspec/conformance/probe"
+)
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+
+func pev(ms int, container, typ string) probe.Event {
+	return probe.Event{Container: container, Role: probe.RoleWorkload, Type: typ, Received: at(ms)}
+}
+
+func rev(ms int, seq int64, typ, container string) RuntimeEvent {
+	return RuntimeEvent{Seq: seq, Time: at(ms), Type: typ, Container: container}
+}
+
+// serialInit is init-1 then init-2 then app, with app killed (no probe exit) at the end.
+func serialInit() *Timeline {
+	return NewTimeline(
+		[]probe.Event{
+			pev(10, "init-1", probe.TypeStart), pev(100, "init-1", probe.TypeExit),
+			pev(210, "init-2", probe.TypeStart), pev(300, "init-2", probe.TypeExit),
+			pev(410, "app", probe.TypeStart),
+		},
+		[]RuntimeEvent{
+			rev(5, 1, EvContainerStarted, "init-1"), rev(105, 2, EvContainerExited, "init-1"),
+			rev(205, 3, EvContainerStarted, "init-2"), rev(305, 4, EvContainerExited, "init-2"),
+			rev(405, 5, EvContainerStarted, "app"), rev(900, 6, EvContainerExited, "app"),
+		})
+}
+
+func TestTimelinePredicates(t *testing.T) {
+	tl := serialInit()
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"init-1 starts before init-2", tl.StartsBefore("init-1", "init-2"), true},
+		{"init-2 does not start before init-1", tl.StartsBefore("init-2", "init-1"), false},
+		{"init-1 exits before init-2 starts", tl.ExitsBeforeStart("init-1", "init-2"), true},
+		{"app does not exit before init-1 starts", tl.ExitsBeforeStart("app", "init-1"), false},
+		{"init-1 exits before app, whose end comes from the runtime", tl.ExitsBefore("init-1", "app"), true},
+		{"init-1 and init-2 do not overlap", tl.Overlaps("init-1", "init-2"), false},
+		{"a missing container never started", tl.NeverStarted("ghost"), true},
+		{"app started, so NeverStarted fails", tl.NeverStarted("app"), false},
+		{"app was not restarted", tl.NotRestarted("app"), true},
+		{"app was not restarted, so Restarted fails", tl.Restarted("app", 1), false},
+		{"the runtime agrees with the probes", tl.Consistent(), true},
+		{"app ended within 600ms of its start", tl.WithinBudget("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(EvContainerExited, "app"), 400*time.Millisecond, Tolerance{"T", 100 * time.Millisecond, ""}), true},
+		{"app did not end within 450ms of its start", tl.WithinBudget("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(EvContainerExited, "app"), 400*time.Millisecond, Tolerance{"T", 50 * time.Millisecond, ""}), false},
+		{"app ran at least 400ms", tl.AtLeast("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(EvContainerExited, "app"), 400*time.Millisecond, Tolerance{}), true},
+		{"app did not run 600ms", tl.AtLeast("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(EvContainerExited, "app"), 600*time.Millisecond, Tolerance{}), false},
+		{"init-1's exit is before app's start", tl.Before("order", ProbeEvent("init-1", probe.TypeExit), ProbeEvent("app", probe.TypeStart)), true},
+		{"a PodFinished never happened", tl.NeverHappened("PodFinished", RuntimeEv(EvPodFinished, "")), true},
+		{"ContainerStarted happened", tl.Happened("start", RuntimeEv(EvContainerStarted, "app")), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.err == nil; got != tt.want {
+				t.Fatalf("holds = %v, want %v (err: %v)", got, tt.want, tt.err)
+			}
+			if tt.err != nil && !strings.Contains(tt.err.Error(), "merged timeline") {
+				t.Fatalf("a failure must print the whole timeline, got: %v", tt.err)
+			}
+		})
+	}
+}
+
+func TestOverlapsWithARunningContainer(t *testing.T) {
+	tl := NewTimeline([]probe.Event{pev(0, "side", probe.TypeStart), pev(50, "app", probe.TypeStart), pev(100, "app", probe.TypeExit)}, nil)
+	if err := tl.Overlaps("side", "app"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tl.Overlaps("app", "side"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRestartsAreCountedFromBothSources(t *testing.T) {
+	tl := NewTimeline(
+		[]probe.Event{pev(0, "a", probe.TypeStart), pev(10, "a", probe.TypeExit), pev(50, "a", probe.TypeStart), pev(60, "a", probe.TypeExit)},
+		[]RuntimeEvent{rev(0, 1, EvContainerStarted, "a"), rev(11, 2, EvContainerExited, "a"), rev(49, 3, EvContainerStarted, "a"), rev(61, 4, EvContainerExited, "a")})
+	if err := tl.Restarted("a", 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(tl.Instances("a")); got != 2 {
+		t.Fatalf("%d instances, want 2", got)
+	}
+	if err := tl.Consistent(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConsistentCatchesARuntimeThatRecordsAnExitTooEarly(t *testing.T) {
+	tl := NewTimeline(
+		[]probe.Event{pev(0, "a", probe.TypeStart), pev(100, "a", probe.TypeExit)},
+		[]RuntimeEvent{rev(1, 1, EvContainerStarted, "a"), rev(50, 2, EvContainerExited, "a")})
+	err := tl.Consistent()
+	if err == nil || !strings.Contains(err.Error(), "no ContainerExited is recorded at or after it") {
+		t.Fatalf("Consistent() = %v", err)
+	}
+}
+
+func TestConsistentCatchesAMissingStart(t *testing.T) {
+	tl := NewTimeline([]probe.Event{pev(0, "a", probe.TypeStart)}, nil)
+	if err := tl.Consistent(); err == nil {
+		t.Fatal("a workload start without a runtime ContainerStarted passed")
+	}
+}
+
+func TestFallbackEventsGoLastAndAreNotTimed(t *testing.T) {
+	fb := probe.Event{Container: "a", Role: probe.RoleWorkload, Type: probe.TypeStart, Fallback: true}
+	tl := NewTimeline([]probe.Event{fb, pev(10, "b", probe.TypeStart)}, nil)
+	if !tl.Entries[1].Probe.Fallback {
+		t.Fatalf("fallback event not last: %s", tl)
+	}
+	if tl.Started("a") {
+		t.Fatal("an untimed fallback event counted as a start")
+	}
+	if !strings.Contains(tl.String(), "(from fallback file)") {
+		t.Fatalf("timeline does not mark the fallback event:\n%s", tl)
+	}
+}
+
+func TestTimelineStringShowsBothSources(t *testing.T) {
+	s := serialInit().String()
+	for _, want := range []string{"probe", "runtime", "#6 ContainerExited app", "init-1 workload/start", "+0.000s"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, s)
+		}
+	}
+}

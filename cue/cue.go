@@ -1,0 +1,61 @@
+// Package cue holds the CUE definitions of the podspec.dev/v1alpha1 API (#Pod, #Notification,
+// #PodStatus, #NotificationStatus, #PodNotificationRecord), embedded in the binary, and a
+// validation engine that checks a decoded document against them.
+//
+// The .cue files in this directory are the single source of truth for the structural rules of
+// the API (types, enums, patterns, bounds, closedness, "exactly one of"). The JSON Schema files
+// in package schema are generated from them; package schema's generator test fails when the
+// two drift apart. Rules a schema cannot say (uniqueness, references, cycles, update legality)
+// live in package validation, not here.
+//
+// The engine is correct rather than fast (about a millisecond or more per document): the
+// validator runs it only when asked (--engine cue) and in tests. It never touches the network
+// or the file system.
+package cue
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/build"
+)
+
+//go:embed *.cue
+var sources embed.FS
+
+// FS returns the embedded CUE source files (package podspec), for tools and generators.
+func FS() fs.FS { return sources }
+
+// Kinds lists the kinds that have a definition, in a stable order. The definition of kind K is
+// #K.
+func Kinds() []string {
+	return []string{"Pod", "Notification", "PodStatus", "NotificationStatus", "PodNotificationRecord"}
+}
+
+// Build compiles the embedded definitions into ctx and returns the package value. Values built
+// in one cue.Context must not be used from several goroutines at once.
+func Build(ctx *cue.Context) (cue.Value, error) {
+	names, err := fs.Glob(sources, "*.cue")
+	if err != nil {
+		return cue.Value{}, fmt.Errorf("list embedded CUE files: %w", err)
+	}
+	sort.Strings(names)
+	inst := build.NewContext().NewInstance("podspec.dev/podspec/cue", nil)
+	for _, name := range names {
+		src, err := sources.ReadFile(name)
+		if err != nil {
+			return cue.Value{}, fmt.Errorf("read embedded %s: %w", name, err)
+		}
+		if err := inst.AddFile(name, src); err != nil {
+			return cue.Value{}, fmt.Errorf("parse embedded %s: %w", name, err)
+		}
+	}
+	v := ctx.BuildInstance(inst)
+	if err := v.Err(); err != nil {
+		return cue.Value{}, fmt.Errorf("build CUE definitions: %w", err)
+	}
+	return v, nil
+}

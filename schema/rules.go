@@ -1,0 +1,148 @@
+package schema
+
+import "strings"
+
+// Patterns of the API, exactly as cue/*.cue writes them (a test checks that every pattern in
+// the generated schemas has a description here).
+const (
+	dnsLabelPattern      = `^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`
+	qualifiedNamePattern = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	labelValuePattern    = `^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$`
+	signalPattern        = `^SIG[A-Z0-9+-]+$`
+	quantityPattern      = `^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`
+	imagePattern         = `^oci:.+$`
+	absolutePathPattern  = `^/`
+	envNamePattern       = `^[ -<>-~]+$`
+)
+
+var patternWords = map[string]string{
+	dnsLabelPattern:      "must be a DNS label: at most 63 lower-case letters, digits or '-', starting and ending with a letter or digit",
+	qualifiedNamePattern: "must be an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+	labelValuePattern:    "must be empty or at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+	signalPattern:        "must be a signal name in upper case with its SIG prefix, e.g. SIGTERM or SIGRTMIN+3",
+	quantityPattern:      "must be a quantity such as 500m, 512Mi, 1.5 or 2",
+	imagePattern:         "must be an image reference oci:PATH[:TAG|@DIGEST]",
+	absolutePathPattern:  "must be an absolute path",
+	envNamePattern:       "must be printable ASCII characters other than '='",
+}
+
+// describePattern says in words what a pattern of the API requires.
+func describePattern(re string) string {
+	if w, ok := patternWords[re]; ok {
+		return w
+	}
+	return "must match " + re
+}
+
+// A ruleEntry maps violations at matching paths to a requirement ID. A path pattern is a
+// slash-separated list of tokens; "*" matches any one token and "a|b" either token.
+type ruleEntry struct {
+	kinds []ViolationKind // nil: any kind
+	path  string
+	rule  string
+}
+
+// valueKinds are the violations of a value's content (not of its type or presence).
+var valueKinds = []ViolationKind{NotInEnum, NotConst, NoPatternMatch, OutOfRange, TooFewItems, TooManyItems, BadFormat}
+
+const containerLists = "initContainers|containers|deferContainers"
+
+// rules maps schema violations to the more specific requirement IDs the semantic checks use
+// for the same constraint, so that findings from both de-duplicate. First match wins; anything
+// unmatched is MAN-003 (Missing), MAN-004 (UnknownField) or MAN-002.
+var rules = []ruleEntry{
+	{[]ViolationKind{Missing, NotConst, WrongType, NotInEnum}, "apiVersion|kind", "MAN-001"},
+	{[]ViolationKind{Missing, TooFewItems}, "spec/containers", "MAIN-001"},
+	{[]ViolationKind{Missing}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec", "HOOK-002"},
+	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec/command", "HOOK-002"},
+	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/exec/command", "HOOK-002"},
+	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/notifiers/*/action/exec/command", "NTF-002"},
+
+	{[]ViolationKind{UnknownField}, "metadata/labels|annotations/*", "ID-003"},
+	{[]ViolationKind{UnknownField}, "spec/selector/matchLabels/*", "ID-003"},
+	{[]ViolationKind{UnknownField}, "spec/" + containerLists + "/*/resources/limits|requests/*", "RES-001"},
+
+	{valueKinds, "metadata/name", "ID-001"},
+	{valueKinds, "metadata/labels/*", "ID-003"},
+	{valueKinds, "spec/selector/matchLabels/*", "ID-003"},
+	{valueKinds, "spec/selector/matchExpressions/*/key", "ID-003"},
+	{valueKinds, "spec/" + containerLists + "/*/name", "ID-002"},
+	{valueKinds, "spec/" + containerLists + "/*/image", "IMG-001"},
+	{valueKinds, "spec/" + containerLists + "/*/stopSignal", "STOP-001"},
+	{valueKinds, "spec/" + containerLists + "/*/resources/limits|requests/*", "RES-001"},
+	{valueKinds, "spec/" + containerLists + "/*/resizePolicy/*/resourceName", "RES-001"},
+	{valueKinds, "spec/" + containerLists + "/*/volumeMounts/*/mountPath", "VOL-002"},
+	{valueKinds, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/sleep/seconds", "HOOK-002"},
+	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/name", "NTF-001"},
+	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/action/signal", "NTF-002"},
+	{valueKinds, "spec/deferContainers/*/timeoutSeconds|restartPolicy", "DEFER-001"},
+	{valueKinds, "spec/restartBackoff/*", "RST-001"},
+	{valueKinds, "spec/volumes/*/name", "VOL-002"},
+	{valueKinds, "spec/volumes/*/hostPath/path", "VOL-003"},
+	{valueKinds, "spec/volumes/*/shared/name", "VOL-003"},
+	{valueKinds, "spec/volumes/*/emptyDir/sizeLimit", "RES-001"},
+	{valueKinds, "spec/notifier|parallelism", "NOTIF-001"},
+	{valueKinds, "spec/pods/*", "NOTIF-001"},
+
+	{[]ViolationKind{NotExactlyOne}, "spec/volumes/*", "VOL-002"},
+	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/lifecycle/postStart|preStop", "HOOK-002"},
+	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/notifiers/*/action", "NTF-002"},
+	{[]ViolationKind{NotExactlyOne}, "spec", "NOTIF-001"},
+}
+
+// RuleFor returns the requirement ID a violation is reported under: a specific rule where a
+// semantic rule covers the same constraint (e.g. metadata.name pattern → ID-001), else MAN-003
+// for a missing field, MAN-004 for an unknown field and MAN-002 for everything else.
+func RuleFor(v Violation) string {
+	toks := v.Tokens
+	if v.Kind == Missing && len(v.Names) > 0 {
+		toks = append(toks[:len(toks):len(toks)], v.Names[0])
+	}
+	for _, r := range rules {
+		if r.kinds != nil && !containsKind(r.kinds, v.Kind) {
+			continue
+		}
+		if matchPath(r.path, toks) {
+			return r.rule
+		}
+	}
+	switch v.Kind {
+	case Missing:
+		return "MAN-003"
+	case UnknownField:
+		return "MAN-004"
+	}
+	return "MAN-002"
+}
+
+func containsKind(ks []ViolationKind, k ViolationKind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func matchPath(pattern string, toks []string) bool {
+	parts := strings.Split(pattern, "/")
+	if len(parts) != len(toks) {
+		return false
+	}
+	for i, p := range parts {
+		if p == "*" {
+			continue
+		}
+		ok := false
+		for _, alt := range strings.Split(p, "|") {
+			if alt == toks[i] {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

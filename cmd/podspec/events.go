@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"podspec.dev/podspec/reference/store"
+)
+
+func init() { register(newEventsCmd) }
+
+func newEventsCmd() *cobra.Command {
+	var follow bool
+	cmd := &cobra.Command{
+		Use:   "events POD",
+		Short: "Print a pod's lifecycle events as JSON lines (--follow: until PodFinished)",
+		Args:  usageArgs(1),
+	}
+	f := addRuntimeFlags(cmd)
+	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events until the pod finishes")
+	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
+		p, release, err := f.pod(args[0])
+		if err != nil {
+			return err
+		}
+		defer release()
+		if err := f.ensureSupervisor(cmd.Context(), p); err != nil {
+			return err
+		}
+		w := bufio.NewWriter(os.Stdout)
+		print := func(ev store.Event) bool {
+			b, _ := json.Marshal(ev)
+			w.Write(b)
+			w.WriteByte('\n')
+			w.Flush()
+			return !(follow && ev.Type == store.EventPodFinished)
+		}
+		if !follow {
+			evs, err := p.ReadEvents(0)
+			if err != nil {
+				return err
+			}
+			for _, ev := range evs {
+				print(ev)
+			}
+			return nil
+		}
+		return p.FollowEvents(cmd.Context(), 0, nil, print)
+	})
+	return cmd
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"podspec.dev/podspec/reference/backend"
+	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/store"
+)
+
+func init() { register(newRmCmd) }
+
+func newRmCmd() *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "rm POD",
+		Short: "Remove a terminal pod: state, logs, filesystems, volumes (--force stops it first)",
+		Args:  usageArgs(1),
+	}
+	f := addRuntimeFlags(cmd)
+	cmd.Flags().BoolVar(&force, "force", false, "force-stop a pod that is not terminal, then remove it")
+	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
+		s, err := f.store()
+		if err != nil {
+			return err
+		}
+		p, err := s.Pod(args[0])
+		if err != nil {
+			return &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", args[0])}
+		}
+		st, err := p.ReadState()
+		if err != nil {
+			return err
+		}
+		if st.Pod.Status.FinishedAt == nil {
+			if !force {
+				return errf(codeConflict, "pod %s is %s, not terminal: stop it first or use --force", p.Name, st.Pod.Status.Phase)
+			}
+			if err := f.forceStopAndWait(cmd.Context(), p); err != nil {
+				return err
+			}
+		}
+		return f.removePod(cmd.Context(), s, p, true)
+	})
+	return cmd
+}
+
+// forceStopAndWait stops a pod forcibly and waits until it is terminal.
+func (f *rtFlags) forceStopAndWait(ctx context.Context, p *store.Pod) error {
+	if err := f.requestStop(ctx, p, 0, true); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		st, err := p.ReadState()
+		if err != nil {
+			return err
+		}
+		if st.Pod.Status.FinishedAt != nil {
+			return nil
+		}
+		if err := f.ensureSupervisor(ctx, p); err != nil {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return errf(codeFailed, "pod %s did not stop", p.Name)
+}
+
+// removePod removes a terminal pod under the exclusive reader lock. With wait it waits for
+// readers to finish; without (gc) a pod being read is skipped and store.ErrBusy returned.
+func (f *rtFlags) removePod(ctx context.Context, s *store.Store, p *store.Pod, wait bool) error {
+	var lock *store.Lock
+	for {
+		l, err := p.TryRemoveLock()
+		if err == nil {
+			lock = l
+			break
+		}
+		if !errors.Is(err, store.ErrBusy) || !wait {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	defer lock.Unlock()
+	st, err := p.ReadState()
+	if err != nil {
+		return err
+	}
+	if p.SupervisorAlive() {
+		// The supervisor records PodFinished and then exits; give it a moment.
+		for i := 0; i < 250 && p.SupervisorAlive(); i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	be := backend.New(s.Root, f.ociRuntime)
+	info := &engine.PodInfo{Name: p.Name, UID: st.Pod.Status.UID, Dir: p.Dir, Spec: &st.Pod.Spec}
+	if err := be.RemovePod(ctx, info, st.Sandbox); err != nil {
+		return errf(codeFailed, "remove pod %s: %v", p.Name, err)
+	}
+	return p.Remove()
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/manifest"
+	"podspec.dev/podspec/reference/backend"
+	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/reference/supervisor"
+	"podspec.dev/podspec/validator"
+)
+
+// exitNotCreated is run's exit status (foreground) when the pod could not be created.
+const exitNotCreated = 125
+
+func init() { register(newRunCmd) }
+
+func newRunCmd() *cobra.Command {
+	var detach bool
+	var name string
+	cmd := &cobra.Command{
+		Use:   "run MANIFEST",
+		Short: "Create and run a pod (foreground: stream events and logs, exit with the pod's exit code)",
+		Long: "Validates the manifest, resolves its images, creates the pod and starts its supervisor.\n" +
+			"With --detach it prints {\"name\",\"uid\"} and returns. In the foreground it streams events\n" +
+			"and container logs on stderr; Ctrl-C stops the pod gracefully, a second Ctrl-C forces it.",
+		Args: usageArgs(1),
+	}
+	f := addRuntimeFlags(cmd)
+	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return once the pod is created")
+	cmd.Flags().StringVar(&name, "name", "", "pod name (replaces metadata.name)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		p, uid, err := f.createPod(cmd.Context(), args[0], name)
+		if err != nil {
+			rerr := f.report(err)
+			if !detach {
+				if ee, ok := rerr.(*exitError); ok && ee.code != exitUsage {
+					ee.code = exitNotCreated
+				}
+			}
+			return rerr
+		}
+		if detach {
+			return f.report(printJSON(map[string]string{"name": p.Name, "uid": uid}))
+		}
+		return f.report(f.foreground(cmd.Context(), p))
+	}
+	return cmd
+}
+
+// createPod validates the manifest, resolves images, persists the new pod and starts its
+// supervisor. On failure nothing of the pod remains.
+func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod, string, error) {
+	var data []byte
+	var err error
+	base := "."
+	if file == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(file)
+		base = filepath.Dir(file)
+	}
+	if err != nil {
+		return nil, "", &rtError{code: codeIO, err: fmt.Errorf("read manifest: %w", err)}
+	}
+	pod, err := loadPod(file, data)
+	if err != nil {
+		return nil, "", err
+	}
+	if name != "" {
+		pod.Metadata.Name = name
+	}
+	if err := store.ValidName(pod.Metadata.Name); err != nil {
+		return nil, "", &rtError{code: codeInvalidManifest, err: err, findings: []finding.Finding{{
+			Rule: "ID-001", Severity: finding.Error, Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
+	}
+	if len(pod.Spec.DeferContainers) > 0 {
+		return nil, "", errf(codeFailed, "deferContainers need the runtime profile \"defer\", which this runtime version does not declare")
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.Shared != nil {
+			return nil, "", errf(codeFailed, "volume %s: shared volumes need the runtime profile \"gc\", which this runtime version does not declare", v.Name)
+		}
+	}
+	rtPath, err := f.ociRuntimePath()
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := f.store()
+	if err != nil {
+		return nil, "", err
+	}
+	be := backend.New(s.Root, rtPath)
+	if err := be.Runtime.CheckAvailable(ctx); err != nil {
+		return nil, "", &rtError{code: codeRuntimeUnavailable, err: err}
+	}
+	images, err := be.ResolveImages(ctx, &pod.Spec, base)
+	if err != nil {
+		return nil, "", errf(codeFailed, "resolve images: %v", err)
+	}
+	p, err := s.Create(pod.Metadata.Name)
+	if err != nil {
+		return nil, "", err
+	}
+	uid := uuid.NewString()
+	now := time.Now().UTC()
+	pod.Metadata.Generation = 1
+	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
+	st := &store.State{Pod: *pod, CreatedAt: now, Images: images}
+	undo := func(e error) (*store.Pod, string, error) {
+		if st, rerr := p.ReadState(); rerr == nil {
+			be.RemovePod(context.WithoutCancel(ctx), &engine.PodInfo{Name: p.Name, UID: uid, Dir: p.Dir, Spec: &st.Pod.Spec}, st.Sandbox)
+		}
+		p.Remove()
+		return nil, "", e
+	}
+	if err := p.WriteState(st); err != nil {
+		return undo(&rtError{code: codeIO, err: err})
+	}
+	log, err := p.OpenEventLog()
+	if err != nil {
+		return undo(&rtError{code: codeIO, err: err})
+	}
+	err = log.Append(&store.Event{Type: store.EventPodCreated, Pod: p.Name, PodUID: uid, Time: now})
+	log.Close()
+	if err != nil {
+		return undo(&rtError{code: codeIO, err: err})
+	}
+	argv, err := f.superviseArgv(p.Name)
+	if err != nil {
+		return undo(err)
+	}
+	argv[5] = rtPath
+	if err := supervisor.Spawn(ctx, p, argv); err != nil {
+		// Stop whatever the supervisor managed to start, then remove the pod.
+		return undo(errf(codeFailed, "start the pod: %v", err))
+	}
+	return p, uid, nil
+}
+
+// loadPod validates the manifest exactly as `podspec validate` does and decodes the pod,
+// defaulted. Error findings refuse it (InvalidManifest); warnings are printed.
+func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
+	v, err := validator.New(validator.Options{})
+	if err != nil {
+		return nil, err
+	}
+	results := v.Bytes(file, data)
+	var errs, warns []finding.Finding
+	for _, r := range results {
+		for _, fd := range r.Findings {
+			if fd.Suppressed {
+				continue
+			}
+			if fd.Severity == finding.Error {
+				errs = append(errs, fd)
+			} else {
+				warns = append(warns, fd)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: the manifest is not valid (%d error(s))", file, len(errs)), findings: errs}
+	}
+	for _, w := range warns {
+		fmt.Fprintf(os.Stderr, "%s:%d:%d: warning %s: %s\n", w.Pos.File, w.Pos.Line, w.Pos.Column, w.Rule, w.Message)
+	}
+	docs, fs := manifest.Decode(file, data, manifest.DefaultLimits())
+	if len(docs) != 1 || len(fs) > 0 && hasErrorFinding(fs) {
+		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want exactly one Pod document, found %d", file, len(docs)), findings: fs}
+	}
+	if docs[0].Kind != v1alpha1.KindPod {
+		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want a Pod, found %s", file, docs[0].Kind)}
+	}
+	pod, err := docs[0].Pod()
+	if err != nil {
+		return nil, &rtError{code: codeInvalidManifest, err: err}
+	}
+	pod.SetDefaults()
+	return pod, nil
+}
+
+func hasErrorFinding(fs []finding.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == finding.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// foreground streams the pod's events and logs to stderr until it is terminal and exits with
+// the pod's exit code. The first SIGINT/SIGTERM stops the pod gracefully, the second forces.
+func (f *rtFlags) foreground(ctx context.Context, p *store.Pod) error {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sigs:
+				n++
+				force := n > 1
+				if force {
+					fmt.Fprintln(os.Stderr, "podspec: forcing the pod to stop")
+				} else {
+					fmt.Fprintln(os.Stderr, "podspec: stopping the pod (Ctrl-C again to force)")
+				}
+				if err := f.requestStop(ctx, p, -1, force); err != nil {
+					fmt.Fprintln(os.Stderr, "podspec:", err)
+				}
+			}
+		}
+	}()
+	var mu sync.Mutex
+	logs := newLogTailer(p)
+	go logs.run(ctx, &mu)
+	err := p.FollowEvents(ctx, 0, nil, func(ev store.Event) bool {
+		mu.Lock()
+		logs.poll()
+		fmt.Fprintln(os.Stderr, humanEvent(ev))
+		mu.Unlock()
+		return ev.Type != store.EventPodFinished
+	})
+	if err != nil {
+		return err
+	}
+	cancel()
+	mu.Lock()
+	logs.poll()
+	mu.Unlock()
+	st, err := p.ReadState()
+	if err != nil {
+		return err
+	}
+	code := 0
+	if st.Pod.Status.ExitCode != nil {
+		code = int(*st.Pod.Status.ExitCode)
+	}
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// humanEvent renders an event as one line for people.
+func humanEvent(ev store.Event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %-20s", ev.Time.Local().Format("15:04:05.000"), ev.Type)
+	if ev.Container != "" {
+		fmt.Fprintf(&b, " %s/%s", ev.ContainerKind, ev.Container)
+	}
+	if ev.ExitCode != nil {
+		fmt.Fprintf(&b, " exitCode=%d", *ev.ExitCode)
+	}
+	if ev.Signal != nil {
+		fmt.Fprintf(&b, " signal=%s", ev.Signal.Name)
+	}
+	for _, kv := range [][2]string{{"hook", ev.Hook}, {"probe", ev.Probe}, {"result", ev.Result}, {"reason", ev.Reason}, {"phase", string(ev.Phase)}, {"decidedBy", ev.DecidedBy}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
+		}
+	}
+	if ev.Message != "" {
+		fmt.Fprintf(&b, " (%s)", ev.Message)
+	}
+	return b.String()
+}
+
+// logTailer copies new output of every instance log of a pod to stderr, line-prefixed.
+type logTailer struct {
+	p    *store.Pod
+	offs map[string]int64
+}
+
+func newLogTailer(p *store.Pod) *logTailer { return &logTailer{p: p, offs: map[string]int64{}} }
+
+func (t *logTailer) run(ctx context.Context, mu *sync.Mutex) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		mu.Lock()
+		t.poll()
+		mu.Unlock()
+	}
+}
+
+func (t *logTailer) poll() {
+	files, _ := filepath.Glob(t.p.Path(store.LogsDir, "*", "*.log"))
+	sort.Strings(files)
+	for _, path := range files {
+		fh, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		if _, err := fh.Seek(t.offs[path], io.SeekStart); err == nil {
+			r := bufio.NewReader(fh)
+			container := filepath.Base(filepath.Dir(path))
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					break // a partial line is printed once complete
+				}
+				t.offs[path] += int64(len(line))
+				fmt.Fprintf(os.Stderr, "[%s] %s", container, line)
+			}
+		}
+		fh.Close()
+	}
+}

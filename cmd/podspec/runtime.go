@@ -1,0 +1,220 @@
+package main
+
+// Shared plumbing of the runtime verbs (run, list, status, events, logs, wait, stop, rm, gc,
+// version, supervise): the global flags every runtime verb accepts, the contract's error codes
+// and JSON error report, and access to the state root and supervisors.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/spf13/cobra"
+
+	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/reference/supervisor"
+)
+
+// Error codes of the runtime contract (docs/runtime-interface.md) and their exit statuses.
+const (
+	codeInvalidManifest    = "InvalidManifest"
+	codeFailed             = "Failed"
+	codeUsage              = "Usage"
+	codeIO                 = "IO"
+	codeNotFound           = "NotFound"
+	codeConflict           = "Conflict"
+	codeRuntimeUnavailable = "RuntimeUnavailable"
+	codeTimeout            = "Timeout"
+)
+
+var exitForCode = map[string]int{
+	codeInvalidManifest: 1, codeFailed: 1, codeUsage: 2, codeIO: 3, codeNotFound: 4,
+	codeConflict: 5, codeRuntimeUnavailable: 6, codeTimeout: 7,
+}
+
+// DefaultRoot is the state directory when neither --root nor PODSPEC_ROOT is given.
+const defaultRoot = "/var/lib/podspec"
+
+// rtFlags are the global flags of the runtime contract. Each runtime verb declares them as its
+// own flags; cobra accepts them before or after the verb name.
+type rtFlags struct {
+	root        string
+	ociRuntime  string
+	errorFormat string
+}
+
+func addRuntimeFlags(cmd *cobra.Command) *rtFlags {
+	f := &rtFlags{}
+	root := os.Getenv("PODSPEC_ROOT")
+	if root == "" {
+		root = defaultRoot
+	}
+	rt := os.Getenv("PODSPEC_OCI_RUNTIME")
+	if rt == "" {
+		rt = oci.DefaultBinary
+	}
+	cmd.Flags().StringVar(&f.root, "root", root, "state directory (env PODSPEC_ROOT)")
+	cmd.Flags().StringVar(&f.ociRuntime, "oci-runtime", rt, "OCI runtime binary (env PODSPEC_OCI_RUNTIME)")
+	cmd.Flags().StringVar(&f.errorFormat, "error-format", "text", "error report on stderr: text or json")
+	return f
+}
+
+// rtError is a contract error: a code, a message and, for InvalidManifest, findings.
+type rtError struct {
+	code     string
+	err      error
+	findings []finding.Finding
+}
+
+func (e *rtError) Error() string { return e.err.Error() }
+
+func errf(code, format string, args ...any) *rtError {
+	return &rtError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// report turns an error into the exit status and stderr report the contract asks for.
+func (f *rtFlags) report(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	var re *rtError
+	if !errors.As(err, &re) {
+		re = &rtError{code: classify(err), err: err}
+	}
+	code := exitForCode[re.code]
+	if f.errorFormat == "json" {
+		fs := re.findings
+		obj := map[string]any{"code": re.code, "message": re.err.Error()}
+		if re.code == codeInvalidManifest {
+			if fs == nil {
+				fs = []finding.Finding{}
+			}
+			obj["findings"] = fs
+		}
+		b, _ := json.Marshal(map[string]any{"error": obj})
+		fmt.Fprintln(os.Stderr, string(b))
+		return &exitError{code: code}
+	}
+	for _, fd := range re.findings {
+		fmt.Fprintf(os.Stderr, "%s:%d:%d: %s %s: %s\n", fd.Pos.File, fd.Pos.Line, fd.Pos.Column, fd.Severity, fd.Rule, fd.Message)
+	}
+	return &exitError{code: code, err: re.err}
+}
+
+func classify(err error) string {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return codeNotFound
+	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrBusy):
+		return codeConflict
+	case errors.Is(err, oci.ErrUnavailable):
+		return codeRuntimeUnavailable
+	case errors.Is(err, os.ErrPermission), errors.Is(err, os.ErrNotExist):
+		return codeIO
+	}
+	return codeFailed
+}
+
+// wrap runs a verb body and reports its error per the contract.
+func (f *rtFlags) wrap(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if f.errorFormat != "text" && f.errorFormat != "json" {
+			return f.report(errf(codeUsage, "--error-format must be text or json"))
+		}
+		return f.report(fn(cmd, args))
+	}
+}
+
+// usageArgs is a positional-argument check that reports a Usage error.
+func usageArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return &exitError{code: exitUsage, err: fmt.Errorf("%s takes %d argument(s), got %d", cmd.Name(), n, len(args))}
+		}
+		return nil
+	}
+}
+
+func (f *rtFlags) store() (*store.Store, error) {
+	s, err := store.Open(f.root)
+	if err != nil {
+		return nil, &rtError{code: codeIO, err: err}
+	}
+	return s, nil
+}
+
+// pod opens an existing pod and holds its reader lock (so gc leaves it alone) until release.
+func (f *rtFlags) pod(name string) (*store.Pod, func(), error) {
+	s, err := f.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := store.ValidName(name); err != nil {
+		return nil, nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", name)}
+	}
+	p, err := s.Pod(name)
+	if err != nil {
+		return nil, nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", name)}
+	}
+	l, err := p.ReadLock()
+	if err != nil {
+		return nil, nil, &rtError{code: codeIO, err: err}
+	}
+	if _, err := p.ReadState(); err != nil {
+		l.Unlock()
+		return nil, nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", name)}
+	}
+	return p, l.Unlock, nil
+}
+
+// superviseArgv is the command line that starts a supervisor for pod name.
+func (f *rtFlags) superviseArgv(name string) ([]string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the podspec binary: %w", err)
+	}
+	return []string{self, "supervise", "--root", f.root, "--oci-runtime", f.ociRuntime, name}, nil
+}
+
+// ensureSupervisor restarts a dead supervisor of a pod that is not terminal (adoption).
+func (f *rtFlags) ensureSupervisor(ctx context.Context, p *store.Pod) error {
+	argv, err := f.superviseArgv(p.Name)
+	if err != nil {
+		return err
+	}
+	started, err := supervisor.Ensure(ctx, p, argv)
+	if err != nil {
+		return err
+	}
+	if started {
+		fmt.Fprintf(os.Stderr, "podspec: the supervisor of %s had died; a new one adopted the pod\n", p.Name)
+	}
+	return nil
+}
+
+// ociRuntimePath resolves the OCI runtime binary; RuntimeUnavailable when it is missing.
+func (f *rtFlags) ociRuntimePath() (string, error) {
+	p, err := exec.LookPath(f.ociRuntime)
+	if err != nil {
+		return "", &rtError{code: codeRuntimeUnavailable, err: fmt.Errorf("OCI runtime %q: %w", f.ociRuntime, err)}
+	}
+	return p, nil
+}
+
+func printJSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(os.Stdout, string(b))
+	return err
+}

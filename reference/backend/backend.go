@@ -1,0 +1,467 @@
+// Package backend is the reference runtime's engine.Backend: container instances are OCI
+// containers run by an OCI runtime CLI (package oci), each on a fresh root filesystem made from
+// an OCI image layout (package image), inside the pod's sandbox; pod volumes live in the pod's
+// state directory.
+//
+// It also removes everything of a pod from the host (RemovePod) for `rm` and `gc`.
+package backend
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/store"
+)
+
+// Backend implements engine.Backend on an OCI runtime CLI.
+type Backend struct {
+	// Runtime is the OCI runtime (its Root is the runtime root's "runc" directory).
+	Runtime *oci.Runtime
+	// Images is the image cache.
+	Images *image.Store
+	// Sandboxes creates and removes pod sandboxes.
+	Sandboxes Sandboxer
+	// SharedDir holds shared named volumes.
+	SharedDir string
+}
+
+// New returns the backend of a runtime root: OCI runtime state in root/runc, images in
+// root/images, shared volumes in root/shared.
+func New(root, ociRuntime string) *Backend {
+	return &Backend{
+		Runtime:   &oci.Runtime{Binary: ociRuntime, Root: filepath.Join(root, "runc")},
+		Images:    &image.Store{Root: filepath.Join(root, "images")},
+		Sandboxes: namespaceSandboxer{},
+		SharedDir: filepath.Join(root, "shared"),
+	}
+}
+
+var _ engine.Backend = (*Backend)(nil)
+
+// CgroupParent is the cgroup every container of the pod lives under.
+func CgroupParent(uid string) string { return "/podspec/" + uid }
+
+// ResolveImages resolves every image of the pod (defer containers' included) and returns, per
+// container name, the pinned reference (absolute layout path and manifest digest) that
+// instances are created from. baseDir resolves relative layout paths.
+func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, baseDir string) (map[string]string, error) {
+	out := map[string]string{}
+	add := func(name, ref string) error {
+		r, err := image.ParseReference(ref, baseDir)
+		if err != nil {
+			return fmt.Errorf("container %s: %w", name, err)
+		}
+		img, err := b.Images.Resolve(ctx, r)
+		if err != nil {
+			return fmt.Errorf("container %s: image %s: %w", name, ref, err)
+		}
+		out[name] = image.Transport + r.Path + "@" + img.Digest
+		return nil
+	}
+	for _, c := range spec.InitContainers {
+		if err := add(c.Name, c.Image); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range spec.Containers {
+		if err := add(c.Name, c.Image); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range spec.DeferContainers {
+		if err := add(c.Name, c.Image); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// sandboxState is what the backend persists about a pod's sandbox.
+type sandboxState struct {
+	CgroupParent string            `json:"cgroupParent"`
+	Namespaces   map[string]string `json:"namespaces,omitempty"`
+	Infra        json.RawMessage   `json:"infra,omitempty"`
+	Images       map[string]string `json:"images"`
+}
+
+// SetupSandbox creates the pod's volumes and sandbox.
+func (b *Backend) SetupSandbox(ctx context.Context, pod *engine.PodInfo) (json.RawMessage, error) {
+	if err := b.setupVolumes(pod); err != nil {
+		return nil, err
+	}
+	infra, ns, err := b.Sandboxes.Create(ctx, b, pod)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(sandboxState{CgroupParent: CgroupParent(pod.UID), Namespaces: ns, Infra: infra, Images: pod.Images})
+}
+
+// TeardownSandbox removes the sandbox (not the volumes: they live until the pod is removed).
+func (b *Backend) TeardownSandbox(ctx context.Context, pod *engine.PodInfo, raw json.RawMessage) error {
+	var sb sandboxState
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &sb); err != nil {
+			return fmt.Errorf("sandbox state: %w", err)
+		}
+	}
+	var errs []error
+	if err := b.Sandboxes.Destroy(ctx, b, pod, sb.Infra); err != nil {
+		errs = append(errs, err)
+	}
+	if err := oci.RemoveCgroup(CgroupParent(pod.UID)); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (b *Backend) setupVolumes(pod *engine.PodInfo) error {
+	for _, v := range pod.Spec.Volumes {
+		switch {
+		case v.EmptyDir != nil:
+			dir := filepath.Join(pod.Dir, store.VolumesDir, v.Name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			if v.EmptyDir.Medium == "Memory" {
+				opts := "mode=0755"
+				if v.EmptyDir.SizeLimit != nil {
+					n, err := v.EmptyDir.SizeLimit.Bytes()
+					if err != nil {
+						return fmt.Errorf("volume %s: sizeLimit: %w", v.Name, err)
+					}
+					opts += ",size=" + strconv.FormatInt(n, 10)
+				}
+				if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+					return fmt.Errorf("volume %s: mount tmpfs: %w", v.Name, err)
+				}
+			}
+		case v.Shared != nil:
+			if err := store.ValidName(v.Shared.Name); err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			if err := os.MkdirAll(filepath.Join(b.SharedDir, v.Shared.Name), 0o755); err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// volumeSource is the host path of a pod volume.
+func (b *Backend) volumeSource(pod *engine.PodInfo, name string) (string, error) {
+	for _, v := range pod.Spec.Volumes {
+		if v.Name != name {
+			continue
+		}
+		switch {
+		case v.EmptyDir != nil:
+			return filepath.Join(pod.Dir, store.VolumesDir, v.Name), nil
+		case v.HostPath != nil:
+			return filepath.Clean(v.HostPath.Path), nil
+		case v.Shared != nil:
+			return filepath.Join(b.SharedDir, v.Shared.Name), nil
+		}
+	}
+	return "", fmt.Errorf("volume %q is not declared", name)
+}
+
+func (b *Backend) bundleDir(pod *engine.PodInfo, id string) string {
+	return filepath.Join(pod.Dir, store.InstancesDir, id)
+}
+
+// CreateInstance makes the instance's bundle (fresh root filesystem, config.json) and creates
+// the OCI container with its output going to the instance's log file.
+func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw json.RawMessage, req *engine.InstanceRequest) (int, error) {
+	var sb sandboxState
+	if err := json.Unmarshal(raw, &sb); err != nil {
+		return 0, fmt.Errorf("sandbox state: %w", err)
+	}
+	c := req.Container
+	ref := sb.Images[c.Name]
+	if ref == "" {
+		ref = c.Image
+	}
+	r, err := image.ParseReference(ref, pod.Dir)
+	if err != nil {
+		return 0, err
+	}
+	img, err := b.Images.Resolve(ctx, r)
+	if err != nil {
+		return 0, err
+	}
+	bundle := b.bundleDir(pod, req.ID)
+	if err := os.MkdirAll(bundle, 0o700); err != nil {
+		return 0, fmt.Errorf("bundle %s: %w", bundle, err)
+	}
+	rootfs := filepath.Join(bundle, "rootfs")
+	if _, err := b.Images.NewRootfs(ctx, img, rootfs); err != nil {
+		return 0, err
+	}
+	cfg := oci.ContainerConfig{
+		Rootfs:         rootfs,
+		Args:           processArgs(c, img),
+		Env:            mergeEnv(img.Env, c.Env, req.ExtraEnv),
+		Cwd:            firstNonEmpty(c.WorkingDir, img.WorkingDir, "/"),
+		JoinNamespaces: sb.Namespaces,
+		CgroupsPath:    CgroupParent(pod.UID) + "/" + req.ID,
+		Annotations:    map[string]string{"dev.podspec.pod": pod.Name, "dev.podspec.pod-uid": pod.UID, "dev.podspec.container": c.Name},
+	}
+	if len(cfg.Args) == 0 {
+		return 0, fmt.Errorf("container %s: no command: the image has no entrypoint or cmd and the container sets none", c.Name)
+	}
+	if err := resources(c.Resources, &cfg.Resources); err != nil {
+		return 0, fmt.Errorf("container %s: %w", c.Name, err)
+	}
+	for _, m := range c.VolumeMounts {
+		src, err := b.volumeSource(pod, m.Name)
+		if err != nil {
+			return 0, fmt.Errorf("container %s: %w", c.Name, err)
+		}
+		cfg.Mounts = append(cfg.Mounts, oci.Mount{Source: src, Destination: m.MountPath, ReadOnly: m.ReadOnly})
+	}
+	if err := oci.WriteBundle(bundle, cfg); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(filepath.Dir(req.LogPath), 0o700); err != nil {
+		return 0, fmt.Errorf("log directory: %w", err)
+	}
+	lf, err := os.OpenFile(req.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("log file: %w", err)
+	}
+	defer lf.Close()
+	return b.Runtime.Create(ctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
+}
+
+// processArgs follows Kubernetes: command replaces the image entrypoint, args replace its cmd
+// (and a command without args drops the image cmd).
+func processArgs(c *v1alpha1.Container, img *image.Image) []string {
+	switch {
+	case len(c.Command) > 0:
+		return append(append([]string{}, c.Command...), c.Args...)
+	case len(c.Args) > 0:
+		return append(append([]string{}, img.Entrypoint...), c.Args...)
+	}
+	return append(append([]string{}, img.Entrypoint...), img.Cmd...)
+}
+
+func mergeEnv(base []string, env []v1alpha1.EnvVar, extra []string) []string {
+	out := append([]string{}, base...)
+	set := func(kv string) {
+		k, _, _ := strings.Cut(kv, "=")
+		for i, o := range out {
+			if ok, _, _ := strings.Cut(o, "="); ok == k {
+				out[i] = kv
+				return
+			}
+		}
+		out = append(out, kv)
+	}
+	for _, e := range env {
+		set(e.Name + "=" + e.Value)
+	}
+	for _, kv := range extra {
+		set(kv)
+	}
+	return out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func resources(r *v1alpha1.ResourceRequirements, out *oci.Resources) error {
+	if r == nil {
+		return nil
+	}
+	if q, ok := r.Limits[v1alpha1.ResourceCPU]; ok {
+		v, err := q.MilliCPU()
+		if err != nil {
+			return fmt.Errorf("cpu limit: %w", err)
+		}
+		out.CPULimitMilli = v
+	}
+	if q, ok := r.Requests[v1alpha1.ResourceCPU]; ok {
+		v, err := q.MilliCPU()
+		if err != nil {
+			return fmt.Errorf("cpu request: %w", err)
+		}
+		out.CPURequestMilli = v
+	}
+	if q, ok := r.Limits[v1alpha1.ResourceMemory]; ok {
+		v, err := q.Bytes()
+		if err != nil {
+			return fmt.Errorf("memory limit: %w", err)
+		}
+		out.MemoryLimitBytes = v
+	}
+	if q, ok := r.Limits[v1alpha1.ResourcePIDs]; ok {
+		v, err := q.Count()
+		if err != nil {
+			return fmt.Errorf("pids limit: %w", err)
+		}
+		out.PidsLimit = v
+	}
+	return nil
+}
+
+// StartInstance starts a created instance.
+func (b *Backend) StartInstance(ctx context.Context, id string) error {
+	return b.Runtime.Start(ctx, id)
+}
+
+// Signal sends sig to the instance's init process.
+func (b *Backend) Signal(ctx context.Context, id string, sig syscall.Signal) error {
+	return b.Runtime.Kill(ctx, id, sig, false)
+}
+
+// Exec runs argv in the instance, bounded by ctx.
+func (b *Backend) Exec(ctx context.Context, id string, argv []string) (int, error) {
+	return b.Runtime.Exec(ctx, id, oci.ExecProcess{Args: argv})
+}
+
+// OOMKills reads the oom_kill counter of the instance's memory cgroup (cgroup v1
+// memory.oom_control, or memory.events on v2). Each instance has a cgroup of its own, so the
+// counter is that instance's.
+func (b *Backend) OOMKills(id string, pod *engine.PodInfo) uint64 {
+	cg := CgroupParent(pod.UID) + "/" + id
+	if p, err := oci.CgroupFile(cg, "memory", "memory.oom_control"); err == nil {
+		if n, ok := readCounter(p, "oom_kill"); ok {
+			return n
+		}
+	}
+	if p, err := oci.CgroupFile(cg, "", "memory.events"); err == nil {
+		if n, ok := readCounter(p, "oom_kill"); ok {
+			return n
+		}
+	}
+	return 0
+}
+
+func readCounter(path, key string) (uint64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), " ")
+		if ok && k == key {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// DeleteInstance removes the OCI container (killing it if needed), its cgroup and its bundle.
+func (b *Backend) DeleteInstance(ctx context.Context, id string, pod *engine.PodInfo) error {
+	var errs []error
+	if err := b.Runtime.Delete(ctx, id, true); err != nil && !errors.Is(err, oci.ErrNotFound) {
+		errs = append(errs, err)
+	}
+	bundle := b.bundleDir(pod, id)
+	if err := unmountUnder(bundle); err != nil {
+		errs = append(errs, err)
+	} else if err := os.RemoveAll(bundle); err != nil {
+		errs = append(errs, err)
+	}
+	oci.RemoveCgroup(CgroupParent(pod.UID) + "/" + id)
+	return errors.Join(errs...)
+}
+
+// RemovePod removes everything of a terminal (or force-stopped) pod from the host: OCI
+// containers left in the runtime, the sandbox, mounts under the pod directory, the pod's
+// cgroups; the directory itself is removed by the caller (store.Pod.Remove).
+func (b *Backend) RemovePod(ctx context.Context, pod *engine.PodInfo, sandbox json.RawMessage) error {
+	var errs []error
+	prefix := engine.InstancePrefix(pod.UID)
+	if list, err := b.Runtime.List(ctx); err == nil {
+		for _, c := range list {
+			if strings.HasPrefix(c.ID, prefix) {
+				if err := b.Runtime.Delete(ctx, c.ID, true); err != nil && !errors.Is(err, oci.ErrNotFound) {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	if err := b.TeardownSandbox(ctx, pod, sandbox); err != nil {
+		errs = append(errs, err)
+	}
+	if err := unmountUnder(pod.Dir); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// unmountUnder unmounts every mount point at or below dir, deepest first.
+func unmountUnder(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return fmt.Errorf("list mounts: %w", err)
+	}
+	defer f.Close()
+	var mps []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 5 {
+			continue
+		}
+		mp := unescape(fs[4])
+		if mp == abs || strings.HasPrefix(mp, abs+"/") {
+			mps = append(mps, mp)
+		}
+	}
+	sort.Slice(mps, func(i, j int) bool { return len(mps[i]) > len(mps[j]) })
+	var errs []error
+	for _, mp := range mps {
+		if err := unix.Unmount(mp, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", mp, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

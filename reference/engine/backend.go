@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"syscall"
+
+	"podspec.dev/podspec/api/v1alpha1"
+)
+
+// Backend is what the engine needs from the layers below it: a sandbox per pod and OCI
+// container instances inside it. The reference implementation (package reference/backend)
+// puts runc, OCI image layouts and infra namespaces behind it.
+type Backend interface {
+	// SetupSandbox creates the pod's sandbox (shared namespaces, cgroup parent) and returns
+	// what TeardownSandbox and CreateInstance need to find it again, persisted in the state.
+	SetupSandbox(ctx context.Context, pod *PodInfo) (json.RawMessage, error)
+	// TeardownSandbox removes the sandbox; it is idempotent.
+	TeardownSandbox(ctx context.Context, pod *PodInfo, sandbox json.RawMessage) error
+	// CreateInstance makes a fresh root filesystem and bundle for one container instance and
+	// creates the OCI container (not started). It returns the host pid of its init process.
+	CreateInstance(ctx context.Context, pod *PodInfo, sandbox json.RawMessage, req *InstanceRequest) (pid int, err error)
+	// StartInstance starts a created instance.
+	StartInstance(ctx context.Context, id string) error
+	// Signal sends sig to the instance's init process.
+	Signal(ctx context.Context, id string, sig syscall.Signal) error
+	// Exec runs argv inside the running instance, bounded by ctx, and returns its exit code.
+	Exec(ctx context.Context, id string, argv []string) (int, error)
+	// OOMKills returns the OOM-kill counter of the instance's memory cgroup (0 if unknown).
+	OOMKills(id string, pod *PodInfo) uint64
+	// DeleteInstance removes the OCI container (killing it if it still runs) and its bundle's
+	// root filesystem. It is idempotent.
+	DeleteInstance(ctx context.Context, id string, pod *PodInfo) error
+}
+
+// PodInfo identifies a pod for the backend.
+type PodInfo struct {
+	Name string
+	UID  string
+	// Dir is the pod's state directory.
+	Dir string
+	// Spec is the defaulted pod spec.
+	Spec *v1alpha1.PodSpec
+	// Images maps container names to the image references resolved when the pod was created.
+	Images map[string]string
+}
+
+// InstanceRequest describes one container instance to create.
+type InstanceRequest struct {
+	// ID is the OCI container ID (unique per instance).
+	ID string
+	// Kind is init, sidecar, main or defer.
+	Kind string
+	// Container is the container as declared (defer containers converted).
+	Container *v1alpha1.Container
+	// LogPath receives the instance's stdout and stderr.
+	LogPath string
+	// ExtraEnv is added to the container's environment (KEY=VALUE).
+	ExtraEnv []string
+}
+
+// ExitStatus is what a watcher learned about an instance's end.
+type ExitStatus struct {
+	// Known is false when the process was not the watcher's child (an adopted instance): the
+	// exit was observed but its status is lost.
+	Known  bool
+	Status syscall.WaitStatus
+}
+
+// Watcher delivers the end of processes: a subreaper parent waits for its children; for any
+// other process it can only observe that it ended.
+type Watcher interface {
+	// Watch returns a channel that receives exactly one ExitStatus when pid ends.
+	Watch(pid int) <-chan ExitStatus
+}

@@ -1,0 +1,414 @@
+// Package engine is the reference runtime's lifecycle engine: it runs one pod from creation to
+// its terminal phase inside the pod's supervisor process — init containers in order, sidecars
+// gated on Started, main containers ordered by dependsOn, probes and hooks, restarts with
+// back-off, the exit policy and the pod result, the deadline and the stop sequence — and
+// records every transition in the pod's state file and events log.
+//
+// The engine does not talk to runc, images or namespaces itself (Backend does), and it does
+// not wait for processes itself (Watcher does). Each container runs in a goroutine of its own;
+// all shared state is guarded by one mutex, and every change wakes the goroutines that wait
+// for a condition.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/store"
+)
+
+// Container kinds as events and instances name them.
+const (
+	KindInit    = "init"
+	KindSidecar = "sidecar"
+	KindMain    = "main"
+	KindDefer   = "defer"
+)
+
+// Pod-level reasons the engine records in status.reason and in stop requests.
+const (
+	// ReasonInitFailed ends a pod whose regular init container failed for good.
+	ReasonInitFailed = "InitFailed"
+	// ReasonExitStatusLost is the terminated reason of an instance whose exit nobody observed
+	// with its status (it ended while no supervisor was its parent).
+	ReasonExitStatusLost = "ExitStatusLost"
+	// ReasonBackOff is the waiting reason of a container between two instances.
+	ReasonBackOff = "BackOff"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Pod is the pod's directory; its state file must exist.
+	Pod *store.Pod
+	// Backend runs sandboxes and container instances.
+	Backend Backend
+	// Watcher reports process ends.
+	Watcher Watcher
+	// Adopt resumes a pod whose previous supervisor died, from its persisted state.
+	Adopt bool
+	// Logf receives diagnostics (the supervisor's log); nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Engine runs one pod.
+type Engine struct {
+	pod    *store.Pod
+	be     Backend
+	w      Watcher
+	logf   func(string, ...any)
+	adopt  bool
+	info   *PodInfo
+	events *store.EventLog
+
+	mu          sync.Mutex
+	st          *store.State
+	changed     chan struct{}
+	slots       []*slot
+	byName      map[string]*slot
+	terminating bool
+	stopCtx     context.Context
+	stopCancel  context.CancelFunc // ends the stop steps (budget end or force)
+	forced      bool
+	wg          sync.WaitGroup
+	finished    chan struct{}
+	persistErr  error
+}
+
+// New loads the pod's state and prepares an engine; Run starts it.
+func New(o Options) (*Engine, error) {
+	st, err := o.Pod.ReadState()
+	if err != nil {
+		return nil, err
+	}
+	ev, err := o.Pod.OpenEventLog()
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		pod: o.Pod, be: o.Backend, w: o.Watcher, logf: o.Logf, adopt: o.Adopt,
+		events: ev, st: st, changed: make(chan struct{}), byName: map[string]*slot{},
+		finished: make(chan struct{}),
+	}
+	if e.logf == nil {
+		e.logf = func(string, ...any) {}
+	}
+	p := &st.Pod
+	if p.Status == nil {
+		p.Status = &v1alpha1.PodStatus{}
+	}
+	e.info = &PodInfo{Name: p.Metadata.Name, UID: p.Status.UID, Dir: o.Pod.Dir, Spec: &p.Spec, Images: st.Images}
+	if st.Containers == nil {
+		st.Containers = map[string]*store.Instance{}
+	}
+	e.buildSlots()
+	return e, nil
+}
+
+// Finished is closed once the pod is terminal and PodFinished is recorded.
+func (e *Engine) Finished() <-chan struct{} { return e.finished }
+
+// Status returns a copy of the pod's current status.
+func (e *Engine) Status() v1alpha1.PodStatus {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return *deepCopyStatus(e.st.Pod.Status)
+}
+
+// Run runs the pod until it is terminal (or ctx ends, which abandons it without stopping it:
+// the containers keep running for an adopting supervisor).
+func (e *Engine) Run(ctx context.Context) error {
+	defer e.events.Close()
+	e.mu.Lock()
+	if e.st.Pod.Status.FinishedAt != nil {
+		e.mu.Unlock()
+		close(e.finished)
+		return nil
+	}
+	if e.adopt {
+		e.commitLocked(e.event(store.EventSupervisorAdopted, nil, "", fmt.Sprintf("supervisor generation %d adopted the pod", e.st.Supervisor.Generation)))
+	}
+	needSandbox := len(e.st.Sandbox) == 0
+	e.mu.Unlock()
+
+	if needSandbox {
+		sb, err := e.be.SetupSandbox(ctx, e.info)
+		if err != nil {
+			e.logf("sandbox: %v", err)
+			e.failCreation(ctx, fmt.Errorf("set up sandbox: %w", err))
+			return err
+		}
+		e.mu.Lock()
+		e.st.Sandbox = sb
+		now := time.Now().UTC()
+		if e.st.Pod.Status.StartedAt == nil {
+			e.st.Pod.Status.StartedAt = &now
+		}
+		e.commitLocked(e.event(store.EventPodStarted, nil, "", ""))
+		e.mu.Unlock()
+	}
+
+	e.mu.Lock()
+	var resume []*slot
+	for _, s := range e.slots {
+		if rec := e.st.Containers[s.name]; rec != nil && rec.PID != 0 && !rec.Terminal {
+			resume = append(resume, s)
+		}
+	}
+	e.mu.Unlock()
+	// Adopted instances: watch the ones still alive, record the lost ones.
+	adopted := map[*slot]*instance{}
+	for _, s := range resume {
+		if inst := e.adoptInstance(ctx, s); inst != nil {
+			adopted[s] = inst
+		}
+	}
+
+	e.mu.Lock()
+	for _, s := range e.slots {
+		rec := e.st.Containers[s.name]
+		if rec != nil && rec.Terminal {
+			continue
+		}
+		if rec != nil && rec.Running && adopted[s] == nil {
+			continue
+		}
+		e.wg.Add(1)
+		go e.runSlot(ctx, s, adopted[s])
+	}
+	if e.st.Stop != nil {
+		e.resumeStopLocked()
+	}
+	if d := e.st.Pod.Spec.ActiveDeadlineSeconds; d != nil && e.st.Pod.Status.StartedAt != nil {
+		go e.deadline(ctx, e.st.Pod.Status.StartedAt.Add(time.Duration(*d)*time.Second))
+	}
+	// A pod whose every main container is already terminal (adopted at the very end) still
+	// needs its policy decision.
+	e.evaluatePolicyLocked(nil)
+	e.mu.Unlock()
+
+	select {
+	case <-e.finished:
+		return e.persistErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// failCreation records a pod that could not start its sandbox as Failed.
+func (e *Engine) failCreation(ctx context.Context, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := time.Now().UTC()
+	s := e.st.Pod.Status
+	s.Phase = v1alpha1.PodFailed
+	s.Reason = "SandboxFailed"
+	s.Message = err.Error()
+	code := int32(1)
+	s.ExitCode = &code
+	s.FinishedAt = &now
+	if s.StartedAt == nil {
+		s.StartedAt = &now
+	}
+	ev := e.event(store.EventPodFinished, nil, "SandboxFailed", err.Error())
+	ev.Phase = s.Phase
+	ev.ExitCode = &code
+	e.commitLocked(ev)
+	close(e.finished)
+}
+
+// deadline requests the stop with reason DeadlineExceeded when activeDeadlineSeconds pass.
+func (e *Engine) deadline(ctx context.Context, at time.Time) {
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return
+	case <-e.finished:
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.terminating {
+		return
+	}
+	ev := e.event(store.EventStopRequested, nil, v1alpha1.ReasonDeadlineExceeded, "activeDeadlineSeconds exceeded")
+	e.beginStopLocked(ctx, v1alpha1.ReasonDeadlineExceeded, e.gracePeriod(), false, ev)
+}
+
+// Stop requests a graceful stop with the given grace period (nil: the pod's), or a forced one.
+// It returns once the request is persisted. A request on a stopping pod escalates it when it is
+// forced or its budget ends earlier; on a terminal pod it does nothing.
+func (e *Engine) Stop(ctx context.Context, grace *int64, force bool) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.st.Pod.Status.FinishedAt != nil {
+		return nil
+	}
+	g := e.gracePeriod()
+	if grace != nil {
+		g = *grace
+	}
+	if g <= 0 {
+		force = true
+		g = 0
+	}
+	ev := e.event(store.EventStopRequested, nil, "", "")
+	ev.GracePeriodSeconds = &g
+	ev.Force = force
+	reason := v1alpha1.ReasonStopped
+	if force {
+		reason = v1alpha1.ReasonForced
+	}
+	e.beginStopLocked(ctx, reason, g, force, ev)
+	return e.persistErr
+}
+
+func (e *Engine) gracePeriod() int64 {
+	if g := e.st.Pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		return *g
+	}
+	return v1alpha1.DefaultTerminationGracePeriodSeconds
+}
+
+// event builds an event for the pod, or for a container when s is not nil.
+func (e *Engine) event(typ string, s *slot, reason, msg string) *store.Event {
+	ev := &store.Event{Type: typ, Pod: e.info.Name, PodUID: e.info.UID, Reason: reason, Message: msg, Time: time.Now().UTC()}
+	if s != nil {
+		ev.Container = s.name
+		ev.ContainerKind = s.kind
+	}
+	return ev
+}
+
+// commitLocked updates the derived pod conditions, persists the state, then appends the
+// events. Called with e.mu held; wakes every waiter.
+func (e *Engine) commitLocked(evs ...*store.Event) {
+	e.updateConditionsLocked(evs)
+	if err := e.pod.WriteState(e.st); err != nil {
+		e.logf("persist state: %v", err)
+		e.persistErr = err
+	}
+	if len(evs) > 0 {
+		if err := e.events.Append(evs...); err != nil {
+			e.logf("append events: %v", err)
+			e.persistErr = err
+		}
+	}
+	close(e.changed)
+	e.changed = make(chan struct{})
+}
+
+// waitUntil blocks until cond (evaluated with e.mu held) is true or ctx ends; it reports
+// whether cond became true.
+func (e *Engine) waitUntil(ctx context.Context, cond func() bool) bool {
+	for {
+		e.mu.Lock()
+		if cond() {
+			e.mu.Unlock()
+			return true
+		}
+		ch := e.changed
+		e.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// sleep waits d, or less if ctx ends or cond becomes true; it reports whether d fully passed.
+func (e *Engine) sleep(ctx context.Context, d time.Duration, cond func() bool) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		e.mu.Lock()
+		if cond != nil && cond() {
+			e.mu.Unlock()
+			return false
+		}
+		ch := e.changed
+		e.mu.Unlock()
+		select {
+		case <-t.C:
+			return true
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// updateConditionsLocked derives phase Running, Initialized, Ready and Terminating.
+func (e *Engine) updateConditionsLocked(evs []*store.Event) {
+	s := e.st.Pod.Status
+	if s.FinishedAt != nil {
+		return
+	}
+	now := time.Now().UTC()
+	initialized := e.initializedLocked()
+	if initialized && s.Phase == v1alpha1.PodPending && s.StartedAt != nil {
+		s.Phase = v1alpha1.PodRunning
+	}
+	ready := initialized && !e.terminating
+	for _, sl := range e.slots {
+		if sl.kind == KindMain && !sl.status().Ready {
+			ready = false
+		}
+	}
+	setCondition(s, v1alpha1.PodInitialized, initialized, now)
+	setCondition(s, v1alpha1.PodReady, ready, now)
+	setCondition(s, v1alpha1.PodTerminating, e.terminating, now)
+}
+
+func setCondition(s *v1alpha1.PodStatus, typ v1alpha1.PodConditionType, v bool, now time.Time) {
+	st := v1alpha1.ConditionFalse
+	if v {
+		st = v1alpha1.ConditionTrue
+	}
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == typ {
+			if s.Conditions[i].Status != st {
+				s.Conditions[i].Status = st
+				s.Conditions[i].LastTransitionTime = &now
+			}
+			return
+		}
+	}
+	s.Conditions = append(s.Conditions, v1alpha1.PodCondition{Type: typ, Status: st, LastTransitionTime: &now})
+}
+
+// initializedLocked reports whether every regular init container completed and every sidecar
+// started.
+func (e *Engine) initializedLocked() bool {
+	for _, s := range e.slots {
+		switch s.kind {
+		case KindInit:
+			if !s.rec().Completed {
+				return false
+			}
+		case KindSidecar:
+			if !s.rec().EverStarted {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// errStopped marks work abandoned because the pod is stopping.
+var errStopped = errors.New("pod is stopping")
+
+func deepCopyStatus(s *v1alpha1.PodStatus) *v1alpha1.PodStatus {
+	c := *s
+	c.Conditions = append([]v1alpha1.PodCondition(nil), s.Conditions...)
+	c.InitContainerStatuses = append([]v1alpha1.ContainerStatus(nil), s.InitContainerStatuses...)
+	c.ContainerStatuses = append([]v1alpha1.ContainerStatus(nil), s.ContainerStatuses...)
+	c.DeferContainerStatuses = append([]v1alpha1.ContainerStatus(nil), s.DeferContainerStatuses...)
+	return &c
+}

@@ -1,0 +1,306 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/store"
+)
+
+// Hook names as events carry them.
+const (
+	HookPostStart = "postStart"
+	HookPreStop   = "preStop"
+)
+
+// Probe names as events carry them.
+const (
+	ProbeStartup   = "startup"
+	ProbeReadiness = "readiness"
+	ProbeLiveness  = "liveness"
+)
+
+// Hook and probe results.
+const (
+	ResultSucceeded = "Succeeded"
+	ResultFailed    = "Failed"
+	ResultTimeout   = "Timeout"
+)
+
+// instanceLife runs what happens while an instance lives: the postStart hook, the startup
+// probe (the container is Started after both), then readiness and liveness probes. It ends
+// when ctx ends (the instance exited).
+func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
+	if !inst.adopted || !e.recStarted(s) {
+		if lc := s.c.Lifecycle; lc != nil && lc.PostStart != nil {
+			res, msg := e.runHook(ctx, s, inst, HookPostStart, lc.PostStart)
+			if ctx.Err() != nil {
+				return
+			}
+			if res != ResultSucceeded {
+				e.killInstance(ctx, s, inst, "postStart hook "+strings.ToLower(res)+": "+msg)
+				return
+			}
+		}
+		if p := s.c.StartupProbe; p != nil {
+			if !e.probeUntil(ctx, s, inst, ProbeStartup, p, true) {
+				if ctx.Err() == nil {
+					e.killInstance(ctx, s, inst, "startup probe failed")
+				}
+				return
+			}
+		}
+		e.mu.Lock()
+		if s.inst != inst {
+			e.mu.Unlock()
+			return
+		}
+		s.status().Started = true
+		s.rec().EverStarted = true
+		var evs []*store.Event
+		if s.c.ReadinessProbe == nil {
+			s.status().Ready = true
+			s.rec().EverReady = true
+			evs = append(evs, e.instEvent(store.EventContainerReady, s, inst, "", ""))
+		}
+		e.commitLocked(evs...)
+		e.mu.Unlock()
+	}
+	if p := s.c.ReadinessProbe; p != nil {
+		go e.readiness(ctx, s, inst, p)
+	}
+	if p := s.c.LivenessProbe; p != nil {
+		if !e.probeUntil(ctx, s, inst, ProbeLiveness, p, false) && ctx.Err() == nil {
+			e.killInstance(ctx, s, inst, "liveness probe failed")
+		}
+	}
+}
+
+func (e *Engine) recStarted(s *slot) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return s.status().Started
+}
+
+// probeUntil runs a probe periodically. With untilSuccess (startup) it returns true on the
+// first success and false after failureThreshold consecutive failures; otherwise (liveness) it
+// runs until failureThreshold consecutive failures (false) or ctx ends.
+func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name string, p *v1alpha1.Probe, untilSuccess bool) bool {
+	if !sleepCtx(ctx, time.Duration(p.InitialDelaySeconds)*time.Second) {
+		return false
+	}
+	fails := 0
+	for {
+		ok, msg := e.probeOnce(ctx, inst, p)
+		if ctx.Err() != nil {
+			return false
+		}
+		if ok {
+			fails = 0
+			if untilSuccess {
+				e.mu.Lock()
+				e.commitLocked(e.instEvent(store.EventStartupSucceeded, s, inst, "", ""))
+				e.mu.Unlock()
+				return true
+			}
+		} else {
+			fails++
+			if fails >= int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold)) {
+				e.mu.Lock()
+				ev := e.instEvent(store.EventProbeFailed, s, inst, "ProbeFailed", msg)
+				ev.Probe = name
+				e.commitLocked(ev)
+				e.mu.Unlock()
+				return false
+			}
+		}
+		if !sleepCtx(ctx, probePeriod(p)) {
+			return false
+		}
+	}
+}
+
+// readiness keeps the container's Ready flag up to date.
+func (e *Engine) readiness(ctx context.Context, s *slot, inst *instance, p *v1alpha1.Probe) {
+	if !sleepCtx(ctx, time.Duration(p.InitialDelaySeconds)*time.Second) {
+		return
+	}
+	fails, succ := 0, 0
+	for {
+		ok, msg := e.probeOnce(ctx, inst, p)
+		if ctx.Err() != nil {
+			return
+		}
+		e.mu.Lock()
+		if s.inst != inst {
+			e.mu.Unlock()
+			return
+		}
+		st := s.status()
+		if ok {
+			fails = 0
+			succ++
+			if !st.Ready && succ >= int(threshold(p.SuccessThreshold, v1alpha1.DefaultProbeSuccessThreshold)) {
+				st.Ready = true
+				s.rec().EverReady = true
+				e.commitLocked(e.instEvent(store.EventContainerReady, s, inst, "", ""))
+			}
+		} else {
+			succ = 0
+			fails++
+			if st.Ready && fails >= int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold)) {
+				st.Ready = false
+				ev := e.instEvent(store.EventProbeFailed, s, inst, "ProbeFailed", msg)
+				ev.Probe = ProbeReadiness
+				e.commitLocked(ev, e.instEvent(store.EventContainerNotReady, s, inst, "", msg))
+			}
+		}
+		e.mu.Unlock()
+		if !sleepCtx(ctx, probePeriod(p)) {
+			return
+		}
+	}
+}
+
+func threshold(v, def int32) int32 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func probePeriod(p *v1alpha1.Probe) time.Duration {
+	if p.PeriodSeconds <= 0 {
+		return time.Duration(v1alpha1.DefaultProbePeriodSeconds) * time.Second
+	}
+	return time.Duration(p.PeriodSeconds) * time.Second
+}
+
+// probeOnce runs an exec probe once, bounded by its timeout.
+func (e *Engine) probeOnce(ctx context.Context, inst *instance, p *v1alpha1.Probe) (bool, string) {
+	if p.Exec == nil || len(p.Exec.Command) == 0 {
+		return false, "probe has no exec command"
+	}
+	to := time.Duration(threshold(p.TimeoutSeconds, v1alpha1.DefaultProbeTimeoutSeconds)) * time.Second
+	pctx, cancel := context.WithTimeout(ctx, to)
+	defer cancel()
+	code, err := e.be.Exec(pctx, inst.id, p.Exec.Command)
+	if err != nil {
+		if pctx.Err() != nil && ctx.Err() == nil {
+			return false, fmt.Sprintf("probe timed out after %s", to)
+		}
+		return false, err.Error()
+	}
+	if code != 0 {
+		return false, fmt.Sprintf("probe command exited %d", code)
+	}
+	return true, ""
+}
+
+// runHook runs a postStart or preStop handler with HookStarted/HookFinished events.
+func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook string, h *v1alpha1.LifecycleHandler) (result, msg string) {
+	e.mu.Lock()
+	ev := e.instEvent(store.EventHookStarted, s, inst, "", "")
+	ev.Hook = hook
+	e.commitLocked(ev)
+	e.mu.Unlock()
+	var code *int32
+	switch {
+	case h.Sleep != nil:
+		if sleepCtx(ctx, time.Duration(h.Sleep.Seconds)*time.Second) {
+			result = ResultSucceeded
+		} else {
+			result, msg = ResultTimeout, "interrupted"
+		}
+	case h.Exec != nil:
+		c, err := e.be.Exec(ctx, inst.id, h.Exec.Command)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			result, msg = ResultTimeout, "the hook did not finish in time"
+		case err != nil:
+			result, msg = ResultFailed, err.Error()
+		default:
+			cc := int32(c)
+			code = &cc
+			result = ResultSucceeded
+			if c != 0 {
+				result, msg = ResultFailed, fmt.Sprintf("exited %d", c)
+			}
+		}
+	default:
+		result, msg = ResultFailed, "hook has no handler"
+	}
+	e.mu.Lock()
+	ev = e.instEvent(store.EventHookFinished, s, inst, "", msg)
+	ev.Hook = hook
+	ev.Result = result
+	ev.ExitCode = code
+	e.commitLocked(ev)
+	e.mu.Unlock()
+	return result, msg
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// adoptInstance takes over an instance recorded by a previous supervisor: a live one is
+// watched; one that ended while nobody watched is recorded ExitStatusLost (via afterExit).
+func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
+	e.mu.Lock()
+	r := s.rec()
+	st := s.status()
+	inst := &instance{id: r.ContainerID, pid: r.PID, n: st.RestartCount, adopted: true}
+	if st.State.Running != nil {
+		inst.startedAt = st.State.Running.StartedAt
+	}
+	running := r.Running
+	alive := r.StartTime != 0 && store.ProcessStartTime(r.PID) == r.StartTime
+	e.mu.Unlock()
+	if !running {
+		// Created but never started: discard it; the slot creates a fresh instance.
+		e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
+		e.mu.Lock()
+		r.PID = 0
+		e.commitLocked()
+		e.mu.Unlock()
+		return nil
+	}
+	if alive {
+		inst.exit = e.w.Watch(inst.pid)
+		e.mu.Lock()
+		s.inst = inst
+		e.mu.Unlock()
+		return inst
+	}
+	// The process is gone: its exit was never observed.
+	lost := make(chan ExitStatus, 1)
+	lost <- ExitStatus{Known: false}
+	inst.exit = lost
+	e.mu.Lock()
+	s.inst = inst
+	e.mu.Unlock()
+	return inst
+}
+
+func readComm(pid int) (string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(b)), nil
+}

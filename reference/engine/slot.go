@@ -1,0 +1,559 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/store"
+)
+
+// slot is one declared container (init, sidecar or main) across all of its instances.
+type slot struct {
+	e      *Engine
+	name   string
+	kind   string
+	index  int // index in its status list
+	c      *v1alpha1.Container
+	policy v1alpha1.RestartPolicy
+
+	inst     *instance // the live instance, nil between instances
+	creating bool      // an instance is being created
+}
+
+// instance is one OCI container of a slot.
+type instance struct {
+	id        string
+	pid       int
+	n         int32
+	startedAt time.Time
+	exit      <-chan ExitStatus
+	cancel    context.CancelFunc
+	adopted   bool
+	// killMsg is set when the runtime killed the instance outside a stop (probe, hook failure).
+	killMsg string
+}
+
+func (e *Engine) buildSlots() {
+	p := &e.st.Pod
+	st := p.Status
+	if len(st.InitContainerStatuses) != len(p.Spec.InitContainers) {
+		st.InitContainerStatuses = make([]v1alpha1.ContainerStatus, len(p.Spec.InitContainers))
+		for i, c := range p.Spec.InitContainers {
+			st.InitContainerStatuses[i] = newStatus(&c)
+		}
+	}
+	if len(st.ContainerStatuses) != len(p.Spec.Containers) {
+		st.ContainerStatuses = make([]v1alpha1.ContainerStatus, len(p.Spec.Containers))
+		for i, c := range p.Spec.Containers {
+			st.ContainerStatuses[i] = newStatus(&c)
+		}
+	}
+	for i := range p.Spec.InitContainers {
+		c := &p.Spec.InitContainers[i]
+		kind := KindInit
+		if c.IsSidecar() {
+			kind = KindSidecar
+		}
+		e.addSlot(&slot{name: c.Name, kind: kind, index: i, c: c, policy: p.Spec.EffectiveRestartPolicy(c, true)})
+	}
+	for i := range p.Spec.Containers {
+		c := &p.Spec.Containers[i]
+		e.addSlot(&slot{name: c.Name, kind: KindMain, index: i, c: c, policy: p.Spec.EffectiveRestartPolicy(c, false)})
+	}
+}
+
+func newStatus(c *v1alpha1.Container) v1alpha1.ContainerStatus {
+	return v1alpha1.ContainerStatus{Name: c.Name, Image: c.Image,
+		State: v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: "PodInitializing"}}}
+}
+
+func (e *Engine) addSlot(s *slot) {
+	s.e = e
+	e.slots = append(e.slots, s)
+	e.byName[s.name] = s
+	if e.st.Containers[s.name] == nil {
+		e.st.Containers[s.name] = &store.Instance{}
+	}
+}
+
+// status is the slot's entry in the pod status (e.mu held).
+func (s *slot) status() *v1alpha1.ContainerStatus {
+	if s.kind == KindMain {
+		return &s.e.st.Pod.Status.ContainerStatuses[s.index]
+	}
+	return &s.e.st.Pod.Status.InitContainerStatuses[s.index]
+}
+
+// rec is the slot's runtime record (e.mu held).
+func (s *slot) rec() *store.Instance { return s.e.st.Containers[s.name] }
+
+// busy reports whether the slot has an instance or is creating one (e.mu held).
+func (s *slot) busy() bool { return s.inst != nil || s.creating }
+
+func (e *Engine) instEvent(typ string, s *slot, inst *instance, reason, msg string) *store.Event {
+	ev := e.event(typ, s, reason, msg)
+	if inst != nil {
+		ev.ContainerID = inst.id
+		n := inst.n
+		ev.RestartCount = &n
+	}
+	return ev
+}
+
+// gate says whether the slot may start an instance now: ok, or failed with a message (a
+// dependency failed for good), or neither (wait). Called with e.mu held.
+func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
+	switch s.kind {
+	case KindInit, KindSidecar:
+		if s.index == 0 {
+			return true, ""
+		}
+		prev := e.slots[s.index-1]
+		if prev.kind == KindSidecar {
+			return prev.rec().EverStarted, ""
+		}
+		return prev.rec().Completed, ""
+	}
+	if !e.initializedLocked() {
+		return false, ""
+	}
+	for _, d := range s.c.DependsOn {
+		dep := e.byName[d.Name]
+		if dep == nil {
+			return false, fmt.Sprintf("dependency %s does not exist", d.Name)
+		}
+		r := dep.rec()
+		switch d.Condition {
+		case v1alpha1.ConditionReady:
+			if !r.EverReady {
+				if r.Terminal {
+					return false, fmt.Sprintf("dependency %s ended before it was Ready", d.Name)
+				}
+				return false, ""
+			}
+		case v1alpha1.ConditionCompleted:
+			if !r.Terminal {
+				return false, ""
+			}
+			if !r.Completed {
+				return false, fmt.Sprintf("dependency %s did not complete successfully", d.Name)
+			}
+		default:
+			if !r.EverStarted {
+				if r.Terminal {
+					return false, fmt.Sprintf("dependency %s ended before it was Started", d.Name)
+				}
+				return false, ""
+			}
+		}
+	}
+	return true, ""
+}
+
+// runSlot runs the instances of one container until it is terminal or the pod stops.
+func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
+	defer e.wg.Done()
+	for {
+		inst := adopted
+		adopted = nil
+		if inst == nil {
+			var failed string
+			gated := e.waitUntil(ctx, func() bool {
+				if e.terminating {
+					return true
+				}
+				ok, f := e.gateLocked(s)
+				failed = f
+				return ok || f != ""
+			})
+			if !gated {
+				return
+			}
+			e.mu.Lock()
+			if e.terminating {
+				e.skipLocked(s)
+				e.mu.Unlock()
+				return
+			}
+			if failed != "" {
+				e.dependencyFailedLocked(s, failed)
+				e.mu.Unlock()
+				return
+			}
+			e.mu.Unlock()
+			var err error
+			inst, err = e.startInstance(ctx, s)
+			if err == errStopped {
+				return
+			}
+			if err != nil {
+				if !e.afterExit(ctx, s, nil, nil, err) {
+					return
+				}
+				continue
+			}
+		}
+		lifeCtx, cancel := context.WithCancel(ctx)
+		inst.cancel = cancel
+		go e.instanceLife(lifeCtx, s, inst)
+		var ex ExitStatus
+		select {
+		case ex = <-inst.exit:
+		case <-ctx.Done():
+			cancel()
+			return
+		}
+		cancel()
+		if !e.afterExit(ctx, s, inst, &ex, nil) {
+			return
+		}
+	}
+}
+
+// skipLocked records a container that will never start because the pod is stopping.
+func (e *Engine) skipLocked(s *slot) {
+	r := s.rec()
+	r.Terminal = true
+	st := s.status()
+	if st.State.Terminated != nil || st.RestartCount > 0 || st.LastState.Terminated != nil {
+		// It ran before: keep its last terminated state as the final one.
+		if st.State.Terminated == nil && st.LastState.Terminated != nil {
+			t := *st.LastState.Terminated
+			st.State = v1alpha1.ContainerState{Terminated: &t}
+		}
+		e.commitLocked()
+		return
+	}
+	reason := e.st.Stop.Reason
+	st.State = v1alpha1.ContainerState{Skipped: &v1alpha1.ContainerStateSkipped{Reason: reason, Message: "the pod stopped before the container started"}}
+	e.commitLocked(e.event(store.EventContainerSkipped, s, reason, "the pod stopped before the container started"))
+}
+
+// dependencyFailedLocked ends a main container whose dependency failed before its condition held.
+func (e *Engine) dependencyFailedLocked(s *slot, msg string) {
+	now := time.Now().UTC()
+	r := s.rec()
+	r.Terminal = true
+	st := s.status()
+	st.State = v1alpha1.ContainerState{Terminated: &v1alpha1.ContainerStateTerminated{
+		Reason: v1alpha1.ReasonDependencyFailed, Message: msg, StartedAt: now, FinishedAt: now}}
+	e.st.Exits = append(e.st.Exits, store.ExitRecord{Container: s.name, Time: now, Reason: v1alpha1.ReasonDependencyFailed, Counts: true})
+	e.commitLocked(e.event(store.EventDependencyFailed, s, v1alpha1.ReasonDependencyFailed, msg))
+	e.evaluatePolicyLocked(s)
+}
+
+// startInstance creates and starts a new instance of the slot.
+func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) {
+	e.mu.Lock()
+	if e.terminating {
+		e.skipLocked(s)
+		e.mu.Unlock()
+		return nil, errStopped
+	}
+	s.creating = true
+	st := s.status()
+	n := st.RestartCount
+	if st.ContainerID != "" || st.LastState.Terminated != nil || st.State.Terminated != nil {
+		n++
+	}
+	id := instanceID(e.info.UID, s.name, n)
+	sandbox := e.st.Sandbox
+	e.mu.Unlock()
+
+	logPath := e.pod.LogPath(s.name, n)
+	pid, err := e.be.CreateInstance(ctx, e.info, sandbox, &InstanceRequest{ID: id, Kind: s.kind, Container: s.c, LogPath: logPath})
+	e.mu.Lock()
+	if err != nil {
+		s.creating = false
+		e.mu.Unlock()
+		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
+		return nil, fmt.Errorf("create container %s: %w", s.name, err)
+	}
+	inst := &instance{id: id, pid: pid, n: n}
+	inst.exit = e.w.Watch(pid)
+	s.inst = inst
+	s.creating = false
+	st = s.status()
+	st.RestartCount = n
+	st.ContainerID = id
+	st.Started, st.Ready = false, false
+	r := s.rec()
+	r.ContainerID, r.PID, r.StartTime, r.Created, r.Running, r.StopReason = id, pid, store.ProcessStartTime(pid), time.Now().UTC(), false, ""
+	ev := e.instEvent(store.EventContainerCreated, s, inst, "", "")
+	ev.PID = pid
+	e.commitLocked(ev)
+	if e.terminating {
+		// The stop began while the instance was being created: it never starts.
+		s.inst = nil
+		r.PID = 0
+		e.mu.Unlock()
+		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
+		<-inst.exit
+		e.mu.Lock()
+		e.skipLocked(s)
+		e.mu.Unlock()
+		return nil, errStopped
+	}
+	e.mu.Unlock()
+
+	if err := e.be.StartInstance(ctx, id); err != nil {
+		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
+		<-inst.exit
+		e.mu.Lock()
+		s.inst = nil
+		e.mu.Unlock()
+		return nil, fmt.Errorf("start container %s: %w", s.name, err)
+	}
+	waitExecuted(pid)
+	now := time.Now().UTC()
+	e.mu.Lock()
+	inst.startedAt = now
+	r.Running = true
+	st.State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
+	ev = e.instEvent(store.EventContainerStarted, s, inst, "", "")
+	ev.PID = pid
+	ev.Time = now
+	e.commitLocked(ev)
+	e.mu.Unlock()
+	return inst, nil
+}
+
+// InstancePrefix is the prefix of the OCI container IDs of every instance of a pod.
+func InstancePrefix(uid string) string {
+	u := strings.ReplaceAll(uid, "-", "")
+	if len(u) > 12 {
+		u = u[:12]
+	}
+	return u + "-"
+}
+
+// instanceID names an OCI container instance: unique per pod UID, container and restart.
+func instanceID(uid, name string, n int32) string {
+	return fmt.Sprintf("%s%s-%d", InstancePrefix(uid), name, n)
+}
+
+// waitExecuted waits briefly until the container's init process has executed the user's
+// program (it no longer runs runc's init), so that ContainerStarted is never early.
+func waitExecuted(pid int) {
+	deadline := time.Now().Add(200 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		comm, err := readComm(pid)
+		if err != nil || !strings.HasPrefix(comm, "runc:") {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// afterExit records the end of an instance (or a failed start when startErr is set) and
+// decides what happens next. It reports whether the slot should start another instance.
+func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *ExitStatus, startErr error) bool {
+	now := time.Now().UTC()
+	var oom uint64
+	if inst != nil {
+		if ex.Known || !inst.adopted {
+			oom = e.be.OOMKills(inst.id, e.info)
+		}
+		e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
+	}
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := s.status()
+	r := s.rec()
+	term := &v1alpha1.ContainerStateTerminated{FinishedAt: now, StartedAt: now}
+	var ev *store.Event
+	if startErr != nil {
+		term.Reason = v1alpha1.ReasonStartError
+		term.Message = startErr.Error()
+		ev = e.event(store.EventContainerExited, s, term.Reason, term.Message)
+		n := st.RestartCount
+		ev.RestartCount = &n
+	} else {
+		term.ContainerID = inst.id
+		term.StartedAt = inst.startedAt
+		if term.StartedAt.IsZero() {
+			term.StartedAt = now
+		}
+		fillExit(term, ex, oom > 0)
+		switch {
+		case term.Reason == v1alpha1.ReasonOOMKilled || term.Reason == ReasonExitStatusLost:
+		case e.forced:
+			term.Reason = v1alpha1.ReasonForced
+		case r.StopReason != "":
+			term.Reason = r.StopReason
+		}
+		if inst.killMsg != "" {
+			term.Message = inst.killMsg
+		}
+		ev = e.instEvent(store.EventContainerExited, s, inst, term.Reason, term.Message)
+		ev.ExitCode = term.ExitCode
+		ev.Signal = term.Signal
+		ev.Time = now
+		s.inst = nil
+	}
+	failed := term.ExitCode == nil || *term.ExitCode != 0
+	counts := r.StopReason == "" && !e.forced || (term.ExitCode != nil && *term.ExitCode != 0)
+	r.Running = false
+	r.PID = 0
+	st.Started, st.Ready = false, false
+
+	restart := !e.terminating
+	if restart {
+		switch s.policy {
+		case v1alpha1.RestartPolicyNever:
+			restart = false
+		case v1alpha1.RestartPolicyOnFailure:
+			restart = failed
+		}
+	}
+	var delay time.Duration
+	if restart {
+		if inst != nil && !inst.startedAt.IsZero() && now.Sub(inst.startedAt) >= seconds(*e.st.Pod.Spec.RestartBackoff.ResetAfterSeconds) {
+			r.Consecutive = 0
+		}
+		delay = backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
+		r.Consecutive++
+		st.LastState = v1alpha1.ContainerState{Terminated: term}
+		st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: ReasonBackOff,
+			Message: fmt.Sprintf("restarting in %s", delay)}}
+		rev := e.instEvent(store.EventContainerRestarting, s, nil, "", fmt.Sprintf("back-off %s", delay))
+		n := st.RestartCount
+		rev.RestartCount = &n
+		rev.ContainerID = term.ContainerID
+		e.commitLocked(ev, rev)
+	} else {
+		if st.State.Terminated != nil {
+			st.LastState = st.State
+		}
+		st.State = v1alpha1.ContainerState{Terminated: term}
+		r.Terminal = true
+		r.Completed = !failed
+		if s.kind == KindMain {
+			rec := store.ExitRecord{Container: s.name, Time: now, ExitCode: term.ExitCode, Reason: term.Reason, Counts: counts}
+			if term.Signal != nil {
+				n := term.Signal.Number
+				rec.Signal = &n
+			}
+			e.st.Exits = append(e.st.Exits, rec)
+		}
+		e.commitLocked(ev)
+		switch {
+		case s.kind == KindMain:
+			e.evaluatePolicyLocked(s)
+		case s.kind == KindInit && failed && !e.terminating:
+			e.initFailedLocked(ctx, s, term)
+		}
+		return false
+	}
+	e.mu.Unlock()
+	full := e.sleep(ctx, delay, func() bool { return e.terminating })
+	e.mu.Lock()
+	if !full {
+		if e.terminating {
+			e.skipLocked(s)
+		}
+		return false
+	}
+	return true
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+// backoffDelay is initial×factor^k, capped at max.
+func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
+	d := *b.InitialSeconds
+	for i := 0; i < k && d < *b.MaxSeconds; i++ {
+		d *= *b.Factor
+	}
+	if d > *b.MaxSeconds {
+		d = *b.MaxSeconds
+	}
+	return seconds(d)
+}
+
+// fillExit turns a wait status into exitCode XOR signal, reason and coreDumped.
+func fillExit(t *v1alpha1.ContainerStateTerminated, ex *ExitStatus, oom bool) {
+	switch {
+	case !ex.Known:
+		t.Reason = ReasonExitStatusLost
+		t.Message = "the instance ended while no supervisor was its parent; its exit status is unknown"
+		return
+	case ex.Status.Exited():
+		c := int32(ex.Status.ExitStatus())
+		t.ExitCode = &c
+		t.Reason = v1alpha1.ReasonCompleted
+		if c != 0 {
+			t.Reason = v1alpha1.ReasonError
+		}
+	case ex.Status.Signaled():
+		n := int32(ex.Status.Signal())
+		t.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
+		t.CoreDumped = ex.Status.CoreDump()
+		t.Reason = v1alpha1.ReasonSignaled
+	}
+	if oom {
+		t.OOMKilled = true
+		t.Reason = v1alpha1.ReasonOOMKilled
+	}
+}
+
+// signalLocked sends sig to the slot's live instance and records SignalSent; the runtime call
+// runs without the lock.
+func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why string) {
+	e.mu.Lock()
+	inst := s.inst
+	if inst == nil {
+		e.mu.Unlock()
+		return
+	}
+	n := int32(sig)
+	ev := e.instEvent(store.EventSignalSent, s, inst, "", why)
+	ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
+	e.commitLocked(ev)
+	e.mu.Unlock()
+	if inst.adopted {
+		// Not our child: signal the process directly (runc may no longer know the container
+		// if its state was lost); fall back to the runtime.
+		if err := syscall.Kill(inst.pid, sig); err == nil {
+			return
+		}
+	}
+	if err := e.be.Signal(context.WithoutCancel(ctx), inst.id, sig); err != nil {
+		e.logf("signal %s %s: %v", inst.id, ev.Signal.Name, err)
+	}
+}
+
+// killInstance stops an instance outside the stop sequence (failed liveness or startup probe,
+// failed postStart hook): its stop signal, then SIGKILL after the grace period.
+func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, msg string) {
+	e.mu.Lock()
+	if s.inst != inst {
+		e.mu.Unlock()
+		return
+	}
+	inst.killMsg = msg
+	e.mu.Unlock()
+	sig := stopSignal(s.c)
+	e.signal(ctx, s, sig, msg)
+	if !e.sleep(ctx, time.Duration(e.gracePeriod())*time.Second, func() bool { return s.inst != inst }) {
+		return
+	}
+	e.signal(ctx, s, syscall.SIGKILL, msg+": grace period over")
+}
+
+func stopSignal(c *v1alpha1.Container) syscall.Signal {
+	name := c.StopSignal
+	if name == "" {
+		name = v1alpha1.DefaultStopSignal
+	}
+	n, ok := v1alpha1.SignalNumber(name)
+	if !ok {
+		return syscall.SIGTERM
+	}
+	return syscall.Signal(n)
+}

@@ -1,0 +1,170 @@
+// Package reaper makes the calling process a child subreaper and reports the end of processes:
+// exit statuses of its children (container init processes are reparented to it once the OCI
+// runtime's create command exits), and the bare end of other processes (instances adopted from
+// a supervisor that died), through pidfds.
+//
+// It reaps only processes it was asked to watch, plus zombies of unknown children that stayed
+// zombies across two scans (orphans reparented to the subreaper); it never steals the exit of
+// a child that os/exec is about to wait for.
+package reaper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/reference/engine"
+)
+
+// Reaper watches processes; create it with Start.
+type Reaper struct {
+	mu      sync.Mutex
+	watched map[int]chan engine.ExitStatus
+	zombies map[int]bool // unknown zombies seen in the previous scan
+	kick    chan struct{}
+	self    int
+}
+
+// Start sets PR_SET_CHILD_SUBREAPER on the process and starts the reaping loop, which ends with ctx.
+func Start(ctx context.Context) (*Reaper, error) {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("become child subreaper: %w", err)
+	}
+	r := &Reaper{watched: map[int]chan engine.ExitStatus{}, zombies: map[int]bool{}, kick: make(chan struct{}, 1), self: os.Getpid()}
+	sig := make(chan os.Signal, 16)
+	signal.Notify(sig, syscall.SIGCHLD)
+	go func() {
+		defer signal.Stop(sig)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		scan := 0
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sig:
+			case <-r.kick:
+			case <-tick.C:
+				scan++
+				if scan%5 == 0 {
+					r.reapOrphans()
+				}
+			}
+			r.poll()
+		}
+	}()
+	return r, nil
+}
+
+// Watch returns a channel that receives one ExitStatus when pid ends.
+func (r *Reaper) Watch(pid int) <-chan engine.ExitStatus {
+	ch := make(chan engine.ExitStatus, 1)
+	r.mu.Lock()
+	r.watched[pid] = ch
+	r.mu.Unlock()
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+	return ch
+}
+
+// poll collects every watched child that ended; watched processes that are not children are
+// handed to a pidfd watcher.
+func (r *Reaper) poll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for pid, ch := range r.watched {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == nil && got == pid:
+			ch <- engine.ExitStatus{Known: true, Status: syscall.WaitStatus(ws)}
+			delete(r.watched, pid)
+		case errors.Is(err, unix.ECHILD):
+			delete(r.watched, pid)
+			go watchForeign(pid, ch)
+		}
+	}
+}
+
+// watchForeign waits for the end of a process that is not a child, through a pidfd.
+func watchForeign(pid int, ch chan engine.ExitStatus) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		ch <- engine.ExitStatus{Known: false}
+		return
+	}
+	defer unix.Close(fd)
+	for {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, -1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n > 0 {
+			break
+		}
+	}
+	ch <- engine.ExitStatus{Known: false}
+}
+
+// reapOrphans reaps zombie children nobody watches that were already zombies on the previous
+// scan (a second apart), i.e. orphans reparented to this subreaper.
+func (r *Reaper) reapOrphans() {
+	kids := zombieChildren(r.self)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	next := map[int]bool{}
+	for _, pid := range kids {
+		if _, ok := r.watched[pid]; ok {
+			continue
+		}
+		if r.zombies[pid] {
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+			continue
+		}
+		next[pid] = true
+	}
+	r.zombies = next
+}
+
+// zombieChildren lists the zombie children of ppid from /proc.
+func zombieChildren(ppid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[0] != "Z" || f[1] != strconv.Itoa(ppid) {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}

@@ -1,0 +1,382 @@
+// Package store keeps the reference runtime's state on disk: one directory per pod under the
+// runtime root, state files written atomically (temp file, fsync, rename, fsync directory), an
+// append-only events log with sequence numbers, and per-pod locks.
+//
+// The store never interprets the lifecycle; the engine decides what to write and when. Pod names
+// are validated as DNS labels before they are used in any path.
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/api/v1alpha1"
+)
+
+// ErrNotFound is returned for a pod that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrExists is returned when creating a pod whose name is taken.
+var ErrExists = errors.New("already exists")
+
+// ErrBusy is returned when a lock is held by someone else.
+var ErrBusy = errors.New("busy")
+
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// ValidName reports whether name is a DNS-1123 label, the only form allowed in host paths.
+func ValidName(name string) error {
+	if !dnsLabel.MatchString(name) {
+		return fmt.Errorf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)
+	}
+	return nil
+}
+
+// File names inside a pod directory.
+const (
+	StateFile      = "state.json"
+	EventsFile     = "events.jsonl"
+	SupervisorLock = "supervisor.lock"
+	SupervisorLog  = "supervisor.log"
+	SocketFile     = "supervisor.sock"
+	ReaderLock     = "pod.lock"
+	LogsDir        = "logs"
+	VolumesDir     = "volumes"
+	InstancesDir   = "instances"
+)
+
+// Store is a runtime root directory.
+type Store struct {
+	// Root is the runtime's state directory (--root).
+	Root string
+}
+
+// Open creates the root (mode 0700) if needed and returns the store.
+func Open(root string) (*Store, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("state root %s: %w", root, err)
+	}
+	if err := os.MkdirAll(filepath.Join(abs, "pods"), 0o700); err != nil {
+		return nil, fmt.Errorf("create state root %s: %w", abs, err)
+	}
+	if err := os.Chmod(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("state root %s: %w", abs, err)
+	}
+	return &Store{Root: abs}, nil
+}
+
+// Pod is one pod's directory.
+type Pod struct {
+	Name string
+	Dir  string
+}
+
+func (s *Store) podDir(name string) (string, error) {
+	if err := ValidName(name); err != nil {
+		return "", err
+	}
+	return filepath.Join(s.Root, "pods", name), nil
+}
+
+// Create makes the directory of a new pod; ErrExists if the name is taken.
+func (s *Store) Create(name string) (*Pod, error) {
+	dir, err := s.podDir(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("pod %s: %w", name, ErrExists)
+		}
+		return nil, fmt.Errorf("create pod directory: %w", err)
+	}
+	for _, d := range []string{LogsDir, VolumesDir, InstancesDir} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			return nil, fmt.Errorf("create pod directory: %w", err)
+		}
+	}
+	return &Pod{Name: name, Dir: dir}, syncDir(filepath.Dir(dir))
+}
+
+// Pod returns an existing pod; ErrNotFound if there is none with a state file.
+func (s *Store) Pod(name string) (*Pod, error) {
+	dir, err := s.podDir(name)
+	if err != nil {
+		return nil, fmt.Errorf("pod %q: %w: %v", name, ErrNotFound, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); err != nil {
+		return nil, fmt.Errorf("pod %s: %w", name, ErrNotFound)
+	}
+	return &Pod{Name: name, Dir: dir}, nil
+}
+
+// List returns the names of all pods with a state file, sorted.
+func (s *Store) List() ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(s.Root, "pods"))
+	if err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	var names []string
+	for _, e := range ents {
+		if !e.IsDir() || ValidName(e.Name()) != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(s.Root, "pods", e.Name(), StateFile)); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Path joins elements below the pod directory.
+func (p *Pod) Path(elem ...string) string {
+	return filepath.Join(append([]string{p.Dir}, elem...)...)
+}
+
+// LogPath is the log file of one instance (restartCount n) of a container.
+func (p *Pod) LogPath(container string, n int32) string {
+	return p.Path(LogsDir, container, fmt.Sprintf("%d.log", n))
+}
+
+// Remove deletes the pod directory. Callers hold the exclusive reader lock.
+func (p *Pod) Remove() error {
+	if err := os.RemoveAll(p.Dir); err != nil {
+		return fmt.Errorf("remove pod %s: %w", p.Name, err)
+	}
+	return syncDir(filepath.Dir(p.Dir))
+}
+
+// SupervisorInfo identifies the supervisor process that owns a pod.
+type SupervisorInfo struct {
+	PID int `json:"pid"`
+	// StartTime is the process start time in clock ticks since boot (/proc/PID/stat field 22).
+	StartTime uint64 `json:"startTime"`
+	// Generation counts supervisors: 1 for the first, +1 for each adoption.
+	Generation int `json:"generation"`
+}
+
+// Instance is the runtime's record of one container: its current instance and the flags the
+// engine needs to resume after a supervisor loss.
+type Instance struct {
+	ContainerID string    `json:"containerID,omitempty"`
+	PID         int       `json:"pid,omitempty"`
+	StartTime   uint64    `json:"pidStartTime,omitempty"`
+	Created     time.Time `json:"created,omitempty"`
+	// Running is true between the start of the instance and the observation of its exit.
+	Running bool `json:"running,omitempty"`
+	// StopReason is set once the runtime sent the instance its stop signal (Stopped, StoppedByPolicy, ...).
+	StopReason string `json:"stopReason,omitempty"`
+	// Terminal is set once the container will never run again in this pod.
+	Terminal bool `json:"terminal,omitempty"`
+	// Completed is set when the terminal exit was a success.
+	Completed bool `json:"completed,omitempty"`
+	// EverStarted and EverReady record that some instance reached Started / Ready.
+	EverStarted bool `json:"everStarted,omitempty"`
+	EverReady   bool `json:"everReady,omitempty"`
+	// Consecutive counts restarts since the back-off was last reset.
+	Consecutive int `json:"consecutive,omitempty"`
+}
+
+// StopState records a stop in progress so that an adopting supervisor resumes it.
+type StopState struct {
+	RequestedAt time.Time `json:"requestedAt"`
+	// Reason is why the pod is stopping: Stopped, StoppedByPolicy, DeadlineExceeded, Forced, InitFailed.
+	Reason string `json:"reason"`
+	// Deadline is when the grace budget ends.
+	Deadline time.Time `json:"deadline"`
+	Force    bool      `json:"force,omitempty"`
+	// Step is the index of the first stop step not finished yet.
+	Step int `json:"step"`
+}
+
+// State is everything the runtime persists about a pod, written as one file.
+type State struct {
+	// Pod is the defaulted manifest with its status.
+	Pod        v1alpha1.Pod         `json:"pod"`
+	CreatedAt  time.Time            `json:"createdAt"`
+	Supervisor SupervisorInfo       `json:"supervisor"`
+	Containers map[string]*Instance `json:"containers,omitempty"`
+	Stop       *StopState           `json:"stop,omitempty"`
+	// Exits lists main-container exits in finish order, for the pod result.
+	Exits []ExitRecord `json:"exits,omitempty"`
+	// InitFailure is the exit of the regular init container whose failure ended the pod.
+	InitFailure *ExitRecord `json:"initFailure,omitempty"`
+	// Images maps container names to the image references resolved at creation.
+	Images map[string]string `json:"images,omitempty"`
+	// Sandbox holds whatever the sandbox layer needs to find or tear down the sandbox.
+	Sandbox json.RawMessage `json:"sandbox,omitempty"`
+}
+
+// ExitRecord is one terminal exit of a main container, kept in finish order.
+type ExitRecord struct {
+	Container string    `json:"container"`
+	Time      time.Time `json:"time"`
+	ExitCode  *int32    `json:"exitCode,omitempty"`
+	Signal    *int32    `json:"signal,omitempty"`
+	Reason    string    `json:"reason"`
+	// Counts is false when the exit was caused by the runtime stopping the container and does not
+	// decide the pod result.
+	Counts bool `json:"counts"`
+}
+
+// ReadState reads the pod's state file.
+func (p *Pod) ReadState() (*State, error) {
+	b, err := os.ReadFile(p.Path(StateFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("pod %s: %w", p.Name, ErrNotFound)
+		}
+		return nil, fmt.Errorf("read state of %s: %w", p.Name, err)
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("decode state of %s: %w", p.Name, err)
+	}
+	return &st, nil
+}
+
+// WriteState replaces the pod's state file atomically.
+func (p *Pod) WriteState(st *State) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state of %s: %w", p.Name, err)
+	}
+	return WriteFileAtomic(p.Path(StateFile), append(b, '\n'), 0o600)
+}
+
+// WriteFileAtomic writes data to a temporary file in the same directory, fsyncs it, renames it
+// over path and fsyncs the directory, so a reader sees the old or the new content, never a part.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("rename %s: %w", path, err)
+	}
+	ok = true
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Lock is a held flock; Unlock releases it.
+type Lock struct{ f *os.File }
+
+// Unlock releases the lock.
+func (l *Lock) Unlock() {
+	if l != nil && l.f != nil {
+		unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+		l.f.Close()
+		l.f = nil
+	}
+}
+
+func lockFile(path string, how int) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), how)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock %s: %w", path, ErrBusy)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f}, nil
+}
+
+// ReadLock takes the shared reader lock: while any reader holds it, gc and rm leave the pod alone.
+func (p *Pod) ReadLock() (*Lock, error) { return lockFile(p.Path(ReaderLock), unix.LOCK_SH) }
+
+// TryRemoveLock takes the exclusive reader lock without waiting; ErrBusy if a reader holds it.
+func (p *Pod) TryRemoveLock() (*Lock, error) {
+	return lockFile(p.Path(ReaderLock), unix.LOCK_EX|unix.LOCK_NB)
+}
+
+// TrySupervisorLock takes the supervisor lock without waiting. The live supervisor holds it for
+// its whole life, so ErrBusy means a supervisor is alive.
+func (p *Pod) TrySupervisorLock() (*Lock, error) {
+	return lockFile(p.Path(SupervisorLock), unix.LOCK_EX|unix.LOCK_NB)
+}
+
+// SupervisorAlive reports whether a supervisor holds the pod's supervisor lock.
+func (p *Pod) SupervisorAlive() bool {
+	l, err := p.TrySupervisorLock()
+	if err != nil {
+		return errors.Is(err, ErrBusy)
+	}
+	l.Unlock()
+	return false
+}
+
+// ProcessStartTime returns the start time of a process in clock ticks since boot, or 0 if the
+// process does not exist.
+func ProcessStartTime(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(s[i+1:])
+	// fields[0] is field 3 (state); start time is field 22.
+	if len(fields) < 20 {
+		return 0
+	}
+	var v uint64
+	fmt.Sscan(fields[19], &v)
+	return v
+}

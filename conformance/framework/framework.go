@@ -99,7 +99,7 @@ func New(ctx context.Context, cfg Config) (*Framework, error) {
 	}
 	_ = res
 	f.Version = v
-	img, err := BuildProbeImage(filepath.Join(f.cfg.WorkDir, "image"), cfg.ProbeBinary, cfg.Busybox)
+	img, err := BuildProbeImage(ctx, filepath.Join(f.cfg.WorkDir, "image"), cfg.ProbeBinary, cfg.Busybox)
 	if err != nil {
 		return nil, fmt.Errorf("build the test image: %w", err)
 	}

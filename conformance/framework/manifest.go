@@ -117,7 +117,9 @@ func WithRestartPolicy(p v1alpha1.RestartPolicy) ContainerOpt {
 }
 
 // WithStopSignal sets the container's stop signal.
-func WithStopSignal(sig string) ContainerOpt { return func(c *v1alpha1.Container) { c.StopSignal = sig } }
+func WithStopSignal(sig string) ContainerOpt {
+	return func(c *v1alpha1.Container) { c.StopSignal = sig }
+}
 
 // DependsOn adds a dependency.
 func DependsOn(name string, cond v1alpha1.DependencyCondition) ContainerOpt {
@@ -270,7 +272,10 @@ func (b *PodBuilder) Defer(name string, w Workload, opts ...DeferOpt) *PodBuilde
 }
 
 // ExitPolicy sets spec.exitPolicy.
-func (b *PodBuilder) ExitPolicy(p v1alpha1.ExitPolicy) *PodBuilder { b.pod.Spec.ExitPolicy = p; return b }
+func (b *PodBuilder) ExitPolicy(p v1alpha1.ExitPolicy) *PodBuilder {
+	b.pod.Spec.ExitPolicy = p
+	return b
+}
 
 // RestartPolicy sets spec.restartPolicy.
 func (b *PodBuilder) RestartPolicy(p v1alpha1.RestartPolicy) *PodBuilder {
@@ -279,7 +284,10 @@ func (b *PodBuilder) RestartPolicy(p v1alpha1.RestartPolicy) *PodBuilder {
 }
 
 // Grace sets terminationGracePeriodSeconds.
-func (b *PodBuilder) Grace(s int64) *PodBuilder { b.pod.Spec.TerminationGracePeriodSeconds = &s; return b }
+func (b *PodBuilder) Grace(s int64) *PodBuilder {
+	b.pod.Spec.TerminationGracePeriodSeconds = &s
+	return b
+}
 
 // Deadline sets activeDeadlineSeconds.
 func (b *PodBuilder) Deadline(s int64) *PodBuilder { b.pod.Spec.ActiveDeadlineSeconds = &s; return b }
@@ -294,7 +302,10 @@ func (b *PodBuilder) Backoff(initial, factor, maxSeconds, resetAfter float64) *P
 func (b *PodBuilder) Labels(l map[string]string) *PodBuilder { b.pod.Metadata.Labels = l; return b }
 
 // Mutate registers a change applied at the end of Build (e.g. to make a manifest invalid).
-func (b *PodBuilder) Mutate(f func(*v1alpha1.Pod)) *PodBuilder { b.mutate = append(b.mutate, f); return b }
+func (b *PodBuilder) Mutate(f func(*v1alpha1.Pod)) *PodBuilder {
+	b.mutate = append(b.mutate, f)
+	return b
+}
 
 // BuildEnv is what Build needs from the harness.
 type BuildEnv struct {
@@ -346,4 +357,21 @@ func (b *PodBuilder) Build(env BuildEnv) *v1alpha1.Pod {
 // String summarises the pod's containers for messages.
 func (b *PodBuilder) String() string {
 	return fmt.Sprintf("pod with %d init, %d main, %d defer containers", len(b.inits), len(b.mains), len(b.defers))
+}
+
+// EmptyDir declares an emptyDir volume (tmpfs when memory is true).
+func (b *PodBuilder) EmptyDir(name string, memory bool) *PodBuilder {
+	v := v1alpha1.Volume{Name: name, EmptyDir: &v1alpha1.EmptyDirVolumeSource{}}
+	if memory {
+		v.EmptyDir.Medium = "Memory"
+	}
+	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v)
+	return b
+}
+
+// WithMount mounts a declared volume into the container.
+func WithMount(volume, path string, readOnly bool) ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		c.VolumeMounts = append(c.VolumeMounts, v1alpha1.VolumeMount{Name: volume, MountPath: path, ReadOnly: readOnly})
+	}
 }

@@ -20,6 +20,8 @@ type Scenario struct {
 	Drive func(ctx context.Context, p *Pod) error
 	// Refused marks a scenario whose manifest the runtime must refuse: it is not waited for.
 	Refused bool
+	// Profile is the capability profile the scenario needs ("" is core).
+	Profile string
 
 	once sync.Once
 	done chan struct{}

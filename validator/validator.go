@@ -19,6 +19,7 @@ import (
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
+	"podspec.dev/podspec/schema"
 	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
 )
@@ -66,6 +67,11 @@ type Options struct {
 // engineFunc validates one decoded document of a known kind.
 type engineFunc func(kind string, d *manifest.Document) field.ErrorList
 
+// valueEngine adapts an engine that reads the document's JSON value (schema, CUE).
+func valueEngine(validate func(kind string, value any) field.ErrorList) engineFunc {
+	return func(kind string, d *manifest.Document) field.ErrorList { return validate(kind, d.Value) }
+}
+
 // Validator runs the pipeline. It is safe for concurrent use.
 type Validator struct {
 	opts    Options
@@ -80,6 +86,7 @@ type namedEngine struct {
 // available maps engine names to their implementations, in the order they run.
 func available() []namedEngine {
 	return []namedEngine{
+		{EngineSchema, valueEngine(schema.Validate)},
 		{EngineSemantic, semantic},
 	}
 }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// execute runs the podspec command line in-process and returns its exit status and stdout.
+func execute(t *testing.T, stdin string, args ...string) (int, string) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&bytes.Buffer{})
+	root.SetIn(strings.NewReader(stdin))
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK, out.String()
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code, out.String()
+	}
+	return exitUsage, out.String()
+}
+
+const cleanPod = `apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: app, image: "oci:images/busybox:latest"}]
+`
+
+func TestValidateExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	clean := write("clean.yaml", cleanPod)
+	warn := write("warn.yaml", strings.Replace(cleanPod, "spec:", "spec:\n  terminationGracePeriodSeconds: 030", 1))
+	bad := write("bad.yaml", strings.Replace(cleanPod, "name: web", "name: Web", 1))
+	renamed := write("renamed.yaml", strings.Replace(cleanPod, "name: web", "name: web2", 1))
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"a clean file exits 0", []string{"validate", clean}, exitOK},
+		{"warnings only exit 0", []string{"validate", warn}, exitOK},
+		{"warnings exit 1 with --fail-on warning", []string{"validate", "--fail-on", "warning", warn}, exitFindings},
+		{"an error exits 1", []string{"validate", clean, bad}, exitFindings},
+		{"a missing file exits 3", []string{"validate", filepath.Join(dir, "nope.yaml")}, exitIO},
+		{"no path is a usage error", []string{"validate"}, exitUsage},
+		{"an unknown format is a usage error", []string{"validate", "-o", "xml", clean}, exitUsage},
+		{"an unknown engine is a usage error", []string{"validate", "--engine", "magic", clean}, exitUsage},
+		{"an unknown flag is a usage error", []string{"validate", "--frobnicate", clean}, exitUsage},
+		{"--update-from with two files is a usage error", []string{"validate", "--update-from", clean, clean, bad}, exitUsage},
+		{"an illegal update exits 1", []string{"validate", "--update-from", clean, renamed}, exitFindings},
+		{"a legal update exits 0", []string{"validate", "--update-from", clean, clean}, exitOK},
+		{"an unreadable old manifest exits 3", []string{"validate", "--update-from", filepath.Join(dir, "nope.yaml"), clean}, exitIO},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if code, out := execute(t, "", tc.args...); code != tc.code {
+				t.Errorf("exit %d, want %d\n%s", code, tc.code, out)
+			}
+		})
+	}
+}
+
+func TestValidateFormats(t *testing.T) {
+	code, out := execute(t, strings.Replace(cleanPod, "name: web", "name: Web", 1), "validate", "-o", "sarif", "-")
+	if code != exitFindings {
+		t.Errorf("exit %d", code)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						Region struct{ StartLine, StartColumn int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatalf("SARIF on stdout is not JSON: %v\n%s", err, out)
+	}
+	r := log.Runs[0].Results[0]
+	if log.Version != "2.1.0" || r.RuleID != "ID-001" || r.Locations[0].PhysicalLocation.Region.StartLine != 3 {
+		t.Errorf("SARIF result %+v", r)
+	}
+
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.json")
+	code, out = execute(t, cleanPod, "validate", "-o", "json", "--output", report, "-")
+	if code != exitOK || out != "" {
+		t.Errorf("exit %d, stdout %q (the report goes to --output)", code, out)
+	}
+	data, err := os.ReadFile(report)
+	if err != nil || !strings.Contains(string(data), `"version": "podspec.dev/validate-report/v1"`) {
+		t.Errorf("report file: %v\n%s", err, data)
+	}
+
+	if code, out := execute(t, "", "rules", "-o", "json"); code != exitOK || !strings.Contains(out, `"MAN-009"`) {
+		t.Errorf("rules: exit %d\n%s", code, out)
+	}
+	if code, out := execute(t, "", "schema", "Notification"); code != exitOK || !strings.Contains(out, "2020-12") {
+		t.Errorf("schema: exit %d\n%.200s", code, out)
+	}
+}

@@ -127,7 +127,7 @@ func validateProbes(c *v1alpha1.Container, kind ContainerKind, p *field.Path) fi
 		pp := p.Child(pr.name)
 		if kind == KindInit {
 			errs = append(errs, field.Forbidden(ruleHookPlacement, pp,
-				"an init container runs to completion once, so it cannot have probes; only main containers and sidecars (restartPolicy: Always) can"))
+				"an init container runs to completion once, so it cannot have probes; only main containers and sidecars (restartPolicy: Always) can").AtKey())
 			continue
 		}
 		errs = append(errs, validateProbe(pr.probe, pp)...)
@@ -175,7 +175,7 @@ func validateLifecycle(l *v1alpha1.Lifecycle, kind ContainerKind, grace int64, p
 	}
 	if kind == KindInit {
 		return field.ErrorList{field.Forbidden(ruleHookPlacement, p,
-			"an init container runs to completion once, so it cannot have lifecycle hooks; only main containers and sidecars (restartPolicy: Always) can")}
+			"an init container runs to completion once, so it cannot have lifecycle hooks; only main containers and sidecars (restartPolicy: Always) can").AtKey()}
 	}
 	var errs field.ErrorList
 	errs = append(errs, validateHandler(l.PostStart, -1, p.Child("postStart"))...)
@@ -193,7 +193,7 @@ func validateHandler(h *v1alpha1.LifecycleHandler, maxSleep int64, p *field.Path
 	case h.Exec == nil && h.Sleep == nil:
 		return field.ErrorList{field.Required(ruleHookHandler, p, "a hook needs exactly one handler: exec or sleep")}
 	case h.Exec != nil && h.Sleep != nil:
-		return field.ErrorList{field.Forbidden(ruleHookHandler, p.Child("sleep"), "a hook has exactly one handler: exec or sleep, not both")}
+		return field.ErrorList{field.Forbidden(ruleHookHandler, p.Child("sleep"), "a hook has exactly one handler: exec or sleep, not both").AtKey()}
 	case h.Exec != nil:
 		return validateExec(ruleHookHandler, h.Exec, p.Child("exec"))
 	}
@@ -215,7 +215,7 @@ func validateNotifiers(ns []v1alpha1.Notifier, kind ContainerKind, p *field.Path
 	}
 	if kind == KindInit {
 		return field.ErrorList{field.Forbidden(ruleNotifierPlacement, p,
-			"notifiers run only in main containers and sidecars; a regular init container has exited before any notification can reach it")}
+			"notifiers run only in main containers and sidecars; a regular init container has exited before any notification can reach it").AtKey()}
 	}
 	var errs field.ErrorList
 	seen := make(map[string]bool, len(ns))
@@ -245,7 +245,7 @@ func validateNotifierAction(a *v1alpha1.NotifierAction, p *field.Path) field.Err
 	case a.Exec == nil && a.Signal == "":
 		return field.ErrorList{field.Required(ruleNotifierAction, p, "a notifier action needs exactly one of exec or signal")}
 	case a.Exec != nil && a.Signal != "":
-		return field.ErrorList{field.Forbidden(ruleNotifierAction, p.Child("signal"), "a notifier action is exactly one of exec or signal, not both")}
+		return field.ErrorList{field.Forbidden(ruleNotifierAction, p.Child("signal"), "a notifier action is exactly one of exec or signal, not both").AtKey()}
 	case a.Exec != nil:
 		return validateExec(ruleNotifierAction, a.Exec, p.Child("exec"))
 	}

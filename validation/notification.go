@@ -27,7 +27,7 @@ func validateNotificationSpec(s *v1alpha1.NotificationSpec, p *field.Path) field
 	}
 	switch {
 	case s.Pods == nil && s.Selector == nil:
-		errs = append(errs, field.Required(ruleNotification, p.Child("pods"), "exactly one of pods or selector is required"))
+		errs = append(errs, field.Required(ruleNotification, p, "exactly one of pods or selector is required"))
 	case s.Pods != nil && s.Selector != nil:
 		errs = append(errs, field.Forbidden(ruleNotification, p.Child("selector"), "exactly one of pods or selector may be set, not both").AtKey())
 	case s.Pods != nil:
@@ -69,14 +69,14 @@ func validatePodNames(pods []string, p *field.Path) field.ErrorList {
 
 func validateSelector(sel *v1alpha1.LabelSelector, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, validateLabels(ruleNotification, sel.MatchLabels, p.Child("matchLabels"))...)
+	errs = append(errs, validateLabels(ruleLabels, sel.MatchLabels, p.Child("matchLabels"))...)
 	for i := range sel.MatchExpressions {
 		r := &sel.MatchExpressions[i]
 		rp := p.Child("matchExpressions").Index(i)
 		if r.Key == "" {
 			errs = append(errs, field.Required(ruleRequired, rp.Child("key"), "a selector expression needs a key"))
 		} else if d := qualifiedNameProblem(r.Key); d != "" {
-			errs = append(errs, field.Invalid(ruleNotification, rp.Child("key"), r.Key, "label key "+d))
+			errs = append(errs, field.Invalid(ruleLabels, rp.Child("key"), r.Key, "label key "+d))
 		}
 		switch r.Operator {
 		case v1alpha1.SelectorIn, v1alpha1.SelectorNotIn:
@@ -93,7 +93,7 @@ func validateSelector(sel *v1alpha1.LabelSelector, p *field.Path) field.ErrorLis
 		}
 		for j, v := range r.Values {
 			if d := labelValueProblem(v); d != "" {
-				errs = append(errs, field.Invalid(ruleNotification, rp.Child("values").Index(j), v, "label value "+d))
+				errs = append(errs, field.Invalid(ruleLabels, rp.Child("values").Index(j), v, "label value "+d))
 			}
 		}
 	}

@@ -17,7 +17,7 @@ func TestValidateNotification(t *testing.T) {
 			n.Spec.Pods = []string{"shard-7", "shard-8"}
 		}, nil},
 		{"a notification with both pods and selector is rejected", func(n *v1alpha1.Notification) { n.Spec.Pods = []string{"shard-7"} }, []string{"NOTIF-001 spec.selector"}},
-		{"a notification with neither pods nor selector is rejected", func(n *v1alpha1.Notification) { n.Spec.Selector = nil }, []string{"NOTIF-001 spec.pods"}},
+		{"a notification with neither pods nor selector is rejected", func(n *v1alpha1.Notification) { n.Spec.Selector = nil }, []string{"NOTIF-001 spec"}},
 		{"an empty pod list is rejected", func(n *v1alpha1.Notification) { n.Spec.Selector = nil; n.Spec.Pods = []string{} }, []string{"NOTIF-001 spec.pods"}},
 		{"a pod name that is no DNS label is rejected", func(n *v1alpha1.Notification) {
 			n.Spec.Selector = nil
@@ -30,7 +30,7 @@ func TestValidateNotification(t *testing.T) {
 		{"a negative parallelism is rejected", func(n *v1alpha1.Notification) { n.Spec.Parallelism = ptr[int32](-1) }, []string{"NOTIF-001 spec.parallelism"}},
 		{"an invalid notifier name is rejected", func(n *v1alpha1.Notification) { n.Spec.Notifier = "-quiesce" }, []string{"NOTIF-001 spec.notifier"}},
 		{"a missing notifier is a required-field error", func(n *v1alpha1.Notification) { n.Spec.Notifier = "" }, []string{"MAN-003 spec.notifier"}},
-		{"an invalid matchLabels value is rejected", func(n *v1alpha1.Notification) { n.Spec.Selector.MatchLabels["app"] = "d b" }, []string{"NOTIF-001 spec.selector.matchLabels[app]"}},
+		{"an invalid matchLabels value is rejected", func(n *v1alpha1.Notification) { n.Spec.Selector.MatchLabels["app"] = "d b" }, []string{"ID-003 spec.selector.matchLabels[app]"}},
 		{"an In expression without values is rejected", func(n *v1alpha1.Notification) { n.Spec.Selector.MatchExpressions[0].Values = nil }, []string{"NOTIF-001 spec.selector.matchExpressions[0].values"}},
 		{"an Exists expression with values is rejected", func(n *v1alpha1.Notification) { n.Spec.Selector.MatchExpressions[1].Values = []string{"x"} }, []string{"NOTIF-001 spec.selector.matchExpressions[1].values"}},
 		{"an unknown operator is rejected", func(n *v1alpha1.Notification) { n.Spec.Selector.MatchExpressions[1].Operator = "Matches" }, []string{"MAN-002 spec.selector.matchExpressions[1].operator"}},

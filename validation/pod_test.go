@@ -162,7 +162,7 @@ func TestValidatePod(t *testing.T) {
 			p.Spec.Volumes = append(p.Spec.Volumes, v1alpha1.Volume{Name: "data", EmptyDir: &v1alpha1.EmptyDirVolumeSource{}})
 		}, []string{"VOL-002 spec.volumes[3].name"}},
 		{"a volume without a source is rejected", func(p *v1alpha1.Pod) { p.Spec.Volumes[0].EmptyDir = nil }, []string{"VOL-002 spec.volumes[0]"}},
-		{"a volume with two sources is rejected at the second", func(p *v1alpha1.Pod) { p.Spec.Volumes[1].EmptyDir = &v1alpha1.EmptyDirVolumeSource{} }, []string{"VOL-002 spec.volumes[1].hostPath"}},
+		{"a volume with two sources is rejected", func(p *v1alpha1.Pod) { p.Spec.Volumes[1].EmptyDir = &v1alpha1.EmptyDirVolumeSource{} }, []string{"VOL-002 spec.volumes[1].hostPath"}},
 		{"a relative mountPath is rejected", func(p *v1alpha1.Pod) { main(p, "db").VolumeMounts[1].MountPath = "certs" }, []string{"VOL-002 spec.containers[0].volumeMounts[1].mountPath"}},
 		{"two mounts at one path in a container are rejected", func(p *v1alpha1.Pod) { main(p, "db").VolumeMounts[1].MountPath = "/data/" }, []string{"VOL-002 spec.containers[0].volumeMounts[1].mountPath"}},
 		{"one volume mounted at two paths is accepted", func(p *v1alpha1.Pod) { main(p, "db").VolumeMounts[1].Name = "data" }, nil},

@@ -94,7 +94,7 @@ func containersUpdate(oldCs, newCs []v1alpha1.Container, isInit bool, p *field.P
 		kindChanged := isInit && o.IsSidecar() != n.IsSidecar()
 		if kindChanged {
 			errs = append(errs, field.Forbidden(ruleUpdateImmutable, cp.Child("restartPolicy"),
-				fmt.Sprintf("the set of containers is immutable: this would turn %s %s into %s %s", initKind(o), o.Name, initKind(n), n.Name)))
+				fmt.Sprintf("the set of containers is immutable: this would turn %s from %s into %s", n.Name, kindWords(initKind(o)), kindWords(initKind(n)))))
 		}
 		diffStruct(cp, reflect.ValueOf(o).Elem(), reflect.ValueOf(n).Elem(), func(name string) bool {
 			return name == "name" || mutableContainerField(name) || (kindChanged && name == "restartPolicy")
@@ -120,6 +120,14 @@ func deferContainersUpdate(oldDs, newDs []v1alpha1.DeferContainer, p *field.Path
 		diffStruct(cp, reflect.ValueOf(o).Elem(), reflect.ValueOf(n).Elem(), func(name string) bool { return name == "name" }, report)
 	}
 	return errs
+}
+
+// kindWords names a container kind in a sentence.
+func kindWords(k ContainerKind) string {
+	if k == KindSidecar {
+		return "a sidecar (restartPolicy Always)"
+	}
+	return "a regular init container"
 }
 
 func containerSetChanged(oldN, newN int, p *field.Path) *field.Error {

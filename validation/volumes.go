@@ -54,9 +54,11 @@ func validateVolumeSource(v *v1alpha1.Volume, p *field.Path) field.ErrorList {
 	case len(set) == 0:
 		errs = append(errs, field.Required(ruleVolume, p, "a volume needs exactly one source: emptyDir, hostPath or shared"))
 	case len(set) > 1:
+		// Like the schema engine, take the first source as the intended one and report each
+		// extra one at its key.
 		for _, extra := range set[1:] {
 			errs = append(errs, field.Forbidden(ruleVolume, p.Child(extra),
-				"a volume has exactly one source; "+strings.Join(set, " and ")+" are both set").AtKey())
+				"a volume has exactly one source: emptyDir, hostPath or shared; "+strings.Join(set, " and ")+" are set").AtKey())
 		}
 	}
 	return errs

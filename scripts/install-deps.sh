@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what podspec's runtime, tests and demo need on a fresh Debian machine that has Go and
+# gcc: runc (the OCI runtime the reference runtime drives) and busybox-static (the userland of
+# the example and test images). Go modules come from the module proxy on first build.
+set -euo pipefail
+need=()
+command -v runc >/dev/null 2>&1 || need+=(runc)
+[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx sh || need+=(busybox-static)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: need root to apt-get install ${need[*]}" >&2
+    exit 1
+  fi
+  echo "install-deps: apt-get install ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+go mod download

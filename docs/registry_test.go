@@ -367,3 +367,38 @@ func (o overlayFS) ReadFile(name string) ([]byte, error) {
 
 // Glob keeps fs.Glob working on the base file system.
 func (o overlayFS) Glob(pattern string) ([]string, error) { return fs.Glob(o.base, pattern) }
+
+func TestEverySpecDocumentIsListedInTheIndex(t *testing.T) {
+	index, err := fs.ReadFile(files, "spec.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := fs.Glob(files, "spec/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if !strings.Contains(string(index), "("+name+")") {
+			t.Errorf("spec.md does not link %s", name)
+		}
+	}
+}
+
+func TestEveryOpenQuestionHasADecision(t *testing.T) {
+	data, err := fs.ReadFile(files, "spec/decisions.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := []struct {
+		prefix string
+		count  int
+	}{{"D", 12}, {"N", 14}, {"A", 9}}
+	for _, g := range groups {
+		for i := 1; i <= g.count; i++ {
+			row := fmt.Sprintf("| %s-%d |", g.prefix, i)
+			if !strings.Contains(string(data), row) {
+				t.Errorf("spec/decisions.md has no row for %s-%d", g.prefix, i)
+			}
+		}
+	}
+}

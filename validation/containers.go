@@ -286,6 +286,10 @@ func knownResources() []string {
 	return []string{string(v1alpha1.ResourceCPU), string(v1alpha1.ResourceMemory), string(v1alpha1.ResourcePIDs)}
 }
 
+func isKnownResource(n v1alpha1.ResourceName) bool {
+	return n == v1alpha1.ResourceCPU || n == v1alpha1.ResourceMemory || n == v1alpha1.ResourcePIDs
+}
+
 // quantityValue parses a quantity in the unit of its resource: millicores for cpu, bytes for
 // memory, a count for pids.
 func quantityValue(name v1alpha1.ResourceName, q v1alpha1.Quantity) (int64, error) {
@@ -311,7 +315,7 @@ func validateResources(r *v1alpha1.ResourceRequirements, p *field.Path) field.Er
 		for _, k := range sortedResourceNames(list) {
 			q := list[k]
 			kp := lp.Key(string(k))
-			if !slices.Contains(knownResources(), string(k)) {
+			if !isKnownResource(k) {
 				errs = append(errs, field.NotSupported(ruleResources, kp, string(k), knownResources()).AtKey())
 				continue
 			}
@@ -357,7 +361,7 @@ func validateResizePolicy(rp []v1alpha1.ContainerResizePolicy, p *field.Path) fi
 		ip := p.Index(i)
 		name := rp[i].ResourceName
 		switch {
-		case !slices.Contains(knownResources(), string(name)):
+		case !isKnownResource(name):
 			errs = append(errs, field.NotSupported(ruleResources, ip.Child("resourceName"), string(name), knownResources()))
 		case seen[name]:
 			errs = append(errs, field.Duplicate(ruleResources, ip.Child("resourceName"), string(name), "one resize policy per resource"))

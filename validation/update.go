@@ -19,7 +19,8 @@ const (
 	// EffectResize applies the changed resources to the running instance, without a restart.
 	EffectResize Effect = "Resize"
 	// EffectNextRun applies to a regular init container: the change is used only if the
-	// container has not yet run to completion. A pod past its init phase is not affected.
+	// container has not started yet. A started init container is never re-run, so a pod past
+	// its init phase is not affected (docs/spec/update.md).
 	EffectNextRun Effect = "NextRun"
 )
 
@@ -76,7 +77,7 @@ func (c Changes) Restarts() []string {
 //
 // A main container or sidecar restarts when its image, command, args or env change, or when a
 // resource whose resizePolicy is RestartContainer changes; a change of resources only is applied
-// live. Any change to a regular init container has effect only if it has not yet completed.
+// live. Any change to a regular init container has effect only if it has not started yet.
 func MutableChanges(newPod, oldPod *v1alpha1.Pod) Changes {
 	var ch Changes
 	if newPod == nil || oldPod == nil {

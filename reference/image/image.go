@@ -158,15 +158,26 @@ type Store struct {
 // is given, the only manifest, else the one tagged DefaultTag), and verifies the digest (and
 // size) of the manifest, the config and every layer blob. An image index nested in index.json
 // is followed to the manifest for this machine's platform.
+//
+// Layer blobs are only needed for unpacking: when the store already holds the unpacked root
+// filesystem of the selected manifest digest (which pins every layer digest), layer blobs are
+// not re-hashed, so resolving a cached image costs two small reads.
 func (s *Store) Resolve(ctx context.Context, ref Reference) (*Image, error) {
-	img, err := resolve(ctx, ref)
+	unpacked := func(manifestDigest string) bool {
+		if s.Root == "" || !digestRE.MatchString(manifestDigest) {
+			return false
+		}
+		fi, err := os.Stat(filepath.Join(s.Root, "rootfs", strings.TrimPrefix(manifestDigest, "sha256:")))
+		return err == nil && fi.IsDir()
+	}
+	img, err := resolve(ctx, ref, unpacked)
 	if err != nil {
 		return nil, fmt.Errorf("resolve image %s: %w", ref, err)
 	}
 	return img, nil
 }
 
-func resolve(ctx context.Context, ref Reference) (*Image, error) {
+func resolve(ctx context.Context, ref Reference, unpacked func(string) bool) (*Image, error) {
 	if fi, err := os.Stat(ref.Path); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not an OCI image layout directory", ErrNotFound, ref.Path)
 	}
@@ -216,9 +227,13 @@ func resolve(ctx context.Context, ref Reference) (*Image, error) {
 	if len(img.Manifest.Layers) != len(img.Config.RootFS.DiffIDs) {
 		return nil, fmt.Errorf("%w: manifest has %d layers but config lists %d diff ids", ErrUnsupported, len(img.Manifest.Layers), len(img.Config.RootFS.DiffIDs))
 	}
+	cached := unpacked(img.Digest)
 	for _, l := range img.Manifest.Layers {
 		if _, err := layerCompression(l.MediaType); err != nil {
 			return nil, err
+		}
+		if cached {
+			continue
 		}
 		if err := verifyBlob(ctx, ref.Path, l); err != nil {
 			return nil, err

@@ -409,3 +409,33 @@ func TestConcurrentUnpackRunsOnce(t *testing.T) {
 		t.Errorf("%d temporary unpack dirs left", len(tmps))
 	}
 }
+
+func TestResolveOfAnUnpackedImageSkipsLayerHashing(t *testing.T) {
+	needRoot(t)
+	ctx := context.Background()
+	store, layout := testStore(t)
+	bin := filepath.Join(t.TempDir(), "f")
+	writeTestFile(t, bin, "content", 0o755)
+	if _, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/f"}}}); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := ParseReference("oci:"+layout, "")
+	img, err := store.Resolve(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Unpack(ctx, img); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(layout, "blobs", "sha256", strings.TrimPrefix(string(img.Manifest.Layers[0].Digest), "sha256:"))
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Resolve(ctx, ref); err != nil {
+		t.Fatalf("resolve of an unpacked image needs its layer blob: %v", err)
+	}
+	fresh := &Store{Root: filepath.Join(t.TempDir(), "other")}
+	if _, err := fresh.Resolve(ctx, ref); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a store without the unpacked image: err = %v, want ErrNotFound for the missing layer", err)
+	}
+}

@@ -32,7 +32,8 @@ import (
 // Transport is the only reference transport supported.
 const Transport = "oci:"
 
-// DefaultTag is the tag used when a reference names none and the layout has several images.
+// DefaultTag is the tag Build gives an image when none is requested. Resolving a reference
+// without a tag does not look for it: it needs a layout holding exactly one image.
 const DefaultTag = "latest"
 
 // Errors returned (wrapped) by Resolve and Unpack; test with errors.Is.
@@ -154,8 +155,8 @@ type Store struct {
 	Root string
 }
 
-// Resolve reads the layout of ref, selects the manifest (by digest; by tag; or, when no tag
-// is given, the only manifest, else the one tagged DefaultTag), and verifies the digest (and
+// Resolve reads the layout of ref, selects the manifest (by digest; by tag; or, when neither
+// is given, the only manifest for this platform — several are an error), and verifies the digest (and
 // size) of the manifest, the config and every layer blob. An image index nested in index.json
 // is followed to the manifest for this machine's platform.
 //
@@ -261,33 +262,52 @@ func selectManifest(ref Reference, index ocispec.Index) (ocispec.Descriptor, err
 		}
 		return ocispec.Descriptor{}, fmt.Errorf("%w: no manifest with digest %s in %s", ErrNotFound, ref.Digest, filepath.Join(ref.Path, ocispec.ImageIndexFile))
 	}
-	tag := ref.Tag
-	if tag == "" && len(index.Manifests) == 1 {
-		return index.Manifests[0], nil
+	if ref.Tag == "" {
+		// No tag: only an unambiguous layout resolves (spec IMG-006).
+		var candidates []ocispec.Descriptor
+		for _, m := range index.Manifests {
+			if m.Platform == nil || platformMatches(*m.Platform) {
+				candidates = append(candidates, m)
+			}
+		}
+		switch len(candidates) {
+		case 1:
+			return candidates[0], nil
+		case 0:
+			return ocispec.Descriptor{}, fmt.Errorf("%w: layout %s holds no image for linux/%s", ErrNotFound, ref.Path, runtime.GOARCH)
+		}
+		return ocispec.Descriptor{}, fmt.Errorf("%w: layout %s holds %d images; name one with :TAG or @DIGEST (tags: %s)",
+			ErrNotFound, ref.Path, len(candidates), strings.Join(tagsOf(index), ", "))
 	}
-	if tag == "" {
-		tag = DefaultTag
-	}
-	var tags []string
 	for _, m := range index.Manifests {
-		name := m.Annotations[ocispec.AnnotationRefName]
-		if name == tag {
+		if m.Annotations[ocispec.AnnotationRefName] == ref.Tag {
 			return m, nil
 		}
-		if name != "" {
+	}
+	return ocispec.Descriptor{}, fmt.Errorf("%w: tag %q not in layout %s (tags: %s)", ErrNotFound, ref.Tag, ref.Path, strings.Join(tagsOf(index), ", "))
+}
+
+func tagsOf(index ocispec.Index) []string {
+	var tags []string
+	for _, m := range index.Manifests {
+		if name := m.Annotations[ocispec.AnnotationRefName]; name != "" {
 			tags = append(tags, name)
 		}
 	}
-	if len(index.Manifests) == 0 {
-		return ocispec.Descriptor{}, fmt.Errorf("%w: layout %s holds no image", ErrNotFound, ref.Path)
-	}
 	sort.Strings(tags)
-	return ocispec.Descriptor{}, fmt.Errorf("%w: tag %q not in layout %s (tags: %s)", ErrNotFound, tag, ref.Path, strings.Join(tags, ", "))
+	if len(tags) == 0 {
+		tags = []string{"none"}
+	}
+	return tags
+}
+
+func platformMatches(p ocispec.Platform) bool {
+	return p.OS == "linux" && p.Architecture == runtime.GOARCH
 }
 
 func selectPlatform(index ocispec.Index) (ocispec.Descriptor, error) {
 	for _, m := range index.Manifests {
-		if m.Platform == nil || (m.Platform.OS == "linux" && m.Platform.Architecture == runtime.GOARCH) {
+		if m.Platform == nil || platformMatches(*m.Platform) {
 			return m, nil
 		}
 	}

@@ -276,7 +276,8 @@ func TestTagAndDigestSelection(t *testing.T) {
 		wantErr error
 	}{
 		{"a tag selects its image", "oci:" + layout + ":v2", v2, nil},
-		{"no tag among several images selects latest", "oci:" + layout, latest, nil},
+		{"the latest tag is an ordinary tag", "oci:" + layout + ":latest", latest, nil},
+		{"no tag among several images is ambiguous", "oci:" + layout, "", ErrNotFound},
 		{"a digest selects its image", "oci:" + layout + "@" + v2, v2, nil},
 		{"rebuilding a tag replaces it", "oci:" + layout + ":v1", replaced, nil},
 		{"an unknown tag is not found", "oci:" + layout + ":nope", "", ErrNotFound},

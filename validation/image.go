@@ -19,7 +19,7 @@ type ImageReference struct {
 	Path string
 	// Tag names the image in the layout's index (org.opencontainers.image.ref.name); may be empty.
 	Tag string
-	// Digest is "algorithm:hex" of the image manifest; may be empty. At most one of Tag and
+	// Digest is "sha256:<hex>" of the image manifest; may be empty. At most one of Tag and
 	// Digest is set.
 	Digest string
 }
@@ -54,7 +54,9 @@ func ParseImage(ref string) (ImageReference, error) {
 		if err := checkDigest(r.Digest); err != nil {
 			return ImageReference{}, err
 		}
-	} else if i := strings.LastIndexByte(rest, ':'); i >= 0 {
+	} else if i := strings.LastIndexByte(rest, ':'); i >= 0 && rest[i+1:] != "" && !strings.Contains(rest[i+1:], "/") {
+		// Text after the last ':' is a tag unless it is empty or holds a '/' (then the ':'
+		// belongs to the layout path), as reference/image reads it.
 		r.Path, r.Tag = rest[:i], rest[i+1:]
 		if err := checkTag(r.Tag); err != nil {
 			return ImageReference{}, err
@@ -83,39 +85,23 @@ func checkTag(tag string) error {
 	return nil
 }
 
-// checkDigest accepts algorithm:encoded as the OCI image spec defines it, with the registered
-// lengths for sha256 (64 hex digits) and sha512 (128).
+// checkDigest accepts sha256:<64 lower-case hex digits>, the only digest algorithm the
+// reference runtime resolves.
 func checkDigest(d string) error {
 	alg, enc, ok := strings.Cut(d, ":")
 	if !ok || alg == "" || enc == "" {
-		return fmt.Errorf("digest %q must be ALGORITHM:HEX, e.g. sha256:<64 hex digits>", d)
+		return fmt.Errorf("digest %q must be sha256:<64 lower-case hex digits>", d)
 	}
-	for i := 0; i < len(alg); i++ {
-		c := alg[i]
-		sep := c == '+' || c == '.' || c == '_' || c == '-'
-		if !isLowerAlnum(c) && !(sep && i > 0 && i < len(alg)-1) {
-			return fmt.Errorf("digest algorithm %q is malformed", alg)
-		}
-	}
-	hexLen := 0
-	switch alg {
-	case "sha256":
-		hexLen = 64
-	case "sha512":
-		hexLen = 128
+	if alg != "sha256" {
+		return fmt.Errorf("digest algorithm %q is not supported; use sha256", alg)
 	}
 	for i := 0; i < len(enc); i++ {
-		c := enc[i]
-		if hexLen > 0 {
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-				return fmt.Errorf("digest %q: %s needs lower-case hex digits", d, alg)
-			}
-		} else if !isAlnum(c) && c != '=' && c != '_' && c != '-' {
-			return fmt.Errorf("digest %q has a malformed encoded part", d)
+		if c := enc[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return fmt.Errorf("digest %q: sha256 needs lower-case hex digits", d)
 		}
 	}
-	if hexLen > 0 && len(enc) != hexLen {
-		return fmt.Errorf("digest %q: %s needs %d hex digits, got %d", d, alg, hexLen, len(enc))
+	if len(enc) != 64 {
+		return fmt.Errorf("digest %q: sha256 needs 64 hex digits, got %d", d, len(enc))
 	}
 	return nil
 }

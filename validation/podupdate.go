@@ -22,10 +22,11 @@ func ValidatePodUpdate(newPod, oldPod *v1alpha1.Pod) field.ErrorList {
 	if newPod == nil || oldPod == nil {
 		return field.ErrorList{field.Required(ruleRequired, nil, "an update needs the old and the new pod")}
 	}
+	// Every check adds to errs through add (never by returning a list that is appended while
+	// another check may still be adding), so the order of findings is the order of the checks.
 	var errs field.ErrorList
-	report := func(p *field.Path, oldV, newV reflect.Value) {
-		errs = append(errs, immutableError(p, oldV, newV))
-	}
+	add := func(e *field.Error) { errs = append(errs, e) }
+	report := func(p *field.Path, oldV, newV reflect.Value) { add(immutableError(p, oldV, newV)) }
 	if oldPod.APIVersion != newPod.APIVersion {
 		report(field.NewPath("apiVersion"), reflect.ValueOf(oldPod.APIVersion), reflect.ValueOf(newPod.APIVersion))
 	}
@@ -46,11 +47,11 @@ func ValidatePodUpdate(newPod, oldPod *v1alpha1.Pod) field.ErrorList {
 		return false
 	}, report)
 	if e := deadlineUpdate(os.ActiveDeadlineSeconds, ns.ActiveDeadlineSeconds, sp.Child("activeDeadlineSeconds")); e != nil {
-		errs = append(errs, e)
+		add(e)
 	}
-	errs = append(errs, containersUpdate(os.InitContainers, ns.InitContainers, true, sp.Child("initContainers"), report)...)
-	errs = append(errs, containersUpdate(os.Containers, ns.Containers, false, sp.Child("containers"), report)...)
-	errs = append(errs, deferContainersUpdate(os.DeferContainers, ns.DeferContainers, sp.Child("deferContainers"), report)...)
+	containersUpdate(os.InitContainers, ns.InitContainers, true, sp.Child("initContainers"), add, report)
+	containersUpdate(os.Containers, ns.Containers, false, sp.Child("containers"), add, report)
+	deferContainersUpdate(os.DeferContainers, ns.DeferContainers, sp.Child("deferContainers"), add, report)
 	return errs
 }
 
@@ -79,47 +80,45 @@ func mutableContainerField(name string) bool {
 
 // containersUpdate checks that a list of init or main containers keeps its names, order and
 // kinds, and that each container changes only mutable fields.
-func containersUpdate(oldCs, newCs []v1alpha1.Container, isInit bool, p *field.Path, report func(*field.Path, reflect.Value, reflect.Value)) field.ErrorList {
+func containersUpdate(oldCs, newCs []v1alpha1.Container, isInit bool, p *field.Path, add func(*field.Error), report func(*field.Path, reflect.Value, reflect.Value)) {
 	if e := containerSetChanged(len(oldCs), len(newCs), p); e != nil {
-		return field.ErrorList{e}
+		add(e)
+		return
 	}
-	var errs field.ErrorList
 	for i := range newCs {
 		o, n := &oldCs[i], &newCs[i]
 		cp := p.Index(i)
 		if o.Name != n.Name {
-			errs = append(errs, renamedError(cp.Child("name"), o.Name, n.Name))
+			add(renamedError(cp.Child("name"), o.Name, n.Name))
 			continue
 		}
 		kindChanged := isInit && o.IsSidecar() != n.IsSidecar()
 		if kindChanged {
-			errs = append(errs, field.Forbidden(ruleUpdateImmutable, cp.Child("restartPolicy"),
+			add(field.Forbidden(ruleUpdateImmutable, cp.Child("restartPolicy"),
 				fmt.Sprintf("the set of containers is immutable: this would turn %s from %s into %s", n.Name, kindWords(initKind(o)), kindWords(initKind(n)))))
 		}
 		diffStruct(cp, reflect.ValueOf(o).Elem(), reflect.ValueOf(n).Elem(), func(name string) bool {
 			return name == "name" || mutableContainerField(name) || (kindChanged && name == "restartPolicy")
 		}, report)
 	}
-	return errs
 }
 
 // deferContainersUpdate checks that defer containers are unchanged (none of their fields is
 // mutable in place).
-func deferContainersUpdate(oldDs, newDs []v1alpha1.DeferContainer, p *field.Path, report func(*field.Path, reflect.Value, reflect.Value)) field.ErrorList {
+func deferContainersUpdate(oldDs, newDs []v1alpha1.DeferContainer, p *field.Path, add func(*field.Error), report func(*field.Path, reflect.Value, reflect.Value)) {
 	if e := containerSetChanged(len(oldDs), len(newDs), p); e != nil {
-		return field.ErrorList{e}
+		add(e)
+		return
 	}
-	var errs field.ErrorList
 	for i := range newDs {
 		o, n := &oldDs[i], &newDs[i]
 		cp := p.Index(i)
 		if o.Name != n.Name {
-			errs = append(errs, renamedError(cp.Child("name"), o.Name, n.Name))
+			add(renamedError(cp.Child("name"), o.Name, n.Name))
 			continue
 		}
 		diffStruct(cp, reflect.ValueOf(o).Elem(), reflect.ValueOf(n).Elem(), func(name string) bool { return name == "name" }, report)
 	}
-	return errs
 }
 
 // kindWords names a container kind in a sentence.

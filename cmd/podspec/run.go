@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -115,33 +114,17 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 	if err != nil {
 		return nil, "", errf(codeFailed, "resolve images: %v", err)
 	}
-	p, err := s.Create(pod.Metadata.Name)
+	p, err := s.CreatePod(pod, images)
 	if err != nil {
 		return nil, "", err
 	}
-	uid := uuid.NewString()
-	now := time.Now().UTC()
-	pod.Metadata.Generation = 1
-	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
-	st := &store.State{Pod: *pod, CreatedAt: now, Images: images}
+	uid := pod.Status.UID
 	undo := func(e error) (*store.Pod, string, error) {
 		if st, rerr := p.ReadState(); rerr == nil {
 			be.RemovePod(context.WithoutCancel(ctx), &engine.PodInfo{Name: p.Name, UID: uid, Dir: p.Dir, Spec: &st.Pod.Spec}, st.Sandbox)
 		}
 		p.Remove()
 		return nil, "", e
-	}
-	if err := p.WriteState(st); err != nil {
-		return undo(&rtError{code: codeIO, err: err})
-	}
-	log, err := p.OpenEventLog()
-	if err != nil {
-		return undo(&rtError{code: codeIO, err: err})
-	}
-	err = log.Append(&store.Event{Type: store.EventPodCreated, Pod: p.Name, PodUID: uid, Time: now})
-	log.Close()
-	if err != nil {
-		return undo(&rtError{code: codeIO, err: err})
 	}
 	argv, err := f.superviseArgv(p.Name)
 	if err != nil {

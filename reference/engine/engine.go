@@ -31,11 +31,12 @@ const (
 
 // Pod-level reasons the engine records in status.reason and in stop requests.
 const (
-	// ReasonInitFailed ends a pod whose regular init container failed for good.
-	ReasonInitFailed = "InitFailed"
 	// ReasonExitStatusLost is the terminated reason of an instance whose exit nobody observed
 	// with its status (it ended while no supervisor was its parent).
 	ReasonExitStatusLost = "ExitStatusLost"
+	// ReasonUnhealthy is the terminated reason of an instance killed after a failed
+	// livenessProbe or startupProbe.
+	ReasonUnhealthy = "Unhealthy"
 	// ReasonBackOff is the waiting reason of a container between two instances.
 	ReasonBackOff = "BackOff"
 )
@@ -73,9 +74,15 @@ type Engine struct {
 	stopCtx     context.Context
 	stopCancel  context.CancelFunc // ends the stop steps (budget end or force)
 	forced      bool
-	wg          sync.WaitGroup
-	finished    chan struct{}
-	persistErr  error
+	// reserveReached is set at the reserve point of the grace budget.
+	reserveReached bool
+	// sidecarsStopping is set when the sidecars' stop step begins: no more sidecar restarts.
+	sidecarsStopping bool
+	deadlineArmed    bool
+	runCtx           context.Context
+	wg               sync.WaitGroup
+	finished         chan struct{}
+	persistErr       error
 }
 
 // New loads the pod's state and prepares an engine; Run starts it.
@@ -123,6 +130,7 @@ func (e *Engine) Status() v1alpha1.PodStatus {
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.events.Close()
 	e.mu.Lock()
+	e.runCtx = ctx
 	if e.st.Pod.Status.FinishedAt != nil {
 		e.mu.Unlock()
 		close(e.finished)
@@ -143,10 +151,6 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		e.mu.Lock()
 		e.st.Sandbox = sb
-		now := time.Now().UTC()
-		if e.st.Pod.Status.StartedAt == nil {
-			e.st.Pod.Status.StartedAt = &now
-		}
 		e.commitLocked(e.event(store.EventPodStarted, nil, "", ""))
 		e.mu.Unlock()
 	}
@@ -182,9 +186,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	if e.st.Stop != nil {
 		e.resumeStopLocked()
 	}
-	if d := e.st.Pod.Spec.ActiveDeadlineSeconds; d != nil && e.st.Pod.Status.StartedAt != nil {
-		go e.deadline(ctx, e.st.Pod.Status.StartedAt.Add(time.Duration(*d)*time.Second))
-	}
+	e.armDeadlineLocked()
 	// A pod whose every main container is already terminal (adopted at the very end) still
 	// needs its policy decision.
 	e.evaluatePolicyLocked(nil)
@@ -220,6 +222,16 @@ func (e *Engine) failCreation(ctx context.Context, err error) {
 	close(e.finished)
 }
 
+// armDeadlineLocked starts the activeDeadlineSeconds timer once status.startedAt is set.
+func (e *Engine) armDeadlineLocked() {
+	d := e.st.Pod.Spec.ActiveDeadlineSeconds
+	if d == nil || e.st.Pod.Status.StartedAt == nil || e.deadlineArmed {
+		return
+	}
+	e.deadlineArmed = true
+	go e.deadline(e.runCtx, e.st.Pod.Status.StartedAt.Add(time.Duration(*d)*time.Second))
+}
+
 // deadline requests the stop with reason DeadlineExceeded when activeDeadlineSeconds pass.
 func (e *Engine) deadline(ctx context.Context, at time.Time) {
 	t := time.NewTimer(time.Until(at))
@@ -236,8 +248,10 @@ func (e *Engine) deadline(ctx context.Context, at time.Time) {
 	if e.terminating {
 		return
 	}
-	ev := e.event(store.EventStopRequested, nil, v1alpha1.ReasonDeadlineExceeded, "activeDeadlineSeconds exceeded")
-	e.beginStopLocked(ctx, v1alpha1.ReasonDeadlineExceeded, e.gracePeriod(), false, ev)
+	ev := e.event(store.EventStopRequested, nil, TerminationDeadlineExceeded, "activeDeadlineSeconds exceeded")
+	g := e.gracePeriod()
+	ev.GracePeriodSeconds = &g
+	e.beginStopLocked(ctx, TerminationDeadlineExceeded, g, false, ev)
 }
 
 // Stop requests a graceful stop with the given grace period (nil: the pod's), or a forced one.
@@ -260,9 +274,9 @@ func (e *Engine) Stop(ctx context.Context, grace *int64, force bool) error {
 	ev := e.event(store.EventStopRequested, nil, "", "")
 	ev.GracePeriodSeconds = &g
 	ev.Force = force
-	reason := v1alpha1.ReasonStopped
+	reason := TerminationStopped
 	if force {
-		reason = v1alpha1.ReasonForced
+		reason = TerminationForced
 	}
 	e.beginStopLocked(ctx, reason, g, force, ev)
 	return e.persistErr
@@ -352,9 +366,6 @@ func (e *Engine) updateConditionsLocked(evs []*store.Event) {
 	}
 	now := time.Now().UTC()
 	initialized := e.initializedLocked()
-	if initialized && s.Phase == v1alpha1.PodPending && s.StartedAt != nil {
-		s.Phase = v1alpha1.PodRunning
-	}
 	ready := initialized && !e.terminating
 	for _, sl := range e.slots {
 		if sl.kind == KindMain && !sl.status().Ready {

@@ -42,14 +42,14 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 				return
 			}
 			if res != ResultSucceeded {
-				e.killInstance(ctx, s, inst, "postStart hook "+strings.ToLower(res)+": "+msg)
+				e.killInstance(ctx, s, inst, v1alpha1.ReasonStartError, "postStart hook "+strings.ToLower(res)+": "+msg)
 				return
 			}
 		}
 		if p := s.c.StartupProbe; p != nil {
 			if !e.probeUntil(ctx, s, inst, ProbeStartup, p, true) {
 				if ctx.Err() == nil {
-					e.killInstance(ctx, s, inst, "startup probe failed")
+					e.killInstance(ctx, s, inst, ReasonUnhealthy, "startup probe failed")
 				}
 				return
 			}
@@ -75,7 +75,7 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 	}
 	if p := s.c.LivenessProbe; p != nil {
 		if !e.probeUntil(ctx, s, inst, ProbeLiveness, p, false) && ctx.Err() == nil {
-			e.killInstance(ctx, s, inst, "liveness probe failed")
+			e.killInstance(ctx, s, inst, ReasonUnhealthy, "liveness probe failed")
 		}
 	}
 }

@@ -33,8 +33,9 @@ type instance struct {
 	exit      <-chan ExitStatus
 	cancel    context.CancelFunc
 	adopted   bool
-	// killMsg is set when the runtime killed the instance outside a stop (probe, hook failure).
-	killMsg string
+	// killReason (Unhealthy, StartError) and killMsg are set when the runtime killed the
+	// instance outside a stop (failed probe or postStart hook).
+	killReason, killMsg string
 }
 
 func (e *Engine) buildSlots() {
@@ -157,13 +158,34 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 // runSlot runs the instances of one container until it is terminal or the pod stops.
 func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 	defer e.wg.Done()
+	// A container that was waiting in back-off when its supervisor was lost keeps its moment.
+	e.mu.Lock()
+	next := s.rec().NextStart
+	e.mu.Unlock()
+	if adopted == nil && next != nil {
+		if !e.sleep(ctx, time.Until(*next), func() bool { return e.noRestartLocked(s) }) {
+			e.mu.Lock()
+			if e.noRestartLocked(s) {
+				e.skipLocked(s)
+			}
+			e.mu.Unlock()
+			return
+		}
+	}
 	for {
 		inst := adopted
 		adopted = nil
 		if inst == nil {
+			e.mu.Lock()
+			first := !s.rec().EverRan && s.status().RestartCount == 0
+			e.mu.Unlock()
 			var failed string
+			// Dependencies and init order gate the first instance only (DEP-011).
 			gated := e.waitUntil(ctx, func() bool {
-				if e.terminating {
+				if e.noRestartLocked(s) {
+					return true
+				}
+				if !first {
 					return true
 				}
 				ok, f := e.gateLocked(s)
@@ -174,7 +196,7 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 				return
 			}
 			e.mu.Lock()
-			if e.terminating {
+			if e.noRestartLocked(s) {
 				e.skipLocked(s)
 				e.mu.Unlock()
 				return
@@ -214,6 +236,15 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 	}
 }
 
+// noRestartLocked reports whether the slot may no longer start instances: main and init
+// containers once the stop sequence began, sidecars once their own stop step began.
+func (e *Engine) noRestartLocked(s *slot) bool {
+	if s.kind == KindSidecar {
+		return e.sidecarsStopping || e.forced || (e.terminating && !s.rec().EverRan)
+	}
+	return e.terminating
+}
+
 // skipLocked records a container that will never start because the pod is stopping.
 func (e *Engine) skipLocked(s *slot) {
 	r := s.rec()
@@ -241,7 +272,7 @@ func (e *Engine) dependencyFailedLocked(s *slot, msg string) {
 	st := s.status()
 	st.State = v1alpha1.ContainerState{Terminated: &v1alpha1.ContainerStateTerminated{
 		Reason: v1alpha1.ReasonDependencyFailed, Message: msg, StartedAt: now, FinishedAt: now}}
-	e.st.Exits = append(e.st.Exits, store.ExitRecord{Container: s.name, Time: now, Reason: v1alpha1.ReasonDependencyFailed, Counts: true})
+	e.st.Exits = append(e.st.Exits, store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, Reason: v1alpha1.ReasonDependencyFailed, Failure: true})
 	e.commitLocked(e.event(store.EventDependencyFailed, s, v1alpha1.ReasonDependencyFailed, msg))
 	e.evaluatePolicyLocked(s)
 }
@@ -249,12 +280,13 @@ func (e *Engine) dependencyFailedLocked(s *slot, msg string) {
 // startInstance creates and starts a new instance of the slot.
 func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) {
 	e.mu.Lock()
-	if e.terminating {
+	if e.noRestartLocked(s) {
 		e.skipLocked(s)
 		e.mu.Unlock()
 		return nil, errStopped
 	}
 	s.creating = true
+	s.rec().NextStart = nil
 	st := s.status()
 	n := st.RestartCount
 	if st.ContainerID != "" || st.LastState.Terminated != nil || st.State.Terminated != nil {
@@ -286,7 +318,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	ev := e.instEvent(store.EventContainerCreated, s, inst, "", "")
 	ev.PID = pid
 	e.commitLocked(ev)
-	if e.terminating {
+	if e.noRestartLocked(s) {
 		// The stop began while the instance was being created: it never starts.
 		s.inst = nil
 		r.PID = 0
@@ -313,7 +345,16 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	e.mu.Lock()
 	inst.startedAt = now
 	r.Running = true
+	r.EverRan = true
 	st.State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
+	ps := e.st.Pod.Status
+	if ps.StartedAt == nil {
+		ps.StartedAt = &now
+		e.armDeadlineLocked()
+	}
+	if s.kind == KindMain && ps.Phase == v1alpha1.PodPending {
+		ps.Phase = v1alpha1.PodRunning
+	}
 	ev = e.instEvent(store.EventContainerStarted, s, inst, "", "")
 	ev.PID = pid
 	ev.Time = now
@@ -380,12 +421,16 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 			term.StartedAt = now
 		}
 		fillExit(term, ex, oom > 0)
+		// STAT-006: the first reason of the table whose condition holds.
 		switch {
-		case term.Reason == v1alpha1.ReasonOOMKilled || term.Reason == ReasonExitStatusLost:
-		case e.forced:
+		case term.Reason == ReasonExitStatusLost:
+		case e.forced && (r.StopReason != "" || e.st.Stop.Reason == TerminationForced):
 			term.Reason = v1alpha1.ReasonForced
+		case term.Reason == v1alpha1.ReasonOOMKilled:
 		case r.StopReason != "":
 			term.Reason = r.StopReason
+		case inst.killReason != "":
+			term.Reason = inst.killReason
 		}
 		if inst.killMsg != "" {
 			term.Message = inst.killMsg
@@ -396,19 +441,27 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		ev.Time = now
 		s.inst = nil
 	}
-	failed := term.ExitCode == nil || *term.ExitCode != 0
-	counts := r.StopReason == "" && !e.forced || (term.ExitCode != nil && *term.ExitCode != 0)
+	stopped := r.StopReason != "" || e.forced
+	var failed bool
+	if stopped && startErr == nil {
+		failed = term.ExitCode != nil && *term.ExitCode != 0 // EXIT-013
+	} else {
+		failed = term.ExitCode == nil || *term.ExitCode != 0 // EXIT-012
+	}
 	r.Running = false
 	r.PID = 0
 	st.Started, st.Ready = false, false
 
-	restart := !e.terminating
+	restart := !e.noRestartLocked(s)
 	if restart {
 		switch s.policy {
 		case v1alpha1.RestartPolicyNever:
 			restart = false
 		case v1alpha1.RestartPolicyOnFailure:
 			restart = failed
+		}
+		if s.kind == KindSidecar {
+			restart = true // SIDE-001
 		}
 	}
 	var delay time.Duration
@@ -418,6 +471,9 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		}
 		delay = backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
 		r.Consecutive++
+		next := now.Add(delay)
+		r.NextStart = &next
+		r.StopReason = ""
 		st.LastState = v1alpha1.ContainerState{Terminated: term}
 		st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: ReasonBackOff,
 			Message: fmt.Sprintf("restarting in %s", delay)}}
@@ -427,14 +483,11 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		rev.ContainerID = term.ContainerID
 		e.commitLocked(ev, rev)
 	} else {
-		if st.State.Terminated != nil {
-			st.LastState = st.State
-		}
 		st.State = v1alpha1.ContainerState{Terminated: term}
 		r.Terminal = true
 		r.Completed = !failed
-		if s.kind == KindMain {
-			rec := store.ExitRecord{Container: s.name, Time: now, ExitCode: term.ExitCode, Reason: term.Reason, Counts: counts}
+		if s.kind == KindMain || s.kind == KindInit {
+			rec := store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, ExitCode: term.ExitCode, Reason: term.Reason, Failure: failed}
 			if term.Signal != nil {
 				n := term.Signal.Number
 				rec.Signal = &n
@@ -446,15 +499,15 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		case s.kind == KindMain:
 			e.evaluatePolicyLocked(s)
 		case s.kind == KindInit && failed && !e.terminating:
-			e.initFailedLocked(ctx, s, term)
+			e.beginStopLocked(ctx, TerminationFailed, e.gracePeriod(), false) // INIT-003
 		}
 		return false
 	}
 	e.mu.Unlock()
-	full := e.sleep(ctx, delay, func() bool { return e.terminating })
+	full := e.sleep(ctx, delay, func() bool { return e.noRestartLocked(s) })
 	e.mu.Lock()
 	if !full {
-		if e.terminating {
+		if e.noRestartLocked(s) {
 			e.skipLocked(s)
 		}
 		return false
@@ -491,13 +544,15 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *ExitStatus, oom bool) {
 			t.Reason = v1alpha1.ReasonError
 		}
 	case ex.Status.Signaled():
+		if oom && ex.Status.Signal() == syscall.SIGKILL {
+			t.OOMKilled = true
+		}
 		n := int32(ex.Status.Signal())
 		t.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
 		t.CoreDumped = ex.Status.CoreDump()
 		t.Reason = v1alpha1.ReasonSignaled
 	}
-	if oom {
-		t.OOMKilled = true
+	if t.OOMKilled {
 		t.Reason = v1alpha1.ReasonOOMKilled
 	}
 }
@@ -530,13 +585,13 @@ func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why st
 
 // killInstance stops an instance outside the stop sequence (failed liveness or startup probe,
 // failed postStart hook): its stop signal, then SIGKILL after the grace period.
-func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, msg string) {
+func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, reason, msg string) {
 	e.mu.Lock()
-	if s.inst != inst {
+	if s.inst != inst || s.rec().StopReason != "" {
 		e.mu.Unlock()
 		return
 	}
-	inst.killMsg = msg
+	inst.killReason, inst.killMsg = reason, msg
 	e.mu.Unlock()
 	sig := stopSignal(s.c)
 	e.signal(ctx, s, sig, msg)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"syscall"
 	"time"
@@ -10,6 +9,19 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/store"
 )
+
+// Termination reasons: why a pod's stop sequence began (status.reason, PodTerminating.reason).
+const (
+	TerminationCompleted        = "Completed"
+	TerminationFailed           = "Failed"
+	TerminationStopped          = "Stopped"
+	TerminationDeadlineExceeded = "DeadlineExceeded"
+	TerminationForced           = "Forced"
+)
+
+// minimumStopWindow is what main containers always get between their stop signal and SIGKILL
+// (or the whole budget when it is shorter).
+const minimumStopWindow = time.Duration(v1alpha1.MinimumStopWindowSeconds) * time.Second
 
 // stopStep is one step of the stop sequence. Steps run in order, each bounded by the pod's
 // single grace budget (ctx ends when the budget ends or the stop is forced). The index of the
@@ -19,28 +31,36 @@ type stopStep struct {
 	run  func(ctx context.Context)
 }
 
-// stopSteps is the stop sequence of the spec. The defer steps are where BeforeStop and
-// AfterStop defer containers run (deferContainers); this engine version has no defer runner
-// yet, so they finish at once — the slots exist so that adding defers does not renumber the
-// persisted step index.
+// Indexes of the stop steps (persisted in StopState.Step).
+const (
+	stepBeforeStopDefers = iota
+	stepMainContainers
+	stepAfterStopDefers
+	stepSidecars
+)
+
+// stopSteps is the stop sequence of the spec (docs/spec/stop.md). The defer steps are where
+// BeforeStop and AfterStop defer containers run; this engine version runs no defers (the
+// runtime does not declare the defer profile and refuses pods with deferContainers), so they
+// finish at once — the slots exist so that adding defers keeps the persisted step numbering.
 func (e *Engine) stopSteps() []stopStep {
 	return []stopStep{
-		{name: "BeforeStopDefers", run: e.runDefers(v1alpha1.DeferBeforeStop)},
-		{name: "PreStopHooks", run: e.preStopMains},
-		{name: "StopMainContainers", run: e.stopMains},
-		{name: "AfterStopDefers", run: e.runDefers(v1alpha1.DeferAfterStop)},
-		{name: "StopSidecars", run: e.stopSidecars},
+		stepBeforeStopDefers: {name: "BeforeStopDefers", run: e.runDefers(v1alpha1.DeferBeforeStop)},
+		stepMainContainers:   {name: "MainContainers", run: e.stopMains},
+		stepAfterStopDefers:  {name: "AfterStopDefers", run: e.runDefers(v1alpha1.DeferAfterStop)},
+		stepSidecars:         {name: "Sidecars", run: e.stopSidecars},
 	}
 }
 
-// runDefers is the defer-container step of one phase (issue 4): BeforeStop runs while the
-// main containers still run, AfterStop after they stopped, before the sidecars.
+// runDefers is the defer-container step of one phase: BeforeStop runs while the main
+// containers still run (and must end by the reserve point), AfterStop after they exited,
+// before the sidecars.
 func (e *Engine) runDefers(phase v1alpha1.DeferPhase) func(ctx context.Context) {
 	return func(ctx context.Context) {}
 }
 
-// beginStopLocked starts the stop sequence, or escalates the one running. requested is the
-// StopRequested event (nil when the exit policy or an init failure ends the pod).
+// beginStopLocked starts the stop sequence with a termination reason, or escalates the one
+// running (force, or an earlier budget end). pre are events recorded before PodTerminating.
 func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64, force bool, pre ...*store.Event) {
 	if e.st.Pod.Status.FinishedAt != nil {
 		return
@@ -48,32 +68,36 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 	now := time.Now().UTC()
 	deadline := now.Add(time.Duration(grace) * time.Second)
 	if e.terminating {
-		evs := pre
 		if force && !e.forced {
 			e.st.Stop.Force = true
 			e.forced = true
-			e.commitLocked(evs...)
+			e.commitLocked(pre...)
 			e.stopCancel()
 			return
 		}
 		if deadline.Before(e.st.Stop.Deadline) {
 			e.st.Stop.Deadline = deadline
-			e.commitLocked(evs...)
-			go e.budgetTimer(e.stopCtx, deadline)
+			e.commitLocked(pre...)
+			e.startTimersLocked()
 			return
 		}
-		e.commitLocked(evs...)
+		e.commitLocked(pre...)
 		return
 	}
 	e.terminating = true
 	e.forced = force
 	e.st.Stop = &store.StopState{RequestedAt: now, Reason: reason, Deadline: deadline, Force: force}
-	evs := append(pre, e.event(store.EventPodTerminating, nil, reason, ""))
-	e.commitLocked(evs...)
+	e.st.Pod.Status.Reason = reason
+	for _, s := range e.slots {
+		if s.kind != KindSidecar {
+			s.rec().NextStart = nil
+		}
+	}
+	e.commitLocked(append(pre, e.event(store.EventPodTerminating, nil, reason, ""))...)
 	e.startStopLocked(ctx)
 }
 
-// resumeStopLocked continues a persisted stop after adoption.
+// resumeStopLocked continues a persisted stop after adoption, with the same reason and budget.
 func (e *Engine) resumeStopLocked() {
 	e.terminating = true
 	e.forced = e.st.Stop.Force
@@ -86,20 +110,37 @@ func (e *Engine) startStopLocked(ctx context.Context) {
 	if e.forced {
 		cancel()
 	} else {
-		go e.budgetTimer(sctx, e.st.Stop.Deadline)
+		e.startTimersLocked()
 	}
 	go e.stopSequence(context.WithoutCancel(ctx), sctx)
 }
 
-// budgetTimer ends the stop steps when the grace budget is spent.
-func (e *Engine) budgetTimer(ctx context.Context, at time.Time) {
-	t := time.NewTimer(time.Until(at))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		e.stopCancel()
-	case <-ctx.Done():
+// startTimersLocked arms the reserve point and the budget end of the current budget. Timers
+// of an earlier (later-ending) budget may still fire; they find their work done.
+func (e *Engine) startTimersLocked() {
+	end := e.st.Stop.Deadline
+	window := minimumStopWindow
+	if budget := end.Sub(e.st.Stop.RequestedAt); budget < window {
+		window = budget
 	}
+	reserve := end.Add(-window)
+	ctx := e.stopCtx
+	go func() {
+		if !sleepCtx(ctx, time.Until(reserve)) {
+			return
+		}
+		e.mu.Lock()
+		if !e.reserveReached {
+			e.reserveReached = true
+			e.commitLocked()
+		}
+		e.mu.Unlock()
+	}()
+	go func() {
+		if sleepCtx(ctx, time.Until(end)) {
+			e.stopCancel()
+		}
+	}()
 }
 
 // stopSequence runs the steps from the persisted one, then kills whatever still runs, waits for
@@ -119,28 +160,45 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 		e.mu.Unlock()
 	}
 	// Budget over, forced, or all steps done: SIGKILL whatever still runs, until it is gone.
+	e.mu.Lock()
+	e.sidecarsStopping = true
+	e.commitLocked()
+	e.mu.Unlock()
 	for !e.waitUntil(timeoutCtx(ctx, time.Second), func() bool { return !e.anyBusyLocked() }) {
 		e.mu.Lock()
 		var live []*slot
 		for _, s := range e.slots {
 			if s.inst != nil {
 				if s.rec().StopReason == "" {
-					s.rec().StopReason = e.st.Stop.Reason
+					s.rec().StopReason = e.instanceStopReasonLocked()
 				}
 				live = append(live, s)
 			}
 		}
+		why := "grace period over"
+		if e.forced {
+			why = "forced stop"
+		}
 		e.mu.Unlock()
 		for _, s := range live {
-			why := "grace period over"
-			if e.forced {
-				why = "forced stop"
-			}
 			e.signal(ctx, s, syscall.SIGKILL, why)
 		}
 	}
 	e.wg.Wait()
 	e.finish(ctx)
+}
+
+// instanceStopReasonLocked is the terminated reason of an instance the stop sequence stops.
+func (e *Engine) instanceStopReasonLocked() string {
+	switch e.st.Stop.Reason {
+	case TerminationCompleted, TerminationFailed:
+		return v1alpha1.ReasonStoppedByPolicy
+	case TerminationDeadlineExceeded:
+		return v1alpha1.ReasonDeadlineExceeded
+	case TerminationForced:
+		return v1alpha1.ReasonForced
+	}
+	return v1alpha1.ReasonStopped
 }
 
 func timeoutCtx(ctx context.Context, d time.Duration) context.Context {
@@ -158,57 +216,70 @@ func (e *Engine) anyBusyLocked() bool {
 	return false
 }
 
-// preStopMains runs the preStop hooks of every running main container concurrently.
-func (e *Engine) preStopMains(ctx context.Context) {
-	var wg sync.WaitGroup
-	e.mu.Lock()
-	for _, s := range e.slots {
-		if s.kind != KindMain || s.inst == nil || s.c.Lifecycle == nil || s.c.Lifecycle.PreStop == nil {
-			continue
-		}
-		inst := s.inst
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
-		}()
-	}
-	e.mu.Unlock()
-	wg.Wait()
-}
-
-// stopMains sends each main container (and a regular init container still running) its stop
-// signal once every container that depends on it has exited — dependents before their
-// dependencies, independent ones at once — and waits for them to exit.
+// stopMains is step 2: the preStop hooks of all running main containers start together; each
+// main container gets its stop signal once its own hook ended and every main container that
+// depends on it exited (or at the reserve point, whatever is unfinished); a running regular
+// init container gets its stop signal at once. The step ends when all of them exited.
 func (e *Engine) stopMains(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, s := range e.slots {
-		if s.kind == KindSidecar {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			dependents := e.dependentsOf(s)
-			if !e.waitUntil(ctx, func() bool {
-				for _, d := range dependents {
-					if d.busy() {
+		switch s.kind {
+		case KindInit:
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e.stopOne(ctx, s)
+			}()
+		case KindMain:
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e.mu.Lock()
+				inst := s.inst
+				e.mu.Unlock()
+				hookDone := make(chan struct{})
+				if inst != nil && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
+					go func() {
+						defer close(hookDone)
+						e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
+						e.mu.Lock()
+						e.commitLocked() // wake the waiter below
+						e.mu.Unlock()
+					}()
+				} else {
+					close(hookDone)
+				}
+				dependents := e.dependentsOf(s)
+				e.waitUntil(ctx, func() bool {
+					if e.reserveReached {
+						return true
+					}
+					select {
+					case <-hookDone:
+					default:
 						return false
 					}
-				}
-				return true
-			}) {
-				return
-			}
-			e.stopOne(ctx, s)
-		}()
+					for _, d := range dependents {
+						if d.busy() {
+							return false
+						}
+					}
+					return true
+				})
+				e.stopOne(ctx, s)
+			}()
+		}
 	}
 	wg.Wait()
 }
 
-// stopSidecars stops the sidecars one at a time in reverse list order: preStop hook, stop
-// signal, wait for the exit.
+// stopSidecars is step 4: the sidecars one at a time in reverse list order — preStop hook,
+// stop signal, wait for the exit. From here on sidecars are no longer restarted.
 func (e *Engine) stopSidecars(ctx context.Context) {
+	e.mu.Lock()
+	e.sidecarsStopping = true
+	e.commitLocked()
+	e.mu.Unlock()
 	for i := len(e.slots) - 1; i >= 0; i-- {
 		s := e.slots[i]
 		if s.kind != KindSidecar {
@@ -227,20 +298,23 @@ func (e *Engine) stopSidecars(ctx context.Context) {
 	}
 }
 
-// stopOne sends the slot's stop signal to its live instance and waits until it has exited.
+// stopOne sends the slot's stop signal to its live instance (once) and waits until it exited.
 func (e *Engine) stopOne(ctx context.Context, s *slot) {
 	// An instance being created is skipped by its own goroutine; wait for that to settle.
 	e.waitUntil(ctx, func() bool { return !s.creating })
 	e.mu.Lock()
 	inst := s.inst
-	if inst != nil {
-		s.rec().StopReason = e.st.Stop.Reason
+	send := inst != nil && s.rec().StopReason == ""
+	if send {
+		s.rec().StopReason = e.instanceStopReasonLocked()
 	}
 	e.mu.Unlock()
 	if inst == nil {
 		return
 	}
-	e.signal(ctx, s, stopSignal(s.c), "stop signal")
+	if send {
+		e.signal(ctx, s, stopSignal(s.c), "stop signal")
+	}
 	e.waitUntil(ctx, func() bool { return s.inst != inst })
 }
 
@@ -263,7 +337,8 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 		return
 	}
 	all := true
-	var mains int
+	mains := 0
+	anyFailed := false
 	for _, s := range e.slots {
 		if s.kind != KindMain {
 			continue
@@ -273,77 +348,47 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 			all = false
 		}
 	}
+	for _, x := range e.st.Exits {
+		if x.Kind == KindMain && x.Failure {
+			anyFailed = true
+		}
+	}
 	if mains == 0 {
 		return
 	}
+	lastFailed := false
+	if last != nil {
+		for _, x := range e.st.Exits {
+			if x.Container == last.name {
+				lastFailed = x.Failure
+			}
+		}
+	}
 	policy := e.st.Pod.Spec.ExitPolicy
-	fire := false
+	var fire bool
 	switch policy {
 	case v1alpha1.ExitPolicyAny:
-		fire = last != nil
+		fire = last != nil || all
 	case v1alpha1.ExitPolicyAnyFailure:
-		fire = all || (last != nil && !last.rec().Completed)
+		fire = all || lastFailed
 	default:
 		policy = v1alpha1.ExitPolicyAll
 		fire = all
 	}
-	if last == nil && all {
-		fire = true
-	}
 	if !fire {
 		return
 	}
-	decider, _ := e.resultLocked()
 	ev := e.event(store.EventPolicyFired, nil, string(policy), "")
-	if decider != "" {
-		ev.Container = decider
-		ev.ContainerKind = KindMain
-	} else if last != nil {
+	if last != nil {
 		ev.Container = last.name
 		ev.ContainerKind = KindMain
+		e.st.PolicyDecider = last.name
 	}
-	e.beginStopLocked(context.Background(), v1alpha1.ReasonStoppedByPolicy, e.gracePeriod(), false, ev)
-}
-
-// initFailedLocked ends the pod because a regular init container failed for good.
-func (e *Engine) initFailedLocked(ctx context.Context, s *slot, t *v1alpha1.ContainerStateTerminated) {
-	e.st.InitFailure = &store.ExitRecord{Container: s.name, Time: t.FinishedAt, ExitCode: t.ExitCode, Reason: t.Reason, Counts: true}
-	if t.Signal != nil {
-		n := t.Signal.Number
-		e.st.InitFailure.Signal = &n
+	reason := TerminationCompleted
+	if anyFailed {
+		reason = TerminationFailed
 	}
-	e.beginStopLocked(ctx, ReasonInitFailed, e.gracePeriod(), false)
-}
-
-// resultLocked computes the pod result from the recorded exits: the deciding container and
-// its exit record (nil: nothing decided).
-func (e *Engine) resultLocked() (string, *store.ExitRecord) {
-	if f := e.st.InitFailure; f != nil {
-		return f.Container, f
-	}
-	var counted []store.ExitRecord
-	for _, x := range e.st.Exits {
-		if x.Counts {
-			counted = append(counted, x)
-		}
-	}
-	failed := func(x store.ExitRecord) bool { return x.ExitCode == nil || *x.ExitCode != 0 }
-	switch e.st.Pod.Spec.ExitPolicy {
-	case v1alpha1.ExitPolicyAny:
-		if len(counted) > 0 {
-			return counted[0].Container, &counted[0]
-		}
-	default:
-		for i := range counted {
-			if failed(counted[i]) {
-				return counted[i].Container, &counted[i]
-			}
-		}
-		if n := len(counted); n > 0 {
-			return counted[n-1].Container, &counted[n-1]
-		}
-	}
-	return "", nil
+	e.beginStopLocked(context.Background(), reason, e.gracePeriod(), false, ev)
 }
 
 // finish records the pod result, tears the sandbox down and records PodFinished.
@@ -360,47 +405,51 @@ func (e *Engine) finish(ctx context.Context) {
 	defer e.mu.Unlock()
 	now := time.Now().UTC()
 	s := e.st.Pod.Status
-	decider, x := e.resultLocked()
-	reason := e.st.Stop.Reason
-	var code int32
-	phase := v1alpha1.PodSucceeded
-	switch {
-	case x != nil && (x.ExitCode == nil || *x.ExitCode != 0):
-		phase = v1alpha1.PodFailed
-		code = derivedExitCode(x)
-	case reason == v1alpha1.ReasonDeadlineExceeded || reason == v1alpha1.ReasonForced && x == nil:
-		phase = v1alpha1.PodFailed
-		code = 1
-		decider = ""
-	}
-	if reason == v1alpha1.ReasonDeadlineExceeded {
-		phase = v1alpha1.PodFailed
-		if code == 0 {
-			code = 1
-		}
-	}
+	phase, code, decider := e.resultLocked()
 	s.Phase = phase
 	s.ExitCode = &code
 	s.DecidedBy = decider
-	switch reason {
-	case v1alpha1.ReasonStoppedByPolicy:
-		s.Reason = ""
-	default:
-		s.Reason = reason
-	}
-	if x != nil {
-		s.Message = fmt.Sprintf("decided by %s (%s)", x.Container, x.Reason)
-	}
 	s.FinishedAt = &now
+	if s.StartedAt == nil {
+		s.StartedAt = &now
+	}
 	e.terminating = false
 	setCondition(s, v1alpha1.PodReady, false, now)
 	setCondition(s, v1alpha1.PodTerminating, false, now)
-	ev := e.event(store.EventPodFinished, nil, s.Reason, s.Message)
+	ev := e.event(store.EventPodFinished, nil, s.Reason, "")
 	ev.Phase = phase
 	ev.ExitCode = &code
 	ev.DecidedBy = decider
 	e.commitLocked(ev)
 	close(e.finished)
+}
+
+// resultLocked computes the pod result (docs/spec/exit.md, EXIT-014 to EXIT-018).
+func (e *Engine) resultLocked() (v1alpha1.PodPhase, int32, string) {
+	var firstFailure *store.ExitRecord
+	for i := range e.st.Exits {
+		if e.st.Exits[i].Failure {
+			firstFailure = &e.st.Exits[i]
+			break
+		}
+	}
+	allStarted := true
+	for _, s := range e.slots {
+		if s.kind == KindMain && !s.rec().EverRan {
+			allStarted = false
+		}
+	}
+	reason := ""
+	if e.st.Stop != nil {
+		reason = e.st.Stop.Reason
+	}
+	if reason != TerminationDeadlineExceeded && reason != TerminationForced && allStarted && firstFailure == nil {
+		return v1alpha1.PodSucceeded, 0, e.st.PolicyDecider
+	}
+	if firstFailure == nil {
+		return v1alpha1.PodFailed, 1, ""
+	}
+	return v1alpha1.PodFailed, derivedExitCode(firstFailure), firstFailure.Container
 }
 
 // derivedExitCode is the pod's exit code from its deciding exit: the exit code, or the

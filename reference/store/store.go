@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -65,6 +66,10 @@ func Open(root string) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("state root %s: %w", root, err)
+	}
+	if strings.ContainsRune(abs, ',') {
+		// OCI runtimes pass namespace paths below the root as a comma-separated list.
+		return nil, fmt.Errorf("state root %s: the path must not contain ','", abs)
 	}
 	if err := os.MkdirAll(filepath.Join(abs, "pods"), 0o700); err != nil {
 		return nil, fmt.Errorf("create state root %s: %w", abs, err)
@@ -184,14 +189,18 @@ type Instance struct {
 	// EverStarted and EverReady record that some instance reached Started / Ready.
 	EverStarted bool `json:"everStarted,omitempty"`
 	EverReady   bool `json:"everReady,omitempty"`
+	// EverRan records that some instance's process started running.
+	EverRan bool `json:"everRan,omitempty"`
 	// Consecutive counts restarts since the back-off was last reset.
 	Consecutive int `json:"consecutive,omitempty"`
+	// NextStart is when a container waiting in back-off starts its next instance.
+	NextStart *time.Time `json:"nextStart,omitempty"`
 }
 
 // StopState records a stop in progress so that an adopting supervisor resumes it.
 type StopState struct {
 	RequestedAt time.Time `json:"requestedAt"`
-	// Reason is why the pod is stopping: Stopped, StoppedByPolicy, DeadlineExceeded, Forced, InitFailed.
+	// Reason is the termination reason: Completed, Failed, Stopped, DeadlineExceeded or Forced.
 	Reason string `json:"reason"`
 	// Deadline is when the grace budget ends.
 	Deadline time.Time `json:"deadline"`
@@ -208,26 +217,28 @@ type State struct {
 	Supervisor SupervisorInfo       `json:"supervisor"`
 	Containers map[string]*Instance `json:"containers,omitempty"`
 	Stop       *StopState           `json:"stop,omitempty"`
-	// Exits lists main-container exits in finish order, for the pod result.
+	// Exits lists the terminal exits of main and regular init containers in event order, for
+	// the pod result.
 	Exits []ExitRecord `json:"exits,omitempty"`
-	// InitFailure is the exit of the regular init container whose failure ended the pod.
-	InitFailure *ExitRecord `json:"initFailure,omitempty"`
+	// PolicyDecider is the main container whose terminal exit fired the exit policy.
+	PolicyDecider string `json:"policyDecider,omitempty"`
 	// Images maps container names to the image references resolved at creation.
 	Images map[string]string `json:"images,omitempty"`
 	// Sandbox holds whatever the sandbox layer needs to find or tear down the sandbox.
 	Sandbox json.RawMessage `json:"sandbox,omitempty"`
 }
 
-// ExitRecord is one terminal exit of a main container, kept in finish order.
+// ExitRecord is one terminal exit of a main or regular init container.
 type ExitRecord struct {
 	Container string    `json:"container"`
+	Kind      string    `json:"kind"`
 	Time      time.Time `json:"time"`
 	ExitCode  *int32    `json:"exitCode,omitempty"`
 	Signal    *int32    `json:"signal,omitempty"`
 	Reason    string    `json:"reason"`
-	// Counts is false when the exit was caused by the runtime stopping the container and does not
-	// decide the pod result.
-	Counts bool `json:"counts"`
+	// Failure says whether the exit counts as a failure for the exit policy and the pod
+	// result (an instance the runtime stopped fails only with a non-zero exit code).
+	Failure bool `json:"failure"`
 }
 
 // ReadState reads the pod's state file.
@@ -379,4 +390,36 @@ func ProcessStartTime(pid int) uint64 {
 	var v uint64
 	fmt.Sscan(fields[19], &v)
 	return v
+}
+
+// CreatePod assigns the pod a new UID (a random RFC 9562 UUID), sets generation 1 and phase
+// Pending, and persists it with the PodCreated event. images are the references resolved when
+// the pod was created. On failure the pod directory is removed.
+func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string) (*Pod, error) {
+	p, err := s.Create(pod.Metadata.Name)
+	if err != nil {
+		return nil, err
+	}
+	uid := uuid.NewString()
+	now := time.Now().UTC()
+	pod.Metadata.Generation = 1
+	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
+	st := &State{Pod: *pod, CreatedAt: now, Images: images}
+	fail := func(err error) (*Pod, error) {
+		p.Remove()
+		return nil, err
+	}
+	if err := p.WriteState(st); err != nil {
+		return fail(err)
+	}
+	log, err := p.OpenEventLog()
+	if err != nil {
+		return fail(err)
+	}
+	err = log.Append(&Event{Type: EventPodCreated, Pod: p.Name, PodUID: uid, Time: now})
+	log.Close()
+	if err != nil {
+		return fail(err)
+	}
+	return p, nil
 }

@@ -1,0 +1,269 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/backend"
+	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/reference/reaper"
+	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/validation"
+)
+
+// The scenario tests run real pods on runc, in this process: the test binary is the child
+// subreaper that the supervisor would be. They need root and runc; without them they skip.
+var (
+	testImage  string // oci:PATH of a busybox image built once
+	testReaper *reaper.Reaper
+	skipReason string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	if os.Geteuid() != 0 {
+		skipReason = "scenario tests need root"
+	} else if _, err := exec.LookPath("runc"); err != nil {
+		skipReason = "scenario tests need runc"
+	} else if _, err := os.Stat(image.BusyboxPath); err != nil {
+		skipReason = "scenario tests need busybox-static at " + image.BusyboxPath
+	}
+	if skipReason != "" {
+		return m.Run()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir, err := os.MkdirTemp("", "podspec-engine-image-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	layout := filepath.Join(dir, "busybox")
+	if _, err := image.Build(ctx, layout, image.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
+		fmt.Fprintln(os.Stderr, "build test image:", err)
+		return 1
+	}
+	testImage = "oci:" + layout
+	testReaper, err = reaper.Start(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// testPod is one pod run by an engine in this process.
+type testPod struct {
+	t    *testing.T
+	root string
+	st   *store.Store
+	p    *store.Pod
+	be   *backend.Backend
+	e    *engine.Engine
+	done chan error
+	spec *v1alpha1.Pod
+}
+
+// startPod runs a pod from a YAML manifest in which IMAGE stands for the busybox test image.
+// The test fails if the manifest does not validate. Cleanup force-stops and removes the pod
+// and checks that nothing of it is left in runc.
+func startPod(t *testing.T, manifest string) *testPod {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	var pod v1alpha1.Pod
+	if err := yaml.UnmarshalStrict([]byte(strings.ReplaceAll(manifest, "IMAGE", testImage)), &pod); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	pod.SetDefaults()
+	for _, e := range validation.ValidatePod(&pod) {
+		if e.Severity == "error" {
+			t.Fatalf("manifest does not validate: %s %v", e.Rule, e)
+		}
+	}
+	root := t.TempDir()
+	s, err := store.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := backend.New(root, "runc")
+	ctx := context.Background()
+	images, err := be.ResolveImages(ctx, &pod.Spec, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.CreatePod(&pod, images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(engine.Options{Pod: p, Backend: be, Watcher: testReaper, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := &testPod{t: t, root: root, st: s, p: p, be: be, e: e, done: make(chan error, 1), spec: &pod}
+	runCtx, cancel := context.WithCancel(ctx)
+	go func() { tp.done <- e.Run(runCtx) }()
+	t.Cleanup(func() {
+		e.Stop(ctx, nil, true)
+		select {
+		case <-e.Finished():
+		case <-time.After(30 * time.Second):
+			t.Errorf("pod did not finish after a forced stop")
+		}
+		cancel()
+		stt, err := p.ReadState()
+		if err == nil {
+			info := &engine.PodInfo{Name: p.Name, UID: stt.Pod.Status.UID, Dir: p.Dir, Spec: &stt.Pod.Spec}
+			if err := be.RemovePod(ctx, info, stt.Sandbox); err != nil {
+				t.Errorf("remove pod: %v", err)
+			}
+		}
+		if list, err := be.Runtime.List(ctx); err == nil && len(list) > 0 {
+			t.Errorf("runc containers left behind: %v", list)
+		}
+		if err := p.Remove(); err != nil {
+			t.Error(err)
+		}
+	})
+	return tp
+}
+
+// wait blocks until the pod is terminal and returns its final status.
+func (tp *testPod) wait(timeout time.Duration) *v1alpha1.PodStatus {
+	tp.t.Helper()
+	select {
+	case <-tp.e.Finished():
+	case <-time.After(timeout):
+		tp.t.Fatalf("pod not terminal after %s; events:\n%s", timeout, tp.timeline())
+	}
+	st, err := tp.p.ReadState()
+	if err != nil {
+		tp.t.Fatal(err)
+	}
+	return st.Pod.Status
+}
+
+func (tp *testPod) status() *v1alpha1.PodStatus {
+	st, err := tp.p.ReadState()
+	if err != nil {
+		tp.t.Fatal(err)
+	}
+	return st.Pod.Status
+}
+
+func (tp *testPod) events() []store.Event {
+	evs, err := tp.p.ReadEvents(0)
+	if err != nil {
+		tp.t.Fatal(err)
+	}
+	return evs
+}
+
+// timeline renders the events for failure messages.
+func (tp *testPod) timeline() string {
+	var b strings.Builder
+	for _, ev := range tp.events() {
+		fmt.Fprintf(&b, "  %3d %s %-22s %-8s %-8s", ev.Seq, ev.Time.Format("15:04:05.000"), ev.Type, ev.ContainerKind, ev.Container)
+		if ev.ExitCode != nil {
+			fmt.Fprintf(&b, " exit=%d", *ev.ExitCode)
+		}
+		if ev.Signal != nil {
+			fmt.Fprintf(&b, " signal=%s", ev.Signal.Name)
+		}
+		fmt.Fprintf(&b, " %s %s %s %s\n", ev.Reason, ev.Hook, ev.Probe, ev.Message)
+	}
+	return b.String()
+}
+
+// waitEvent waits until an event matching pred is recorded and returns it.
+func (tp *testPod) waitEvent(timeout time.Duration, what string, pred func(store.Event) bool) store.Event {
+	tp.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for _, ev := range tp.events() {
+			if pred(ev) {
+				return ev
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tp.t.Fatalf("no %s after %s; events:\n%s", what, timeout, tp.timeline())
+	return store.Event{}
+}
+
+// find returns the first event of a type (and container, if not empty), or fails.
+func (tp *testPod) find(typ, container string) store.Event {
+	tp.t.Helper()
+	for _, ev := range tp.events() {
+		if ev.Type == typ && (container == "" || ev.Container == container) {
+			return ev
+		}
+	}
+	tp.t.Fatalf("no %s %s; events:\n%s", typ, container, tp.timeline())
+	return store.Event{}
+}
+
+// all returns every event of a type (and container, if not empty).
+func (tp *testPod) all(typ, container string) []store.Event {
+	var out []store.Event
+	for _, ev := range tp.events() {
+		if ev.Type == typ && (container == "" || ev.Container == container) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// before fails unless event a comes before event b in the log.
+func (tp *testPod) before(a, b store.Event) {
+	tp.t.Helper()
+	if a.Seq >= b.Seq {
+		tp.t.Errorf("want %s %s (seq %d) before %s %s (seq %d); events:\n%s", a.Type, a.Container, a.Seq, b.Type, b.Container, b.Seq, tp.timeline())
+	}
+}
+
+// volume reads a file of an emptyDir volume.
+func (tp *testPod) volume(vol, file string) string {
+	b, err := os.ReadFile(tp.p.Path(store.VolumesDir, vol, file))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func (tp *testPod) stop(grace *int64, force bool) {
+	tp.t.Helper()
+	if err := tp.e.Stop(context.Background(), grace, force); err != nil {
+		tp.t.Fatal(err)
+	}
+}
+
+func (tp *testPod) container(name string) v1alpha1.ContainerStatus {
+	tp.t.Helper()
+	s := tp.status()
+	for _, c := range append(s.InitContainerStatuses, s.ContainerStatuses...) {
+		if c.Name == name {
+			return c
+		}
+	}
+	tp.t.Fatalf("no container %s", name)
+	return v1alpha1.ContainerStatus{}
+}
+
+func ptr[T any](v T) *T { return &v }
+

@@ -1,0 +1,119 @@
+package suites
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// exited is a timeline condition: every named container's last instance has ended.
+func exited(names ...string) func(*fw.Timeline) bool {
+	return func(tl *fw.Timeline) bool {
+		for _, n := range names {
+			inst := tl.Instances(n)
+			if len(inst) == 0 || inst[len(inst)-1].End.IsZero() {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func (s *suite) registerDependencies() {
+	readyTimeout := func(p *fw.Pod) time.Duration { return 30 * time.Second }
+	deps := &fw.Scenario{
+		Short: "deps",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("db", fw.Loop(), fw.Readiness(fw.CheckMarker("db-ready"), fw.ProbeTiming{PeriodSeconds: 1})).
+			Main("web", fw.ExitAfter(0, ms(200)), fw.DependsOn("db", v1alpha1.ConditionReady)).
+			Main("worker", fw.ExitAfter(0, ms(200))).
+			Main("early", fw.ExitAfter(0, ms(100)), fw.DependsOn("worker", v1alpha1.ConditionStarted)).
+			Main("job", fw.ExitAfter(0, ms(300))).
+			Main("report", fw.ExitAfter(0, ms(100)), fw.DependsOn("job", v1alpha1.ConditionCompleted)),
+		// Everything that does not wait for db runs first; db becomes ready only later, then
+		// web runs, then the pod is stopped (db loops).
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "worker, early, job and report to finish", readyTimeout(p), exited("worker", "early", "job", "report")); err != nil {
+				return err
+			}
+			time.Sleep(500 * time.Millisecond) // web must still be waiting for db
+			if err := p.Touch("db-ready"); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "web to finish", readyTimeout(p), exited("web")); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("dependsOn", deps, func(get func() *fw.Outcome) {
+		It("starts a dependent only after each dependency reached its condition", req("HB-004"), func() {
+			tl := get().Timeline
+			Expect(tl.Before("db Ready before web starts", fw.RuntimeEv(fw.EvContainerReady, "db"), fw.ProbeEvent("web", probe.TypeStart))).To(Succeed())
+			Expect(tl.Before("worker Started before early starts", fw.RuntimeEv(fw.EvContainerStarted, "worker"), fw.ProbeEvent("early", probe.TypeStart))).To(Succeed())
+			Expect(tl.ExitsBeforeStart("job", "report")).To(Succeed())
+		})
+		It("holds condition Completed once the dependency exited 0", req("DEP-010"), func() {
+			out := get()
+			Expect(out.Timeline.Started("report")).To(BeTrue(), "report depends on job Completed\n%s", out.Timeline)
+			Expect(out.Final.Terminated("job").ExitCode).To(HaveValue(BeEquivalentTo(0)))
+		})
+		It("does not delay a main container for one it does not depend on", req("HB-018"), func() {
+			tl := get().Timeline
+			for _, c := range []string{"worker", "early", "job", "report"} {
+				Expect(tl.Before(c+" starts before db is Ready", fw.ProbeEvent(c, probe.TypeStart), fw.RuntimeEv(fw.EvContainerReady, "db"))).To(Succeed())
+			}
+		})
+		It("reports a container Ready only after its readiness probe succeeded", req("DEP-008"), func() {
+			tl := get().Timeline
+			success := func(e fw.Entry) bool {
+				return fw.ProbeEvent("db", probe.TypeCheck)(e) && e.Probe.Result == "success"
+			}
+			Expect(tl.Before("a successful readiness check before db is Ready", success, fw.RuntimeEv(fw.EvContainerReady, "db"))).To(Succeed())
+		})
+		It("starts readiness checks only once the container is Started", req("HB-007"), func() {
+			tl := get().Timeline
+			Expect(tl.Before("db Started before its first readiness check", fw.RuntimeEv(fw.EvContainerStarted, "db"), fw.ProbeEvent("db", probe.TypeCheck))).To(Succeed())
+		})
+	})
+
+	fail := &fw.Scenario{
+		Short: "deps-fail",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("job", fw.ExitAfter(3, ms(200))).
+			Main("dep", fw.Loop(), fw.DependsOn("job", v1alpha1.ConditionCompleted)).
+			Main("dep2", fw.Loop(), fw.DependsOn("dep", v1alpha1.ConditionStarted)).
+			Main("other", fw.ExitAfter(0, ms(600))),
+	}
+	s.ordered("A dependency that fails before its condition held", fail, func(get func() *fw.Outcome) {
+		expectDependencyFailed := func(out *fw.Outcome, name string) {
+			Expect(out.Timeline.NeverStarted(name)).To(Succeed())
+			t := out.Final.Terminated(name)
+			Expect(t).NotTo(BeNil(), "%s must be terminated\n%s", name, out.Final)
+			Expect(t.Reason).To(Equal(v1alpha1.ReasonDependencyFailed))
+			Expect(t.ExitCode).To(BeNil(), "no exitCode for a container that never ran")
+			Expect(t.Signal).To(BeNil(), "no signal for a container that never ran")
+		}
+		It("fails the dependents at once with DependencyFailed and neither exitCode nor signal", req("DEP-012"), func() {
+			out := get()
+			expectDependencyFailed(out, "dep")
+			tol := s.f.Tolerances()
+			Expect(out.Timeline.WithinBudget("failing dep after job's exit", fw.RuntimeEv(fw.EvContainerExited, "job"), fw.RuntimeEv(fw.EvDependencyFailed, "dep"), 0, tol.Reaction)).To(Succeed())
+		})
+		It("fails the dependents of a DependencyFailed container in turn", req("DEP-013"), func() {
+			expectDependencyFailed(get(), "dep2")
+		})
+		It("decides the pod by the first failing terminal exit", req("EXIT-015", "EXIT-012"), func() {
+			st := get().Final
+			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
+			Expect(st.DecidedBy).To(Equal("job"))
+			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(3)))
+		})
+	})
+}

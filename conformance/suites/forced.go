@@ -1,0 +1,104 @@
+package suites
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// forcedPod has a container with a long preStop hook and one that ignores SIGTERM; a graceful
+// stop would take long, a forced one must not.
+func forcedPod() *fw.PodBuilder {
+	return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyAlways).Grace(30).
+		Main("app", fw.Loop(), fw.PreStop(fw.HookHandler(20*time.Second, 0))).
+		Main("stubborn", fw.Loop().On("SIGTERM", "ignore"))
+}
+
+func (s *suite) registerForcedStop() {
+	expectForced := func(get func() *fw.Outcome) {
+		out := get()
+		tl, st := out.Timeline, out.Final
+		tol := s.f.Tolerances()
+		Expect(tl.WithinBudget("forced stop to PodFinished", fw.RuntimeEv(fw.EvStopRequested, ""), fw.RuntimeEv(fw.EvPodFinished, ""), 0, tol.Reaction)).To(Succeed())
+		for _, c := range []string{"app", "stubborn"} {
+			t := st.Terminated(c)
+			Expect(t).NotTo(BeNil(), "%s\n%s", c, st)
+			Expect(t.Signal).To(Equal(signal("SIGKILL")), "%s is killed by SIGKILL\n%s", c, st)
+			Expect(t.ExitCode).To(BeNil())
+		}
+	}
+	force := &fw.Scenario{
+		Short: "force",
+		Pod:   forcedPod(),
+		Drive: fw.StopWhen("both started", fw.AllStarted("app", "stubborn"), nil, true),
+	}
+	s.ordered("A forced stop (--force)", force, func(get func() *fw.Outcome) {
+		It("kills every process at once with SIGKILL", req("FORCE-001", "FORCE-002", "TIME-003"), func() { expectForced(get) })
+		It("starts no preStop hook", req("FORCE-003", "HOOK-011"), func() {
+			Expect(get().Timeline.NeverHappened("a preStop hook", fw.HandlerEvent("app", "preStop", probe.TypeHandlerStart))).To(Succeed())
+		})
+		It("ends the pod with termination reason Forced, the instances with reason Forced, as failures", req("FORCE-006", "STAT-006", "EXIT-012"), func() {
+			st := get().Final
+			Expect(st.Reason).To(Equal(v1alpha1.ReasonForced), "%s", st)
+			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
+			for _, c := range []string{"app", "stubborn"} {
+				Expect(st.Terminated(c).Reason).To(Equal(v1alpha1.ReasonForced), "%s\n%s", c, st)
+			}
+		})
+		It("restarts nothing after the forced stop", req("MAIN-002"), func() {
+			for _, c := range []string{"app", "stubborn"} {
+				Expect(get().Timeline.NotRestarted(c)).To(Succeed())
+			}
+		})
+	})
+
+	grace0 := &fw.Scenario{
+		Short: "force-grace0",
+		Pod:   forcedPod(),
+		Drive: fw.StopWhen("both started", fw.AllStarted("app", "stubborn"), i64(0), false),
+	}
+	s.ordered("A stop with grace period 0", grace0, func(get func() *fw.Outcome) {
+		It("is a forced stop", req("FORCE-001"), func() {
+			expectForced(get)
+			Expect(get().Final.Reason).To(Equal(v1alpha1.ReasonForced), "%s", get().Final)
+			Expect(get().Timeline.NeverHappened("a preStop hook", fw.HandlerEvent("app", "preStop", probe.TypeHandlerStart))).To(Succeed())
+		})
+	})
+
+	during := &fw.Scenario{
+		Short: "force-during",
+		Pod:   forcedPod(),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := fw.StopWhen("both started", fw.AllStarted("app", "stubborn"), nil, false)(ctx, p); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "app's preStop hook to start", 30*time.Second, func(tl *fw.Timeline) bool {
+				_, ok := tl.First(fw.HandlerEvent("app", "preStop", probe.TypeHandlerStart))
+				return ok
+			}); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, true)
+		},
+	}
+	s.ordered("A forced stop during a graceful stop sequence", during, func(get func() *fw.Outcome) {
+		It("takes effect at once, cutting the running preStop hook short", req("FORCE-005", "FORCE-002"), func() {
+			tl := get().Timeline
+			reqs := tl.All(fw.RuntimeEv(fw.EvStopRequested, ""))
+			Expect(reqs).To(HaveLen(2), "a graceful then a forced stop request\n%s", tl)
+			fin, ok := tl.First(fw.RuntimeEv(fw.EvPodFinished, ""))
+			Expect(ok).To(BeTrue())
+			Expect(fin.Time.Sub(reqs[1].Time)).To(BeNumerically("<=", s.f.Tolerances().Reaction.Value), "forced stop to PodFinished\n%s", tl)
+			Expect(tl.NeverHappened("app's preStop hook ending", fw.HandlerEvent("app", "preStop", probe.TypeHandlerEnd))).To(Succeed())
+		})
+		It("keeps the termination reason of the stop sequence already running", req("EXIT-020"), func() {
+			Expect(get().Final.Reason).To(Equal("Stopped"), "%s", get().Final)
+		})
+	})
+}

@@ -1,0 +1,93 @@
+package suites
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// ms is a duration in milliseconds.
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// i64 returns a pointer to n.
+func i64(n int64) *int64 { return &n }
+
+// fastBackoff makes restarts quick (0.2 s, no growth) so restart tests take little time.
+func fastBackoff(b *fw.PodBuilder) *fw.PodBuilder { return b.Backoff(0.2, 1, 0.2, 600) }
+
+// uuidPattern is an RFC 9562 UUID in its canonical text form (version 1-8, variant 10xx).
+var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// signal is the API's signal value for a name.
+func signal(name string) *v1alpha1.Signal {
+	n, _ := v1alpha1.SignalNumber(name)
+	return &v1alpha1.Signal{Name: name, Number: n}
+}
+
+// probeSignal matches the workload's report that it received sig.
+func probeSignal(container, sig string) fw.Matcher {
+	return func(e fw.Entry) bool {
+		return fw.ProbeEvent(container, probe.TypeSignal)(e) && e.Probe.Signal == sig
+	}
+}
+
+// runtimeSignal matches the runtime's SignalSent of sig to a container.
+func runtimeSignal(container, sig string) fw.Matcher {
+	return func(e fw.Entry) bool {
+		return fw.RuntimeEv(fw.EvSignalSent, container)(e) && e.Runtime.Signal != nil && e.Runtime.Signal.Name == sig
+	}
+}
+
+// instanceEnd matches the end of a container's last instance as the timeline knows it.
+func lastEnd(tl *fw.Timeline, container string) (time.Time, error) {
+	inst := tl.Instances(container)
+	if len(inst) == 0 || inst[len(inst)-1].End.IsZero() {
+		return time.Time{}, fmt.Errorf("%s has no ended instance\n\n%s", container, tl)
+	}
+	return inst[len(inst)-1].End, nil
+}
+
+// endedBefore holds when the last instance of container ended before the first entry matching m.
+func endedBefore(tl *fw.Timeline, container, what string, m fw.Matcher) error {
+	end, err := lastEnd(tl, container)
+	if err != nil {
+		return err
+	}
+	e, ok := tl.First(m)
+	if !ok {
+		return fmt.Errorf("%s is not on the timeline\n\n%s", what, tl)
+	}
+	if !end.Before(e.Time) {
+		return fmt.Errorf("%s had not exited before %s\n\n%s", container, what, tl)
+	}
+	return nil
+}
+
+// allEndedBeforeFinish holds when every workload report and every ContainerExited precedes
+// PodFinished (HB-016).
+func allEndedBeforeFinish(tl *fw.Timeline) error {
+	fin, ok := tl.First(fw.RuntimeEv(fw.EvPodFinished, ""))
+	if !ok {
+		return fmt.Errorf("PodFinished is not on the timeline\n\n%s", tl)
+	}
+	for _, e := range tl.Entries {
+		if e.Time.IsZero() {
+			continue
+		}
+		late := (e.Runtime != nil && e.Runtime.Type == fw.EvContainerExited) || (e.Probe != nil)
+		if late && e.Time.After(fin.Time) {
+			return fmt.Errorf("an event of the pod's processes came after PodFinished\n\n%s", tl)
+		}
+	}
+	if len(tl.All(fw.RuntimeEv(fw.EvContainerStarted, ""))) != len(tl.All(fw.RuntimeEv(fw.EvContainerExited, ""))) {
+		return fmt.Errorf("not every started instance has a ContainerExited before PodFinished\n\n%s", tl)
+	}
+	return nil
+}
+
+// countMatches counts the entries a matcher selects.
+func countMatches(tl *fw.Timeline, m fw.Matcher) int { return len(tl.All(m)) }

@@ -1,0 +1,64 @@
+package suites
+
+import (
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+)
+
+func (s *suite) registerIdentity() {
+	sc := &fw.Scenario{
+		Short: "identity",
+		Pod:   fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.ExitAfter(0, ms(200))),
+	}
+	s.ordered("Pod identity", sc, func(get func() *fw.Outcome) {
+		It("gives the pod an RFC 9562 UUID, the one `run` printed", req("ID-004"), func() {
+			out := get()
+			Expect(out.Final.UID).To(MatchRegexp(uuidPattern.String()), "status.uid")
+			Expect(out.Final.UID).To(Equal(out.Pod.UID), "status.uid equals the uid `run --detach` printed")
+		})
+		It("never gives one pod's UID to another pod", req("ID-006"), func(ctx SpecContext) {
+			out := get()
+			other, err := s.f.Start(ctx, "identity-2", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.Exit(0)))
+			DeferCleanup(func(ctx SpecContext) { Expect(other.Cleanup(ctx)).To(Succeed()) })
+			Expect(err).NotTo(HaveOccurred())
+			Expect(other.UID).NotTo(Equal(out.Pod.UID))
+			for _, p := range s.f.Pods() {
+				if p.Name != out.Pod.Name && p.UID != "" {
+					Expect(p.UID).NotTo(Equal(out.Pod.UID), "UID of %s", p.Name)
+				}
+			}
+		})
+		It("refuses a second pod with the name of an existing pod", req("ID-007"), func(ctx SpecContext) {
+			out := get()
+			res, err := s.f.RT.Exec(ctx, "run", "--detach", "--name", out.Pod.Name, out.Pod.Manifest)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.ExitCode).To(Equal(fw.ExitConflict), "exit status for a name in use\n%s", res)
+			st, err := out.Pod.Status(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(st.UID).To(Equal(out.Pod.UID), "the existing pod is untouched")
+		})
+		It("sets startedAt when the first container starts and finishedAt when the pod is terminal", req("DL-001", "EXIT-011"), func() {
+			st := get().Final
+			Expect(st.StartedAt).NotTo(BeNil(), "status.startedAt")
+			Expect(st.FinishedAt).NotTo(BeNil(), "status.finishedAt")
+			Expect(st.FinishedAt.Before(*st.StartedAt)).To(BeFalse(), "finishedAt not before startedAt")
+		})
+		It("accepts a stop request for a terminal pod without changing it", req("STOP-013"), func(ctx SpecContext) {
+			out := get()
+			before, err := out.Pod.Status(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out.Pod.Stop(ctx, nil, false)).To(Succeed(), "stop of a terminal pod succeeds")
+			Expect(out.Pod.Stop(ctx, nil, true)).To(Succeed(), "forced stop of a terminal pod succeeds")
+			after, err := out.Pod.Status(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			b1, _ := json.Marshal(before.PodStatus)
+			b2, _ := json.Marshal(after.PodStatus)
+			Expect(string(b2)).To(Equal(string(b1)), "status after the stop requests")
+		})
+	})
+}

@@ -1,0 +1,86 @@
+package suites
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+func (s *suite) registerRestart() {
+	const initial, factor = 0.5, 2.0
+	sc := &fw.Scenario{
+		Short: "restart",
+		Pod: fw.NewPod().ExitPolicy(v1alpha1.ExitPolicyAny).RestartPolicy(v1alpha1.RestartPolicyOnFailure).
+			Backoff(initial, factor, 10, 600).EmptyDir("data", false).
+			Main("a", fw.ExitAfter(0, ms(200)).Codes("1", "2", "0").Report().Read("/data/kept").Write("/data/kept", "yes"),
+				fw.WithMount("data", "/data", false)).
+			Main("other", fw.Loop()),
+	}
+	s.ordered("Restarts", sc, func(get func() *fw.Outcome) {
+		reports := func() []*probe.Report {
+			var out []*probe.Report
+			for _, e := range get().Timeline.All(fw.ProbeEvent("a", probe.TypeReport)) {
+				out = append(out, e.Probe.Report)
+			}
+			Expect(out).To(HaveLen(3), "a reports once per instance\n%s", get().Timeline)
+			return out
+		}
+		It("runs every restart as a new instance with a fresh root filesystem and a new containerID", req("RST-004", "IMG-009"), func() {
+			for i, r := range reports() {
+				Expect(r.FreshRootfs).To(BeTrue(), "instance %d saw the marker an earlier instance left in its root filesystem", i+1)
+				Expect(r.RootfsWritable).To(BeTrue(), "instance %d could not write its root filesystem", i+1)
+			}
+			ids := map[string]bool{}
+			for _, e := range get().Timeline.All(fw.RuntimeEv(fw.EvContainerStarted, "a")) {
+				Expect(ids).NotTo(HaveKey(e.Runtime.ContainerID), "containerID reused\n%s", get().Timeline)
+				ids[e.Runtime.ContainerID] = true
+			}
+			Expect(ids).To(HaveLen(3))
+		})
+		It("keeps the pod's volumes and their content across restarts", req("RST-005", "VOL-005"), func() {
+			rs := reports()
+			Expect(rs[0].Files).NotTo(HaveKey("/data/kept"), "the emptyDir starts empty")
+			Expect(rs[1].Files).To(HaveKeyWithValue("/data/kept", "yes"))
+			Expect(rs[2].Files).To(HaveKeyWithValue("/data/kept", "yes"))
+		})
+		It("counts restarts and keeps the previous instance's termination in lastState", req("RST-006", "STAT-008"), func() {
+			c := get().Final.Container("a")
+			Expect(c.RestartCount).To(BeEquivalentTo(2), "%s", get().Final)
+			Expect(c.LastState.Terminated).NotTo(BeNil(), "lastState.terminated\n%s", get().Final)
+			Expect(c.LastState.Terminated.ExitCode).To(HaveValue(BeEquivalentTo(2)), "the previous instance exited 2")
+		})
+		It("starts the next instance only after the previous one exited", req("HB-008"), func() {
+			inst := get().Timeline.Instances("a")
+			Expect(inst).To(HaveLen(3))
+			for i := 1; i < len(inst); i++ {
+				Expect(inst[i-1].End.IsZero()).To(BeFalse(), "instance %d has an end\n%s", i, get().Timeline)
+				Expect(inst[i-1].End.Before(inst[i].Start)).To(BeTrue(), "instance %d ended before instance %d started\n%s", i, i+1, get().Timeline)
+			}
+		})
+		It("waits the back-off delay after each exit, neither shorter nor much longer", req("RST-008", "TIME-001", "TIME-002"), func() {
+			tl := get().Timeline
+			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "a"))
+			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "a"))
+			Expect(len(exits)).To(BeNumerically(">=", 2))
+			Expect(starts).To(HaveLen(3))
+			tol := s.f.Tolerances()
+			delay := time.Duration(initial * float64(time.Second))
+			for n := 1; n <= 2; n++ {
+				gap := starts[n].Time.Sub(exits[n-1].Time)
+				Expect(gap).To(BeNumerically(">=", delay-tol.EarlyMargin.Value), "restart %d came %v after the exit, before its back-off %v (%s %v)\n%s", n, gap, delay, tol.EarlyMargin.Name, tol.EarlyMargin.Value, tl)
+				Expect(gap).To(BeNumerically("<=", delay+tol.Reaction.Value), "restart %d came %v after the exit, later than its back-off %v + %s %v\n%s", n, gap, delay, tol.Reaction.Name, tol.Reaction.Value, tl)
+				delay = time.Duration(float64(delay) * factor)
+			}
+		})
+		It("does not stop, signal or restart another container when one restarts", req("RST-007"), func() {
+			tl := get().Timeline
+			Expect(tl.NotRestarted("other")).To(Succeed())
+			Expect(tl.Before("other is signalled only once the policy fired", fw.RuntimeEv(fw.EvPolicyFired, ""), fw.ProbeEvent("other", probe.TypeSignal))).To(Succeed())
+		})
+	})
+}

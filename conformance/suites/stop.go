@@ -1,0 +1,151 @@
+package suites
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+func (s *suite) registerStop() {
+	// api depends on db; both have a preStop hook; other is independent; s1 is a sidecar. The
+	// pod restart policy is Always, so any restart during the stop sequence would show.
+	seq := &fw.Scenario{
+		Short: "stop-seq",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyAlways).Grace(10).
+			Sidecar("s1", fw.Loop()).
+			Main("db", fw.Loop(), fw.PreStop(fw.HookHandler(ms(400), 0))).
+			Main("api", fw.Loop(), fw.PreStop(fw.HookHandler(ms(400), 0)), fw.DependsOn("db", v1alpha1.ConditionStarted)).
+			Main("other", fw.Loop()),
+		Drive: fw.StopWhen("every container started", fw.AllStarted("s1", "db", "api", "other"), nil, false),
+	}
+	s.ordered("The stop sequence", seq, func(get func() *fw.Outcome) {
+		preStopStart := func(c string) fw.Matcher { return fw.HandlerEvent(c, "preStop", probe.TypeHandlerStart) }
+		preStopEnd := func(c string) fw.Matcher { return fw.HandlerEvent(c, "preStop", probe.TypeHandlerEnd) }
+		It("sets the condition Terminating to True and keeps it", req("STOP-004"), func() {
+			c := get().Final.Condition(v1alpha1.PodTerminating)
+			Expect(c).NotTo(BeNil(), "%s", get().Final)
+			Expect(c.Status).To(Equal(v1alpha1.ConditionTrue), "Terminating stays True once the stop sequence began\n%s", get().Final)
+		})
+		It("records the termination reason Stopped", req("EXIT-020"), func() {
+			Expect(get().Final.Reason).To(Equal("Stopped"), "%s", get().Final)
+		})
+		It("starts the preStop hooks of all main containers without waiting for one another", req("HB-019"), func() {
+			tl := get().Timeline
+			for _, a := range []string{"db", "api"} {
+				for _, b := range []string{"db", "api"} {
+					Expect(tl.Before(a+"'s preStop starts before "+b+"'s ends", preStopStart(a), preStopEnd(b))).To(Succeed())
+				}
+			}
+		})
+		It("sends a container its stop signal only after its preStop hook ended", req("HB-012"), func() {
+			tl := get().Timeline
+			for _, c := range []string{"db", "api"} {
+				Expect(tl.Before(c+"'s preStop ends before its stop signal", preStopEnd(c), probeSignal(c, "SIGTERM"))).To(Succeed())
+			}
+		})
+		It("stops a dependent before its dependency", req("HB-011"), func() {
+			Expect(endedBefore(get().Timeline, "api", "db's stop signal", probeSignal("db", "SIGTERM"))).To(Succeed())
+		})
+		It("does not delay the stop signal of an independent container", req("HB-020"), func() {
+			tl := get().Timeline
+			Expect(tl.Before("other is signalled before api's preStop ends", probeSignal("other", "SIGTERM"), preStopEnd("api"))).To(Succeed())
+		})
+		It("sends each main container its stop signal exactly once", req("STOP-007"), func() {
+			tl := get().Timeline
+			for _, c := range []string{"db", "api", "other"} {
+				Expect(countMatches(tl, probeSignal(c, "SIGTERM"))).To(Equal(1), "%s receives SIGTERM once\n%s", c, tl)
+				Expect(countMatches(tl, runtimeSignal(c, "SIGTERM"))).To(Equal(1), "the runtime sends %s SIGTERM once\n%s", c, tl)
+			}
+		})
+		It("restarts no main container once the stop sequence began", req("MAIN-002", "STOP-005"), func() {
+			for _, c := range []string{"db", "api", "other"} {
+				Expect(get().Timeline.NotRestarted(c)).To(Succeed())
+			}
+		})
+		It("stops the sidecar last, with its stop signal", req("HB-014", "STOP-009"), func() {
+			tl := get().Timeline
+			for _, c := range []string{"db", "api", "other"} {
+				Expect(endedBefore(tl, c, "s1's stop signal", probeSignal("s1", "SIGTERM"))).To(Succeed())
+			}
+		})
+		It("succeeds, decided by nobody, when every container exits 0 on its stop signal", req("EXIT-013", "EXIT-014", "EXIT-016", "EXIT-018"), func() {
+			st := get().Final
+			Expect(st.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", st)
+			Expect(st.DecidedBy).To(BeEmpty())
+			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(0)))
+		})
+		It("records the containers it stopped with reason Stopped", req("STAT-006"), func() {
+			for _, c := range []string{"db", "api", "other"} {
+				t := get().Final.Terminated(c)
+				Expect(t).NotTo(BeNil())
+				Expect(t.Reason).To(Equal(v1alpha1.ReasonStopped), "%s\n%s", c, get().Final)
+			}
+		})
+		It("makes the pod terminal only after every process ended", req("HB-016", "EXIT-019"), func() {
+			Expect(allEndedBeforeFinish(get().Timeline)).To(Succeed())
+		})
+	})
+
+	const grace = 3
+	budget := &fw.Scenario{
+		Short: "stop-grace",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(grace).
+			Main("stubborn", fw.Loop().On("SIGTERM", "ignore")).
+			Main("polite", fw.Loop()),
+		Drive: fw.StopWhen("both started", fw.AllStarted("stubborn", "polite"), nil, false),
+	}
+	s.ordered("The grace budget", budget, func(get func() *fw.Outcome) {
+		It("kills what still runs at the budget end, counted from the stop request, and not before", req("STOP-003", "STOP-010", "TIME-001", "TIME-002"), func() {
+			tl := get().Timeline
+			tol := s.f.Tolerances()
+			from := fw.RuntimeEv(fw.EvStopRequested, "")
+			to := fw.RuntimeEv(fw.EvContainerExited, "stubborn")
+			Expect(tl.AtLeast("stop request to stubborn's death", from, to, grace*time.Second, tol.EarlyMargin)).To(Succeed())
+			Expect(tl.WithinBudget("stop request to stubborn's death", from, to, grace*time.Second, tol.Reaction)).To(Succeed())
+		})
+		It("leaves at least the minimum stop window between the stop signal and SIGKILL", req("STOP-008"), func() {
+			tl := get().Timeline
+			Expect(tl.AtLeast("stubborn's SIGTERM to its death", runtimeSignal("stubborn", "SIGTERM"), fw.RuntimeEv(fw.EvContainerExited, "stubborn"),
+				time.Duration(v1alpha1.MinimumStopWindowSeconds)*time.Second, s.f.Tolerances().EarlyMargin)).To(Succeed())
+		})
+		It("reports the kill as a signal, never as an exit code", req("STAT-002", "STAT-003", "STAT-001"), func() {
+			st := get().Final
+			t := st.Terminated("stubborn")
+			Expect(t).NotTo(BeNil())
+			Expect(t.Signal).To(Equal(signal("SIGKILL")), "%s", st)
+			Expect(t.ExitCode).To(BeNil(), "%s", st)
+			p := st.Terminated("polite")
+			Expect(p.ExitCode).To(HaveValue(BeEquivalentTo(0)), "%s", st)
+			Expect(p.Signal).To(BeNil())
+		})
+		It("fails the pod, decided by the container that needed SIGKILL, with 128+9", req("EXIT-012", "EXIT-015", "EXIT-017"), func() {
+			st := get().Final
+			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
+			Expect(st.DecidedBy).To(Equal("stubborn"))
+			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(137)))
+		})
+	})
+
+	hung := &fw.Scenario{
+		Short: "stop-hung-prestop",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(4).
+			Main("app", fw.Loop(), fw.PreStop(fw.HookHandler(time.Minute, 0))),
+		Drive: fw.StopWhen("app started", fw.AllStarted("app"), nil, false),
+	}
+	s.ordered("A preStop hook that does not end", hung, func(get func() *fw.Outcome) {
+		It("does not keep the runtime from sending the stop signal at the reserve point", req("HOOK-012", "STOP-006"), func() {
+			tl := get().Timeline
+			tol := s.f.Tolerances()
+			reserve := time.Duration(4-v1alpha1.MinimumStopWindowSeconds) * time.Second
+			Expect(tl.AtLeast("stop request to app's SIGTERM", fw.RuntimeEv(fw.EvStopRequested, ""), probeSignal("app", "SIGTERM"), reserve, tol.EarlyMargin)).To(Succeed())
+			Expect(tl.WithinBudget("stop request to app's SIGTERM", fw.RuntimeEv(fw.EvStopRequested, ""), probeSignal("app", "SIGTERM"), reserve, tol.Reaction)).To(Succeed())
+			t := get().Final.Terminated("app")
+			Expect(t.ExitCode).To(HaveValue(BeEquivalentTo(0)), "app exits 0 on its SIGTERM\n%s", get().Final)
+		})
+	})
+}

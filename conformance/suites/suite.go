@@ -1,0 +1,209 @@
+// Package suites holds the conformance specs (Ginkgo v2), grouped by area of the specification,
+// and Run, the entry point that runs them against a runtime — from `go test` or from the
+// `podspec conformance run` verb, so that a vendor needs only the released binaries.
+//
+// Every spec carries Label("req:<ID>") with IDs from docs/requirements.yaml. A scenario (one pod
+// run) feeds an Ordered container with one It per requirement; scenarios run ahead of their
+// specs, several at a time, because most of a lifecycle test is waiting. Specs of an optional
+// profile the runtime does not declare are skipped with that reason; a declared profile that does
+// not work fails. The package keeps no package-level state: the tree is built inside Run.
+package suites
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best dot-imported
+	"github.com/onsi/ginkgo/v2/types"
+	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best dot-imported
+
+	"podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/docs"
+)
+
+// Options configure one run of the suite.
+type Options struct {
+	// Framework configures the harness (runtime command, probe binary, tolerances, ...).
+	Framework framework.Config
+	// Parallel bounds how many scenarios (pods) run at once.
+	Parallel int
+	// Prefetch starts every scenario of a declared profile when the suite starts, instead of
+	// when its specs are reached. Use it only when no filter narrows the run.
+	Prefetch bool
+	// Suite and Reporter are Ginkgo's configurations (filters, reports, verbosity, dry run).
+	Suite    types.SuiteConfig
+	Reporter types.ReporterConfig
+	// CoverageFile, when set, receives the coverage matrix as Markdown; CoverageJSON as JSON.
+	CoverageFile string
+	CoverageJSON string
+	// Log receives harness progress (runtime commands, tolerances); nil discards.
+	Log io.Writer
+}
+
+// suite is the state the specs share; it lives as long as one Run.
+type suite struct {
+	opts      Options
+	scenarios *framework.Scenarios
+	f         *framework.Framework // set in BeforeSuite
+}
+
+// failRecorder is the GinkgoTestingT Run passes when it is not called from `go test`.
+type failRecorder struct{ failed bool }
+
+func (r *failRecorder) Fail() { r.failed = true }
+
+// Run builds the spec tree and runs it once (Ginkgo allows one run per process). It returns
+// whether every spec passed.
+func Run(t GinkgoTestingT, opts Options) bool {
+	if t == nil {
+		t = &failRecorder{}
+	}
+	if opts.Parallel < 1 {
+		opts.Parallel = 4
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	s := &suite{opts: opts, scenarios: framework.NewScenarios(opts.Parallel)}
+	s.register()
+	RegisterFailHandler(Fail)
+	return RunSpecs(t, "podspec runtime conformance", opts.Suite, opts.Reporter)
+}
+
+// register declares the whole tree.
+func (s *suite) register() {
+	BeforeSuite(s.beforeSuite)
+	AfterSuite(s.afterSuite)
+	ReportAfterSuite("coverage matrix", s.reportCoverage)
+	// Every spec quotes the requirements it checks, shown with a failure (or in verbose mode).
+	BeforeEach(func() {
+		for _, id := range reqIDs(CurrentSpecReport().Labels()) {
+			if r, ok := docs.Lookup(id); ok {
+				AddReportEntry("requirement "+id, fmt.Sprintf("%s (%s, %s): %s", r.ID, r.Level, r.Link(), r.Text), ReportEntryVisibilityFailureOrVerbose)
+			}
+		}
+	})
+	s.registerIdentity()
+	s.registerInit()
+	s.registerSidecars()
+	s.registerDependencies()
+	s.registerExitMatrix()
+	s.registerRestart()
+	s.registerStop()
+	s.registerForcedStop()
+	s.registerDeadline()
+	s.registerBadInput()
+}
+
+func (s *suite) beforeSuite(ctx SpecContext) {
+	cfg := s.opts.Framework
+	if cfg.Log == nil {
+		cfg.Log = GinkgoWriter
+	}
+	f, err := framework.New(ctx, cfg)
+	Expect(err).NotTo(HaveOccurred(), "prepare the run")
+	s.f = f
+	s.scenarios.Bind(f)
+	fmt.Fprintf(s.opts.Log, "run %s against %s (%s %s), contract %s, profiles %v\n%s",
+		f.RunID(), strings.Join(f.RT.Command(), " "), f.Version.Runtime.Name, f.Version.Runtime.Version,
+		f.Version.ContractVersion, f.Version.Profiles, f.Tolerances())
+	AddReportEntry("run", fmt.Sprintf("run ID %s; runtime %s %s; contract %s; declared profiles %v",
+		f.RunID(), f.Version.Runtime.Name, f.Version.Runtime.Version, f.Version.ContractVersion, f.Version.Profiles))
+	AddReportEntry("tolerances", f.Tolerances().String())
+	Expect(f.Version.ContractVersion).To(HavePrefix("1."), "contract version the harness speaks")
+	Expect(f.Version.Has(docs.ProfileCore)).To(BeTrue(), "a runtime must declare the core profile")
+	if s.opts.Prefetch {
+		s.scenarios.Prefetch(context.WithoutCancel(ctx), func(sc *framework.Scenario) bool {
+			return sc.Profile == "" || f.Version.Has(sc.Profile)
+		})
+	}
+}
+
+func (s *suite) afterSuite(ctx SpecContext) {
+	if s.f == nil {
+		return
+	}
+	Expect(s.scenarios.CleanupAll(ctx)).To(Succeed(), "remove every pod of the run")
+	// The runtime reaps asynchronously after rm; give the host a moment before judging.
+	Eventually(func() error { return s.f.CheckLeaks(ctx) }).WithContext(ctx).
+		WithTimeout(s.f.Tolerances().Reaction.Value+2*time.Second).WithPolling(200*time.Millisecond).
+		Should(Succeed(), "nothing of the run may remain: pods, OCI containers, mounts, cgroups, processes")
+	Expect(s.f.Close()).To(Succeed())
+}
+
+// reqIDs extracts requirement IDs from labels.
+func reqIDs(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if id, ok := strings.CutPrefix(l, "req:"); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// req labels a spec with the requirements it checks.
+func req(ids ...string) Labels {
+	out := make(Labels, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, "req:"+id)
+	}
+	return out
+}
+
+// profileLabel labels a container with the capability profile it needs.
+func profileLabel(p string) Labels { return Labels{"profile:" + p} }
+
+// requireProfile skips the current spec when the runtime does not declare an optional profile.
+func (s *suite) requireProfile(p string) {
+	if p == "" || p == docs.ProfileCore {
+		return
+	}
+	if s.f != nil && !s.f.Version.Has(p) {
+		Skip(fmt.Sprintf("profile %q is not declared by the runtime (optional)", p))
+	}
+}
+
+// ordered declares an Ordered container around one scenario: BeforeAll waits for the scenario's
+// outcome (and checks that the runtime's events agree with the workloads), DeferCleanup removes
+// its pod after the container's specs. body declares the Its, reading the outcome through get.
+func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func() *framework.Outcome)) {
+	s.scenarios.Add(sc)
+	var out *framework.Outcome
+	labels := profileLabel(profileOf(sc))
+	Describe(text, Ordered, labels, func() {
+		BeforeAll(func(ctx SpecContext) {
+			s.requireProfile(sc.Profile)
+			out = s.scenarios.Await(ctx, sc)
+			DeferCleanup(func(ctx SpecContext) {
+				Expect(s.scenarios.Cleanup(ctx, sc)).To(Succeed(), "remove pod %s", sc.Short)
+			})
+			Expect(out.Err).NotTo(HaveOccurred(), "scenario %s", sc.Short)
+			if !sc.Refused {
+				Expect(out.Timeline.Consistent()).To(Succeed(), "the runtime's events must match what the workloads report")
+			}
+		})
+		body(func() *framework.Outcome { return out })
+	})
+}
+
+func profileOf(sc *framework.Scenario) string {
+	if sc.Profile == "" {
+		return docs.ProfileCore
+	}
+	return sc.Profile
+}
+
+// await gets a shared scenario's outcome inside a spec (tables); the first caller registers the
+// cleanup for the end of the suite (AfterSuite removes every launched scenario).
+func (s *suite) await(ctx context.Context, sc *framework.Scenario) *framework.Outcome {
+	out := s.scenarios.Await(ctx, sc)
+	Expect(out.Err).NotTo(HaveOccurred(), "scenario %s", sc.Short)
+	if !sc.Refused {
+		Expect(out.Timeline.Consistent()).To(Succeed(), "the runtime's events must match what the workloads report")
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package suites
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"podspec.dev/podspec/docs"
+)
+
+// TestTraceability runs the suite as a Ginkgo dry run and checks traceability both ways: every
+// spec names at least one requirement, every named requirement exists, every runtime-level MUST
+// of the registry has a spec or a pending entry with a reason, and no pending entry is stale.
+//
+// A dry run, rather than a scan of the source for Label("req:...") strings, sees the tree as
+// Ginkgo will run it: table entries, labels inherited from containers and specs generated in
+// loops all appear exactly as they will in a certification report.
+func TestTraceability(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.json")
+	sc, rc := types.NewDefaultSuiteConfig(), types.NewDefaultReporterConfig()
+	sc.DryRun = true
+	rc.JSONReport = report
+	rc.Succinct = true
+	rc.NoColor = true
+	if !Run(t, Options{Suite: sc, Reporter: rc, CoverageFile: filepath.Join(dir, "coverage.md")}) {
+		t.Fatal("dry run failed")
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := decodeReports(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	specs := 0
+	for _, sr := range reports[0].SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		specs++
+		ids := reqIDs(sr.Labels())
+		if len(ids) == 0 {
+			problems = append(problems, "spec without a requirement label: "+sr.FullText())
+		}
+		for _, id := range ids {
+			if _, ok := docs.Lookup(id); !ok {
+				problems = append(problems, "spec names an unknown requirement "+id+": "+sr.FullText())
+			}
+		}
+	}
+	if specs == 0 {
+		t.Fatal("the dry run reported no specs")
+	}
+	rows, err := Coverage(reports[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := PendingRequirements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := map[string]bool{}
+	for _, r := range rows {
+		if r.Verdict == VerdictNoTest && r.Level == docs.LevelMust {
+			problems = append(problems, "runtime-level MUST without a test or a pending entry: "+r.ID)
+		}
+		if len(r.Tests) > 0 {
+			tested[r.ID] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range pending {
+		q, ok := docs.Lookup(p.ID)
+		switch {
+		case !ok:
+			problems = append(problems, "pending.yaml names an unknown requirement "+p.ID)
+		case !q.RuntimeTested():
+			problems = append(problems, "pending.yaml names "+p.ID+", which is not a runtime-level requirement")
+		case tested[p.ID]:
+			problems = append(problems, "pending.yaml still lists "+p.ID+", which now has a test: remove the entry")
+		case strings.TrimSpace(p.Reason) == "":
+			problems = append(problems, "pending.yaml entry "+p.ID+" has no reason")
+		case seen[p.ID]:
+			problems = append(problems, "pending.yaml lists "+p.ID+" twice")
+		}
+		seen[p.ID] = true
+	}
+	sort.Strings(problems)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	t.Logf("%d specs; %s", specs, strings.SplitN(strings.TrimPrefix(CoverageMarkdown(rows), "# Conformance coverage matrix\n\n"), "\n", 2)[0])
+}

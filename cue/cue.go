@@ -38,11 +38,10 @@ func Kinds() []string {
 // Build compiles the embedded definitions into ctx and returns the package value. Values built
 // in one cue.Context must not be used from several goroutines at once.
 func Build(ctx *cue.Context) (cue.Value, error) {
-	names, err := fs.Glob(sources, "*.cue")
+	names, err := sourceNames()
 	if err != nil {
-		return cue.Value{}, fmt.Errorf("list embedded CUE files: %w", err)
+		return cue.Value{}, err
 	}
-	sort.Strings(names)
 	inst := build.NewContext().NewInstance("podspec.dev/podspec/cue", nil)
 	for _, name := range names {
 		src, err := sources.ReadFile(name)
@@ -58,4 +57,14 @@ func Build(ctx *cue.Context) (cue.Value, error) {
 		return cue.Value{}, fmt.Errorf("build CUE definitions: %w", err)
 	}
 	return v, nil
+}
+
+// sourceNames lists the embedded .cue files in order.
+func sourceNames() ([]string, error) {
+	names, err := fs.Glob(sources, "*.cue")
+	if err != nil {
+		return nil, fmt.Errorf("list embedded CUE files: %w", err)
+	}
+	sort.Strings(names)
+	return names, nil
 }

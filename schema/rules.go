@@ -51,7 +51,7 @@ const containerLists = "initContainers|containers|deferContainers"
 // for the same constraint, so that findings from both de-duplicate. First match wins; anything
 // unmatched is MAN-003 (Missing), MAN-004 (UnknownField) or MAN-002.
 var rules = []ruleEntry{
-	{[]ViolationKind{Missing, NotConst, WrongType, NotInEnum}, "apiVersion|kind", "MAN-001"},
+	{[]ViolationKind{NotConst, WrongType, NotInEnum}, "apiVersion|kind", "MAN-001"},
 	{[]ViolationKind{Missing, TooFewItems}, "spec/containers", "MAIN-001"},
 	{[]ViolationKind{Missing}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec", "HOOK-002"},
 	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec/command", "HOOK-002"},

@@ -161,7 +161,7 @@ type evaluation struct {
 	// oneOf maps the objects CUE reported a matchN error for to that matchN: CUE then also
 	// reports each alternative's field as missing, which is noise.
 	oneOf map[string]group
-	out                     []schema.Violation
+	out   []schema.Violation
 }
 
 func pathKey(toks []string) string { return strings.Join(toks, "\x00") }

@@ -232,7 +232,7 @@ var cases = []struct {
 	},
 	{
 		name: "unknown resources and bad quantities are RES-001", kind: "Pod",
-		doc:  pod("  containers: [{name: app, image: \"oci:x\", resources: {limits: {gpu: 1, cpu: 1x}, requests: {memory: -1}}, resizePolicy: [{resourceName: disk}]}]\n"),
+		doc: pod("  containers: [{name: app, image: \"oci:x\", resources: {limits: {gpu: 1, cpu: 1x}, requests: {memory: -1}}, resizePolicy: [{resourceName: disk}]}]\n"),
 		want: []string{
 			"RES-001 spec.containers[0].resizePolicy[0].resourceName", "RES-001 spec.containers[0].resources.limits.cpu",
 			"RES-001 spec.containers[0].resources.limits.gpu @key", "RES-001 spec.containers[0].resources.requests.memory",
@@ -260,11 +260,11 @@ var cases = []struct {
 	},
 	{
 		name: "a notification selecting by pod names is valid", kind: "Notification",
-		doc:  "apiVersion: podspec.dev/v1alpha1\nkind: Notification\nmetadata: {name: nt}\nspec: {notifier: quiesce, pods: [shard-7], targetPolicy: AllPods, parallelism: 0}\n",
+		doc: "apiVersion: podspec.dev/v1alpha1\nkind: Notification\nmetadata: {name: nt}\nspec: {notifier: quiesce, pods: [shard-7], targetPolicy: AllPods, parallelism: 0}\n",
 	},
 	{
 		name: "a notification selecting by labels is valid", kind: "Notification",
-		doc:  "apiVersion: podspec.dev/v1alpha1\nkind: Notification\nmetadata: {name: nt}\nspec: {notifier: example.com/quiesce, selector: {matchLabels: {app: db}, matchExpressions: [{key: tier, operator: In, values: [a]}, {key: x, operator: Exists}]}}\n",
+		doc: "apiVersion: podspec.dev/v1alpha1\nkind: Notification\nmetadata: {name: nt}\nspec: {notifier: example.com/quiesce, selector: {matchLabels: {app: db}, matchExpressions: [{key: tier, operator: In, values: [a]}, {key: x, operator: Exists}]}}\n",
 	},
 	{
 		name: "a notification with both pods and selector is NOTIF-001", kind: "Notification",
@@ -334,11 +334,11 @@ containerStatuses:
 	},
 	{
 		name: "a pod notification record with null containers is valid", kind: "PodNotificationRecord",
-		doc:  "{notification: nt, pod: p, podUID: u, phase: Skipped, reason: NoMatchingContainers, containers: null}",
+		doc: "{notification: nt, pod: p, podUID: u, phase: Skipped, reason: NoMatchingContainers, containers: null}",
 	},
 	{
 		name: "a pod notification record with deliveries is valid", kind: "PodNotificationRecord",
-		doc:  "{notification: nt, pod: p, podUID: u, phase: Succeeded, containers: [{name: db, containerID: c, phase: Succeeded, exitCode: 0, startedAt: \"2026-11-30T11:00:00Z\", finishedAt: \"2026-11-30T11:00:01Z\"}]}",
+		doc: "{notification: nt, pod: p, podUID: u, phase: Succeeded, containers: [{name: db, containerID: c, phase: Succeeded, exitCode: 0, startedAt: \"2026-11-30T11:00:00Z\", finishedAt: \"2026-11-30T11:00:01Z\"}]}",
 	},
 	{
 		name: "a pod notification record with containers of the wrong type", kind: "PodNotificationRecord",

@@ -1,9 +1,8 @@
 package manifest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -130,9 +129,6 @@ func (d *Document) Notification() (*v1alpha1.Notification, error) {
 }
 
 func (d *Document) decodeInto(out any) error {
-	b, err := json.Marshal(d.Value)
-	if err != nil {
-		return err
-	}
-	return json.NewDecoder(bytes.NewReader(b)).Decode(out)
+	var td typedDecoder
+	return td.decode(d.Value, reflect.ValueOf(out), "")
 }

@@ -107,7 +107,7 @@ func reported(results []*report.Result) ([]expectation, []finding.Finding) {
 	return sortExp(out), all
 }
 
-func corpusFiles(t *testing.T, dir string) []string {
+func corpusFiles(t testing.TB, dir string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

@@ -1,6 +1,7 @@
 package validator
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -217,19 +218,26 @@ func readFile(name string, max int64) (data []byte, tooBig int64, err error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	if max > 0 {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > max {
-			return nil, st.Size(), nil
+	size := int64(0)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+		if max > 0 && size > max {
+			return nil, size, nil
 		}
 	}
-	data, err = readLimited(f, max)
-	if err != nil {
+	var r io.Reader = f
+	if max > 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, 0, fmt.Errorf("read %s: %w", name, err)
 	}
-	if max > 0 && int64(len(data)) > max {
-		return nil, int64(len(data)), nil
+	if max > 0 && int64(buf.Len()) > max {
+		return nil, int64(buf.Len()), nil
 	}
-	return data, 0, nil
+	return buf.Bytes(), 0, nil
 }
 
 // readLimited reads all of r, but at most max+1 bytes (so that "too big" can be detected

@@ -1,0 +1,228 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+)
+
+// typedDecoder fills a Go value from a document's JSON-compatible tree directly, with the
+// meaning encoding/json gives the same JSON text (json tags, omitted fields left alone, embedded
+// structs promoted, json.Unmarshaler honoured) but without serialising the tree first. Keys
+// match field names exactly; unknown keys are ignored (the schema engine reports them).
+type typedDecoder struct {
+	fields map[reflect.Type]map[string][]int
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+func (td *typedDecoder) decode(v any, rv reflect.Value, path string) error {
+	if rv.Kind() == reflect.Pointer {
+		if v == nil {
+			rv.SetZero()
+			return nil
+		}
+		if rv.IsNil() {
+			rv.Set(reflect.New(rv.Type().Elem()))
+		}
+		return td.decode(v, rv.Elem(), path)
+	}
+	if rv.CanAddr() && rv.Addr().Type().Implements(unmarshalerType) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := rv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(b); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	if v == nil {
+		return nil // JSON null leaves non-pointer values alone, as encoding/json does
+	}
+	switch rv.Kind() {
+	case reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return mismatch(path, v, "string")
+		}
+		rv.SetString(s)
+	case reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return mismatch(path, v, "boolean")
+		}
+		rv.SetBool(b)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := integer(v)
+		if !ok || rv.OverflowInt(n) {
+			return mismatch(path, v, rv.Kind().String())
+		}
+		rv.SetInt(n)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := integer(v)
+		if !ok || n < 0 || rv.OverflowUint(uint64(n)) {
+			return mismatch(path, v, rv.Kind().String())
+		}
+		rv.SetUint(uint64(n))
+	case reflect.Float32, reflect.Float64:
+		var f float64
+		switch x := v.(type) {
+		case float64:
+			f = x
+		case int64:
+			f = float64(x)
+		default:
+			return mismatch(path, v, "number")
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) || rv.OverflowFloat(f) {
+			return mismatch(path, v, "finite number")
+		}
+		rv.SetFloat(f)
+	case reflect.Slice:
+		a, ok := v.([]any)
+		if !ok {
+			return mismatch(path, v, "array")
+		}
+		s := reflect.MakeSlice(rv.Type(), len(a), len(a))
+		for i, e := range a {
+			if err := td.decode(e, s.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		rv.Set(s)
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return mismatch(path, v, "object")
+		}
+		if rv.Type().Key().Kind() != reflect.String {
+			return fmt.Errorf("%s: unsupported map key type %s", path, rv.Type().Key())
+		}
+		if rv.IsNil() {
+			rv.Set(reflect.MakeMapWithSize(rv.Type(), len(m)))
+		}
+		et := rv.Type().Elem()
+		for k, e := range m {
+			ev := reflect.New(et).Elem()
+			if err := td.decode(e, ev, path+"."+k); err != nil {
+				return err
+			}
+			rv.SetMapIndex(reflect.ValueOf(k).Convert(rv.Type().Key()), ev)
+		}
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return mismatch(path, v, "object")
+		}
+		fields := td.fieldsOf(rv.Type())
+		for k, e := range m {
+			idx, known := fields[k]
+			if !known {
+				continue
+			}
+			f, err := fieldByIndex(rv, idx)
+			if err != nil {
+				return err
+			}
+			if err := td.decode(e, f, joinPath(path, k)); err != nil {
+				return err
+			}
+		}
+	case reflect.Interface:
+		if rv.NumMethod() == 0 {
+			rv.Set(reflect.ValueOf(v))
+			return nil
+		}
+		return fmt.Errorf("%s: cannot decode into %s", path, rv.Type())
+	default:
+		return fmt.Errorf("%s: cannot decode into %s", path, rv.Type())
+	}
+	return nil
+}
+
+func joinPath(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// fieldByIndex walks to a (possibly promoted) field, allocating embedded pointers on the way.
+func fieldByIndex(rv reflect.Value, idx []int) (reflect.Value, error) {
+	for i, x := range idx {
+		if i > 0 && rv.Kind() == reflect.Pointer {
+			if rv.IsNil() {
+				rv.Set(reflect.New(rv.Type().Elem()))
+			}
+			rv = rv.Elem()
+		}
+		rv = rv.Field(x)
+	}
+	return rv, nil
+}
+
+// fieldsOf maps JSON names to field index paths for a struct type, as encoding/json names them.
+func (td *typedDecoder) fieldsOf(t reflect.Type) map[string][]int {
+	if f, ok := td.fields[t]; ok {
+		return f
+	}
+	out := map[string][]int{}
+	td.collect(t, nil, out)
+	if td.fields == nil {
+		td.fields = map[reflect.Type]map[string][]int{}
+	}
+	td.fields[t] = out
+	return out
+}
+
+func (td *typedDecoder) collect(t reflect.Type, prefix []int, out map[string][]int) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		idx := append(append([]int{}, prefix...), i)
+		if sf.Anonymous && name == "" {
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				td.collect(ft, idx, out)
+				continue
+			}
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if _, shadowed := out[name]; !shadowed || len(idx) < len(out[name]) {
+			out[name] = idx
+		}
+	}
+}
+
+// integer returns v as an int64 when it is an integral number.
+func integer(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case float64:
+		if x != math.Trunc(x) || math.IsInf(x, 0) || x < math.MinInt64 || x >= math.MaxInt64 {
+			return 0, false
+		}
+		return int64(x), true
+	}
+	return 0, false
+}
+
+func mismatch(path string, v any, want string) error {
+	return fmt.Errorf("%s: cannot use %T as %s", path, v, want)
+}

@@ -2,8 +2,10 @@ package cue_test
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -385,4 +387,45 @@ func dump(errs field.ErrorList) string {
 		fmt.Fprintf(&b, "  %s %s (onKey=%v)\n", e.Rule, e.Error(), e.OnKey)
 	}
 	return b.String()
+}
+
+func TestValidateIsSafeForConcurrentUse(t *testing.T) {
+	bad := decode(t, "apiVersion: podspec.dev/v1alpha1\nkind: Pod\nmetadata: {name: Web}\nspec: {containers: [], bogus: 1}")
+	want := render(podcue.Validate("Pod", bad))
+	if len(want) != 3 {
+		t.Fatalf("got %q, want three errors", want)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 5; j++ {
+				if got := render(podcue.Validate("Pod", bad)); !slices.Equal(got, want) {
+					t.Errorf("concurrent run got %q, want %q", got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func BenchmarkValidate(b *testing.B) {
+	data, err := os.ReadFile("../testdata/valid/every-field-pod.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		b.Fatal(err)
+	}
+	if errs := podcue.Validate("Pod", v); len(errs) != 0 {
+		b.Fatalf("the realistic pod is invalid: %v", errs)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		podcue.Validate("Pod", v)
+	}
 }

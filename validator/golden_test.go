@@ -114,6 +114,9 @@ func corpusFiles(t testing.TB, dir string) []string {
 		if err != nil {
 			return err
 		}
+		if d.IsDir() && isImageLayout(p) {
+			return filepath.SkipDir
+		}
 		if !d.IsDir() && isManifestName(d.Name()) {
 			files = append(files, p)
 		}

@@ -1,6 +1,7 @@
 package validator
 
 import (
+	"podspec.dev/podspec/docs"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/report"
 )
@@ -50,6 +51,15 @@ func ruleTable() []report.Rule {
 	}
 }
 
-// Rules lists every rule ID the validator can report, with severity and a one-line summary,
-// sorted by ID area as the spec lists them.
-func Rules() []report.Rule { return ruleTable() }
+// Rules lists every rule ID the validator can report, with its severity and its text: the
+// requirement's sentence from the registry (docs/requirements.yaml), or the summary above for
+// an ID the registry does not have.
+func Rules() []report.Rule {
+	rules := ruleTable()
+	for i, r := range rules {
+		if req, ok := docs.Lookup(r.ID); ok && req.Text != "" {
+			rules[i].Text = req.Text
+		}
+	}
+	return rules
+}

@@ -36,7 +36,7 @@ type output struct {
 
 // Run validates every path and calls emit with each document's result, in source order: paths
 // in the order given, directories walked in lexical order (only *.yaml, *.yml and *.json;
-// hidden directories are skipped), documents in file order. "-" reads stdin. Problems reading
+// hidden directories and OCI image layouts are skipped), documents in file order. "-" reads stdin. Problems reading
 // inputs (missing files, permissions) do not stop the run; they come back joined in the error,
 // and the summary counts only what was read. With FailFast, Run stops emitting after the
 // first file that has an unsuppressed error. An error from emit stops the run and is returned.
@@ -274,6 +274,9 @@ func walk(path string, send func(string) bool) error {
 			if p != path && strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir
 			}
+			if isImageLayout(p) {
+				return filepath.SkipDir // an OCI image layout (index.json, blobs) holds no manifests
+			}
 			return nil
 		}
 		if !isManifestName(d.Name()) {
@@ -288,6 +291,13 @@ func walk(path string, send func(string) bool) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// isImageLayout reports whether dir is an OCI image layout (it has an oci-layout file), such as
+// the images examples refer to with oci: references.
+func isImageLayout(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "oci-layout"))
+	return err == nil && st.Mode().IsRegular()
 }
 
 func isManifestName(name string) bool {

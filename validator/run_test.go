@@ -92,6 +92,8 @@ func TestRunEmitsResultsInSourceOrderWhateverTheWorkers(t *testing.T) {
 	}
 	fs["notes.txt"] = "not a manifest"
 	fs[".hidden/p.yaml"] = "broken: ["
+	fs["images/app/oci-layout"] = `{"imageLayoutVersion": "1.0.0"}`
+	fs["images/app/index.json"] = `{"schemaVersion": 2, "manifests": []}`
 	writeFiles(t, dir, fs)
 	for _, workers := range []int{1, 2, 8} {
 		t.Run(fmt.Sprintf("%d workers", workers), func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/cue"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
@@ -88,6 +89,7 @@ func available() []namedEngine {
 	return []namedEngine{
 		{EngineSchema, valueEngine(schema.Validate)},
 		{EngineSemantic, semantic},
+		{EngineCUE, valueEngine(cue.Validate)},
 	}
 }
 

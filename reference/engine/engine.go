@@ -79,10 +79,13 @@ type Engine struct {
 	// sidecarsStopping is set when the sidecars' stop step begins: no more sidecar restarts.
 	sidecarsStopping bool
 	deadlineArmed    bool
-	runCtx           context.Context
-	wg               sync.WaitGroup
-	finished         chan struct{}
-	persistErr       error
+	// started is set once Run launched the container goroutines; a stop requested earlier
+	// is recorded and its sequence started by Run.
+	started    bool
+	runCtx     context.Context
+	wg         sync.WaitGroup
+	finished   chan struct{}
+	persistErr error
 }
 
 // New loads the pod's state and prepares an engine; Run starts it.
@@ -112,6 +115,9 @@ func New(o Options) (*Engine, error) {
 		st.Containers = map[string]*store.Instance{}
 	}
 	e.buildSlots()
+	if err := o.Pod.WriteState(st); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -128,7 +134,6 @@ func (e *Engine) Status() v1alpha1.PodStatus {
 // Run runs the pod until it is terminal (or ctx ends, which abandons it without stopping it:
 // the containers keep running for an adopting supervisor).
 func (e *Engine) Run(ctx context.Context) error {
-	defer e.events.Close()
 	e.mu.Lock()
 	e.runCtx = ctx
 	if e.st.Pod.Status.FinishedAt != nil {
@@ -187,6 +192,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.resumeStopLocked()
 	}
 	e.armDeadlineLocked()
+	e.started = true
 	// A pod whose every main container is already terminal (adopted at the very end) still
 	// needs its policy decision.
 	e.evaluatePolicyLocked(nil)
@@ -194,6 +200,9 @@ func (e *Engine) Run(ctx context.Context) error {
 
 	select {
 	case <-e.finished:
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.events.Close()
 		return e.persistErr
 	case <-ctx.Done():
 		return ctx.Err()

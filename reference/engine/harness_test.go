@@ -266,4 +266,3 @@ func (tp *testPod) container(name string) v1alpha1.ContainerStatus {
 }
 
 func ptr[T any](v T) *T { return &v }
-

@@ -18,7 +18,7 @@ spec:
   containers:
   - {name: app, image: IMAGE, command: [sh, -c, "echo app >> /data/order"], volumeMounts: [{name: data, mountPath: /data}]}
 `)
-	st := tp.wait(30 * time.Second)
+	st := tp.wait(90 * time.Second)
 	if st.Phase != "Succeeded" {
 		t.Fatalf("phase %s, want Succeeded; events:\n%s", st.Phase, tp.timeline())
 	}
@@ -59,7 +59,7 @@ spec:
   containers:
   - {name: app, image: IMAGE, restartPolicy: Never, command: [sh, -c, "exit 0"]}
 `)
-	st := tp.wait(30 * time.Second)
+	st := tp.wait(90 * time.Second)
 	if st.Phase != "Succeeded" {
 		t.Fatalf("phase %s; events:\n%s", st.Phase, tp.timeline())
 	}
@@ -83,7 +83,7 @@ spec:
   containers:
   - {name: app, image: IMAGE, command: [sh, -c, "exit 0"]}
 `)
-	st := tp.wait(30 * time.Second)
+	st := tp.wait(90 * time.Second)
 	if st.Phase != "Failed" || st.Reason != "Failed" || st.DecidedBy != "setup" || st.ExitCode == nil || *st.ExitCode != 5 {
 		t.Errorf("result phase=%s reason=%s decidedBy=%s exitCode=%v, want Failed/Failed/setup/5", st.Phase, st.Reason, st.DecidedBy, st.ExitCode)
 	}
@@ -110,7 +110,7 @@ spec:
     image: IMAGE
     restartPolicy: Always
     command: [sh, -c, "sleep 0.3; touch /tmp/up; `+loop("one", 0)+`"]
-    startupProbe: {exec: {command: [test, -e, /tmp/up]}, periodSeconds: 1, failureThreshold: 10}
+    startupProbe: {exec: {command: [test, -e, /tmp/up]}, periodSeconds: 1, timeoutSeconds: 10, failureThreshold: 10}
     volumeMounts: [{name: data, mountPath: /data}]
   - name: two
     image: IMAGE
@@ -120,7 +120,7 @@ spec:
   containers:
   - {name: app, image: IMAGE, command: [sh, -c, "sleep 0.5; echo app >> /data/stop"], volumeMounts: [{name: data, mountPath: /data}]}
 `)
-	st := tp.wait(30 * time.Second)
+	st := tp.wait(90 * time.Second)
 	if st.Phase != "Succeeded" || st.DecidedBy != "app" {
 		t.Errorf("phase %s decidedBy %s, want Succeeded by app: sidecar exits never count (SIDE-002); events:\n%s", st.Phase, st.DecidedBy, tp.timeline())
 	}
@@ -146,8 +146,8 @@ spec:
   containers:
   - name: db
     image: IMAGE
-    command: [sh, -c, "sleep 0.4; touch /tmp/ready; sleep 2.5"]
-    readinessProbe: {exec: {command: [test, -e, /tmp/ready]}, periodSeconds: 1}
+    command: [sh, -c, "sleep 0.4; touch /tmp/ready; sleep 5"]
+    readinessProbe: {exec: {command: [test, -e, /tmp/ready]}, periodSeconds: 1, timeoutSeconds: 10}
   - name: migrate
     image: IMAGE
     command: [sh, -c, "sleep 0.2; echo migrated >> /data/log"]
@@ -162,7 +162,7 @@ spec:
     command: [sh, -c, "exit 0"]
     dependsOn: [{name: api}]
 `)
-	st := tp.wait(30 * time.Second)
+	st := tp.wait(90 * time.Second)
 	if st.Phase != "Succeeded" {
 		t.Fatalf("phase %s; events:\n%s", st.Phase, tp.timeline())
 	}
@@ -189,7 +189,7 @@ spec:
   - {name: api, image: IMAGE, command: [sh, -c, "exit 0"], dependsOn: [{name: db, condition: Completed}]}
   - {name: web, image: IMAGE, command: [sh, -c, "exit 0"], dependsOn: [{name: api}]}
 `)
-	st := tp.wait(30 * time.Second)
+	st := tp.wait(90 * time.Second)
 	for _, name := range []string{"api", "web"} {
 		c := tp.container(name)
 		term := c.State.Terminated

@@ -393,17 +393,19 @@ func waitExecuted(pid int) {
 // afterExit records the end of an instance (or a failed start when startErr is set) and
 // decides what happens next. It reports whether the slot should start another instance.
 func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *ExitStatus, startErr error) bool {
-	now := time.Now().UTC()
 	var oom uint64
 	if inst != nil {
 		if ex.Known || !inst.adopted {
 			oom = e.be.OOMKills(inst.id, e.info)
 		}
-		e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
+		// The OCI container is deleted once the exit is recorded (deleting first would
+		// delay the record, and the order of exits with it).
+		defer e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
 	}
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	now := time.Now().UTC()
 	st := s.status()
 	r := s.rec()
 	term := &v1alpha1.ContainerStateTerminated{FinishedAt: now, StartedAt: now}
@@ -443,9 +445,12 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 	}
 	stopped := r.StopReason != "" || e.forced
 	var failed bool
-	if stopped && startErr == nil {
+	switch {
+	case inst != nil && inst.killReason != "" && r.StopReason == "":
+		failed = true // killed after a failed probe or postStart hook (HOOK-008..010)
+	case stopped && startErr == nil:
 		failed = term.ExitCode != nil && *term.ExitCode != 0 // EXIT-013
-	} else {
+	default:
 		failed = term.ExitCode == nil || *term.ExitCode != 0 // EXIT-012
 	}
 	r.Running = false

@@ -72,13 +72,17 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 			e.st.Stop.Force = true
 			e.forced = true
 			e.commitLocked(pre...)
-			e.stopCancel()
+			if e.stopCancel != nil {
+				e.stopCancel()
+			}
 			return
 		}
 		if deadline.Before(e.st.Stop.Deadline) {
 			e.st.Stop.Deadline = deadline
 			e.commitLocked(pre...)
-			e.startTimersLocked()
+			if e.stopCtx != nil {
+				e.startTimersLocked()
+			}
 			return
 		}
 		e.commitLocked(pre...)
@@ -94,7 +98,9 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 		}
 	}
 	e.commitLocked(append(pre, e.event(store.EventPodTerminating, nil, reason, ""))...)
-	e.startStopLocked(ctx)
+	if e.started {
+		e.startStopLocked(ctx)
+	}
 }
 
 // resumeStopLocked continues a persisted stop after adoption, with the same reason and budget.
@@ -250,7 +256,7 @@ func (e *Engine) stopMains(ctx context.Context) {
 					close(hookDone)
 				}
 				dependents := e.dependentsOf(s)
-				e.waitUntil(ctx, func() bool {
+				ok := e.waitUntil(ctx, func() bool {
 					if e.reserveReached {
 						return true
 					}
@@ -266,7 +272,9 @@ func (e *Engine) stopMains(ctx context.Context) {
 					}
 					return true
 				})
-				e.stopOne(ctx, s)
+				if ok {
+					e.stopOne(ctx, s)
+				}
 			}()
 		}
 	}
@@ -301,7 +309,9 @@ func (e *Engine) stopSidecars(ctx context.Context) {
 // stopOne sends the slot's stop signal to its live instance (once) and waits until it exited.
 func (e *Engine) stopOne(ctx context.Context, s *slot) {
 	// An instance being created is skipped by its own goroutine; wait for that to settle.
-	e.waitUntil(ctx, func() bool { return !s.creating })
+	if !e.waitUntil(ctx, func() bool { return !s.creating }) {
+		return // budget over or forced: the final SIGKILL takes over
+	}
 	e.mu.Lock()
 	inst := s.inst
 	send := inst != nil && s.rec().StopReason == ""

@@ -27,6 +27,9 @@ const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 // it. It is lowered to the caller's own hard limit when that is smaller.
 const DefaultNofile = 1024
 
+// SpecVersion is the ociVersion written into every config.json.
+const SpecVersion = "1.0.2"
+
 // CPUPeriod is the CFS period (microseconds) used to turn a CPU limit into a quota.
 const CPUPeriod = 100000
 
@@ -135,6 +138,9 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 		return nil, fmt.Errorf("container config: %w", err)
 	}
 	g.HostSpecific = false
+	// The oldest runtime-spec version with every field set here; runc 1.1 and crun 1.8 accept
+	// it (crun 1.8 rejects "1.3.0", the version of the Go types).
+	g.Config.Version = SpecVersion
 	g.SetRootPath(c.Rootfs)
 	g.SetRootReadonly(c.RootfsReadonly)
 	g.SetProcessArgs(c.Args)

@@ -49,13 +49,14 @@ type ExecProcess struct {
 // Exec reads the runtime's --log output: if it holds an error, the runtime failed and Exec
 // returns an *Error (exit code -1); otherwise the status is the process's.
 //
-// Killing the whole tree on timeout: runc starts the exec'd process as the leader of a new
-// session and process group (pgid = its pid, read from --pid-file). On expiry Exec sends
-// SIGKILL to that process group and to every descendant of the process found by walking
-// /proc (children that changed their process group), repeating until none is left; then runc
-// returns. Processes that both left the process group and were reparented away from the tree
-// (double-forked daemons re-parented to the container's init) are out of reach without
-// killing the container.
+// Killing the whole tree on timeout: the runtime is started in a process group of its own.
+// runc then starts the exec'd process as the leader of a new session and process group
+// (pgid = its pid, read from --pid-file); crun leaves it in the runtime's group. On expiry
+// Exec sends SIGKILL to the exec'd process's group (whichever it is; never the caller's) and
+// to every descendant of the process found by walking /proc (children that changed their
+// process group), repeating until none is left; the runtime then returns. A process that both
+// left the group (setsid/setpgid) and was reparented away from the tree (a double-forked
+// daemon adopted by the container's init) is out of reach without killing the container.
 func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, error) {
 	if len(p.Args) == 0 {
 		return -1, fmt.Errorf("exec in %s: no command", id)
@@ -104,7 +105,7 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		timedOut atomic.Bool
 	)
 	stop := make(chan struct{})
-	watch := func(*os.Process) {
+	watch := func(runtimeProc *os.Process) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -130,13 +131,21 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 				}
 			}
 			if pid > 0 {
+				// The exec'd process leads its own group (runc: a new session) or shares the
+				// runtime's group (crun); both are groups of their own, never the caller's.
+				if pgid, err := syscall.Getpgid(pid); err == nil && pgid != syscall.Getpgrp() {
+					_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				}
 				KillProcessTree(pid)
+			} else {
+				// No pid file: kill the runtime's group (the runtime and what it forked).
+				_ = syscall.Kill(-runtimeProc.Pid, syscall.SIGKILL)
 			}
 		}()
 	}
 	code, diag, err := r.run(context.WithoutCancel(ctx), invocation{op: "exec", id: id, io: io, globalFlags: true,
 		args:    []string{"exec", "--process", procFile, "--pid-file", pidFile, id},
-		onStart: watch})
+		onStart: watch, newGroup: true})
 	close(stop)
 	wg.Wait()
 	if err != nil {

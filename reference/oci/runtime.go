@@ -120,9 +120,11 @@ func (e *Error) Unwrap() error { return e.kind }
 func classify(msg string) error {
 	m := strings.ToLower(msg)
 	switch {
+	case strings.Contains(m, "no such file or directory") && (strings.Contains(m, "/status") || strings.Contains(m, "cannot open directory")):
+		return ErrNotFound // crun: cannot open <root>/<id>/status, cannot open directory <root>/<id>
 	case strings.Contains(m, "does not exist"), strings.Contains(m, "not found") && strings.Contains(m, "container"):
 		return ErrNotFound
-	case strings.Contains(m, "not running"), strings.Contains(m, "is stopped"):
+	case strings.Contains(m, "not running"), strings.Contains(m, "is stopped"), strings.Contains(m, "no such process"):
 		return ErrNotRunning
 	case strings.Contains(m, "already exists"), strings.Contains(m, "id already in use"):
 		return ErrExists
@@ -173,6 +175,10 @@ type invocation struct {
 	globalFlags bool
 	// onStart runs after the process started (Exec uses it for its timeout watcher).
 	onStart func(p *os.Process)
+	// newGroup starts the runtime in a process group of its own, so that everything it forks
+	// (an exec'd process that the runtime does not move to a session of its own) can be
+	// killed as a group without touching the caller's group.
+	newGroup bool
 }
 
 // logFile returns a fresh temporary file for the runtime's --log output.
@@ -224,6 +230,9 @@ func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag s
 	}
 	if inv.io.Stderr != nil {
 		cmd.Stderr = inv.io.Stderr
+	}
+	if inv.newGroup {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {

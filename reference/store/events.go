@@ -80,6 +80,7 @@ type EventLog struct {
 	mu   sync.Mutex
 	f    *os.File
 	next int64
+	last time.Time
 }
 
 // OpenEventLog opens the events file for appending. A torn last line (a crash in the middle of
@@ -104,17 +105,19 @@ func (p *Pod) OpenEventLog() (*EventLog, error) {
 		}
 	}
 	var last int64
+	var lastTime time.Time
 	if i := bytes.LastIndexByte(b[:max(good-1, 0)], '\n'); good > 0 {
 		var ev Event
 		if json.Unmarshal(b[i+1:good], &ev) == nil {
 			last = ev.Seq
+			lastTime = ev.Time
 		}
 	}
 	if _, err := f.Seek(int64(good), io.SeekStart); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open events of %s: %w", p.Name, err)
 	}
-	return &EventLog{f: f, next: last + 1}, nil
+	return &EventLog{f: f, next: last + 1, last: lastTime}, nil
 }
 
 // Append numbers the events, writes each as one line, and fsyncs the file.
@@ -128,6 +131,11 @@ func (l *EventLog) Append(evs ...*Event) error {
 		if ev.Time.IsZero() {
 			ev.Time = time.Now().UTC()
 		}
+		// Times never go backwards in sequence order.
+		if ev.Time.Before(l.last) {
+			ev.Time = l.last
+		}
+		l.last = ev.Time
 		b, err := json.Marshal(ev)
 		if err != nil {
 			return fmt.Errorf("encode event: %w", err)

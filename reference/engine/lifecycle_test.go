@@ -1,0 +1,344 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"podspec.dev/podspec/reference/store"
+)
+
+func TestRST003_RestartsAreNewInstancesWithExponentialBackoff(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: restarts}
+spec:
+  restartPolicy: OnFailure
+  restartBackoff: {initialSeconds: 0.2, factor: 2, maxSeconds: 1}
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: flaky
+    image: IMAGE
+    command: [sh, -c, "if [ -e /marker ]; then exit 9; fi; touch /marker; echo x >> /data/runs; n=$(wc -l < /data/runs); if [ $n -lt 3 ]; then exit 1; fi; exit 0"]
+    volumeMounts: [{name: data, mountPath: /data}]
+  - {name: steady, image: IMAGE, restartPolicy: Never, command: [sh, -c, "sleep 2"]}
+`)
+	// RST-010: between instances the container waits with reason BackOff.
+	sawBackOff := false
+	for i := 0; i < 200 && !sawBackOff; i++ {
+		c := tp.container("flaky")
+		sawBackOff = c.State.Waiting != nil && c.State.Waiting.Reason == "BackOff"
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !sawBackOff {
+		t.Errorf("never saw state.waiting.reason BackOff between instances")
+	}
+	st := tp.wait(90 * time.Second)
+	if st.Phase != "Succeeded" {
+		t.Fatalf("phase %s; events:\n%s", st.Phase, tp.timeline())
+	}
+	c := tp.container("flaky")
+	if c.RestartCount != 2 {
+		t.Errorf("restartCount %d, want 2 (RST-006)", c.RestartCount)
+	}
+	if c.State.Terminated == nil || *c.State.Terminated.ExitCode != 0 || c.LastState.Terminated == nil || *c.LastState.Terminated.ExitCode != 1 {
+		t.Errorf("state %+v lastState %+v, want exit 0 now and exit 1 before (STAT-008)", c.State, c.LastState)
+	}
+	if tp.volume("data", "runs") != "x\nx\nx\n" {
+		t.Errorf("runs = %q: the volume did not keep its content across restarts (RST-005), or an instance saw an old root filesystem (RST-004)", tp.volume("data", "runs"))
+	}
+	started := tp.all("ContainerStarted", "flaky")
+	exited := tp.all("ContainerExited", "flaky")
+	created := tp.all("ContainerCreated", "flaky")
+	ids := map[string]bool{}
+	for _, ev := range started {
+		ids[ev.ContainerID] = true
+	}
+	if len(started) != 3 || len(ids) != 3 {
+		t.Fatalf("%d starts with %d distinct containerIDs, want 3 and 3 (RST-004)", len(started), len(ids))
+	}
+	// RST-008: the n-th restart starts initial×factor^(n−1) after the previous instance's end.
+	for i, want := range []time.Duration{200 * time.Millisecond, 400 * time.Millisecond} {
+		if gap := created[i+1].Time.Sub(exited[i].Time); gap < want {
+			t.Errorf("restart %d came %s after the exit, want at least %s", i+1, gap, want)
+		}
+	}
+	// RST-007: the other container was not touched.
+	if n := len(tp.all("ContainerStarted", "steady")); n != 1 || len(tp.all("SignalSent", "steady")) != 0 {
+		t.Errorf("steady was started %d times or signalled while flaky restarted", n)
+	}
+}
+
+func TestSTOP007_StopSignalsInReverseDependencyOrderAfterPreStop(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: stop-order}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 20
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: db
+    image: IMAGE
+    command: [sh, -c, "`+loop("db", 0)+`"]
+    volumeMounts: [{name: data, mountPath: /data}]
+    lifecycle: {preStop: {exec: {command: [sh, -c, "echo db-prestop >> /data/stop"]}}}
+  - {name: api, image: IMAGE, command: [sh, -c, "`+loop("api", 0)+`"], volumeMounts: [{name: data, mountPath: /data}], dependsOn: [{name: db}]}
+  - {name: web, image: IMAGE, command: [sh, -c, "`+loop("web", 0)+`"], volumeMounts: [{name: data, mountPath: /data}], dependsOn: [{name: api}]}
+  - {name: worker, image: IMAGE, command: [sh, -c, "`+loop("worker", 0)+`"], volumeMounts: [{name: data, mountPath: /data}]}
+`)
+	stopWhenStarted("db", "api", "web", "worker")(tp)
+	st := tp.wait(90 * time.Second)
+	if st.Phase != "Succeeded" || st.Reason != "Stopped" {
+		t.Errorf("phase %s reason %s, want Succeeded after a stop where everything exited 0", st.Phase, st.Reason)
+	}
+	lines := strings.Fields(tp.volume("data", "stop"))
+	pos := map[string]int{}
+	for i, l := range lines {
+		pos[l] = i
+	}
+	if len(lines) != 5 {
+		t.Fatalf("stop markers %q, want 5", lines)
+	}
+	for _, pair := range [][2]string{{"web", "api"}, {"api", "db"}, {"db-prestop", "db"}} {
+		if pos[pair[0]] > pos[pair[1]] {
+			t.Errorf("%s after %s in %q: dependents stop before their dependencies, preStop before the signal", pair[0], pair[1], lines)
+		}
+	}
+	for _, c := range []string{"db", "api", "web", "worker"} {
+		if n := len(tp.all("SignalSent", c)); n != 1 {
+			t.Errorf("%s got %d signals, want exactly one stop signal (STOP-007)", c, n)
+		}
+	}
+	tp.before(tp.find("StopRequested", ""), tp.find("PodTerminating", ""))
+	tp.before(tp.find("PodTerminating", ""), tp.find("SignalSent", ""))
+	if tp.find("HookStarted", "db").Hook != "preStop" {
+		t.Errorf("hook event without hook name")
+	}
+}
+
+func TestSTOP006_ReservePointSendsTheStopSignalDespiteALongPreStop(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: reserve}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 3
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: app
+    image: IMAGE
+    command: [sh, -c, "`+loop("app", 0)+`"]
+    volumeMounts: [{name: data, mountPath: /data}]
+    lifecycle: {preStop: {sleep: {seconds: 3}}}
+`)
+	stopWhenStarted("app")(tp)
+	st := tp.wait(90 * time.Second)
+	term := tp.find("PodTerminating", "")
+	sig := tp.find("SignalSent", "app")
+	// Budget 3 s, minimum stop window 2 s: the reserve point is 1 s after the stop began.
+	if d := sig.Time.Sub(term.Time); d < 900*time.Millisecond || d > 3500*time.Millisecond {
+		t.Errorf("stop signal %s after the stop began, want at the reserve point (1 s)", d)
+	}
+	if sig.Signal == nil || sig.Signal.Name != "SIGTERM" {
+		t.Errorf("signal %+v, want SIGTERM", sig.Signal)
+	}
+	if tp.volume("data", "stop") != "app\n" || st.Phase != "Succeeded" {
+		t.Errorf("app did not get its SIGTERM (markers %q) or pod %s", tp.volume("data", "stop"), st.Phase)
+	}
+}
+
+func TestSTOP012_ShorterGraceMovesTheBudgetEndAndSIGKILLFollows(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: shorter}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 60
+  containers:
+  - {name: stubborn, image: IMAGE, command: [sh, -c, "trap '' TERM; while true; do sleep 0.05; done"]}
+`)
+	stopWhenStarted("stubborn")(tp)
+	tp.stop(ptr(int64(120)), false) // STOP-011: a longer grace never moves the end later
+	time.Sleep(200 * time.Millisecond)
+	second := time.Now()
+	tp.stop(ptr(int64(1)), false)
+	st := tp.wait(20 * time.Second)
+	kill := tp.all("SignalSent", "stubborn")
+	last := kill[len(kill)-1]
+	if last.Signal.Name != "SIGKILL" {
+		t.Fatalf("last signal %s, want SIGKILL at the budget end", last.Signal.Name)
+	}
+	if d := last.Time.Sub(second); d < 900*time.Millisecond || d > 5*time.Second {
+		t.Errorf("SIGKILL %s after the 1 s stop request, want about 1 s (STOP-010, STOP-012)", d)
+	}
+	c := tp.container("stubborn").State.Terminated
+	if c.Signal == nil || c.Signal.Name != "SIGKILL" || c.Reason != "Stopped" || st.Phase != "Succeeded" {
+		t.Errorf("stubborn %+v pod %s: SIGKILL at the budget end is not a failure", c, st.Phase)
+	}
+}
+
+func TestFORCE005_ForcedStopDuringAGracefulStopTakesEffectAtOnce(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: escalate}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 60
+  containers:
+  - name: app
+    image: IMAGE
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]
+    lifecycle: {preStop: {exec: {command: [sleep, "50"]}}}
+`)
+	stopWhenStarted("app")(tp)
+	tp.waitEvent(10*time.Second, "preStop hook", func(ev store.Event) bool { return ev.Type == "HookStarted" })
+	start := time.Now()
+	tp.stop(nil, true)
+	st := tp.wait(15 * time.Second)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("forced stop took %s", d)
+	}
+	c := tp.container("app").State.Terminated
+	if c.Reason != "Forced" || c.Signal == nil || c.Signal.Name != "SIGKILL" {
+		t.Errorf("app %+v, want Forced by SIGKILL", c)
+	}
+	// The graceful sequence's termination reason stays; forced instances are no failures.
+	if st.Reason != "Stopped" || st.Phase != "Succeeded" {
+		t.Errorf("pod reason %s phase %s, want Stopped/Succeeded", st.Reason, st.Phase)
+	}
+}
+
+func TestHOOK008_PostStartGatesStartedAndItsFailureIsAStartError(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: poststart}
+spec:
+  restartPolicy: Never
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: good
+    image: IMAGE
+    command: [sh, -c, "sleep 4"]
+    volumeMounts: [{name: data, mountPath: /data}]
+    lifecycle: {postStart: {exec: {command: [sh, -c, "sleep 0.2; echo hooked > /data/hook"]}}}
+  - name: after
+    image: IMAGE
+    command: [sh, -c, "cat /data/hook > /data/seen"]
+    volumeMounts: [{name: data, mountPath: /data}]
+    dependsOn: [{name: good}]
+  - name: bad
+    image: IMAGE
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]
+    lifecycle: {postStart: {exec: {command: [sh, -c, "exit 1"]}}}
+`)
+	st := tp.wait(90 * time.Second)
+	// DEP-007: Started (which gates the dependent) only after postStart succeeded.
+	if tp.volume("data", "seen") != "hooked\n" {
+		t.Errorf("the dependent started before good's postStart hook finished")
+	}
+	tp.before(tp.find("HookFinished", "good"), tp.find("ContainerCreated", "after"))
+	bad := tp.container("bad").State.Terminated
+	if bad == nil || bad.Reason != "StartError" {
+		t.Errorf("bad %+v, want reason StartError", bad)
+	}
+	if hf := tp.find("HookFinished", "bad"); hf.Result != "Failed" || hf.Hook != "postStart" {
+		t.Errorf("HookFinished %+v, want postStart Failed", hf)
+	}
+	if st.Phase != "Failed" || st.DecidedBy != "bad" {
+		t.Errorf("pod %s decided by %s, want Failed by bad", st.Phase, st.DecidedBy)
+	}
+	if len(tp.all("HookStarted", "bad")) != 1 {
+		t.Errorf("a preStop hook ran for a container killed after its postStart failed (HOOK-011)")
+	}
+}
+
+func TestHOOK009_FailingStartupAndLivenessProbesKillAsUnhealthy(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: probes}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 5
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: neverstarts
+    image: IMAGE
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]
+    startupProbe: {exec: {command: [test, -e, /nonexistent]}, periodSeconds: 1, failureThreshold: 2}
+  - name: dies
+    image: IMAGE
+    command: [sh, -c, "touch /tmp/alive; (sleep 1; rm /tmp/alive) & `+loop("dies", 0)+`"]
+    volumeMounts: [{name: data, mountPath: /data}]
+    livenessProbe: {exec: {command: [test, -e, /tmp/alive]}, periodSeconds: 1, timeoutSeconds: 10, failureThreshold: 1}
+`)
+	st := tp.wait(90 * time.Second)
+	for _, c := range []string{"neverstarts", "dies"} {
+		term := tp.container(c).State.Terminated
+		if term == nil || term.Reason != "Unhealthy" {
+			t.Errorf("%s %+v, want reason Unhealthy", c, term)
+		}
+		pf := tp.find("ProbeFailed", c)
+		if pf.Probe == "" {
+			t.Errorf("ProbeFailed without probe name: %+v", pf)
+		}
+	}
+	// HOOK-010: the liveness kill sends the stop signal, which the container saw.
+	if tp.volume("data", "stop") != "dies\n" {
+		t.Errorf("dies did not receive its stop signal on the liveness failure")
+	}
+	if st.Phase != "Failed" {
+		t.Errorf("pod %s, want Failed: probe kills are failures", st.Phase)
+	}
+}
+
+func TestSTAT004_OOMKilledIsMeasuredOnTheInstanceCgroup(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: oom}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: hog
+    image: IMAGE
+    command: [tail, /dev/zero]
+    resources: {limits: {memory: 32Mi}}
+`)
+	tp.wait(60 * time.Second)
+	term := tp.container("hog").State.Terminated
+	if term == nil || !term.OOMKilled || term.Reason != "OOMKilled" || term.Signal == nil || term.Signal.Name != "SIGKILL" || term.ExitCode != nil {
+		t.Errorf("hog %+v, want oomKilled, reason OOMKilled, signal SIGKILL, no exitCode", term)
+	}
+}
+
+func TestSEC008_ContainersShareOneSandboxWithLoopbackOnlyAndNoNewPrivileges(t *testing.T) {
+	t.Parallel()
+	container := func(name string) string {
+		return `
+  - name: ` + name + `
+    image: IMAGE
+    volumeMounts: [{name: data, mountPath: /data}]
+    command:
+    - sh
+    - -c
+    - |
+      echo "$(hostname) $(readlink /proc/self/ns/net) $(readlink /proc/self/ns/ipc) $(readlink /proc/self/ns/uts) $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ,) $(grep NoNewPrivs /proc/self/status | tr -d '\t ')" > /data/` + name
+	}
+	tp := startPod(t, `
+metadata: {name: sandbox}
+spec:
+  restartPolicy: Never
+  volumes: [{name: data, emptyDir: {}}]
+  containers:`+container("a")+container("b"))
+	if st := tp.wait(90 * time.Second); st.Phase != "Succeeded" {
+		t.Fatalf("phase %s; events:\n%s", st.Phase, tp.timeline())
+	}
+	a, b := strings.TrimSpace(tp.volume("data", "a")), strings.TrimSpace(tp.volume("data", "b"))
+	if a == "" || a != b {
+		t.Errorf("containers see different sandboxes:\n a: %s\n b: %s", a, b)
+	}
+	f := strings.Fields(a)
+	if len(f) != 6 || f[0] != "sandbox" || f[4] != "lo," || f[5] != "NoNewPrivs:1" {
+		t.Errorf("sandbox view %q, want hostname sandbox, only lo, NoNewPrivs:1", a)
+	}
+}

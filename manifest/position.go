@@ -129,6 +129,6 @@ func (d *Document) Notification() (*v1alpha1.Notification, error) {
 }
 
 func (d *Document) decodeInto(out any) error {
-	var td typedDecoder
+	td := typedDecoder{shared: apiFields()}
 	return td.decode(d.Value, reflect.ValueOf(out), "")
 }

@@ -6,6 +6,9 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
+
+	"podspec.dev/podspec/api/v1alpha1"
 )
 
 // typedDecoder fills a Go value from a document's JSON-compatible tree directly, with the
@@ -13,6 +16,9 @@ import (
 // structs promoted, json.Unmarshaler honoured) but without serialising the tree first. Keys
 // match field names exactly; unknown keys are ignored (the schema engine reports them).
 type typedDecoder struct {
+	// shared are the precomputed field maps of the API types (read only).
+	shared map[reflect.Type]map[string][]int
+	// fields are field maps computed during this decode.
 	fields map[reflect.Type]map[string][]int
 }
 
@@ -164,10 +170,38 @@ func fieldByIndex(rv reflect.Value, idx []int) (reflect.Value, error) {
 	return rv, nil
 }
 
+// apiFields holds the field maps of every struct type reachable from Pod and Notification,
+// computed once and never modified afterwards.
+var apiFields = sync.OnceValue(func() map[reflect.Type]map[string][]int {
+	td := &typedDecoder{fields: map[reflect.Type]map[string][]int{}}
+	seen := map[reflect.Type]bool{}
+	var visit func(t reflect.Type)
+	visit = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		for _, idx := range td.fieldsOf(t) {
+			visit(t.FieldByIndex(idx).Type)
+		}
+	}
+	visit(reflect.TypeFor[v1alpha1.Pod]())
+	visit(reflect.TypeFor[v1alpha1.Notification]())
+	return td.fields
+})
+
 // fieldsOf maps JSON names to field index paths for a struct type, as encoding/json names them.
 func (td *typedDecoder) fieldsOf(t reflect.Type) map[string][]int {
 	if f, ok := td.fields[t]; ok {
 		return f
+	}
+	if td.shared != nil {
+		if f, ok := td.shared[t]; ok {
+			return f
+		}
 	}
 	out := map[string][]int{}
 	td.collect(t, nil, out)

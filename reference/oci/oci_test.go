@@ -361,8 +361,7 @@ func (e *testEnv) runningContainer(t *testing.T, id string, c ContainerConfig) i
 		t.Fatalf("start %s: %v", id, err)
 	}
 	t.Cleanup(func() {
-		// SIGKILL to the init of a pid namespace kills every process in it; --all is not needed
-		// (and crun 1.8's kill --all is unreliable after an exec on hybrid-cgroup hosts).
+		// SIGKILL to the init of a pid namespace kills every process in it.
 		if err := e.rt.Kill(context.Background(), id, syscall.SIGKILL, false); err != nil && !errors.Is(err, ErrNotRunning) {
 			t.Errorf("cleanup: kill %s: %v", id, err)
 		}

@@ -313,7 +313,7 @@ func busyboxApplets(ctx context.Context, bb string) ([]string, error) {
 	}
 	var applets []string
 	for _, a := range strings.Fields(string(out)) {
-		if tagRE.MatchString(a) && !strings.Contains(a, "/") {
+		if a != "." && a != ".." && !strings.ContainsAny(a, "/\x00") {
 			applets = append(applets, a)
 		}
 	}

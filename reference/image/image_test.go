@@ -440,3 +440,27 @@ func TestResolveOfAnUnpackedImageSkipsLayerHashing(t *testing.T) {
 		t.Fatalf("a store without the unpacked image: err = %v, want ErrNotFound for the missing layer", err)
 	}
 }
+
+func TestUnpackRemovesLeftoversOfACrashedUnpack(t *testing.T) {
+	needRoot(t)
+	ctx := context.Background()
+	store, layout := testStore(t)
+	bin := filepath.Join(t.TempDir(), "f")
+	writeTestFile(t, bin, "content", 0o755)
+	if _, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/f"}}}); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := ParseReference("oci:"+layout, "")
+	img, err := store.Resolve(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(store.Root, "tmp", strings.TrimPrefix(img.Digest, "sha256:")[:12]+"-crashed")
+	writeTestFile(t, filepath.Join(stale, "half"), "x", 0o644)
+	if _, err := store.Unpack(ctx, img); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("stale unpack directory %s survived: %v", stale, err)
+	}
+}

@@ -58,6 +58,12 @@ func (s *Store) Unpack(ctx context.Context, img *Image) (string, error) {
 	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
 		return final, nil // another caller finished while we waited
 	}
+	// Leftovers of an unpack of this digest that crashed: nobody else holds the lock.
+	if stale, err := filepath.Glob(filepath.Join(s.Root, "tmp", hexd[:12]+"-*")); err == nil {
+		for _, d := range stale {
+			_ = os.RemoveAll(d)
+		}
+	}
 	tmp, err := os.MkdirTemp(filepath.Join(s.Root, "tmp"), hexd[:12]+"-")
 	if err != nil {
 		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)

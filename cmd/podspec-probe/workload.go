@@ -243,14 +243,18 @@ func runWorkload(args []string) (int, error) {
 	em.emit(probe.Event{Type: probe.TypeStart})
 
 	fresh, writable := markRootfs()
+	// The report reads files as they were when the instance started, before its own writes.
+	var rep *probe.Report
+	if c.report {
+		rep = gatherReport(c.read)
+		rep.FreshRootfs, rep.RootfsWritable = fresh, writable
+	}
 	for path, content := range c.write {
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "podspec-probe: write %s: %v\n", path, err)
 		}
 	}
-	if c.report {
-		rep := gatherReport(c.read)
-		rep.FreshRootfs, rep.RootfsWritable = fresh, writable
+	if rep != nil {
 		em.emit(probe.Event{Type: probe.TypeReport, Report: rep})
 	}
 	if c.stdout != "" {

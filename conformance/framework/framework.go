@@ -144,7 +144,35 @@ type Pod struct {
 	// RunResult is the outcome of `run --detach`.
 	RunResult *Result
 	created   bool
+
+	notesMu sync.Mutex
+	notes   map[string]string
 }
+
+// Note records an observation made while driving the pod (e.g. a condition seen right after a
+// stop request), for the specs to assert on.
+func (p *Pod) Note(key, value string) {
+	p.notesMu.Lock()
+	defer p.notesMu.Unlock()
+	if p.notes == nil {
+		p.notes = map[string]string{}
+	}
+	p.notes[key] = value
+}
+
+// Notes returns a copy of the recorded observations.
+func (p *Pod) Notes() map[string]string {
+	p.notesMu.Lock()
+	defer p.notesMu.Unlock()
+	out := make(map[string]string, len(p.notes))
+	for k, v := range p.notes {
+		out[k] = v
+	}
+	return out
+}
+
+// PodTimeout is the run's wait for a pod expected to finish on its own.
+func (p *Pod) PodTimeout() time.Duration { return p.f.cfg.Tolerances.PodTimeout.Value }
 
 // Submit writes the pod's manifest and runs `run --detach`. It returns the pod whether or not the
 // runtime accepted it (see Pod.Created and RunResult); err is set only when the harness itself
@@ -263,6 +291,12 @@ func (p *Pod) WaitFor(ctx context.Context, what string, timeout time.Duration, c
 		}
 		select {
 		case <-ctx.Done():
+			// Show the whole timeline, read with a context of its own.
+			fresh, cancelFresh := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			if last, lerr := p.Timeline(fresh); lerr == nil {
+				tl = last
+			}
+			cancelFresh()
 			if tl == nil {
 				tl = &Timeline{}
 			}

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"time"
@@ -158,10 +159,15 @@ func PreStop(h Handler) ContainerOpt {
 	}
 }
 
-// ProbeTiming sets a probe's period (seconds) and failure threshold.
+// ProbeTiming sets a probe's period, failure threshold, initial delay and timeout (seconds).
 type ProbeTiming struct {
-	PeriodSeconds, FailureThreshold, InitialDelaySeconds int32
+	PeriodSeconds, FailureThreshold, InitialDelaySeconds, TimeoutSeconds int32
 }
+
+// DefaultCheckTimeoutSeconds is the timeoutSeconds of probe-backed checks unless a test sets
+// one: a check is a `runc exec` of the probe plus one socket round trip, which can take more than
+// the API's 1 s default on a loaded machine, and only tests about timeouts need the default.
+const DefaultCheckTimeoutSeconds = 5
 
 func checkProbe(kind, container string, h Handler, t ProbeTiming) *v1alpha1.Probe {
 	return &v1alpha1.Probe{
@@ -169,6 +175,7 @@ func checkProbe(kind, container string, h Handler, t ProbeTiming) *v1alpha1.Prob
 		PeriodSeconds:       t.PeriodSeconds,
 		FailureThreshold:    t.FailureThreshold,
 		InitialDelaySeconds: t.InitialDelaySeconds,
+		TimeoutSeconds:      cmp.Or(t.TimeoutSeconds, DefaultCheckTimeoutSeconds),
 	}
 }
 

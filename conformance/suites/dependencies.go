@@ -26,7 +26,6 @@ func exited(names ...string) func(*fw.Timeline) bool {
 }
 
 func (s *suite) registerDependencies() {
-	readyTimeout := func(p *fw.Pod) time.Duration { return 30 * time.Second }
 	deps := &fw.Scenario{
 		Short: "deps",
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
@@ -39,14 +38,14 @@ func (s *suite) registerDependencies() {
 		// Everything that does not wait for db runs first; db becomes ready only later, then
 		// web runs, then the pod is stopped (db loops).
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if _, err := p.WaitFor(ctx, "worker, early, job and report to finish", readyTimeout(p), exited("worker", "early", "job", "report")); err != nil {
+			if _, err := p.WaitFor(ctx, "worker, early, job and report to finish", p.PodTimeout(), exited("worker", "early", "job", "report")); err != nil {
 				return err
 			}
 			time.Sleep(500 * time.Millisecond) // web must still be waiting for db
 			if err := p.Touch("db-ready"); err != nil {
 				return err
 			}
-			if _, err := p.WaitFor(ctx, "web to finish", readyTimeout(p), exited("web")); err != nil {
+			if _, err := p.WaitFor(ctx, "web to finish", p.PodTimeout(), exited("web")); err != nil {
 				return err
 			}
 			return p.Stop(ctx, nil, false)

@@ -66,7 +66,7 @@ func exitRows() []exitRow {
 		{key: "any-b143", policy: anyP, restart: never, a: fw.ExitAfter(0, ms(300)), b: fw.Loop().On("SIGTERM", "exit:0s:143"),
 			phase: v1alpha1.PodFailed, exitCode: 143, decidedBy: "b", reason: "Completed", aEnd: exitWith(0, ok), bEnd: exitWith(143, stopped)},
 		{key: "any-bkill", policy: anyP, restart: never, a: fw.ExitAfter(0, ms(300)), b: fw.Loop().On("SIGTERM", "ignore"),
-			phase: v1alpha1.PodFailed, exitCode: 128 + 9, decidedBy: "b", reason: "Completed", aEnd: exitWith(0, ok), bEnd: killedBy("SIGKILL", stopped)},
+			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "a", reason: "Completed", aEnd: exitWith(0, ok), bEnd: killedBy("SIGKILL", stopped)},
 		{key: "any-usr1", policy: anyP, restart: never, a: fw.ExitAfter(0, ms(300)), b: fw.Loop().On("SIGUSR1", "exit"), bOpts: []fw.ContainerOpt{fw.WithStopSignal("SIGUSR1")},
 			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "a", reason: "Completed", aEnd: exitWith(0, ok), bEnd: exitWith(0, stopped)},
 		{key: "anyf-0-0", policy: anyF, restart: never, a: fw.ExitAfter(0, ms(300)), b: fw.ExitAfter(0, ms(900)),

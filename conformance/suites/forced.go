@@ -25,8 +25,8 @@ func (s *suite) registerForcedStop() {
 		out := get()
 		tl, st := out.Timeline, out.Final
 		tol := s.f.Tolerances()
-		Expect(tl.WithinBudget("forced stop to PodFinished", fw.RuntimeEv(fw.EvStopRequested, ""), fw.RuntimeEv(fw.EvPodFinished, ""), 0, tol.Reaction)).To(Succeed())
 		for _, c := range []string{"app", "stubborn"} {
+			Expect(tl.WithinBudget("forced stop to "+c+"'s SIGKILL", fw.RuntimeEv(fw.EvStopRequested, ""), runtimeSignal(c, "SIGKILL"), 0, tol.Reaction)).To(Succeed())
 			t := st.Terminated(c)
 			Expect(t).NotTo(BeNil(), "%s\n%s", c, st)
 			Expect(t.Signal).To(Equal(signal("SIGKILL")), "%s is killed by SIGKILL\n%s", c, st)
@@ -43,10 +43,12 @@ func (s *suite) registerForcedStop() {
 		It("starts no preStop hook", req("FORCE-003", "HOOK-011"), func() {
 			Expect(get().Timeline.NeverHappened("a preStop hook", fw.HandlerEvent("app", "preStop", probe.TypeHandlerStart))).To(Succeed())
 		})
-		It("ends the pod with termination reason Forced, the instances with reason Forced, as failures", req("FORCE-006", "STAT-006", "EXIT-012"), func() {
+		It("ends the pod with termination reason Forced: Failed, exit code 1, the instances with reason Forced", req("FORCE-006", "STAT-006", "EXIT-014", "EXIT-018"), func() {
 			st := get().Final
 			Expect(st.Reason).To(Equal(v1alpha1.ReasonForced), "%s", st)
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
+			Expect(st.DecidedBy).To(BeEmpty(), "%s", st)
+			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(1)), "%s", st)
 			for _, c := range []string{"app", "stubborn"} {
 				Expect(st.Terminated(c).Reason).To(Equal(v1alpha1.ReasonForced), "%s\n%s", c, st)
 			}
@@ -92,9 +94,9 @@ func (s *suite) registerForcedStop() {
 			tl := get().Timeline
 			reqs := tl.All(fw.RuntimeEv(fw.EvStopRequested, ""))
 			Expect(reqs).To(HaveLen(2), "a graceful then a forced stop request\n%s", tl)
-			fin, ok := tl.First(fw.RuntimeEv(fw.EvPodFinished, ""))
-			Expect(ok).To(BeTrue())
-			Expect(fin.Time.Sub(reqs[1].Time)).To(BeNumerically("<=", s.f.Tolerances().Reaction.Value), "forced stop to PodFinished\n%s", tl)
+			kill, ok := tl.First(runtimeSignal("app", "SIGKILL"))
+			Expect(ok).To(BeTrue(), "app gets SIGKILL\n%s", tl)
+			Expect(kill.Time.Sub(reqs[1].Time)).To(BeNumerically("<=", s.f.Tolerances().Reaction.Value), "forced stop request to app's SIGKILL, within %s\n%s", s.f.Tolerances().Reaction.Name, tl)
 			Expect(tl.NeverHappened("app's preStop hook ending", fw.HandlerEvent("app", "preStop", probe.TypeHandlerEnd))).To(Succeed())
 		})
 		It("keeps the termination reason of the stop sequence already running", req("EXIT-020"), func() {

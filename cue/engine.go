@@ -653,8 +653,8 @@ func (ev *evaluation) emit(b *strings.Builder, v any, toks []string) {
 // number writes a float as CUE: an integer literal when it is integral (JSON Schema counts 1.0
 // as an integer; CUE would not), else the shortest float literal.
 func number(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1e18 {
-		return strconv.FormatInt(int64(f), 10)
+	if f == math.Trunc(f) {
+		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	s := strconv.FormatFloat(f, 'g', -1, 64)
 	if !strings.ContainsAny(s, ".eE") {

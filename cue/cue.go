@@ -8,9 +8,9 @@
 // two drift apart. Rules a schema cannot say (uniqueness, references, cycles, update legality)
 // live in package validation, not here.
 //
-// The engine is correct rather than fast (about a millisecond or more per document): the
-// validator runs it only when asked (--engine cue) and in tests. It never touches the network
-// or the file system.
+// The engine is correct rather than fast (about 10 ms of CPU for a typical pod, against about
+// 0.2 ms for package schema's): the validator runs it only when asked (--engine cue) and in
+// tests. It never touches the network or the file system.
 package cue
 
 import (

@@ -24,9 +24,10 @@ import (
 // maxPasses bounds the evaluations of one document. CUE reports only some errors when several
 // exist (an unknown field is hidden while other errors exist; a missing field is hidden by a
 // bad sibling value), so the engine evaluates again with every reported value neutralised
-// (replaced by _) or removed (unknown fields), until an evaluation reports nothing new. Each
-// pass costs one evaluation (about a millisecond for a typical pod); a document with errors
-// hidden behind more than maxPasses layers gets the errors of the first maxPasses passes.
+// (replaced by _) or removed (unknown fields), until an evaluation reports nothing new. A valid
+// document takes one pass; each pass costs one evaluation (a few milliseconds of CPU for a
+// typical pod). A document with errors hidden behind more than maxPasses layers gets the errors
+// of the first maxPasses passes, so the cost of one document stays bounded.
 const maxPasses = 32
 
 // Validate checks a decoded document (map[string]any, []any, string, bool, nil and numbers as

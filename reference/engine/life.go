@@ -62,7 +62,7 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 		s.status().Started = true
 		s.rec().EverStarted = true
 		var evs []*store.Event
-		if s.c.ReadinessProbe == nil {
+		if s.c.ReadinessProbe == nil && s.kind != KindInit {
 			s.status().Ready = true
 			s.rec().EverReady = true
 			evs = append(evs, e.instEvent(store.EventContainerReady, s, inst, "", ""))

@@ -425,7 +425,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		fillExit(term, ex, oom > 0)
 		// STAT-006: the first reason of the table whose condition holds.
 		switch {
-		case term.Reason == ReasonExitStatusLost:
+		case term.Reason == ReasonExitStatusLost && r.StopReason == "" && !e.forced:
 		case e.forced && (r.StopReason != "" || e.st.Stop.Reason == TerminationForced):
 			term.Reason = v1alpha1.ReasonForced
 		case term.Reason == v1alpha1.ReasonOOMKilled:

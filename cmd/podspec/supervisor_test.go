@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/schema"
+)
+
+// The test binary doubles as the podspec binary: with PODSPEC_TEST_AS_CLI=1 it runs the
+// command line instead of the tests, so `run` can start supervisors from os.Executable().
+func init() {
+	if os.Getenv("PODSPEC_TEST_AS_CLI") == "1" {
+		os.Exit(run(os.Args[1:]))
+	}
+}
+
+// cli runs the podspec command line (this test binary) with a root; it returns stdout and the
+// exit status.
+type cli struct {
+	t    *testing.T
+	root string
+}
+
+func (c cli) run(args ...string) (string, int) {
+	c.t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cmd := exec.Command(self, append([]string{"--root", c.root, "--error-format", "json"}, args...)...)
+	cmd.Env = append(os.Environ(), "PODSPEC_TEST_AS_CLI=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatal(err)
+	}
+	if code != 0 {
+		c.t.Logf("podspec %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+	}
+	return out.String(), code
+}
+
+func runtimeTestSetup(t *testing.T) (cli, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	if _, err := exec.LookPath("runc"); err != nil {
+		t.Skip("needs runc")
+	}
+	if _, err := os.Stat(image.BusyboxPath); err != nil {
+		t.Skip("needs busybox-static")
+	}
+	dir := t.TempDir()
+	layout := filepath.Join(dir, "busybox")
+	if _, err := image.Build(context.Background(), layout, image.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
+		t.Fatal(err)
+	}
+	c := cli{t: t, root: filepath.Join(dir, "root")}
+	return c, layout
+}
+
+func readState(t *testing.T, root, name string) *store.State {
+	t.Helper()
+	s, err := store.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Pod(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func events(t *testing.T, c cli, pod string) []store.Event {
+	t.Helper()
+	out, code := c.run("events", pod)
+	if code != 0 {
+		t.Fatalf("events: exit %d", code)
+	}
+	var evs []store.Event
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev store.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("event line %q: %v", line, err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSUP004_KilledSupervisorIsReplacedByOneThatAdoptsThePod kills a pod's supervisor with
+// SIGKILL mid-run. The next verb (status) starts a new supervisor that adopts the pod: the
+// running container keeps its containerID and process, the one that exited meanwhile is
+// recorded ExitStatusLost, and the pod can still be stopped and removed cleanly.
+func TestSUP004_KilledSupervisorIsReplacedByOneThatAdoptsThePod(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	manifest := filepath.Join(t.TempDir(), "pod.yaml")
+	os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: adopt}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 5
+  containers:
+  - {name: app, image: "oci:`+layout+`", command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]}
+  - {name: short, image: "oci:`+layout+`", command: [sh, -c, "sleep 2; exit 3"]}
+`), 0o644)
+	out, code := c.run("run", "--detach", manifest)
+	if code != 0 {
+		t.Fatalf("run --detach: exit %d", code)
+	}
+	t.Cleanup(func() { c.run("rm", "--force", "adopt") })
+	var created struct{ Name, UID string }
+	if err := json.Unmarshal([]byte(out), &created); err != nil || created.Name != "adopt" || created.UID == "" {
+		t.Fatalf("run --detach printed %q", out)
+	}
+	waitFor(t, "both containers running", 30*time.Second, func() bool {
+		st := readState(t, c.root, "adopt")
+		return st.Containers["app"] != nil && st.Containers["app"].Running && st.Containers["short"] != nil && st.Containers["short"].Running
+	})
+	before := readState(t, c.root, "adopt")
+	appPID, appID := before.Containers["app"].PID, before.Containers["app"].ContainerID
+	sup := before.Supervisor
+	if sup.PID == 0 || sup.StartTime != store.ProcessStartTime(sup.PID) {
+		t.Fatalf("state does not record the live supervisor: %+v", sup)
+	}
+	if err := syscall.Kill(sup.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return store.ProcessStartTime(sup.PID) != sup.StartTime })
+	// short exits (after 2 s) while nobody supervises the pod.
+	time.Sleep(2500 * time.Millisecond)
+
+	out, code = c.run("status", "adopt")
+	if code != 0 {
+		t.Fatalf("status after the supervisor died: exit %d", code)
+	}
+	var status v1alpha1.PodStatus
+	if err := json.Unmarshal([]byte(out), &status); err != nil {
+		t.Fatal(err)
+	}
+	if status.UID != created.UID {
+		t.Errorf("uid changed from %s to %s (ID-005)", created.UID, status.UID)
+	}
+	waitFor(t, "short recorded", 20*time.Second, func() bool {
+		st := readState(t, c.root, "adopt")
+		return st.Containers["short"].Terminal
+	})
+	after := readState(t, c.root, "adopt")
+	if after.Supervisor.Generation != 2 || after.Supervisor.PID == sup.PID {
+		t.Errorf("supervisor %+v, want generation 2 with a new pid", after.Supervisor)
+	}
+	if r := after.Containers["app"]; r.PID != appPID || r.ContainerID != appID || !r.Running {
+		t.Errorf("app after adoption %+v, want the same process %d and containerID %s still running (SUP-004)", r, appPID, appID)
+	}
+	for _, cs := range after.Pod.Status.ContainerStatuses {
+		if cs.Name != "short" {
+			continue
+		}
+		term := cs.State.Terminated
+		if term == nil || term.Reason != "ExitStatusLost" || term.ExitCode != nil || term.Signal != nil {
+			t.Errorf("short %+v, want terminated ExitStatusLost with neither exitCode nor signal (SUP-005)", cs.State)
+		}
+	}
+	adopted := false
+	for _, ev := range events(t, c, "adopt") {
+		adopted = adopted || ev.Type == store.EventSupervisorAdopted
+	}
+	if !adopted {
+		t.Errorf("no SupervisorAdopted event")
+	}
+	// The adopted pod still stops gracefully and is removed without leftovers.
+	if _, code := c.run("stop", "adopt"); code != 0 {
+		t.Fatalf("stop: exit %d", code)
+	}
+	out, code = c.run("wait", "--timeout", "30s", "adopt")
+	if code != 0 {
+		t.Fatalf("wait: exit %d", code)
+	}
+	json.Unmarshal([]byte(out), &status)
+	if status.Phase != v1alpha1.PodFailed || status.DecidedBy != "short" {
+		t.Errorf("final phase %s decidedBy %s, want Failed by short: a lost exit counts as a failure", status.Phase, status.DecidedBy)
+	}
+	if _, code := c.run("rm", "adopt"); code != 0 {
+		t.Fatalf("rm: exit %d", code)
+	}
+	if _, code := c.run("status", "adopt"); code != 4 {
+		t.Errorf("status after rm: exit %d, want 4 (NotFound)", code)
+	}
+	left, _ := exec.Command("runc", "--root", filepath.Join(c.root, "runc"), "list", "-q").Output()
+	if strings.TrimSpace(string(left)) != "" {
+		t.Errorf("runc containers left: %s", left)
+	}
+}
+
+// TestRuntimeVerbsFollowTheContract checks the verbs' outputs, error codes and exit statuses
+// (docs/runtime-interface.md) on one short pod.
+func TestRuntimeVerbsFollowTheContract(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	good := write("good.yaml", `apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: verbs}
+spec:
+  restartPolicy: OnFailure
+  restartBackoff: {initialSeconds: 0.05}
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: app
+    image: "oci:`+layout+`"
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, "echo run $(cat /data/n 2>/dev/null); if [ -e /data/n ]; then sleep 1; exit 0; fi; echo 1 > /data/n; exit 2"]
+`)
+	t.Cleanup(func() { c.run("rm", "--force", "verbs") })
+
+	out, code := c.run("version")
+	var v struct {
+		ContractVersion string   `json:"contractVersion"`
+		Profiles        []string `json:"profiles"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.ContractVersion != "1.0" || v.Profiles[0] != "core" {
+		t.Errorf("version: exit %d, %q", code, out)
+	}
+	if out, code := c.run("list"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("list on an empty root: exit %d, %q, want []", code, out)
+	}
+	bad := write("bad.yaml", "apiVersion: podspec.dev/v1alpha1\nkind: Pod\nmetadata: {name: Bad_Name}\nspec: {containers: []}\n")
+	if _, code := c.run("run", "--detach", bad); code != 1 {
+		t.Errorf("run of an invalid manifest: exit %d, want 1 (InvalidManifest)", code)
+	}
+	if _, code := c.run("--oci-runtime", "/nonexistent/runc", "run", "--detach", good); code != 6 {
+		t.Errorf("run with a missing OCI runtime: exit %d, want 6", code)
+	}
+	if _, code := c.run("status", "nosuchpod"); code != 4 {
+		t.Errorf("status of an unknown pod: exit %d, want 4", code)
+	}
+	if _, code := c.run("run", "--detach", good); code != 0 {
+		t.Fatalf("run --detach: exit %d", code)
+	}
+	if _, code := c.run("run", "--detach", good); code != 5 {
+		t.Errorf("second run with the same name: exit %d, want 5 (Conflict)", code)
+	}
+	if _, code := c.run("rm", "verbs"); code != 5 {
+		t.Errorf("rm of a running pod: exit %d, want 5 (Conflict)", code)
+	}
+	if _, code := c.run("wait", "--timeout", "1ms", "verbs"); code != 7 {
+		t.Errorf("wait --timeout 1ms: exit %d, want 7 (Timeout)", code)
+	}
+	out, code = c.run("wait", "--timeout", "60s", "verbs")
+	var st v1alpha1.PodStatus
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Phase != v1alpha1.PodSucceeded {
+		t.Fatalf("wait: exit %d, %q", code, out)
+	}
+	var generic any
+	json.Unmarshal([]byte(out), &generic)
+	for _, e := range schema.Validate("PodStatus", generic) {
+		t.Errorf("status does not validate as PodStatus: %v", e)
+	}
+	if logs, _ := c.run("logs", "verbs", "app"); logs != "run 1\n" {
+		t.Errorf("logs = %q, want the current instance's output", logs)
+	}
+	if logs, _ := c.run("logs", "--previous", "verbs", "app"); logs != "run\n" {
+		t.Errorf("logs --previous = %q, want the first instance's output", logs)
+	}
+	if _, code := c.run("logs", "verbs", "nosuch"); code != 4 {
+		t.Errorf("logs of an unknown container: exit %d, want 4", code)
+	}
+	evs := events(t, c, "verbs")
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) || ev.Pod != "verbs" || ev.PodUID != st.UID || (i > 0 && ev.Time.Before(evs[i-1].Time)) {
+			t.Errorf("event %d: %+v breaks seq/pod/time rules", i, ev)
+		}
+	}
+	if evs[0].Type != "PodCreated" || evs[len(evs)-1].Type != "PodFinished" {
+		t.Errorf("first %s last %s, want PodCreated … PodFinished", evs[0].Type, evs[len(evs)-1].Type)
+	}
+	if out, _ := c.run("events", "--follow", "verbs"); strings.Count(out, "\n") != len(evs) {
+		t.Errorf("events --follow on a finished pod printed %d lines, want %d", strings.Count(out, "\n"), len(evs))
+	}
+	if _, code := c.run("stop", "verbs"); code != 0 {
+		t.Errorf("stop of a terminal pod: exit %d, want 0", code)
+	}
+	if out, code := c.run("gc", "--older-than", "1h"); code != 0 || strings.TrimSpace(out) != `{"removed":[]}` {
+		t.Errorf("gc --older-than 1h: exit %d, %q", code, out)
+	}
+	if out, code := c.run("gc"); code != 0 || strings.TrimSpace(out) != `{"removed":["verbs"]}` {
+		t.Errorf("gc: exit %d, %q", code, out)
+	}
+	if out, _ := c.run("list"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("list after gc = %q", out)
+	}
+}

@@ -197,6 +197,22 @@ func TestWorkloadFollowsItsPerInstancePlanAcrossRestarts(t *testing.T) {
 	}
 }
 
+func TestWorkloadWaitsForItsRendezvousBeforeTheDelayStarts(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "peer-started")
+	cmd, srv, _ := startProbe(t, "run", "-exit", "4", "-after", "10ms", "-wait-for", marker)
+	waitEvents(t, srv, 1)
+	time.Sleep(200 * time.Millisecond)
+	if got := types(srv.Events()); got != "start" {
+		t.Fatalf("the workload did not wait for its rendezvous: %q", got)
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ws := waitStatus(t, cmd); ws.ExitStatus() != 4 {
+		t.Fatalf("exit %d, want 4", ws.ExitStatus())
+	}
+}
+
 func TestWorkloadDiesFromSIGSEGVWhenAskedToCrash(t *testing.T) {
 	cmd, srv, _ := startProbe(t, "run", "-loop", "-crash-after", "50ms")
 	ws := waitStatus(t, cmd)

@@ -42,6 +42,7 @@ type workloadConfig struct {
 	touchDelay   time.Duration
 	crashAfter   time.Duration
 	stdout       string
+	waitFor      []string
 }
 
 // listFlag collects a repeatable string flag.
@@ -61,7 +62,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 		write: map[string]string{},
 	}
 	var codes string
-	var on, read, write, touch listFlag
+	var on, read, write, touch, waitFor listFlag
 	fs.StringVar(&c.name, "name", "", "container name to report (default $"+probe.EnvName+", else the hostname)")
 	fs.StringVar(&c.socket, "socket", "", "harness socket (default $"+probe.EnvSocket+", else "+probe.DefaultSocket+")")
 	fs.IntVar(&c.exitCode, "exit", 0, "exit code when the delay ends")
@@ -77,6 +78,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.DurationVar(&c.touchDelay, "touch-delay", 0, "delay before creating the -touch files")
 	fs.DurationVar(&c.crashAfter, "crash-after", 0, "die from SIGSEGV after this long (0: never)")
 	fs.StringVar(&c.stdout, "stdout", "", "line printed on stdout at start")
+	fs.Var(&waitFor, "wait-for", "file that must exist before the -after and -crash-after delays start (repeatable): a rendezvous with another container")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -106,6 +108,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	}
 	c.read = read
 	c.touch = touch
+	c.waitFor = waitFor
 	for _, w := range write {
 		path, content, ok := strings.Cut(w, "=")
 		if !ok || path == "" {
@@ -262,18 +265,34 @@ func runWorkload(args []string) (int, error) {
 	}
 
 	loop, code := c.plan(em.instance)
-	var exitTimer, crashTimer, touchTimer <-chan time.Time
-	if !loop {
-		exitTimer = time.After(c.after)
+	var exitTimer, crashTimer, touchTimer, poll <-chan time.Time
+	armed := false
+	arm := func() {
+		armed = true
+		if !loop {
+			exitTimer = time.After(c.after)
+		}
+		if c.crashAfter > 0 {
+			crashTimer = time.After(c.crashAfter)
+		}
 	}
-	if c.crashAfter > 0 {
-		crashTimer = time.After(c.crashAfter)
+	if allExist(c.waitFor) {
+		arm()
+	} else {
+		ticker := time.NewTicker(10 * time.Millisecond)
+		defer ticker.Stop()
+		poll = ticker.C
 	}
 	if len(c.touch) > 0 {
 		touchTimer = time.After(c.touchDelay)
 	}
 	for {
 		select {
+		case <-poll:
+			if !armed && allExist(c.waitFor) {
+				poll = nil
+				arm()
+			}
 		case <-touchTimer:
 			touchTimer = nil
 			for _, p := range c.touch {
@@ -300,6 +319,16 @@ func runWorkload(args []string) (int, error) {
 			}
 		}
 	}
+}
+
+// allExist reports whether every path exists.
+func allExist(paths []string) bool {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // lingerThenExit waits out the linger time, still reporting signals (and ignoring them), then

@@ -209,9 +209,19 @@ func runConformance(ctx context.Context, cfg fw.Config, o conformanceRun) error 
 	}
 	finished := time.Now()
 
+	suite := suiteInfo(cfg.ProbeBinary)
+	if data, err := os.ReadFile(abs(certify.ReportFile)); err == nil {
+		if rep, err := suites.DecodeReport(data); err == nil {
+			for _, sr := range rep.SpecReports {
+				if sr.LeafNodeType == types.NodeTypeIt {
+					suite.SpecCount++
+				}
+			}
+		}
+	}
 	env := certify.Environment{
 		Certify:     o.certify,
-		Suite:       suiteInfo(cfg.ProbeBinary),
+		Suite:       suite,
 		Runtime:     certify.RuntimeInfo{Command: strings.Fields(cfg.RuntimeCommand), Version: runtimeVersionJSON(ctx, cfg.RuntimeCommand)},
 		Host:        certify.DescribeHost(),
 		RunID:       cfg.RunID,

@@ -59,6 +59,17 @@ func (w Workload) Touch(path string, delay time.Duration) Workload {
 	return w.with("-touch", path, "-touch-delay", delay.String())
 }
 
+// WaitFor makes the workload start its -after and -crash-after delays only once file exists in
+// the probe directory: a rendezvous that orders two containers without relying on how fast the
+// runtime starts them.
+func (w Workload) WaitFor(file string) Workload { return w.with("-wait-for", ProbeMount+"/"+file) }
+
+// Announce makes the workload create file in the probe directory as soon as it starts (the other
+// side of WaitFor).
+func (w Workload) Announce(file string) Workload {
+	return w.with("-touch", ProbeMount+"/"+file, "-touch-delay", "0s")
+}
+
 // CrashAfter makes the workload die from SIGSEGV after d.
 func (w Workload) CrashAfter(d time.Duration) Workload { return w.with("-crash-after", d.String()) }
 

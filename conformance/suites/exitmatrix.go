@@ -83,7 +83,7 @@ func exitRows() []exitRow {
 			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "b", reason: "Completed", aEnd: exitWith(0, ok), bEnd: exitWith(0, ok)},
 		{key: "own-never", policy: anyP, restart: onFailure, a: fw.ExitAfter(3, ms(300)), aOpts: []fw.ContainerOpt{fw.WithRestartPolicy(never)}, b: fw.Loop(),
 			phase: v1alpha1.PodFailed, exitCode: 3, decidedBy: "a", reason: "Failed", aEnd: exitWith(3, "Error"), bEnd: exitWith(0, stopped)},
-		{key: "own-always", policy: anyP, restart: never, a: fw.ExitAfter(0, ms(200)).Codes("0", "loop"), aOpts: []fw.ContainerOpt{fw.WithRestartPolicy(v1alpha1.RestartPolicyAlways)}, b: fw.ExitAfter(0, ms(1500)),
+		{key: "own-always", policy: anyP, restart: never, a: fw.ExitAfter(0, ms(200)).Codes("0", "loop"), aOpts: []fw.ContainerOpt{fw.WithRestartPolicy(v1alpha1.RestartPolicyAlways)}, b: fw.ExitAfter(0, ms(3000)),
 			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "b", reason: "Completed", aEnd: exitWith(0, stopped), bEnd: exitWith(0, ok), aRestarts: 1},
 	}
 }
@@ -96,8 +96,9 @@ func (s *suite) registerExitMatrix() {
 	rows := exitRows()
 	scen := map[string]*fw.Scenario{}
 	for _, r := range rows {
+		// a's delay starts only once b runs (a rendezvous), so a's exit always comes while b runs.
 		b := fastBackoff(fw.NewPod().ExitPolicy(r.policy).RestartPolicy(r.restart).Grace(3)).
-			Main("a", r.a, r.aOpts...).Main("b", r.b, r.bOpts...)
+			Main("a", r.a.WaitFor("b.started"), r.aOpts...).Main("b", r.b.Announce("b.started"), r.bOpts...)
 		scen[r.key] = s.scenarios.Add(&fw.Scenario{Short: "exit-" + r.key, Pod: b})
 	}
 	entries := func(keep func(exitRow) bool) []TableEntry {

@@ -17,7 +17,7 @@ func (s *suite) registerSidecars() {
 		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever)).
 			Sidecar("s1", fw.Loop().On("SIGTERM", "exit:0s:1")).
 			Sidecar("s2", fw.ExitAfter(0, ms(200)).Codes("0", "loop")).
-			Main("app", fw.ExitAfter(0, ms(1500))),
+			Main("app", fw.ExitAfter(0, ms(4000))),
 	}
 	s.ordered("Sidecars", sc, func(get func() *fw.Outcome) {
 		It("restarts a sidecar after every exit, whatever the pod's restart policy", req("SIDE-001"), func() {

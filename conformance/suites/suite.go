@@ -174,7 +174,8 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 	s.scenarios.Add(sc)
 	var out *framework.Outcome
 	labels := profileLabel(profileOf(sc))
-	Describe(text, Ordered, labels, func() {
+	// ContinueOnFailure: one failed requirement must not hide the verdicts of the others.
+	Describe(text, Ordered, ContinueOnFailure, labels, func() {
 		BeforeAll(func(ctx SpecContext) {
 			s.requireProfile(sc.Profile)
 			out = s.scenarios.Await(ctx, sc)

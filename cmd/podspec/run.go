@@ -98,6 +98,15 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 			return nil, "", errf(codeFailed, "volume %s: shared volumes need the runtime profile \"gc\", which this runtime version does not declare", v.Name)
 		}
 	}
+	for _, v := range pod.Spec.Volumes {
+		if v.HostPath == nil {
+			continue
+		}
+		if _, err := os.Stat(v.HostPath.Path); err != nil {
+			// VOL-008: a hostPath that does not exist is refused, never created.
+			return nil, "", errf(codeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
+		}
+	}
 	rtPath, err := f.ociRuntimePath()
 	if err != nil {
 		return nil, "", err

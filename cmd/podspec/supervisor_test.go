@@ -247,7 +247,7 @@ spec:
   - name: app
     image: "oci:`+layout+`"
     volumeMounts: [{name: data, mountPath: /data}]
-    command: [sh, -c, "echo run $(cat /data/n 2>/dev/null); if [ -e /data/n ]; then sleep 1; exit 0; fi; echo 1 > /data/n; exit 2"]
+    command: [sh, -c, "echo run $(cat /data/n 2>/dev/null); if [ -e /data/n ]; then sleep 4; exit 0; fi; echo 1 > /data/n; exit 2"]
 `)
 	t.Cleanup(func() { c.run("rm", "--force", "verbs") })
 

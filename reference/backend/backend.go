@@ -46,7 +46,7 @@ func New(root, ociRuntime string) *Backend {
 	return &Backend{
 		Runtime:   &oci.Runtime{Binary: ociRuntime, Root: filepath.Join(root, "runc")},
 		Images:    &image.Store{Root: filepath.Join(root, "images")},
-		Sandboxes: namespaceSandboxer{},
+		Sandboxes: pinnedSandboxer{},
 		SharedDir: filepath.Join(root, "shared"),
 	}
 }

@@ -25,10 +25,13 @@ spec:
 `)
 	// RST-010: between instances the container waits with reason BackOff.
 	sawBackOff := false
-	for i := 0; i < 200 && !sawBackOff; i++ {
+	for deadline := time.Now().Add(60 * time.Second); !sawBackOff && time.Now().Before(deadline); {
 		c := tp.container("flaky")
 		sawBackOff = c.State.Waiting != nil && c.State.Waiting.Reason == "BackOff"
-		time.Sleep(10 * time.Millisecond)
+		if c.State.Terminated != nil && c.RestartCount == 2 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	if !sawBackOff {
 		t.Errorf("never saw state.waiting.reason BackOff between instances")

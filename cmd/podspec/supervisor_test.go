@@ -328,3 +328,76 @@ spec:
 		t.Errorf("list after gc = %q", out)
 	}
 }
+
+// TestSUP006_StopSequenceResumesAfterSupervisorLoss kills the supervisor while the stop
+// sequence waits for a main container that shuts down slowly. The adopting supervisor keeps
+// the termination reason and budget end, does not signal the main container again, and goes on
+// with the next step (the sidecar).
+func TestSUP006_StopSequenceResumesAfterSupervisorLoss(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	manifest := filepath.Join(t.TempDir(), "pod.yaml")
+	os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: resume}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 30
+  initContainers:
+  - {name: side, image: "oci:`+layout+`", restartPolicy: Always, command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]}
+  containers:
+  - {name: slow, image: "oci:`+layout+`", command: [sh, -c, "trap 'sleep 3; exit 0' TERM; while true; do sleep 0.05; done"]}
+`), 0o644)
+	if _, code := c.run("run", "--detach", manifest); code != 0 {
+		t.Fatalf("run --detach: exit %d", code)
+	}
+	t.Cleanup(func() { c.run("rm", "--force", "resume") })
+	waitFor(t, "slow running", 30*time.Second, func() bool {
+		r := readState(t, c.root, "resume").Containers["slow"]
+		return r != nil && r.Running
+	})
+	time.Sleep(200 * time.Millisecond)
+	if _, code := c.run("stop", "resume"); code != 0 {
+		t.Fatalf("stop: exit %d", code)
+	}
+	waitFor(t, "the stop signal", 10*time.Second, func() bool {
+		return readState(t, c.root, "resume").Containers["slow"].StopReason != ""
+	})
+	before := readState(t, c.root, "resume")
+	if err := syscall.Kill(before.Supervisor.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	out, code := c.run("wait", "--timeout", "60s", "resume")
+	if code != 0 {
+		t.Fatalf("wait: exit %d", code)
+	}
+	var st v1alpha1.PodStatus
+	json.Unmarshal([]byte(out), &st)
+	after := readState(t, c.root, "resume")
+	if after.Supervisor.Generation < 2 {
+		t.Fatalf("no adopting supervisor: %+v", after.Supervisor)
+	}
+	if st.Reason != "Stopped" || !after.Stop.Deadline.Equal(before.Stop.Deadline) {
+		t.Errorf("reason %s deadline %s, want Stopped and the same budget end %s", st.Reason, after.Stop.Deadline, before.Stop.Deadline)
+	}
+	if st.Phase != v1alpha1.PodSucceeded {
+		t.Errorf("phase %s, want Succeeded", st.Phase)
+	}
+	var slowSignals int
+	var slowExit, sideSignal int64
+	for _, ev := range events(t, c, "resume") {
+		switch {
+		case ev.Type == store.EventSignalSent && ev.Container == "slow":
+			slowSignals++
+		case ev.Type == store.EventContainerExited && ev.Container == "slow":
+			slowExit = ev.Seq
+		case ev.Type == store.EventSignalSent && ev.Container == "side":
+			sideSignal = ev.Seq
+		}
+	}
+	if slowSignals != 1 {
+		t.Errorf("slow got %d signals, want its one stop signal (STOP-007)", slowSignals)
+	}
+	if slowExit == 0 || sideSignal == 0 || sideSignal < slowExit {
+		t.Errorf("slow exited at seq %d, side signalled at seq %d: the resumed sequence must stop the sidecar after the main container", slowExit, sideSignal)
+	}
+}

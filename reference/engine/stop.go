@@ -170,8 +170,12 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 	e.sidecarsStopping = true
 	e.commitLocked()
 	e.mu.Unlock()
-	for !e.waitUntil(timeoutCtx(ctx, time.Second), func() bool { return !e.anyBusyLocked() }) {
+	for {
 		e.mu.Lock()
+		if !e.anyBusyLocked() {
+			e.mu.Unlock()
+			break
+		}
 		var live []*slot
 		for _, s := range e.slots {
 			if s.inst != nil {
@@ -188,6 +192,9 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 		e.mu.Unlock()
 		for _, s := range live {
 			e.signal(ctx, s, syscall.SIGKILL, why)
+		}
+		if e.waitUntil(timeoutCtx(ctx, time.Second), func() bool { return !e.anyBusyLocked() }) {
+			break
 		}
 	}
 	e.wg.Wait()

@@ -186,7 +186,8 @@ func TestWorkloadFollowsItsPerInstancePlanAcrossRestarts(t *testing.T) {
 			t.Fatalf("instance %d reported instance %d", i+1, evs[0].Instance)
 		}
 	}
-	cmd, srv, _ := startProbe(t, "run", "-counter", counter, "-codes", "1,0,loop")
+	dir := filepath.Dir(counter)
+	cmd, srv, _ := startProbe(t, "run", "-counter", counter, "-codes", "1,0,loop", "-touch", filepath.Join(dir, "started.{instance}"))
 	waitEvents(t, srv, 1)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -194,6 +195,9 @@ func TestWorkloadFollowsItsPerInstancePlanAcrossRestarts(t *testing.T) {
 	waitStatus(t, cmd)
 	if got := types(srv.Events()); got != "start signal:SIGTERM:exit exit" {
 		t.Fatalf("the looping fourth instance reported %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "started.4")); err != nil {
+		t.Fatalf("{instance} not substituted in -touch: %v", err)
 	}
 }
 

@@ -74,7 +74,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.BoolVar(&c.report, "report", false, "report env, hostname, cgroup limits and mounts after starting")
 	fs.Var(&read, "read", "file whose content goes into the report (repeatable)")
 	fs.Var(&write, "write", "PATH=CONTENT written at start (repeatable)")
-	fs.Var(&touch, "touch", "file created after starting (repeatable), e.g. a readiness marker")
+	fs.Var(&touch, "touch", "file created after starting (repeatable), e.g. a readiness marker; {instance} in the path becomes the instance number")
 	fs.DurationVar(&c.touchDelay, "touch-delay", 0, "delay before creating the -touch files")
 	fs.DurationVar(&c.crashAfter, "crash-after", 0, "die from SIGSEGV after this long (0: never)")
 	fs.StringVar(&c.stdout, "stdout", "", "line printed on stdout at start")
@@ -296,7 +296,7 @@ func runWorkload(args []string) (int, error) {
 		case <-touchTimer:
 			touchTimer = nil
 			for _, p := range c.touch {
-				touchFile(p)
+				touchFile(strings.ReplaceAll(p, "{instance}", strconv.Itoa(em.instance)))
 			}
 		case <-exitTimer:
 			em.exitEvent(probe.TypeExit, code)

@@ -65,7 +65,7 @@ func (w Workload) Touch(path string, delay time.Duration) Workload {
 func (w Workload) WaitFor(file string) Workload { return w.with("-wait-for", ProbeMount+"/"+file) }
 
 // Announce makes the workload create file in the probe directory as soon as it starts (the other
-// side of WaitFor).
+// side of WaitFor); "{instance}" in file becomes the instance number (with Counted or Codes).
 func (w Workload) Announce(file string) Workload {
 	return w.with("-touch", ProbeMount+"/"+file, "-touch-delay", "0s")
 }

@@ -75,7 +75,7 @@ func exitRows() []exitRow {
 			phase: v1alpha1.PodFailed, exitCode: 3, decidedBy: "a", reason: "Failed", aEnd: exitWith(3, "Error"), bEnd: exitWith(0, stopped)},
 		{key: "anyf-segv", policy: anyF, restart: never, a: fw.Loop().CrashAfter(ms(300)), b: fw.Loop(),
 			phase: v1alpha1.PodFailed, exitCode: 128 + 11, decidedBy: "a", reason: "Failed", aEnd: killedBy("SIGSEGV", "Signaled"), bEnd: exitWith(0, stopped)},
-		{key: "onf-all", policy: all, restart: onFailure, a: fw.ExitAfter(0, ms(300)).Codes("1", "0"), b: fw.ExitAfter(0, ms(2500)),
+		{key: "onf-all", policy: all, restart: onFailure, a: fw.ExitAfter(0, ms(300)).Codes("1", "0").Announce("a.{instance}.started"), b: fw.ExitAfter(0, ms(1000)).WaitFor("a.2.started"),
 			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "b", reason: "Completed", aEnd: exitWith(0, ok), bEnd: exitWith(0, ok), aRestarts: 1},
 		{key: "onf-any", policy: anyP, restart: onFailure, a: fw.ExitAfter(0, ms(300)).Codes("3", "0"), b: fw.Loop(),
 			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "a", reason: "Completed", aEnd: exitWith(0, ok), bEnd: exitWith(0, stopped), aRestarts: 1},

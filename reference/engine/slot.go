@@ -398,10 +398,17 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		if ex.Known || !inst.adopted {
 			oom = e.be.OOMKills(inst.id, e.info)
 		}
-		// The OCI container is deleted once the exit is recorded (deleting first would
-		// delay the record, and the order of exits with it).
-		defer e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
 	}
+	// The OCI container is deleted once the exit is recorded (deleting first would delay the
+	// record, and the order of exits with it), and before any back-off wait.
+	deleted := inst == nil
+	deleteInst := func() {
+		if !deleted {
+			deleted = true
+			e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
+		}
+	}
+	defer deleteInst()
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -509,6 +516,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		return false
 	}
 	e.mu.Unlock()
+	deleteInst()
 	full := e.sleep(ctx, delay, func() bool { return e.noRestartLocked(s) })
 	e.mu.Lock()
 	if !full {

@@ -7,8 +7,9 @@
 //
 // Rules the wrapper follows, learnt from runc on the project's machines:
 //
-//   - The runtime's own diagnostics are always written to a temporary log file (global
-//     --log FILE --log-format json), never read from a pipe: `runc create` hands its stdio to the
+//   - The runtime's own diagnostics are always written to an unlinked temporary file (global
+//     --log /proc/<pid>/fd/<n> --log-format json; nothing is left behind even if the caller is
+//     killed), never read from a pipe: `runc create` hands its stdio to the
 //     container, so a pipe would stay open for the container's whole life.
 //   - The runtime never reports a container's exit code. Create returns the container's host
 //     pid (from --pid-file); the caller must be its waiter (a parent, or a child subreaper set
@@ -23,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,13 +183,34 @@ type invocation struct {
 	newGroup bool
 }
 
-// logFile returns a fresh temporary file for the runtime's --log output.
-func logFile() (*os.File, error) {
-	f, err := os.CreateTemp("", "podspec-oci-log-*.json")
+// unlinkedTemp returns an open temporary file whose name is already removed, so nothing is
+// left behind even if this process is killed. Other processes reach it through
+// procPath(f).
+func unlinkedTemp(what string) (*os.File, error) {
+	f, err := os.CreateTemp("", "podspec-oci-*")
 	if err != nil {
-		return nil, fmt.Errorf("create runtime log file: %w", err)
+		return nil, fmt.Errorf("create runtime %s file: %w", what, err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create runtime %s file: %w", what, err)
 	}
 	return f, nil
+}
+
+// procPath names an open file of this process for another process (the runtime opens its
+// --log file itself).
+func procPath(f *os.File) string {
+	return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), f.Fd())
+}
+
+// readAll reads an unlinked temporary file from its start.
+func readAll(f *os.File) []byte {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	return b
 }
 
 // run executes the runtime. It returns the runtime's exit status (0 on success) and, when the
@@ -200,22 +223,22 @@ func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag s
 		if r.Root != "" {
 			args = append(args, "--root", r.Root)
 		}
-		lf, err = logFile()
+		lf, err = unlinkedTemp("log")
 		if err != nil {
 			return -1, "", err
 		}
-		defer func() { lf.Close(); os.Remove(lf.Name()) }()
-		args = append(args, "--log", lf.Name(), "--log-format", "json")
+		defer lf.Close()
+		args = append(args, "--log", procPath(lf), "--log-format", "json")
 	}
 	args = append(args, inv.args...)
 
 	// The runtime's stderr goes to a temporary file too (never a pipe): it is shared with the
 	// container for create, and read only after the runtime exited.
-	ef, err := os.CreateTemp("", "podspec-oci-stderr-*")
+	ef, err := unlinkedTemp("stderr")
 	if err != nil {
-		return -1, "", fmt.Errorf("create runtime stderr file: %w", err)
+		return -1, "", err
 	}
-	defer func() { ef.Close(); os.Remove(ef.Name()) }()
+	defer ef.Close()
 
 	cmd := exec.Command(r.binary(), args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, ef
@@ -258,13 +281,11 @@ func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag s
 
 	var logMsg string
 	if lf != nil {
-		logMsg = readLogErrors(lf.Name())
+		logMsg = readLogErrors(readAll(lf))
 	}
 	stderrMsg := ""
 	if inv.io.Stderr == nil {
-		if b, err := os.ReadFile(ef.Name()); err == nil {
-			stderrMsg = strings.TrimSpace(string(b))
-		}
+		stderrMsg = strings.TrimSpace(string(readAll(ef)))
 	}
 	diag = logMsg
 	if diag == "" {
@@ -283,11 +304,10 @@ func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag s
 	return ee.ExitCode(), diag, nil
 }
 
-// readLogErrors returns the error-level messages of a runtime --log-format json file, one per
-// line. Lines that are not JSON are returned as they are (crun and older runtimes).
-func readLogErrors(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 {
+// readLogErrors returns the error-level messages of a runtime --log-format json output, joined
+// with "; ". Lines that are not JSON are returned as they are (crun and older runtimes).
+func readLogErrors(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
 	var msgs []string

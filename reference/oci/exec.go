@@ -17,6 +17,9 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
 
+// runtimeGrace is how long Exec lets the runtime report after the exec'd tree was killed.
+const runtimeGrace = 5 * time.Second
+
 // ErrExecTimeout is returned (wrapped) by Exec when the process tree was killed because its
 // timeout expired.
 var ErrExecTimeout = errors.New("exec timed out")
@@ -140,6 +143,13 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 			} else {
 				// No pid file: kill the runtime's group (the runtime and what it forked).
 				_ = syscall.Kill(-runtimeProc.Pid, syscall.SIGKILL)
+			}
+			// The runtime returns once the process is gone; if it hangs anyway (a frozen
+			// container), do not wait for it forever.
+			select {
+			case <-stop:
+			case <-time.After(runtimeGrace):
+				_ = runtimeProc.Kill()
 			}
 		}()
 	}

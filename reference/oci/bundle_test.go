@@ -186,3 +186,24 @@ func TestWriteBundleWritesConfigJSON(t *testing.T) {
 		t.Fatalf("bundle dir holds %d entries, want only config.json", len(entries))
 	}
 }
+
+func TestValidateID(t *testing.T) {
+	cases := []struct {
+		name, id string
+		ok       bool
+	}{
+		{"a typical instance id is valid", "d8437e7288cb-a-0", true},
+		{"dots, plus and underscores are valid", "a.b+c_d", true},
+		{"a slash is rejected", "a/b", false},
+		{"dot-dot is rejected", "..", false},
+		{"an empty id is rejected", "", false},
+		{"a space is rejected", "a b", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := ValidateID(tc.id); (err == nil) != tc.ok {
+				t.Fatalf("ValidateID(%q) = %v, want ok=%v", tc.id, err, tc.ok)
+			}
+		})
+	}
+}

@@ -61,6 +61,9 @@ type ExecProcess struct {
 // left the group (setsid/setpgid) and was reparented away from the tree (a double-forked
 // daemon adopted by the container's init) is out of reach without killing the container.
 func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, error) {
+	if err := ValidateID(id); err != nil {
+		return -1, fmt.Errorf("exec: %w", err)
+	}
 	if len(p.Args) == 0 {
 		return -1, fmt.Errorf("exec in %s: no command", id)
 	}

@@ -364,6 +364,9 @@ func (r *Runtime) output(ctx context.Context, op, id string, global bool, args .
 // created; the container's init process is then reparented (to the caller's subreaper, if
 // the caller set one, otherwise to the host's init), so the caller waits for it by pid.
 func (r *Runtime) Create(ctx context.Context, id, bundle string, io IO) (int, error) {
+	if err := ValidateID(id); err != nil {
+		return 0, fmt.Errorf("create: %w", err)
+	}
 	abs, err := filepath.Abs(bundle)
 	if err != nil {
 		return 0, fmt.Errorf("create %s: bundle path: %w", id, err)
@@ -402,6 +405,20 @@ func (r *Runtime) Create(ctx context.Context, id, bundle string, io IO) (int, er
 		return 0, fmt.Errorf("create %s: bad pid file content %q", id, b)
 	}
 	return pid, nil
+}
+
+// ValidateID checks a container id the way runc does ([A-Za-z0-9_+.-], not "." or "..",
+// at most 1024 bytes), so that an id is safe in file names.
+func ValidateID(id string) error {
+	if id == "" || id == "." || id == ".." || len(id) > 1024 {
+		return fmt.Errorf("invalid container id %q", id)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_+-.", c)) {
+			return fmt.Errorf("invalid container id %q: only letters, digits and _ + - . are allowed", id)
+		}
+	}
+	return nil
 }
 
 // Start runs the user process of a created container (`start ID`).

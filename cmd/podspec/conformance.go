@@ -155,7 +155,7 @@ Exit status: 0 every spec passed; 1 a spec failed; 2 usage.`,
 	cmd.Flags().StringArrayVar(&focus, "focus", nil, "Ginkgo focus regular expression (not with --certify)")
 	cmd.Flags().StringArrayVar(&skip, "skip", nil, "Ginkgo skip regular expression (not with --certify)")
 	cmd.Flags().IntVar(&flakeAttempts, "flake-attempts", 0, "retry failing specs (not with --certify)")
-	cmd.Flags().IntVar(&parallel, "parallel", 4, "how many scenario pods run at once")
+	cmd.Flags().IntVar(&parallel, "parallel", 2, "how many scenario pods run at once (2 suits a 2-core machine)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "suite timeout")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "verbose Ginkgo output (runtime commands of every spec)")
 	return cmd

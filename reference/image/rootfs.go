@@ -21,8 +21,8 @@ const (
 	RootfsCopy    = "copy"
 )
 
-// NewRootfs gives one container instance a fresh, writable root filesystem at dest (created;
-// it must not exist or be an empty directory), built from img's unpacked layers (Unpack is
+// NewRootfs gives one container instance a fresh, writable root filesystem at dest (created,
+// with missing parents as 0700; it must not exist or be an empty directory), built from img's unpacked layers (Unpack is
 // called if needed). The cleanup function unmounts and removes everything NewRootfs made; it
 // is idempotent.
 //
@@ -45,6 +45,9 @@ func (s *Store) NewRootfsKind(ctx context.Context, img *Image, dest string) (fun
 	}
 	dest, err = filepath.Abs(dest)
 	if err != nil {
+		return nil, "", fmt.Errorf("rootfs %s: %w", dest, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
 		return nil, "", fmt.Errorf("rootfs %s: %w", dest, err)
 	}
 	if err := os.Mkdir(dest, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {

@@ -130,5 +130,8 @@ func (d *Document) Notification() (*v1alpha1.Notification, error) {
 
 func (d *Document) decodeInto(out any) error {
 	td := typedDecoder{shared: apiFields()}
-	return td.decode(d.Value, reflect.ValueOf(out), "")
+	if err := td.decode(d.Value, reflect.ValueOf(out)); err != nil {
+		return err
+	}
+	return nil
 }

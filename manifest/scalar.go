@@ -60,6 +60,11 @@ func resolveScalar(n *yaml.Node) scalar {
 }
 
 func resolveNumber(s string) scalar {
+	if isPlainDecimal(s) {
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return scalar{value: v}
+		}
+	}
 	switch s {
 	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
 		return scalar{value: math.Inf(1)}
@@ -111,6 +116,23 @@ func resolveNumber(s string) scalar {
 		return scalar{value: s, ambiguous: "YAML 1.1 reads it as a base-60 (sexagesimal) number, YAML 1.2 as a string"}
 	}
 	return scalar{value: s}
+}
+
+// isPlainDecimal reports whether s is an optionally signed decimal integer without a leading
+// zero (the common case, resolved without regular expressions).
+func isPlainDecimal(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // resolveTagged honours an explicit tag such as !!str or !!int.

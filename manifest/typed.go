@@ -20,11 +20,13 @@ type typedDecoder struct {
 	shared map[reflect.Type]map[string][]int
 	// fields are field maps computed during this decode.
 	fields map[reflect.Type]map[string][]int
+	// implements remembers which types implement json.Unmarshaler (through a pointer).
+	implements map[reflect.Type]bool
 }
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-func (td *typedDecoder) decode(v any, rv reflect.Value, path string) error {
+func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 	if rv.Kind() == reflect.Pointer {
 		if v == nil {
 			rv.SetZero()
@@ -33,15 +35,15 @@ func (td *typedDecoder) decode(v any, rv reflect.Value, path string) error {
 		if rv.IsNil() {
 			rv.Set(reflect.New(rv.Type().Elem()))
 		}
-		return td.decode(v, rv.Elem(), path)
+		return td.decode(v, rv.Elem())
 	}
-	if rv.CanAddr() && rv.Addr().Type().Implements(unmarshalerType) {
+	if rv.CanAddr() && td.unmarshaler(rv.Type()) {
 		b, err := json.Marshal(v)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return &typeError{err: err}
 		}
 		if err := rv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(b); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return &typeError{err: err}
 		}
 		return nil
 	}
@@ -52,25 +54,25 @@ func (td *typedDecoder) decode(v any, rv reflect.Value, path string) error {
 	case reflect.String:
 		s, ok := v.(string)
 		if !ok {
-			return mismatch(path, v, "string")
+			return mismatch(v, "string")
 		}
 		rv.SetString(s)
 	case reflect.Bool:
 		b, ok := v.(bool)
 		if !ok {
-			return mismatch(path, v, "boolean")
+			return mismatch(v, "boolean")
 		}
 		rv.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, ok := integer(v)
 		if !ok || rv.OverflowInt(n) {
-			return mismatch(path, v, rv.Kind().String())
+			return mismatch(v, rv.Kind().String())
 		}
 		rv.SetInt(n)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, ok := integer(v)
 		if !ok || n < 0 || rv.OverflowUint(uint64(n)) {
-			return mismatch(path, v, rv.Kind().String())
+			return mismatch(v, rv.Kind().String())
 		}
 		rv.SetUint(uint64(n))
 	case reflect.Float32, reflect.Float64:
@@ -81,31 +83,31 @@ func (td *typedDecoder) decode(v any, rv reflect.Value, path string) error {
 		case int64:
 			f = float64(x)
 		default:
-			return mismatch(path, v, "number")
+			return mismatch(v, "number")
 		}
 		if math.IsInf(f, 0) || math.IsNaN(f) || rv.OverflowFloat(f) {
-			return mismatch(path, v, "finite number")
+			return mismatch(v, "finite number")
 		}
 		rv.SetFloat(f)
 	case reflect.Slice:
 		a, ok := v.([]any)
 		if !ok {
-			return mismatch(path, v, "array")
+			return mismatch(v, "array")
 		}
 		s := reflect.MakeSlice(rv.Type(), len(a), len(a))
 		for i, e := range a {
-			if err := td.decode(e, s.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
+			if err := td.decode(e, s.Index(i)); err != nil {
+				return err.(*typeError).in(fmt.Sprintf("[%d]", i))
 			}
 		}
 		rv.Set(s)
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return mismatch(path, v, "object")
+			return mismatch(v, "object")
 		}
 		if rv.Type().Key().Kind() != reflect.String {
-			return fmt.Errorf("%s: unsupported map key type %s", path, rv.Type().Key())
+			return &typeError{err: fmt.Errorf("unsupported map key type %s", rv.Type().Key())}
 		}
 		if rv.IsNil() {
 			rv.Set(reflect.MakeMapWithSize(rv.Type(), len(m)))
@@ -113,15 +115,15 @@ func (td *typedDecoder) decode(v any, rv reflect.Value, path string) error {
 		et := rv.Type().Elem()
 		for k, e := range m {
 			ev := reflect.New(et).Elem()
-			if err := td.decode(e, ev, path+"."+k); err != nil {
-				return err
+			if err := td.decode(e, ev); err != nil {
+				return err.(*typeError).in("." + k)
 			}
 			rv.SetMapIndex(reflect.ValueOf(k).Convert(rv.Type().Key()), ev)
 		}
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return mismatch(path, v, "object")
+			return mismatch(v, "object")
 		}
 		fields := td.fieldsOf(rv.Type())
 		for k, e := range m {
@@ -129,12 +131,8 @@ func (td *typedDecoder) decode(v any, rv reflect.Value, path string) error {
 			if !known {
 				continue
 			}
-			f, err := fieldByIndex(rv, idx)
-			if err != nil {
-				return err
-			}
-			if err := td.decode(e, f, joinPath(path, k)); err != nil {
-				return err
+			if err := td.decode(e, fieldByIndex(rv, idx)); err != nil {
+				return err.(*typeError).in("." + k)
 			}
 		}
 	case reflect.Interface:
@@ -142,22 +140,50 @@ func (td *typedDecoder) decode(v any, rv reflect.Value, path string) error {
 			rv.Set(reflect.ValueOf(v))
 			return nil
 		}
-		return fmt.Errorf("%s: cannot decode into %s", path, rv.Type())
+		return &typeError{err: fmt.Errorf("cannot decode into %s", rv.Type())}
 	default:
-		return fmt.Errorf("%s: cannot decode into %s", path, rv.Type())
+		return &typeError{err: fmt.Errorf("cannot decode into %s", rv.Type())}
 	}
 	return nil
 }
 
-func joinPath(path, k string) string {
-	if path == "" {
-		return k
+// typeError is a value of the wrong type at a path; the path is assembled while the error
+// returns up the tree, so decoding a valid document builds no path strings.
+type typeError struct {
+	path []string // innermost segment first
+	err  error
+}
+
+func (e *typeError) in(segment string) *typeError {
+	e.path = append(e.path, segment)
+	return e
+}
+
+func (e *typeError) Error() string {
+	var b strings.Builder
+	for i := len(e.path) - 1; i >= 0; i-- {
+		b.WriteString(e.path[i])
 	}
-	return path + "." + k
+	return strings.TrimPrefix(b.String(), ".") + ": " + e.err.Error()
+}
+
+func (e *typeError) Unwrap() error { return e.err }
+
+// unmarshaler reports whether *t implements json.Unmarshaler, remembering the answer.
+func (td *typedDecoder) unmarshaler(t reflect.Type) bool {
+	if u, ok := td.implements[t]; ok {
+		return u
+	}
+	u := reflect.PointerTo(t).Implements(unmarshalerType)
+	if td.implements == nil {
+		td.implements = map[reflect.Type]bool{}
+	}
+	td.implements[t] = u
+	return u
 }
 
 // fieldByIndex walks to a (possibly promoted) field, allocating embedded pointers on the way.
-func fieldByIndex(rv reflect.Value, idx []int) (reflect.Value, error) {
+func fieldByIndex(rv reflect.Value, idx []int) reflect.Value {
 	for i, x := range idx {
 		if i > 0 && rv.Kind() == reflect.Pointer {
 			if rv.IsNil() {
@@ -167,7 +193,7 @@ func fieldByIndex(rv reflect.Value, idx []int) (reflect.Value, error) {
 		}
 		rv = rv.Field(x)
 	}
-	return rv, nil
+	return rv
 }
 
 // apiFields holds the field maps of every struct type reachable from Pod and Notification,
@@ -257,6 +283,6 @@ func integer(v any) (int64, bool) {
 	return 0, false
 }
 
-func mismatch(path string, v any, want string) error {
-	return fmt.Errorf("%s: cannot use %T as %s", path, v, want)
+func mismatch(v any, want string) error {
+	return &typeError{err: fmt.Errorf("cannot use %T as %s", v, want)}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ type validateFlags struct {
 	color      string
 	workers    int
 	limits     manifest.Limits
+	cpuProfile string
 }
 
 func newValidateCmd() *cobra.Command {
@@ -69,6 +71,8 @@ See docs/validate.md.`,
 	fl.IntVar(&f.limits.MaxDepth, "max-depth", f.limits.MaxDepth, "deepest nesting accepted")
 	fl.IntVar(&f.limits.MaxAliasExpansion, "max-alias-nodes", f.limits.MaxAliasExpansion, "most nodes a document may reach through YAML aliases")
 	fl.IntVar(&f.limits.MaxDocuments, "max-documents", f.limits.MaxDocuments, "most documents in one file")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to FILE (for performance reports)")
+	_ = fl.MarkHidden("cpuprofile")
 	return cmd
 }
 
@@ -90,6 +94,17 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 		return usageErr("limits must be positive")
 	}
 	tuneGC()
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return &exitError{code: exitIO, err: fmt.Errorf("create profile: %w", err)}
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return &exitError{code: exitIO, err: fmt.Errorf("start profile: %w", err)}
+		}
+		defer pprof.StopCPUProfile()
+	}
 	v, err := validator.New(validator.Options{Engines: f.engines, Limits: f.limits, Workers: f.workers, FailFast: f.failFast})
 	if err != nil {
 		return usageErr("%w", err)

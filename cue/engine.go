@@ -23,8 +23,9 @@ import (
 
 // maxPasses bounds the evaluations of one document. CUE reports only some errors when several
 // exist (an unknown field is hidden while other errors exist; a missing field is hidden by a
-// bad sibling value), so the engine evaluates again with every reported value neutralised
-// (replaced by _) or removed (unknown fields), until an evaluation reports nothing new. A valid
+// bad sibling value), so the engine evaluates again with every reported value or unknown field
+// left out of the document (list elements too, with their indexes mapped back), until an
+// evaluation reports nothing new. A valid
 // document takes one pass; each pass costs one evaluation (a few milliseconds of CPU for a
 // typical pod). A document with errors hidden behind more than maxPasses layers gets the errors
 // of the first maxPasses passes, so the cost of one document stays bounded.
@@ -60,8 +61,14 @@ func Violations(kind string, value any) []schema.Violation {
 	def := root.LookupPath(cue.MakePath(cue.Def(kind)))
 	ev := &evaluation{
 		ctx: ctx, def: def, root: value, groups: groups,
-		neutral: map[string]bool{}, dropped: map[string]bool{}, added: map[string]bool{}, seen: map[string]bool{},
+		omitted: map[string]bool{}, added: map[string]bool{}, seen: map[string]bool{},
+		alternative: map[string]bool{}, extra: map[string]bool{}, placeholder: map[string]bool{},
 		oneOf: map[string]group{},
+	}
+	for _, g := range groups {
+		for _, n := range g.names() {
+			ev.alternative[n] = true
+		}
 	}
 	for pass := 0; pass < maxPasses; pass++ {
 		if !ev.pass() {
@@ -154,11 +161,21 @@ type evaluation struct {
 	def    cue.Value
 	root   any
 	groups map[string]group
-	// neutral paths are emitted as _ (their violation is already reported); dropped paths are
-	// left out (unknown fields); added paths are emitted as _ although the document lacks
-	// them (the first alternative of an object that sets none).
-	neutral, dropped, added map[string]bool
-	seen                    map[string]bool
+	// omitted paths are left out of the document (their violation is already reported);
+	// added paths are emitted as _ although the document lacks them (the first alternative
+	// of an object that sets none of its "exactly one of" fields).
+	omitted, added map[string]bool
+	seen           map[string]bool
+	// placeholder lists keep their left-out elements as _ (leaving them out made the list
+	// too short).
+	placeholder map[string]bool
+	// alternative holds every field name of a matchN alternative; extra the omitted fields
+	// that were reported as extra alternatives (left out for good).
+	alternative map[string]bool
+	extra       map[string]bool
+	// remap maps, per pass, each list that lost elements (by its path in the document) from
+	// the indexes CUE sees to the document's indexes.
+	remap map[string][]int
 	// oneOf maps the objects CUE reported a matchN error for to that matchN: CUE then also
 	// reports each alternative's field as missing, which is noise.
 	oneOf map[string]group
@@ -170,6 +187,7 @@ func pathKey(toks []string) string { return strings.Join(toks, "\x00") }
 // pass evaluates the document once and reports whether it found anything new.
 func (ev *evaluation) pass() bool {
 	var b strings.Builder
+	ev.remap = map[string][]int{}
 	ev.emit(&b, ev.root, nil)
 	data := ev.ctx.CompileString(b.String())
 	if err := data.Err(); err != nil {
@@ -188,7 +206,7 @@ func (ev *evaluation) pass() bool {
 	var order []string
 	byPath := map[string]*pathErrs{}
 	for _, e := range errors.Errors(err) {
-		toks := tokens(e.Path())
+		toks := ev.original(tokens(e.Path()))
 		if format, args := e.Msg(); strings.HasPrefix(format, "invalid value %s (does not satisfy %s)") && len(args) >= 2 && fmt.Sprint(args[1]) == "matchN" {
 			if g, ok := ev.groups[e.Position().String()]; ok {
 				ev.oneOf[pathKey(toks)] = g
@@ -202,29 +220,91 @@ func (ev *evaluation) pass() bool {
 		byPath[k].errs = append(byPath[k].errs, e)
 	}
 	progress := false
+	var stuck [][]string // paths of errors that reported nothing new
 	for _, k := range order {
 		pe := byPath[k]
 		if ev.underNeutral(pe.toks) {
+			stuck = append(stuck, pe.toks)
 			continue
 		}
+		fresh := false
 		for _, v := range ev.classify(pe.toks, pe.errs) {
 			if ev.record(v) {
-				progress = true
+				fresh = true
 			}
+		}
+		if fresh {
+			progress = true
+		} else {
+			stuck = append(stuck, pe.toks)
+		}
+	}
+	if progress {
+		return true
+	}
+	// Nothing new, yet CUE still reports errors: missing fields (which cannot be left out) and
+	// errors left behind by what was left out (a required field of an object whose bad value
+	// was removed, a matchN that failed because of it) can hide errors elsewhere, e.g. in later
+	// elements of the same list. Leave out the list elements that hold them and evaluate again;
+	// their own errors were reported already (or, rarely, stay hidden).
+	// A list that became too short keeps its left-out elements as _ instead.
+	for _, toks := range stuck {
+		k := pathKey(toks)
+		if v, ok := schema.Lookup(ev.root, toks); ok && !ev.placeholder[k] && ev.remap[k] != nil && len(ev.remap[k]) < len(asList(v)) {
+			if _, isList := v.([]any); isList {
+				ev.placeholder[k] = true
+				progress = true
+				continue
+			}
+		}
+		if el := ev.enclosingElement(toks); el != nil && !ev.omitted[pathKey(el)] {
+			ev.omitted[pathKey(el)] = true
+			progress = true
 		}
 	}
 	return progress
 }
 
-// underNeutral reports whether toks is at or below a neutralised, dropped or added path.
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// enclosingElement returns the path of the innermost list element that contains toks (toks
+// itself included), or nil.
+func (ev *evaluation) enclosingElement(toks []string) []string {
+	for i := len(toks); i > 0; i-- {
+		parent, _ := schema.Lookup(ev.root, toks[:i-1])
+		if _, isList := parent.([]any); isList {
+			return toks[:i]
+		}
+	}
+	return nil
+}
+
+// underNeutral reports whether toks is at or below an omitted or added path.
 func (ev *evaluation) underNeutral(toks []string) bool {
 	for i := len(toks); i >= 0; i-- {
 		k := pathKey(toks[:i])
-		if ev.neutral[k] || ev.dropped[k] || ev.added[k] {
+		if ev.omitted[k] || ev.added[k] {
 			return true
 		}
 	}
 	return false
+}
+
+// original maps the tokens of a path CUE reports (in the emitted document) to the document's.
+func (ev *evaluation) original(toks []string) []string {
+	out := make([]string, 0, len(toks))
+	for _, t := range toks {
+		if m, ok := ev.remap[pathKey(out)]; ok {
+			if i, err := strconv.Atoi(t); err == nil && i >= 0 && i < len(m) {
+				t = strconv.Itoa(m[i])
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // record adds a violation if it is new and neutralises what it points at for the next pass.
@@ -236,26 +316,25 @@ func (ev *evaluation) record(v schema.Violation) bool {
 	ev.seen[key] = true
 	ev.add(v)
 	switch v.Kind {
-	case schema.UnknownField:
-		ev.dropped[pathKey(v.Tokens)] = true
 	case schema.Missing:
-		// Supply the missing field as _ so that it stops hiding its siblings' errors.
-		if len(v.Names) > 0 {
-			ev.added[pathKey(append(slices.Clip(v.Tokens), v.Names[0]))] = true
-		}
+		// Nothing to leave out; a missing field hides no other error.
 	case schema.NotExactlyOne:
 		if len(v.Set) == 0 && len(v.Names) > 0 {
 			ev.added[pathKey(append(slices.Clip(v.Tokens), v.Names[0]))] = true
 		}
 		for _, extra := range v.Set[min(1, len(v.Set)):] {
-			ev.dropped[pathKey(append(slices.Clip(v.Tokens), extra))] = true
+			k := pathKey(append(slices.Clip(v.Tokens), extra))
+			ev.omitted[k], ev.extra[k] = true, true
 		}
 	case schema.Exclusive:
 		for _, n := range v.Names[min(1, len(v.Names)):] {
-			ev.dropped[pathKey(append(slices.Clip(v.Tokens), n))] = true
+			k := pathKey(append(slices.Clip(v.Tokens), n))
+			ev.omitted[k], ev.extra[k] = true, true
 		}
 	default:
-		ev.neutral[pathKey(v.Tokens)] = true
+		if len(v.Tokens) > 0 { // the document itself stays: nothing else can be found then
+			ev.omitted[pathKey(v.Tokens)] = true
+		}
 	}
 	return true
 }
@@ -320,8 +399,10 @@ func (ev *evaluation) validator(base schema.Violation, call string, e errors.Err
 	switch {
 	case call == "matchN":
 		obj, isObj := base.Value.(map[string]any)
-		if !isObj {
-			return base, false // the type error is reported on its own
+		if !isObj || len(base.Tokens) == 0 {
+			// A value of the wrong type has its own type error. A matchN error without a path
+			// comes from a value neutralised to _ (no definition has a matchN at its root).
+			return base, false
 		}
 		g, ok := ev.groups[e.Position().String()]
 		if !ok {
@@ -350,6 +431,12 @@ func (ev *evaluation) validator(base schema.Violation, call string, e errors.Err
 		return schema.Violation{Kind: schema.NotExactlyOne, Tokens: base.Tokens, Names: g.names(), Set: set}, true
 	case strings.HasPrefix(call, "list.MinItems("):
 		base.Kind, base.Limit = schema.TooFewItems, strings.TrimSuffix(strings.TrimPrefix(call, "list.MinItems("), ")")
+		// Leaving out bad elements shortens a list; only the document's own length counts.
+		if l, ok := base.Value.([]any); ok {
+			if limit, err := strconv.Atoi(base.Limit); err == nil && len(l) >= limit {
+				return base, false
+			}
+		}
 	case strings.HasPrefix(call, "list.MaxItems("):
 		base.Kind, base.Limit = schema.TooManyItems, strings.TrimSuffix(strings.TrimPrefix(call, "list.MaxItems("), ")")
 	case strings.HasPrefix(call, "time.Format("):
@@ -561,13 +648,9 @@ func tokens(p []string) []string {
 	return out
 }
 
-// emit writes v as CUE (JSON syntax, integral numbers as integers) with neutralised paths as _,
-// dropped paths left out and added paths as _.
+// emit writes v as CUE (JSON syntax, integral numbers as integers), leaving out omitted paths
+// (recording how list indexes shift in ev.remap) and adding added paths as _.
 func (ev *evaluation) emit(b *strings.Builder, v any, toks []string) {
-	if len(toks) > 0 && ev.neutral[pathKey(toks)] {
-		b.WriteString("_")
-		return
-	}
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("null")
@@ -598,11 +681,24 @@ func (ev *evaluation) emit(b *strings.Builder, v any, toks []string) {
 		}
 	case []any:
 		b.WriteByte('[')
+		kept := []int{}
 		for i, e := range x {
-			if i > 0 {
+			ct := append(slices.Clip(toks), strconv.Itoa(i))
+			if ev.omitted[pathKey(ct)] && !ev.placeholder[pathKey(toks)] {
+				continue
+			}
+			if len(kept) > 0 {
 				b.WriteByte(',')
 			}
-			ev.emit(b, e, append(slices.Clip(toks), strconv.Itoa(i)))
+			kept = append(kept, i)
+			if ev.omitted[pathKey(ct)] {
+				b.WriteByte('_')
+				continue
+			}
+			ev.emit(b, e, ct)
+		}
+		if len(kept) < len(x) && ev.remap != nil {
+			ev.remap[pathKey(toks)] = kept
 		}
 		b.WriteByte(']')
 	case map[string]any:
@@ -615,8 +711,14 @@ func (ev *evaluation) emit(b *strings.Builder, v any, toks []string) {
 		n := 0
 		for _, k := range keys {
 			ct := append(slices.Clip(toks), k)
-			if ev.dropped[pathKey(ct)] {
-				continue
+			placeholder := false
+			if ev.omitted[pathKey(ct)] {
+				// An omitted "exactly one of" field stays as _, so that its object still
+				// sets the one field it set.
+				if !ev.alternative[k] || ev.extra[pathKey(ct)] {
+					continue
+				}
+				placeholder = true
 			}
 			if n > 0 {
 				b.WriteByte(',')
@@ -625,6 +727,10 @@ func (ev *evaluation) emit(b *strings.Builder, v any, toks []string) {
 			q, _ := json.Marshal(k)
 			b.Write(q)
 			b.WriteByte(':')
+			if placeholder {
+				b.WriteByte('_')
+				continue
+			}
 			ev.emit(b, x[k], ct)
 		}
 		for k := range ev.added {

@@ -18,12 +18,14 @@ func runHandler(kind string, args []string) (int, error) {
 	var sleep time.Duration
 	var code int
 	var touch listFlag
+	var report bool
 	fs.StringVar(&name, "name", "", "container name to report")
 	fs.StringVar(&socket, "socket", "", "harness socket")
 	fs.StringVar(&handler, "handler", "", "hook (postStart, preStop) or notifier name to report")
 	fs.DurationVar(&sleep, "sleep", 0, "how long the handler runs")
 	fs.IntVar(&code, "exit", 0, "exit code")
 	fs.Var(&touch, "touch", "file created before exiting (repeatable)")
+	fs.BoolVar(&report, "report", false, "report what the handler sees (environment, namespaces, mounts) after starting")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, nil
@@ -39,6 +41,9 @@ func runHandler(kind string, args []string) (int, error) {
 	}
 	em := newEmitter(socket, name, role, handler)
 	em.emit(probe.Event{Type: probe.TypeHandlerStart})
+	if report {
+		em.emit(probe.Event{Type: probe.TypeReport, Report: gatherReport(nil, nil)})
+	}
 	time.Sleep(sleep)
 	for _, p := range touch {
 		touchFile(p)

@@ -236,7 +236,7 @@ func TestWorkloadReportsWhatItSees(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	marker := filepath.Join(dir, "ready")
-	cmd, srv, _ := startProbe(t, "run", "-report", "-read", in, "-read", filepath.Join(dir, "missing"),
+	cmd, srv, _ := startProbe(t, "run", "-report", "-read", in, "-read", filepath.Join(dir, "missing"), "-list", dir,
 		"-write", out+"=written", "-touch", marker, "-after", "300ms", "-stdout", "hi")
 	waitStatus(t, cmd)
 	evs := srv.Events()
@@ -247,11 +247,17 @@ func TestWorkloadReportsWhatItSees(t *testing.T) {
 	if rep == nil || rep.PID != cmd.Process.Pid || rep.Env[probe.EnvName] != "c1" || rep.Files[in] != "hello" {
 		t.Fatalf("report %+v", rep)
 	}
+	if got := rep.Dirs[dir]; len(got) != 1 || got[0] != "in" {
+		t.Errorf("-list %s reported %q, want the one file present at start", dir, got)
+	}
 	if _, ok := rep.FileErrors[filepath.Join(dir, "missing")]; !ok {
 		t.Errorf("missing file not reported as an error: %+v", rep.FileErrors)
 	}
 	if len(rep.Mounts) == 0 {
 		t.Errorf("no mounts reported")
+	}
+	if rep.Namespaces["net"] == "" || rep.CapBnd == "" || len(rep.Interfaces) == 0 || rep.Masked["/proc/kcore"] == "" {
+		t.Errorf("namespaces, capabilities, interfaces or masks missing: %+v", rep)
 	}
 	if data, err := os.ReadFile(out); err != nil || string(data) != "written" {
 		t.Errorf("-write produced %q, %v", data, err)
@@ -422,5 +428,34 @@ func TestParseMountinfoLine(t *testing.T) {
 	}
 	if _, err := parseMountinfoLine("garbage"); err == nil {
 		t.Fatal("garbage accepted")
+	}
+}
+
+func TestReadStatusAndInterfaces(t *testing.T) {
+	dir := t.TempDir()
+	status := filepath.Join(dir, "status")
+	if err := os.WriteFile(status, []byte("Name:\tx\nCapBnd:\t00000000a80425fb\nNoNewPrivs:\t1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if nnp, bnd := readStatus(status); !nnp || bnd != "00000000a80425fb" {
+		t.Errorf("readStatus = %v, %q", nnp, bnd)
+	}
+	dev := filepath.Join(dir, "dev")
+	content := "Inter-|   Receive\n face |bytes\n    lo: 0 0\n  eth0: 1 2\n"
+	if err := os.WriteFile(dev, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := readInterfaces(dev); len(got) != 2 || got[0] != "lo" || got[1] != "eth0" {
+		t.Errorf("readInterfaces = %q", got)
+	}
+}
+
+func TestMaskState(t *testing.T) {
+	empty := t.TempDir()
+	tests := map[string]string{os.DevNull: "null-device", empty: "empty", filepath.Join(empty, "nope"): "absent", "/proc/self/status": "visible"}
+	for path, want := range tests {
+		if got := maskState(path); got != want {
+			t.Errorf("maskState(%s) = %q, want %q", path, got, want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"podspec.dev/podspec/conformance/probe"
 )
@@ -15,7 +16,7 @@ import (
 const cgroupRoot = "/sys/fs/cgroup"
 
 // gatherReport collects what the process sees; unreadable parts are left empty.
-func gatherReport(read []string) *probe.Report {
+func gatherReport(read, list []string) *probe.Report {
 	r := &probe.Report{
 		PID:  os.Getpid(),
 		PPID: os.Getppid(),
@@ -31,6 +32,23 @@ func gatherReport(read []string) *probe.Report {
 		r.Env[k] = v
 	}
 	r.Cgroup = readCgroup(cgroupRoot)
+	r.NoNewPrivs, r.CapBnd = readStatus("/proc/self/status")
+	r.Namespaces = map[string]string{}
+	for _, ns := range []string{"net", "ipc", "uts", "pid", "mnt", "cgroup"} {
+		if link, err := os.Readlink("/proc/self/ns/" + ns); err == nil {
+			r.Namespaces[ns] = link
+		}
+	}
+	r.Interfaces = readInterfaces("/proc/net/dev")
+	r.Masked = map[string]string{}
+	for _, p := range maskedPaths {
+		r.Masked[p] = maskState(p)
+	}
+	for _, p := range readOnlyPaths {
+		if _, err := os.Stat(p); err != nil {
+			r.Absent = append(r.Absent, p)
+		}
+	}
 	if f, err := os.Open("/proc/self/mountinfo"); err == nil {
 		r.Mounts = parseMountinfo(f)
 		f.Close()
@@ -49,7 +67,88 @@ func gatherReport(read []string) *probe.Report {
 		}
 		r.Files[p] = string(data)
 	}
+	for _, d := range list {
+		if r.Dirs == nil {
+			r.Dirs = map[string][]string{}
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			r.Dirs[d] = nil
+			continue
+		}
+		names := []string{}
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		r.Dirs[d] = names
+	}
 	return r
+}
+
+// maskedPaths are the paths whose masking the report describes.
+var maskedPaths = []string{"/proc/kcore", "/proc/keys", "/proc/timer_list", "/sys/firmware"}
+
+// readOnlyPaths are the paths a runtime mounts read-only; the report says which are absent.
+var readOnlyPaths = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}
+
+// maskState describes how a path appears to the process.
+func maskState(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "absent"
+	}
+	if fi.Mode()&os.ModeCharDevice != 0 {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Rdev == nullDevice {
+			return "null-device"
+		}
+	}
+	if fi.IsDir() {
+		if entries, err := os.ReadDir(path); err == nil && len(entries) == 0 {
+			return "empty"
+		}
+	}
+	return "visible"
+}
+
+// nullDevice is the device number of /dev/null (1, 3).
+const nullDevice = 1<<8 | 3
+
+// readStatus reads NoNewPrivs and CapBnd from a /proc/PID/status file.
+func readStatus(path string) (noNewPrivs bool, capBnd string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case "NoNewPrivs":
+			noNewPrivs = v == "1"
+		case "CapBnd":
+			capBnd = v
+		}
+	}
+	return noNewPrivs, capBnd
+}
+
+// readInterfaces lists interface names from /proc/net/dev.
+func readInterfaces(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		name, _, ok := strings.Cut(line, ":")
+		if ok && !strings.Contains(name, "|") {
+			out = append(out, strings.TrimSpace(name))
+		}
+	}
+	return out
 }
 
 // readCgroup reads memory, pids and CPU limits under root, for cgroup v2 (a unified mount at

@@ -43,6 +43,7 @@ type workloadConfig struct {
 	crashAfter   time.Duration
 	stdout       string
 	waitFor      []string
+	list         []string
 }
 
 // listFlag collects a repeatable string flag.
@@ -62,7 +63,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 		write: map[string]string{},
 	}
 	var codes string
-	var on, read, write, touch, waitFor listFlag
+	var on, read, write, touch, waitFor, list listFlag
 	fs.StringVar(&c.name, "name", "", "container name to report (default $"+probe.EnvName+", else the hostname)")
 	fs.StringVar(&c.socket, "socket", "", "harness socket (default $"+probe.EnvSocket+", else "+probe.DefaultSocket+")")
 	fs.IntVar(&c.exitCode, "exit", 0, "exit code when the delay ends")
@@ -73,6 +74,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.Var(&on, "on", "SIGNAL=exit[:LINGER[:CODE]] or SIGNAL=ignore (repeatable); default SIGTERM and SIGINT exit at once with 0, other signals are reported and ignored")
 	fs.BoolVar(&c.report, "report", false, "report env, hostname, cgroup limits and mounts after starting")
 	fs.Var(&read, "read", "file whose content goes into the report (repeatable)")
+	fs.Var(&list, "list", "directory whose entries go into the report (repeatable)")
 	fs.Var(&write, "write", "PATH=CONTENT written at start (repeatable)")
 	fs.Var(&touch, "touch", "file created after starting (repeatable), e.g. a readiness marker; {instance} in the path becomes the instance number")
 	fs.DurationVar(&c.touchDelay, "touch-delay", 0, "delay before creating the -touch files")
@@ -109,6 +111,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	c.read = read
 	c.touch = touch
 	c.waitFor = waitFor
+	c.list = list
 	for _, w := range write {
 		path, content, ok := strings.Cut(w, "=")
 		if !ok || path == "" {
@@ -249,7 +252,7 @@ func runWorkload(args []string) (int, error) {
 	// The report reads files as they were when the instance started, before its own writes.
 	var rep *probe.Report
 	if c.report {
-		rep = gatherReport(c.read)
+		rep = gatherReport(c.read, c.list)
 		rep.FreshRootfs, rep.RootfsWritable = fresh, writable
 	}
 	for path, content := range c.write {

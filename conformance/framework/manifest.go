@@ -393,3 +393,36 @@ func WithMount(volume, path string, readOnly bool) ContainerOpt {
 		c.VolumeMounts = append(c.VolumeMounts, v1alpha1.VolumeMount{Name: volume, MountPath: path, ReadOnly: readOnly})
 	}
 }
+
+// Report makes a hook or notifier handler report what it sees (environment, namespaces, mounts).
+func (h Handler) Report() Handler {
+	h.args = append(append([]string(nil), h.args...), "-report")
+	return h
+}
+
+// List adds a directory listing to the workload's report.
+func (w Workload) List(dir string) Workload { return w.with("-list", dir) }
+
+// WithLimits sets the container's resource limits (cpu, memory, pids; "" leaves one unset).
+func WithLimits(cpu, memory, pids string) ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		l := v1alpha1.ResourceList{}
+		for name, v := range map[v1alpha1.ResourceName]string{v1alpha1.ResourceCPU: cpu, v1alpha1.ResourceMemory: memory, v1alpha1.ResourcePIDs: pids} {
+			if v != "" {
+				l[name] = v1alpha1.Quantity(v)
+			}
+		}
+		c.Resources = &v1alpha1.ResourceRequirements{Limits: l}
+	}
+}
+
+// ArgsOnly leaves the image's Entrypoint (the probe) in place and passes the probe's arguments as
+// the container's args instead of a command.
+func ArgsOnly() ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		if len(c.Command) > 0 && c.Command[0] == ProbePath {
+			c.Args = c.Command[1:]
+			c.Command = nil
+		}
+	}
+}

@@ -90,6 +90,23 @@ type Report struct {
 	// FileErrors when unreadable).
 	Files      map[string]string `json:"files,omitempty"`
 	FileErrors map[string]string `json:"fileErrors,omitempty"`
+	// Dirs lists the entries of the directories the probe was asked to list (nil when
+	// unreadable).
+	Dirs map[string][]string `json:"dirs,omitempty"`
+	// NoNewPrivs and CapBnd (hex) come from /proc/self/status.
+	NoNewPrivs bool   `json:"noNewPrivs"`
+	CapBnd     string `json:"capBnd"`
+	// Namespaces maps a namespace kind (net, ipc, uts, pid, mnt, cgroup) to its identity, e.g.
+	// "net:[4026532281]".
+	Namespaces map[string]string `json:"namespaces"`
+	// Interfaces lists the network interfaces (/proc/net/dev).
+	Interfaces []string `json:"interfaces"`
+	// Masked says, for each path checked, how it appears: "null-device" (bound to /dev/null),
+	// "empty" (an empty read-only directory), "absent", or "visible" (neither).
+	Masked map[string]string `json:"masked"`
+	// Absent lists the paths of the runtime's read-only set (/proc/sys, /proc/sysrq-trigger,
+	// /proc/irq, /proc/bus) that do not exist in the container (a kernel may lack some).
+	Absent []string `json:"absent,omitempty"`
 }
 
 // CgroupLimits are the limits of the cgroup the process is in; -1 means unlimited, 0 unknown.

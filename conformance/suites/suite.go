@@ -96,6 +96,7 @@ func (s *suite) register() {
 	s.registerForcedStop()
 	s.registerDeadline()
 	s.registerBadInput()
+	s.registerEnvironment()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

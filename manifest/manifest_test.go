@@ -224,3 +224,56 @@ spec: {notifier: reload, pods: [web]}
 		t.Errorf("notification %+v, %v", n, err)
 	}
 }
+
+func TestExplicitTagsAndMergeLists(t *testing.T) {
+	in := `a: !!str 010
+b: !!int "12"
+c: !!bool "yes"
+d: !!float "1.5"
+e: !!null ""
+f: 0x10
+g: 0b11
+h: 1e3
+base1: &b1 {p: 1}
+base2: &b2 {p: 2, q: 2}
+m:
+  <<: [*b1, *b2]
+`
+	docs, fs := Decode("f.yaml", []byte(in), DefaultLimits())
+	if len(docs) != 1 {
+		t.Fatalf("docs %d", len(docs))
+	}
+	m := docs[0].Value.(map[string]any)
+	want := map[string]any{"a": "010", "b": int64(12), "c": true, "d": 1.5, "e": nil, "f": int64(16), "g": int64(3), "h": 1000.0}
+	for k, v := range want {
+		if !reflect.DeepEqual(m[k], v) {
+			t.Errorf("%s = %#v, want %#v", k, m[k], v)
+		}
+	}
+	if !reflect.DeepEqual(m["m"], map[string]any{"p": int64(1), "q": int64(2)}) {
+		t.Errorf("merge list: earlier sources win: %v", m["m"])
+	}
+	if got := positions(fs); !reflect.DeepEqual(got, []pos{{"MAN-008", 7, 4}}) {
+		t.Errorf("findings %v, want only the binary number warned about", got)
+	}
+}
+
+func TestBadMergesAndKeys(t *testing.T) {
+	cases := []struct {
+		name string
+		in   string
+		want []pos
+	}{
+		{"a merge of a scalar is an error", "a: &s x\nb:\n  <<: *s\n", []pos{{"MAN-006", 3, 3}}},
+		{"a sequence as a key is an error", "? [a, b]\n: c\n", []pos{{"MAN-006", 1, 3}}},
+		{"a document that is a scalar decodes", "just text\n", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, fs := Decode("f.yaml", []byte(tc.in), DefaultLimits())
+			if got := positions(fs); !(len(got) == 0 && len(tc.want) == 0) && !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("findings %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -34,11 +34,11 @@ const quotedStyles = yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle | yaml.Lite
 // Kubernetes uses) does, and says when YAML 1.2 would read the same plain text differently.
 func resolveScalar(n *yaml.Node) scalar {
 	s := n.Value
-	if n.Style&quotedStyles != 0 {
-		return scalar{value: s}
-	}
 	if n.Style&yaml.TaggedStyle != 0 {
 		return resolveTagged(n.Tag, s)
+	}
+	if n.Style&quotedStyles != 0 {
+		return scalar{value: s}
 	}
 	switch s {
 	case "", "~", "null", "Null", "NULL":

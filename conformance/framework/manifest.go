@@ -426,3 +426,13 @@ func ArgsOnly() ContainerOpt {
 		}
 	}
 }
+
+// PreStopSleep declares a preStop sleep hook.
+func PreStopSleep(seconds int64) ContainerOpt {
+	return func(c *v1alpha1.Container) {
+		if c.Lifecycle == nil {
+			c.Lifecycle = &v1alpha1.Lifecycle{}
+		}
+		c.Lifecycle.PreStop = &v1alpha1.LifecycleHandler{Sleep: &v1alpha1.SleepAction{Seconds: seconds}}
+	}
+}

@@ -97,6 +97,7 @@ func (s *suite) register() {
 	s.registerDeadline()
 	s.registerBadInput()
 	s.registerEnvironment()
+	s.registerProbes()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

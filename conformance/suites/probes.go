@@ -1,0 +1,124 @@
+package suites
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+func (s *suite) registerProbes() {
+	never := fw.WithRestartPolicy(v1alpha1.RestartPolicyNever)
+	sc := &fw.Scenario{
+		Short: "probes",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(5).
+			Main("slow", fw.Loop(),
+				fw.PostStart(fw.HookHandler(ms(300), 0)),
+				fw.Startup(fw.CheckMarker("slow-started"), fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 60}),
+				fw.Readiness(fw.CheckExit(0), fw.ProbeTiming{PeriodSeconds: 1})).
+			Main("unstartable", fw.Loop(), never, fw.PreStop(fw.HookHandler(0, 0)),
+				fw.Startup(fw.CheckExit(1), fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 2})).
+			Main("unhealthy", fw.Loop(), never, fw.PreStop(fw.HookHandler(0, 0)),
+				fw.Liveness(fw.CheckMarker("never"), fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 2})).
+			Main("badhook", fw.Loop(), never, fw.PreStop(fw.HookHandler(0, 0)), fw.PostStart(fw.HookHandler(0, 1))).
+			Main("sleeper", fw.Loop(), fw.PreStopSleep(1)),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "slow's postStart hook to end", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ok := tl.First(fw.HandlerEvent("slow", "postStart", probe.TypeHandlerEnd))
+				return ok
+			}); err != nil {
+				return err
+			}
+			time.Sleep(time.Second) // a few failing startup attempts
+			if st, err := p.Status(ctx); err == nil {
+				if c := st.Container("slow"); c != nil {
+					p.Note("slow-started-before-startup-probe", boolString(c.Started))
+				}
+			}
+			if err := p.Touch("slow-started"); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "the failing containers to end and slow to be ready", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ready := tl.First(fw.RuntimeEv(fw.EvContainerReady, "slow"))
+				return ready && exited("unstartable", "unhealthy", "badhook")(tl)
+			}); err != nil {
+				return err
+			}
+			if st, err := p.Status(ctx); err == nil {
+				if c := st.Container("slow"); c != nil {
+					p.Note("slow-started-after-startup-probe", boolString(c.Started))
+				}
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("Probes and hooks", sc, func(get func() *fw.Outcome) {
+		check := func(container, kind string) fw.Matcher {
+			return func(e fw.Entry) bool {
+				return fw.ProbeEvent(container, probe.TypeCheck)(e) && e.Probe.Handler == kind
+			}
+		}
+		success := func(container, kind string) fw.Matcher {
+			return func(e fw.Entry) bool { return check(container, kind)(e) && e.Probe.Result == "success" }
+		}
+		It("runs the startup probe only after postStart succeeded", req("HB-006"), func() {
+			Expect(get().Timeline.Before("slow's postStart ends before its first startup check", fw.HandlerEvent("slow", "postStart", probe.TypeHandlerEnd), check("slow", "startup"))).To(Succeed())
+		})
+		It("runs readiness checks only once the startup probe passed", req("HB-007"), func() {
+			Expect(get().Timeline.Before("slow's startup passes before its first readiness check", success("slow", "startup"), check("slow", "readiness"))).To(Succeed())
+		})
+		It("reports started only once postStart succeeded and the startup probe passed", req("DEP-007"), func() {
+			notes := get().Pod.Notes()
+			Expect(notes).To(HaveKeyWithValue("slow-started-before-startup-probe", "false"))
+			Expect(notes).To(HaveKeyWithValue("slow-started-after-startup-probe", "true"))
+		})
+		It("counts a probe attempt as a success exactly when its command exits 0", req("HOOK-005"), func() {
+			tl := get().Timeline
+			Expect(tl.Before("slow is Ready only after a successful readiness check", success("slow", "readiness"), fw.RuntimeEv(fw.EvContainerReady, "slow"))).To(Succeed())
+			Expect(tl.Before("slow's startup passes only after the marker made the check succeed", success("slow", "startup"), fw.RuntimeEv(fw.EvContainerReady, "slow"))).To(Succeed())
+		})
+		It("kills an instance whose postStart hook fails and records StartError as a failure", req("HOOK-008"), func() {
+			out := get()
+			t := out.Final.Terminated("badhook")
+			Expect(t).NotTo(BeNil(), "%s", out.Final)
+			Expect(t.Reason).To(Equal(v1alpha1.ReasonStartError), "%s", out.Final)
+			Expect(out.Final.Phase).To(Equal(v1alpha1.PodFailed), "a StartError is a failure\n%s", out.Final)
+		})
+		It("kills an instance whose startup probe keeps failing and records Unhealthy", req("HOOK-009"), func() {
+			out := get()
+			t := out.Final.Terminated("unstartable")
+			Expect(t).NotTo(BeNil(), "%s", out.Final)
+			Expect(t.Reason).To(Equal("Unhealthy"), "%s", out.Final)
+			Expect(countMatches(out.Timeline, check("unstartable", "startup"))).To(BeNumerically(">=", 2), "failureThreshold 2 attempts\n%s", out.Timeline)
+		})
+		It("stops an instance whose liveness probe keeps failing with its stop signal and records Unhealthy", req("HOOK-010"), func() {
+			out := get()
+			Expect(out.Timeline.Happened("unhealthy receives SIGTERM", probeSignal("unhealthy", "SIGTERM"))).To(Succeed())
+			t := out.Final.Terminated("unhealthy")
+			Expect(t).NotTo(BeNil(), "%s", out.Final)
+			Expect(t.Reason).To(Equal("Unhealthy"), "%s", out.Final)
+		})
+		It("runs preStop hooks only in the stop sequence, never after a probe or postStart failure", req("HOOK-011"), func() {
+			tl := get().Timeline
+			for _, c := range []string{"unstartable", "unhealthy", "badhook"} {
+				Expect(tl.NeverHappened(c+"'s preStop hook", fw.HandlerEvent(c, "preStop", probe.TypeHandlerStart))).To(Succeed())
+			}
+		})
+		It("runs a sleep hook by waiting its seconds before the stop signal", req("HOOK-004", "HB-012"), func() {
+			tl := get().Timeline
+			Expect(tl.AtLeast("stop request to sleeper's SIGTERM", fw.RuntimeEv(fw.EvStopRequested, ""), probeSignal("sleeper", "SIGTERM"), time.Second, s.f.Tolerances().EarlyMargin)).To(Succeed())
+		})
+	})
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

@@ -42,6 +42,9 @@ func (s *suite) registerIdentity() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(st.UID).To(Equal(out.Pod.UID), "the existing pod is untouched")
 		})
+		It("creates the pod at generation 1 (observedGeneration 1 without updates)", req("ID-008"), func() {
+			Expect(get().Final.ObservedGeneration).To(BeEquivalentTo(1), "%s", get().Final)
+		})
 		It("sets startedAt when the first container starts and finishedAt when the pod is terminal", req("DL-001", "EXIT-011"), func() {
 			st := get().Final
 			Expect(st.StartedAt).NotTo(BeNil(), "status.startedAt")

@@ -61,6 +61,26 @@ func (s *suite) registerInit() {
 		It("makes the pod terminal only after every process ended", req("HB-016"), func() {
 			Expect(allEndedBeforeFinish(get().Timeline)).To(Succeed())
 		})
+		It("emits ContainerExited events in non-decreasing order of finishedAt", req("STAT-007"), func() {
+			evs := get().Timeline.RuntimeEvents()
+			var last *fw.RuntimeEvent
+			for i := range evs {
+				if evs[i].Type != fw.EvContainerExited {
+					continue
+				}
+				if last != nil {
+					Expect(evs[i].Time.Before(last.Time)).To(BeFalse(), "ContainerExited #%d of %s is earlier than #%d of %s\n%s", evs[i].Seq, evs[i].Container, last.Seq, last.Container, get().Timeline)
+				}
+				last = &evs[i]
+			}
+			for _, c := range []string{"init-1", "init-2", "app", "app2", "side-1"} {
+				t := get().Final.Terminated(c)
+				Expect(t).NotTo(BeNil(), "%s", c)
+				e, ok := get().Timeline.Last(fw.RuntimeEv(fw.EvContainerExited, c))
+				Expect(ok).To(BeTrue(), "%s", c)
+				Expect(e.Time.Equal(t.FinishedAt)).To(BeTrue(), "%s: ContainerExited at %v, finishedAt %v", c, e.Time, t.FinishedAt)
+			}
+		})
 	})
 
 	fails := &fw.Scenario{

@@ -98,6 +98,7 @@ func (s *suite) register() {
 	s.registerBadInput()
 	s.registerEnvironment()
 	s.registerProbes()
+	s.registerTiming()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

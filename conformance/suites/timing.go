@@ -1,0 +1,149 @@
+package suites
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+)
+
+// waitThenStop waits for cond, lets drive observe the pod, then requests a stop.
+func waitThenStop(what string, cond func(*fw.Timeline) bool, observe func(context.Context, *fw.Pod), grace *int64) func(context.Context, *fw.Pod) error {
+	return func(ctx context.Context, p *fw.Pod) error {
+		if _, err := p.WaitFor(ctx, what, p.PodTimeout(), cond); err != nil {
+			return err
+		}
+		if observe != nil {
+			observe(ctx, p)
+		}
+		return p.Stop(ctx, grace, false)
+	}
+}
+
+func (s *suite) registerTiming() {
+	// Phases: Pending while the init container runs, Running once a main container started.
+	phases := &fw.Scenario{
+		Short: "phases",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Init("i1", fw.ExitAfter(0, ms(1500))).
+			Main("app", fw.Loop()),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "i1 to start", p.PodTimeout(), fw.AllStarted("i1")); err != nil {
+				return err
+			}
+			if st, err := p.Status(ctx); err == nil {
+				p.Note("phase-during-init", string(st.Phase))
+				p.Note("exitcode-set-early", boolString(st.ExitCode != nil || st.DecidedBy != ""))
+			}
+			return waitThenStop("app to start", fw.AllStarted("app"), func(ctx context.Context, p *fw.Pod) {
+				if st, err := p.Status(ctx); err == nil {
+					p.Note("phase-running", string(st.Phase))
+				}
+			}, nil)(ctx, p)
+		},
+	}
+	s.ordered("Pod phases", phases, func(get func() *fw.Outcome) {
+		It("reports Pending until the first main container starts, then Running", req("EXIT-009"), func() {
+			notes := get().Pod.Notes()
+			Expect(notes).To(HaveKeyWithValue("phase-during-init", string(v1alpha1.PodPending)))
+			Expect(notes).To(HaveKeyWithValue("phase-running", string(v1alpha1.PodRunning)))
+		})
+		It("sets neither exitCode nor decidedBy before the pod is terminal", req("EXIT-019"), func() {
+			Expect(get().Pod.Notes()).To(HaveKeyWithValue("exitcode-set-early", "false"))
+		})
+	})
+
+	// A restart pending behind a long back-off: waiting BackOff; then a stop cancels it.
+	backoff := &fw.Scenario{
+		Short: "backoff-wait",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).Backoff(30, 1, 30, 600).
+			Main("a", fw.ExitAfter(0, ms(100)).Codes("3", "0")).
+			Main("keep", fw.Loop()),
+		Drive: waitThenStop("a's first exit", func(tl *fw.Timeline) bool {
+			_, ok := tl.First(fw.RuntimeEv(fw.EvContainerExited, "a"))
+			return ok
+		}, func(ctx context.Context, p *fw.Pod) {
+			time.Sleep(200 * time.Millisecond)
+			if st, err := p.Status(ctx); err == nil {
+				if c := st.Container("a"); c != nil && c.State.Waiting != nil {
+					p.Note("a-waiting-reason", c.State.Waiting.Reason)
+				}
+			}
+		}, nil),
+	}
+	s.ordered("A restart waiting for its back-off", backoff, func(get func() *fw.Outcome) {
+		It("reports the container waiting with reason BackOff", req("RST-010"), func() {
+			Expect(get().Pod.Notes()).To(HaveKeyWithValue("a-waiting-reason", "BackOff"))
+		})
+		It("cancels the pending restart when the stop sequence begins, and shows the last termination again", req("STOP-005", "MAIN-002"), func() {
+			out := get()
+			Expect(out.Timeline.NotRestarted("a")).To(Succeed())
+			t := out.Final.Terminated("a")
+			Expect(t).NotTo(BeNil(), "a's state is its last termination\n%s", out.Final)
+			Expect(t.ExitCode).To(HaveValue(BeEquivalentTo(3)))
+		})
+	})
+
+	// Two stop requests: a later, longer grace period does not move the budget end.
+	const firstGrace = 5
+	later := &fw.Scenario{
+		Short: "stop-twice-longer",
+		Pod:   fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("stubborn", fw.Loop().On("SIGTERM", "ignore")),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := fw.StopWhen("stubborn to start", fw.AllStarted("stubborn"), i64(firstGrace), false)(ctx, p); err != nil {
+				return err
+			}
+			time.Sleep(time.Second)
+			return p.Stop(ctx, i64(60), false)
+		},
+	}
+	s.ordered("A second stop request with a longer grace period", later, func(get func() *fw.Outcome) {
+		It("does not move the budget end later", req("STOP-011", "STOP-003"), func() {
+			tl := get().Timeline
+			Expect(tl.All(fw.RuntimeEv(fw.EvStopRequested, ""))).To(HaveLen(2), "%s", tl)
+			Expect(tl.WithinBudget("first stop request to SIGKILL", fw.RuntimeEv(fw.EvStopRequested, ""), runtimeSignal("stubborn", "SIGKILL"), firstGrace*time.Second, s.f.Tolerances().Reaction)).To(Succeed())
+		})
+	})
+	earlier := &fw.Scenario{
+		Short: "stop-twice-shorter",
+		Pod:   fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("stubborn", fw.Loop().On("SIGTERM", "ignore")),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := fw.StopWhen("stubborn to start", fw.AllStarted("stubborn"), i64(60), false)(ctx, p); err != nil {
+				return err
+			}
+			time.Sleep(time.Second)
+			return p.Stop(ctx, i64(3), false)
+		},
+	}
+	s.ordered("A second stop request with a shorter grace period", earlier, func(get func() *fw.Outcome) {
+		It("moves the budget end to the end of the shorter grace period", req("STOP-012", "TIME-001", "TIME-002"), func() {
+			tl := get().Timeline
+			reqs := tl.All(fw.RuntimeEv(fw.EvStopRequested, ""))
+			Expect(reqs).To(HaveLen(2), "%s", tl)
+			second := func(e fw.Entry) bool { return e.Runtime != nil && e.Runtime.Seq == reqs[1].Runtime.Seq }
+			tol := s.f.Tolerances()
+			Expect(tl.AtLeast("second stop request to SIGKILL", second, runtimeSignal("stubborn", "SIGKILL"), 3*time.Second, tol.EarlyMargin)).To(Succeed())
+			Expect(tl.WithinBudget("second stop request to SIGKILL", second, runtimeSignal("stubborn", "SIGKILL"), 3*time.Second, tol.Reaction)).To(Succeed())
+		})
+	})
+
+	// The deadline passes while a stop sequence runs.
+	deadline := &fw.Scenario{
+		Short: "deadline-during-stop",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Deadline(3).
+			Main("stubborn", fw.Loop().On("SIGTERM", "ignore")),
+		Drive: fw.StopWhen("stubborn to start", fw.AllStarted("stubborn"), i64(6), false),
+	}
+	s.ordered("A deadline passing during the stop sequence", deadline, func(get func() *fw.Outcome) {
+		It("changes neither the termination reason nor the budget end", req("DL-003"), func() {
+			out := get()
+			Expect(out.Final.Reason).To(Equal("Stopped"), "%s", out.Final)
+			tol := s.f.Tolerances()
+			Expect(out.Timeline.AtLeast("stop request to SIGKILL", fw.RuntimeEv(fw.EvStopRequested, ""), runtimeSignal("stubborn", "SIGKILL"), 6*time.Second, tol.EarlyMargin)).To(Succeed())
+		})
+	})
+}

@@ -138,6 +138,16 @@ var cases = []struct {
 		want: []string{"MAN-002 spec.containers[0].readinessProbe.periodSeconds"}, message: "must be at most 2147483647",
 	},
 	{
+		name: "an empty required name or image is MAN-003 on the value", kind: "Pod",
+		doc:  "apiVersion: podspec.dev/v1alpha1\nkind: Pod\nmetadata: {name: \"\"}\nspec:\n  containers: [{name: \"\", image: \"\"}]\n",
+		want: []string{"MAN-003 metadata.name", "MAN-003 spec.containers[0].image", "MAN-003 spec.containers[0].name"}, message: "must not be empty",
+	},
+	{
+		name: "an empty stop signal is not a signal name", kind: "Pod",
+		doc:  pod("  containers: [{name: app, image: \"oci:x\", stopSignal: \"\"}]\n"),
+		want: []string{"STOP-001 spec.containers[0].stopSignal"},
+	},
+	{
 		name: "a wrong apiVersion is MAN-001", kind: "Pod",
 		doc:  "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n" + mainContainer,
 		want: []string{"MAN-001 apiVersion"}, message: "must be podspec.dev/v1alpha1",

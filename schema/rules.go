@@ -90,10 +90,41 @@ var rules = []ruleEntry{
 	{[]ViolationKind{NotExactlyOne}, "spec", "NOTIF-001"},
 }
 
+// emptyIsMissing are the required strings whose empty value counts as missing (MAN-003), as
+// the semantic checks and Kubernetes report it, rather than as a pattern mismatch.
+var emptyIsMissing = []string{
+	"metadata/name",
+	"spec/" + containerLists + "/*/name|image",
+	"spec/" + containerLists + "/*/volumeMounts/*/mountPath",
+	"spec/" + containerLists + "/*/notifiers/*/name",
+	"spec/volumes/*/name",
+	"spec/volumes/*/hostPath/path",
+	"spec/volumes/*/shared/name",
+	"spec/notifier",
+	"spec/selector/matchExpressions/*/key",
+}
+
+// isEmptyMissing reports whether v is an empty string where a required, non-empty one belongs.
+func isEmptyMissing(v Violation) bool {
+	if v.Kind != NoPatternMatch || v.Value != "" {
+		return false
+	}
+	for _, p := range emptyIsMissing {
+		if matchPath(p, v.Tokens) {
+			return true
+		}
+	}
+	return false
+}
+
 // RuleFor returns the requirement ID a violation is reported under: a specific rule where a
 // semantic rule covers the same constraint (e.g. metadata.name pattern → ID-001), else MAN-003
-// for a missing field, MAN-004 for an unknown field and MAN-002 for everything else.
+// for a missing field (or an empty required name, image or path), MAN-004 for an unknown field
+// and MAN-002 for everything else.
 func RuleFor(v Violation) string {
+	if isEmptyMissing(v) {
+		return "MAN-003"
+	}
 	toks := v.Tokens
 	if v.Kind == Missing && len(v.Names) > 0 {
 		toks = append(toks[:len(toks):len(toks)], v.Names[0])

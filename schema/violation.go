@@ -96,6 +96,9 @@ func (v Violation) Error() *field.Error {
 		}
 		return invalid(rule, p, v, "must be "+want)
 	case NoPatternMatch:
+		if isEmptyMissing(v) {
+			return field.Required(rule, p, "must not be empty; "+describePattern(v.Pattern))
+		}
 		return invalid(rule, p, v, describePattern(v.Pattern))
 	case OutOfRange:
 		return invalid(rule, p, v, "must be "+opWords[v.Op]+" "+v.Limit)

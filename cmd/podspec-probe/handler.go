@@ -59,6 +59,7 @@ func runCheck(args []string) (int, error) {
 	var name, socket, handler, marker, countFile string
 	var failTimes, code int
 	var quiet bool
+	var sleep time.Duration
 	fs.StringVar(&name, "name", "", "container name to report")
 	fs.StringVar(&socket, "socket", "", "harness socket")
 	fs.StringVar(&handler, "handler", "", "probe kind to report (startup, readiness, liveness)")
@@ -67,6 +68,7 @@ func runCheck(args []string) (int, error) {
 	fs.IntVar(&failTimes, "fail-times", 0, "fail the first N invocations, then succeed (needs -count-file)")
 	fs.IntVar(&code, "exit", 0, "exit code when neither -marker nor -fail-times is given")
 	fs.BoolVar(&quiet, "quiet", false, "do not report the check")
+	fs.DurationVar(&sleep, "sleep", 0, "run this long before deciding (to exceed a probe's timeoutSeconds)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, nil
@@ -76,6 +78,7 @@ func runCheck(args []string) (int, error) {
 	if failTimes > 0 && countFile == "" {
 		return 2, errors.New("-fail-times needs -count-file")
 	}
+	time.Sleep(sleep)
 	switch {
 	case marker != "":
 		code = 0

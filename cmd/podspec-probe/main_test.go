@@ -459,3 +459,19 @@ func TestMaskState(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkloadEatsMemoryAndChecksSleep(t *testing.T) {
+	cmd, srv, _ := startProbe(t, "run", "-eat-bytes", "8388608", "-after", "300ms")
+	if ws := waitStatus(t, cmd); ws.ExitStatus() != 0 {
+		t.Fatalf("exit %d", ws.ExitStatus())
+	}
+	if got := types(srv.Events()); got != "start eat exit" {
+		t.Fatalf("events %q", got)
+	}
+	start := time.Now()
+	cmd, _, _ = startProbe(t, "check", "-sleep", "200ms", "-exit", "0")
+	waitStatus(t, cmd)
+	if el := time.Since(start); el < 200*time.Millisecond {
+		t.Fatalf("check -sleep 200ms returned after %v", el)
+	}
+}

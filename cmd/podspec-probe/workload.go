@@ -44,6 +44,8 @@ type workloadConfig struct {
 	stdout       string
 	waitFor      []string
 	list         []string
+	eatAfter     time.Duration
+	eatBytes     int64
 }
 
 // listFlag collects a repeatable string flag.
@@ -79,6 +81,8 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.Var(&touch, "touch", "file created after starting (repeatable), e.g. a readiness marker; {instance} in the path becomes the instance number")
 	fs.DurationVar(&c.touchDelay, "touch-delay", 0, "delay before creating the -touch files")
 	fs.DurationVar(&c.crashAfter, "crash-after", 0, "die from SIGSEGV after this long (0: never)")
+	fs.DurationVar(&c.eatAfter, "eat-after", 0, "start using memory after this long (with -eat-bytes)")
+	fs.Int64Var(&c.eatBytes, "eat-bytes", 0, "bytes of memory to allocate and touch (e.g. more than the container's limit, to be OOM-killed)")
 	fs.StringVar(&c.stdout, "stdout", "", "line printed on stdout at start")
 	fs.Var(&waitFor, "wait-for", "file that must exist before the -after and -crash-after delays start (repeatable): a rendezvous with another container")
 	if err := fs.Parse(args); err != nil {
@@ -268,7 +272,11 @@ func runWorkload(args []string) (int, error) {
 	}
 
 	loop, code := c.plan(em.instance)
-	var exitTimer, crashTimer, touchTimer, poll <-chan time.Time
+	var exitTimer, crashTimer, touchTimer, eatTimer, poll <-chan time.Time
+	if c.eatBytes > 0 {
+		eatTimer = time.After(c.eatAfter)
+	}
+	var eaten [][]byte
 	armed := false
 	arm := func() {
 		armed = true
@@ -304,6 +312,11 @@ func runWorkload(args []string) (int, error) {
 		case <-exitTimer:
 			em.exitEvent(probe.TypeExit, code)
 			return code, nil
+		case <-eatTimer:
+			eatTimer = nil
+			em.emit(probe.Event{Type: probe.TypeEat})
+			eaten = eat(c.eatBytes)
+			_ = eaten
 		case <-crashTimer:
 			em.emit(probe.Event{Type: probe.TypeCrash, Signal: "SIGSEGV"})
 			crash()
@@ -322,6 +335,20 @@ func runWorkload(args []string) (int, error) {
 			}
 		}
 	}
+}
+
+// eat allocates n bytes in 1 MiB chunks and writes every page, so the memory is really used.
+func eat(n int64) [][]byte {
+	const chunk = 1 << 20
+	var out [][]byte
+	for used := int64(0); used < n; used += chunk {
+		b := make([]byte, chunk)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // allExist reports whether every path exists.

@@ -18,9 +18,14 @@ const ProbePath = "/podspec-probe"
 // hooks written as shell commands). It needs no network. It returns the image reference for
 // manifests ("oci:DIR:probe").
 func BuildProbeImage(ctx context.Context, dir, probeBinary, busybox string) (string, error) {
+	return BuildProbeImageTagged(ctx, dir, probeBinary, busybox, ProbeImageTag)
+}
+
+// BuildProbeImageTagged is BuildProbeImage with another tag; the layout keeps its other images.
+func BuildProbeImageTagged(ctx context.Context, dir, probeBinary, busybox, tag string) (string, error) {
 	opts := image.BuildOptions{
 		Files:      []image.File{{Source: probeBinary, Dest: ProbePath, Mode: 0o755}},
-		Tag:        ProbeImageTag,
+		Tag:        tag,
 		Entrypoint: []string{ProbePath},
 		WorkingDir: "/",
 	}
@@ -31,5 +36,5 @@ func BuildProbeImage(ctx context.Context, dir, probeBinary, busybox string) (str
 	if _, err := image.Build(ctx, dir, opts); err != nil {
 		return "", fmt.Errorf("build the probe image: %w", err)
 	}
-	return "oci:" + dir + ":" + ProbeImageTag, nil
+	return "oci:" + dir + ":" + tag, nil
 }

@@ -436,3 +436,13 @@ func PreStopSleep(seconds int64) ContainerOpt {
 		c.Lifecycle.PreStop = &v1alpha1.LifecycleHandler{Sleep: &v1alpha1.SleepAction{Seconds: seconds}}
 	}
 }
+
+// Eat makes the workload allocate and touch bytes of memory after d (to be OOM-killed).
+func (w Workload) Eat(after time.Duration, bytes int64) Workload {
+	return w.with("-eat-after", after.String(), "-eat-bytes", strconv.FormatInt(bytes, 10))
+}
+
+// CheckSlow is a probe command that runs for d, then exits with code.
+func CheckSlow(d time.Duration, code int) Handler {
+	return Handler{args: []string{"-sleep", d.String(), "-exit", strconv.Itoa(code)}}
+}

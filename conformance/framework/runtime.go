@@ -60,6 +60,8 @@ type Result struct {
 	Stderr   []byte
 	ExitCode int
 	Duration time.Duration
+	// Ended is when the command returned (host clock).
+	Ended time.Time
 	// Error is the parsed error report of a failing command (nil when absent or unparseable).
 	Error *ErrorReport
 }
@@ -110,7 +112,7 @@ func (r *Runtime) exec(ctx context.Context, stdin []byte, args ...string) (*Resu
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	err := cmd.Run()
-	res := &Result{Args: full, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
+	res := &Result{Args: full, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), Ended: time.Now()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -24,6 +24,8 @@ const (
 	// TypeHandlerStart and TypeHandlerEnd bracket a hook or notifier handler (Role says which).
 	TypeHandlerStart = "handler-start"
 	TypeHandlerEnd   = "handler-end"
+	// TypeEat: the process starts using the memory it was asked to use.
+	TypeEat = "eat"
 	// TypeCheck: a probe command ran (Result is "success" or "failure").
 	TypeCheck = "check"
 )

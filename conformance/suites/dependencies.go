@@ -82,6 +82,50 @@ func (s *suite) registerDependencies() {
 		})
 	})
 
+	// web depends on db Ready; db becomes unready while web runs; web's restart must not wait.
+	restart := &fw.Scenario{
+		Short: "deps-restart",
+		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure)).
+			Main("db", fw.Loop(), fw.Readiness(fw.CheckMarker("db-ready"), fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 1})).
+			Main("web", fw.Loop().Codes("1", "loop").WaitFor("db-down"), fw.DependsOn("db", v1alpha1.ConditionReady)),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := p.Touch("db-ready"); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "web to start", p.PodTimeout(), fw.AllStarted("web")); err != nil {
+				return err
+			}
+			if err := p.Remove("db-ready"); err != nil {
+				return err
+			}
+			// db is unready once a readiness check failed (failureThreshold 1).
+			if _, err := p.WaitFor(ctx, "a failing readiness check of db", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				checks := tl.All(fw.ProbeEvent("db", probe.TypeCheck))
+				return len(checks) > 0 && checks[len(checks)-1].Probe.Result == "failure" && tl.Started("web")
+			}); err != nil {
+				return err
+			}
+			time.Sleep(500 * time.Millisecond) // let the runtime record db as not ready
+			if err := p.Touch("db-down"); err != nil {
+				return err
+			}
+			return waitThenStop("web's second instance", func(tl *fw.Timeline) bool { return len(tl.Instances("web")) >= 2 }, nil, nil)(ctx, p)
+		},
+	}
+	s.ordered("A dependent restarting while its dependency is not ready", restart, func(get func() *fw.Outcome) {
+		It("restarts the dependent without waiting for the dependency's condition again", req("DEP-011"), func() {
+			tl := get().Timeline
+			Expect(tl.Restarted("web", 1)).To(Succeed())
+			inst := tl.Instances("web")
+			readies := tl.All(fw.RuntimeEv(fw.EvContainerReady, "db"))
+			for _, r := range readies {
+				if r.Time.After(inst[0].Start) {
+					Expect(r.Time.After(inst[1].Start)).To(BeTrue(), "web's restart waited for db to become Ready again\n%s", tl)
+				}
+			}
+		})
+	})
+
 	fail := &fw.Scenario{
 		Short: "deps-fail",
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).

@@ -26,7 +26,9 @@ func (s *suite) registerProbes() {
 			Main("unhealthy", fw.Loop(), never, fw.PreStop(fw.HookHandler(0, 0)),
 				fw.Liveness(fw.CheckMarker("never"), fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 2})).
 			Main("badhook", fw.Loop(), never, fw.PreStop(fw.HookHandler(0, 0)), fw.PostStart(fw.HookHandler(0, 1))).
-			Main("sleeper", fw.Loop(), fw.PreStopSleep(1)),
+			Main("sleeper", fw.Loop(), fw.PreStopSleep(1)).
+			Main("slowcheck", fw.Loop(), never,
+				fw.Liveness(fw.CheckSlow(3*time.Second, 0), fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 1, TimeoutSeconds: 1})),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			if _, err := p.WaitFor(ctx, "slow's postStart hook to end", p.PodTimeout(), func(tl *fw.Timeline) bool {
 				_, ok := tl.First(fw.HandlerEvent("slow", "postStart", probe.TypeHandlerEnd))
@@ -45,7 +47,7 @@ func (s *suite) registerProbes() {
 			}
 			if _, err := p.WaitFor(ctx, "the failing containers to end and slow to be ready", p.PodTimeout(), func(tl *fw.Timeline) bool {
 				_, ready := tl.First(fw.RuntimeEv(fw.EvContainerReady, "slow"))
-				return ready && exited("unstartable", "unhealthy", "badhook")(tl)
+				return ready && exited("unstartable", "unhealthy", "badhook", "slowcheck")(tl)
 			}); err != nil {
 				return err
 			}
@@ -81,6 +83,13 @@ func (s *suite) registerProbes() {
 			tl := get().Timeline
 			Expect(tl.Before("slow is Ready only after a successful readiness check", success("slow", "readiness"), fw.RuntimeEv(fw.EvContainerReady, "slow"))).To(Succeed())
 			Expect(tl.Before("slow's startup passes only after the marker made the check succeed", success("slow", "startup"), fw.RuntimeEv(fw.EvContainerReady, "slow"))).To(Succeed())
+		})
+		It("counts an attempt that outlives timeoutSeconds as a failure and kills it", req("HOOK-005", "HOOK-006"), func() {
+			out := get()
+			t := out.Final.Terminated("slowcheck")
+			Expect(t).NotTo(BeNil(), "%s", out.Final)
+			Expect(t.Reason).To(Equal("Unhealthy"), "a check that would exit 0 after 3 s fails a 1 s timeout\n%s", out.Final)
+			Expect(out.Timeline.NeverHappened("slowcheck's check completing", fw.ProbeEvent("slowcheck", probe.TypeCheck))).To(Succeed())
 		})
 		It("kills an instance whose postStart hook fails and records StartError as a failure", req("HOOK-008"), func() {
 			out := get()

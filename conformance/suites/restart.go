@@ -1,6 +1,9 @@
 package suites
 
 import (
+	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
@@ -12,6 +15,28 @@ import (
 )
 
 func (s *suite) registerRestart() {
+	// A container that runs longer than resetAfterSeconds before each failure: every restart is
+	// the first since a reset, so each waits initialSeconds, never initialSeconds × factor.
+	const resetInitial, resetFactor = 1.0, 4.0
+	reset := &fw.Scenario{
+		Short: "backoff-reset",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).Backoff(resetInitial, resetFactor, 30, 0.5).
+			Main("a", fw.ExitAfter(0, ms(1000)).Codes("1", "1", "0")),
+	}
+	s.ordered("Back-off reset", reset, func(get func() *fw.Outcome) {
+		It("resets the back-off after an instance ran resetAfterSeconds, so the next restart is the first", req("RST-009"), func() {
+			tl := get().Timeline
+			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "a"))
+			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "a"))
+			Expect(starts).To(HaveLen(3), "%s", tl)
+			tol := s.f.Tolerances()
+			gap := starts[2].Time.Sub(exits[1].Time)
+			Expect(gap).To(BeNumerically("<", time.Duration(resetInitial*resetFactor*float64(time.Second))-tol.EarlyMargin.Value),
+				"the second restart waited %v: the back-off was not reset (initial %vs, factor %v)\n%s", gap, resetInitial, resetFactor, tl)
+			Expect(gap).To(BeNumerically("<=", time.Duration(resetInitial*float64(time.Second))+tol.Reaction.Value), "second restart after %v\n%s", gap, tl)
+		})
+	})
+
 	const initial, factor = 0.5, 2.0
 	sc := &fw.Scenario{
 		Short: "restart",
@@ -76,6 +101,33 @@ func (s *suite) registerRestart() {
 				Expect(gap).To(BeNumerically("<=", delay+tol.Reaction.Value), "restart %d came %v after the exit, later than its back-off %v + %s %v\n%s", n, gap, delay, tol.Reaction.Name, tol.Reaction.Value, tl)
 				delay = time.Duration(float64(delay) * factor)
 			}
+		})
+		It("keeps restarting containers after the command that created the pod returned", req("SUP-001"), func() {
+			out := get()
+			restarts := out.Timeline.All(func(e fw.Entry) bool {
+				return fw.RuntimeEv(fw.EvContainerStarted, "a")(e) && e.Runtime.RestartCount != nil && *e.Runtime.RestartCount > 0
+			})
+			Expect(restarts).To(HaveLen(2), "%s", out.Timeline)
+			for _, r := range restarts {
+				Expect(r.Time.After(out.Pod.RunResult.Ended)).To(BeTrue(), "restart at %v, run returned at %v", r.Time, out.Pod.RunResult.Ended)
+			}
+		})
+		It("keeps the pod's UID across container restarts", req("ID-005"), func() {
+			out := get()
+			Expect(out.Final.UID).To(Equal(out.Pod.UID))
+			for _, ev := range out.Timeline.RuntimeEvents() {
+				Expect(ev.PodUID).To(Equal(out.Pod.UID), "event #%d %s", ev.Seq, ev.Type)
+			}
+		})
+		It("leaves a hostPath volume's directory as it was", req("VOL-007"), func() {
+			fi, err := os.Stat(get().Pod.Dir)
+			Expect(err).NotTo(HaveOccurred(), "the hostPath directory still exists")
+			Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o777)), "its permissions are unchanged")
+			st, ok := fi.Sys().(*syscall.Stat_t)
+			Expect(ok).To(BeTrue())
+			Expect(int(st.Uid)).To(Equal(os.Getuid()), "its owner is unchanged")
+			_, err = os.Stat(filepath.Join(get().Pod.Dir, "a.instances"))
+			Expect(err).NotTo(HaveOccurred(), "files the containers wrote into it are still there")
 		})
 		It("does not stop, signal or restart another container when one restarts", req("RST-007"), func() {
 			tl := get().Timeline

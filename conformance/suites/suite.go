@@ -99,6 +99,8 @@ func (s *suite) register() {
 	s.registerEnvironment()
 	s.registerProbes()
 	s.registerTiming()
+	s.registerResources()
+	s.registerImages()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

@@ -1,0 +1,29 @@
+package suites
+
+import (
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+)
+
+func (s *suite) registerResources() {
+	sc := &fw.Scenario{
+		Short: "oom",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("hog", fw.Loop().Eat(ms(200), 256<<20), fw.WithLimits("", "32Mi", "")).
+			Main("calm", fw.ExitAfter(0, ms(500))),
+	}
+	s.ordered("A container over its memory limit", sc, func(get func() *fw.Outcome) {
+		It("records oomKilled for the instance the OOM killer killed, and only for it", req("STAT-004", "STAT-006"), func() {
+			st := get().Final
+			t := st.Terminated("hog")
+			Expect(t).NotTo(BeNil(), "%s", st)
+			Expect(t.OOMKilled).To(BeTrue(), "%s", st)
+			Expect(t.Signal).To(Equal(signal("SIGKILL")), "%s", st)
+			Expect(t.Reason).To(Equal(v1alpha1.ReasonOOMKilled), "%s", st)
+			Expect(st.Terminated("calm").OOMKilled).To(BeFalse(), "%s", st)
+		})
+	})
+}

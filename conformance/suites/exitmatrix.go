@@ -57,6 +57,8 @@ func exitRows() []exitRow {
 			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "b", reason: "Completed", aEnd: exitWith(0, ok), bEnd: exitWith(0, ok)},
 		{key: "all-3-0", policy: all, restart: never, a: fw.ExitAfter(3, ms(300)), b: fw.ExitAfter(0, ms(900)),
 			phase: v1alpha1.PodFailed, exitCode: 3, decidedBy: "a", reason: "Failed", aEnd: exitWith(3, "Error"), bEnd: exitWith(0, ok)},
+		{key: "all-3-4", policy: all, restart: never, a: fw.ExitAfter(3, ms(300)), b: fw.ExitAfter(4, ms(900)),
+			phase: v1alpha1.PodFailed, exitCode: 3, decidedBy: "a", reason: "Failed", aEnd: exitWith(3, "Error"), bEnd: exitWith(4, "Error")},
 		{key: "all-segv", policy: all, restart: never, a: fw.Loop().CrashAfter(ms(300)), b: fw.ExitAfter(0, ms(900)),
 			phase: v1alpha1.PodFailed, exitCode: 128 + 11, decidedBy: "a", reason: "Failed", aEnd: killedBy("SIGSEGV", "Signaled"), bEnd: exitWith(0, ok)},
 		{key: "any-0", policy: anyP, restart: never, a: fw.ExitAfter(0, ms(300)), b: fw.Loop(),
@@ -113,7 +115,7 @@ func (s *suite) registerExitMatrix() {
 	stoppedB := func(r exitRow) bool { return r.bEnd.reason == "StoppedByPolicy" }
 	Describe("Exit policies × restart policies × exit codes × signals", profileLabel("core"), func() {
 		DescribeTable("the pod result: phase, exitCode and decidedBy",
-			req("EXIT-012", "EXIT-013", "EXIT-014", "EXIT-015", "EXIT-016", "EXIT-017"),
+			req("EXIT-008", "EXIT-012", "EXIT-013", "EXIT-014", "EXIT-015", "EXIT-016", "EXIT-017"),
 			func(ctx SpecContext, r exitRow) {
 				st := s.await(ctx, scen[r.key]).Final
 				Expect(st.Phase).To(Equal(r.phase), "status.phase\n%s", st)

@@ -11,6 +11,23 @@ import (
 )
 
 func (s *suite) registerIdentity() {
+	// No restartPolicy, exitPolicy or stopSignal: the defaults (Always, All, SIGTERM) apply.
+	defaults := &fw.Scenario{
+		Short: "defaults",
+		Pod: fastBackoff(fw.NewPod()).
+			Main("a", fw.ExitAfter(0, ms(200)).Codes("0", "loop").Announce("a.{instance}.started")).
+			Main("b", fw.Loop()),
+		Drive: fw.StopWhen("a's second instance", func(tl *fw.Timeline) bool { return len(tl.Instances("a")) >= 2 }, nil, false),
+	}
+	s.ordered("Defaults", defaults, func(get func() *fw.Outcome) {
+		It("gives unset fields their defaults: restartPolicy Always, stopSignal SIGTERM", req("MAN-011"), func() {
+			tl := get().Timeline
+			Expect(tl.Restarted("a", 1)).To(Succeed(), "restartPolicy Always restarts a container that exited 0")
+			Expect(tl.Happened("b receives SIGTERM", probeSignal("b", "SIGTERM"))).To(Succeed())
+			Expect(countMatches(tl, fw.RuntimeEv(fw.EvPolicyFired, ""))).To(BeZero(), "exitPolicy All never fires while a restarts under Always\n%s", tl)
+		})
+	})
+
 	sc := &fw.Scenario{
 		Short: "identity",
 		Pod:   fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.ExitAfter(0, ms(200))),

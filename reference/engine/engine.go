@@ -86,6 +86,8 @@ type Engine struct {
 	wg         sync.WaitGroup
 	finished   chan struct{}
 	persistErr error
+	// upd is the bookkeeping of in-place updates (update.go); nil until the first one.
+	upd *updateState
 }
 
 // New loads the pod's state and prepares an engine; Run starts it.
@@ -179,8 +181,8 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.mu.Lock()
 	for _, s := range e.slots {
 		rec := e.st.Containers[s.name]
-		if rec != nil && rec.Terminal {
-			continue
+		if s.kind == KindDefer || (rec != nil && rec.Terminal) {
+			continue // defers run in the stop sequence (defer.go)
 		}
 		if rec != nil && rec.Running && adopted[s] == nil {
 			continue

@@ -65,6 +65,7 @@ func (e *Engine) buildSlots() {
 		c := &p.Spec.Containers[i]
 		e.addSlot(&slot{name: c.Name, kind: KindMain, index: i, c: c, policy: p.Spec.EffectiveRestartPolicy(c, false)})
 	}
+	e.buildDeferSlots()
 }
 
 func newStatus(c *v1alpha1.Container) v1alpha1.ContainerStatus {
@@ -83,8 +84,11 @@ func (e *Engine) addSlot(s *slot) {
 
 // status is the slot's entry in the pod status (e.mu held).
 func (s *slot) status() *v1alpha1.ContainerStatus {
-	if s.kind == KindMain {
+	switch s.kind {
+	case KindMain:
 		return &s.e.st.Pod.Status.ContainerStatuses[s.index]
+	case KindDefer:
+		return &s.e.st.Pod.Status.DeferContainerStatuses[s.index]
 	}
 	return &s.e.st.Pod.Status.InitContainerStatuses[s.index]
 }
@@ -294,11 +298,22 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	}
 	id := instanceID(e.info.UID, s.name, n)
 	sandbox := e.st.Sandbox
+	req, ver := e.instanceRequestLocked(s, id, n)
 	e.mu.Unlock()
 
-	logPath := e.pod.LogPath(s.name, n)
-	pid, err := e.be.CreateInstance(ctx, e.info, sandbox, &InstanceRequest{ID: id, Kind: s.kind, Container: s.c, LogPath: logPath})
+	pid, err := e.be.CreateInstance(ctx, e.info, sandbox, req)
 	e.mu.Lock()
+	for err == nil && e.staleLocked(s, ver) {
+		// UPD-012: an update changed the container while this instance was being created:
+		// it never starts; the instance is created again from the new definition.
+		e.mu.Unlock()
+		e.discardCreated(ctx, id, pid)
+		e.mu.Lock()
+		req, ver = e.instanceRequestLocked(s, id, n)
+		e.mu.Unlock()
+		pid, err = e.be.CreateInstance(ctx, e.info, sandbox, req)
+		e.mu.Lock()
+	}
 	if err != nil {
 		s.creating = false
 		e.mu.Unlock()
@@ -415,6 +430,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 	now := time.Now().UTC()
 	st := s.status()
 	r := s.rec()
+	replaced := e.replacedLocked(s, inst) // an update replaced the instance (update.go)
 	term := &v1alpha1.ContainerStateTerminated{FinishedAt: now, StartedAt: now}
 	var ev *store.Event
 	if startErr != nil {
@@ -463,6 +479,10 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 	r.Running = false
 	r.PID = 0
 	st.Started, st.Ready = false, false
+	if replaced {
+		e.restartReplacedLocked(s, term, ev) // UPD-007, UPD-008: no policy, no back-off
+		return true
+	}
 
 	restart := !e.noRestartLocked(s)
 	if restart {

@@ -39,10 +39,8 @@ const (
 	stepSidecars
 )
 
-// stopSteps is the stop sequence of the spec (docs/spec/stop.md). The defer steps are where
-// BeforeStop and AfterStop defer containers run; this engine version runs no defers (the
-// runtime does not declare the defer profile and refuses pods with deferContainers), so they
-// finish at once — the slots exist so that adding defers keeps the persisted step numbering.
+// stopSteps is the stop sequence of the spec (docs/spec/stop.md). The defer steps run the
+// BeforeStop and AfterStop defer containers (defer.go); with no defers they finish at once.
 func (e *Engine) stopSteps() []stopStep {
 	return []stopStep{
 		stepBeforeStopDefers: {name: "BeforeStopDefers", run: e.runDefers(v1alpha1.DeferBeforeStop)},
@@ -50,13 +48,6 @@ func (e *Engine) stopSteps() []stopStep {
 		stepAfterStopDefers:  {name: "AfterStopDefers", run: e.runDefers(v1alpha1.DeferAfterStop)},
 		stepSidecars:         {name: "Sidecars", run: e.stopSidecars},
 	}
-}
-
-// runDefers is the defer-container step of one phase: BeforeStop runs while the main
-// containers still run (and must end by the reserve point), AfterStop after they exited,
-// before the sidecars.
-func (e *Engine) runDefers(phase v1alpha1.DeferPhase) func(ctx context.Context) {
-	return func(ctx context.Context) {}
 }
 
 // beginStopLocked starts the stop sequence with a termination reason, or escalates the one
@@ -165,6 +156,8 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 		}
 		e.mu.Unlock()
 	}
+	// Defers that did not run to their end (budget over or forced) are killed or skipped.
+	e.endDefers(budget)
 	// Budget over, forced, or all steps done: SIGKILL whatever still runs, until it is gone.
 	e.mu.Lock()
 	e.sidecarsStopping = true
@@ -433,6 +426,7 @@ func (e *Engine) finish(ctx context.Context) {
 	e.terminating = false
 	setCondition(s, v1alpha1.PodReady, false, now)
 	setCondition(s, v1alpha1.PodTerminating, false, now)
+	e.deferCompletedLocked(now)
 	ev := e.event(store.EventPodFinished, nil, s.Reason, "")
 	ev.Phase = phase
 	ev.ExitCode = &code

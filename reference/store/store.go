@@ -195,6 +195,9 @@ type Instance struct {
 	Consecutive int `json:"consecutive,omitempty"`
 	// NextStart is when a container waiting in back-off starts its next instance.
 	NextStart *time.Time `json:"nextStart,omitempty"`
+	// RunStart is when a defer container's run began (its first attempt's process started);
+	// its timeoutSeconds count from then.
+	RunStart *time.Time `json:"runStart,omitempty"`
 }
 
 // StopState records a stop in progress so that an adopting supervisor resumes it.

@@ -192,7 +192,10 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		return 0, fmt.Errorf("sandbox state: %w", err)
 	}
 	c := req.Container
-	ref := sb.Images[c.Name]
+	ref := req.Image
+	if ref == "" {
+		ref = sb.Images[c.Name]
+	}
 	if ref == "" {
 		ref = c.Image
 	}

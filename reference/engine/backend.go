@@ -57,6 +57,9 @@ type InstanceRequest struct {
 	LogPath string
 	// ExtraEnv is added to the container's environment (KEY=VALUE).
 	ExtraEnv []string
+	// Image is the resolved image reference to create the instance from (the one resolved
+	// at creation, or when an update changed the image); empty: the backend's own record.
+	Image string
 }
 
 // ExitStatus is what a watcher learned about an instance's end.

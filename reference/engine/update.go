@@ -1,0 +1,528 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/validation"
+	"podspec.dev/podspec/validation/field"
+)
+
+// In-place updates (docs/spec/update.md). An accepted update replaces the stored manifest at
+// once (one atomic state write, metadata.generation + 1) and then takes effect container by
+// container:
+//
+//   - a slot's "effective definition" (slot.c) is separate from the stored manifest; an update
+//     writes the changed mutable fields into it unless the change must have no effect (a
+//     regular init container that has started, UPD-013);
+//   - every change that affects a slot's next instance bumps the slot's spec version; an
+//     instance records the version it was created from, so an instance that was being created
+//     while the update arrived is discarded unstarted and created again (UPD-012), and an
+//     instance that runs an older version is replaced (UPD-007) exactly once, however many
+//     updates arrive before its replacement starts;
+//   - status.observedGeneration reaches a generation once no restart or resize of that or an
+//     earlier generation is still in flight (UPD-006), with one UpdateApplied event per
+//     generation.
+
+// ReasonContainerCreating is the waiting reason of a container whose instance an update
+// replaced, until the new instance runs.
+const ReasonContainerCreating = "ContainerCreating"
+
+// Events of in-place updates.
+const (
+	// EventUpdateAccepted is recorded when an update is accepted and stored (its message
+	// lists the changes and their effects).
+	EventUpdateAccepted = "UpdateAccepted"
+	// EventUpdateApplied is recorded once every change of an accepted update took effect.
+	EventUpdateApplied = "UpdateApplied"
+)
+
+// ErrUpdateConflict is returned (wrapped) when an update cannot be applied in the pod's
+// current state: it is terminating or terminal (UPD-004), or it changed since the update was
+// validated.
+var ErrUpdateConflict = errors.New("update conflict")
+
+// InvalidUpdateError is returned when the update changes a field that is immutable in place.
+type InvalidUpdateError struct {
+	// Errs are the UPD findings of validation.ValidatePodUpdate.
+	Errs field.ErrorList
+}
+
+func (e *InvalidUpdateError) Error() string {
+	msgs := make([]string, 0, len(e.Errs))
+	for _, x := range e.Errs {
+		msgs = append(msgs, x.Error())
+	}
+	return "the update is not allowed in place: " + strings.Join(msgs, "; ")
+}
+
+// Resizer is implemented by backends that can change the resources of a live instance in
+// place (OCI runtime update). Without it, a resources change restarts the container.
+type Resizer interface {
+	// UpdateResources sets the cgroup limits of instance id to r.
+	UpdateResources(ctx context.Context, id string, r *v1alpha1.ResourceRequirements) error
+}
+
+// UpdateRequest is an update as the supervisor receives it.
+type UpdateRequest struct {
+	// Pod is the new manifest, defaulted and validated on its own.
+	Pod *v1alpha1.Pod `json:"pod"`
+	// Generation is the metadata.generation the caller validated the update against; the
+	// update is refused with ErrUpdateConflict when the pod has changed since (0: no check).
+	Generation int64 `json:"generation,omitempty"`
+	// Images are the resolved references of the containers whose image the update changes.
+	Images map[string]string `json:"images,omitempty"`
+}
+
+// UpdateResponse is the supervisor's answer to an update.
+type UpdateResponse struct {
+	// Status is the pod status once the update was accepted.
+	Status *v1alpha1.PodStatus `json:"status,omitempty"`
+	// Generation is the pod's metadata.generation after the update.
+	Generation int64 `json:"generation,omitempty"`
+	// Refused is "Conflict" or "Invalid" when the update was not accepted; Message says why.
+	Refused string `json:"refused,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// HandleUpdate decodes an UpdateRequest and applies it; refusals are part of the response.
+func (e *Engine) HandleUpdate(ctx context.Context, payload json.RawMessage) (*UpdateResponse, error) {
+	var req UpdateRequest
+	if err := json.Unmarshal(payload, &req); err != nil {
+		return nil, fmt.Errorf("decode update: %w", err)
+	}
+	if req.Pod == nil {
+		return nil, errors.New("decode update: no pod")
+	}
+	st, gen, err := e.Update(ctx, &req)
+	var inv *InvalidUpdateError
+	switch {
+	case errors.Is(err, ErrUpdateConflict):
+		return &UpdateResponse{Refused: "Conflict", Message: err.Error()}, nil
+	case errors.As(err, &inv):
+		return &UpdateResponse{Refused: "Invalid", Message: err.Error()}, nil
+	case err != nil:
+		return nil, err
+	}
+	return &UpdateResponse{Status: &st, Generation: gen}, nil
+}
+
+// updateState is the engine's bookkeeping of in-place updates (guarded by Engine.mu).
+type updateState struct {
+	// version counts, per container, the updates that changed its next instance.
+	version map[string]int64
+	// instVersion is the version each instance (by ID) was created from.
+	instVersion map[string]int64
+	// images are the image references of containers whose image an update changed.
+	images map[string]string
+	// replacing holds the IDs of instances an update is replacing.
+	replacing map[string]bool
+	// pending maps a container to the generation of the latest update whose restart of it
+	// has not taken effect yet.
+	pending map[string]int64
+	// resizing counts, per generation, live resizes still in flight.
+	resizing map[int64]int
+}
+
+func (e *Engine) updLocked() *updateState {
+	if e.upd == nil {
+		e.upd = &updateState{version: map[string]int64{}, instVersion: map[string]int64{}, images: map[string]string{},
+			replacing: map[string]bool{}, pending: map[string]int64{}, resizing: map[int64]int{}}
+	}
+	return e.upd
+}
+
+// instanceRequestLocked describes the next instance of s from its effective definition (a
+// copy, so that an update may change the definition while the instance is being created) and
+// returns the spec version it is created from.
+func (e *Engine) instanceRequestLocked(s *slot, id string, n int32) (*InstanceRequest, int64) {
+	u := e.updLocked()
+	c := *s.c
+	ver := u.version[s.name]
+	u.instVersion[id] = ver
+	img := e.st.Images[s.name]
+	if ref, ok := u.images[s.name]; ok {
+		img = ref
+	}
+	s.status().Image = c.Image
+	return &InstanceRequest{ID: id, Kind: s.kind, Container: &c, LogPath: e.pod.LogPath(s.name, n), Image: img}, ver
+}
+
+// staleLocked reports whether an update changed s since version ver was used to create an
+// instance (UPD-012: that instance must not start).
+func (e *Engine) staleLocked(s *slot, ver int64) bool {
+	return e.updLocked().version[s.name] != ver
+}
+
+// discardCreated removes an instance that was created but must not start.
+func (e *Engine) discardCreated(ctx context.Context, id string, pid int) {
+	exit := e.w.Watch(pid)
+	e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
+	select {
+	case <-exit:
+	case <-time.After(10 * time.Second):
+		e.logf("discarded instance %s (pid %d) did not end", id, pid)
+	}
+}
+
+// Update applies an in-place update (docs/spec/update.md). It returns once the update is
+// accepted and persisted — the new manifest stored, the generation incremented — with the
+// status and generation at that moment; restarts and resizes then take effect in the
+// background, and status.observedGeneration follows. An update that changes nothing returns
+// the status unchanged (UPD-005).
+func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodStatus, int64, error) {
+	newPod := req.Pod
+	newPod.SetDefaults()
+	e.mu.Lock()
+	locked := true
+	defer func() {
+		if locked {
+			e.mu.Unlock()
+		}
+	}()
+	ps := e.st.Pod.Status
+	gen := e.st.Pod.Metadata.Generation
+	switch {
+	case ps.FinishedAt != nil:
+		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is %s: %w", e.info.Name, ps.Phase, ErrUpdateConflict)
+	case e.terminating:
+		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is terminating (UPD-004): %w", e.info.Name, ErrUpdateConflict)
+	case req.Generation != 0 && req.Generation != gen:
+		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s changed (generation %d, the update was checked against %d); retry: %w", e.info.Name, gen, req.Generation, ErrUpdateConflict)
+	}
+	old := e.st.Pod
+	old.Status = nil
+	if errs := errorsOnly(validation.ValidatePodUpdate(newPod, &old)); len(errs) > 0 {
+		return v1alpha1.PodStatus{}, gen, &InvalidUpdateError{Errs: errs}
+	}
+	ch := validation.MutableChanges(newPod, &old)
+	if ch.Empty() {
+		return *deepCopyStatus(ps), gen, nil
+	}
+	for _, cc := range ch.Containers {
+		if slices.Contains(cc.Fields, "image") && req.Images[cc.Name] == "" {
+			return v1alpha1.PodStatus{}, gen, fmt.Errorf("update: the image of container %s changed but no resolved image was given", cc.Name)
+		}
+		if e.byName[cc.Name] == nil {
+			return v1alpha1.PodStatus{}, gen, fmt.Errorf("update: no container %s", cc.Name)
+		}
+	}
+
+	// Accepted: store the new manifest.
+	gen++
+	u := e.updLocked()
+	p := &e.st.Pod
+	p.Metadata.Generation = gen
+	p.Metadata.Labels = maps.Clone(newPod.Metadata.Labels)
+	p.Metadata.Annotations = maps.Clone(newPod.Metadata.Annotations)
+	p.Spec.ActiveDeadlineSeconds = newPod.Spec.ActiveDeadlineSeconds
+	p.Spec.TerminationGracePeriodSeconds = newPod.Spec.TerminationGracePeriodSeconds
+	// New backing arrays: the slots keep their own (effective) definitions.
+	p.Spec.InitContainers = slices.Clone(newPod.Spec.InitContainers)
+	p.Spec.Containers = slices.Clone(newPod.Spec.Containers)
+	images := maps.Clone(e.st.Images)
+	if images == nil {
+		images = map[string]string{}
+	}
+	for _, cc := range ch.Containers {
+		if slices.Contains(cc.Fields, "image") {
+			images[cc.Name] = req.Images[cc.Name]
+		}
+	}
+	e.st.Images = images
+
+	rc := e.runCtx
+	if rc == nil {
+		rc = context.Background()
+	}
+	type resize struct {
+		s   *slot
+		id  string
+		res *v1alpha1.ResourceRequirements
+	}
+	var resizes []resize
+	for _, cc := range ch.Containers {
+		s := e.byName[cc.Name]
+		var nc *v1alpha1.Container
+		if cc.Kind == validation.KindMain {
+			nc = &newPod.Spec.Containers[cc.Index]
+		} else {
+			nc = &newPod.Spec.InitContainers[cc.Index]
+		}
+		r := s.rec()
+		switch cc.Effect {
+		case validation.EffectNextRun:
+			// Used only if the init container has not started (UPD-013).
+			if r.EverRan || s.inst != nil {
+				continue
+			}
+			e.applyDefinitionLocked(s, nc, cc, req.Images)
+		case validation.EffectResize:
+			e.applyDefinitionLocked(s, nc, cc, req.Images)
+			if s.inst != nil && !u.replacing[s.inst.id] && !r.Terminal {
+				resizes = append(resizes, resize{s: s, id: s.inst.id, res: nc.Resources})
+			}
+		case validation.EffectRestart:
+			e.applyDefinitionLocked(s, nc, cc, req.Images)
+			if r.Terminal {
+				continue // UPD-013: an exited container does not come back
+			}
+			if s.inst == nil && !s.creating {
+				continue // waiting: its next start uses the new definition (UPD-012)
+			}
+			u.pending[s.name] = gen
+			if inst := s.inst; inst != nil && !u.replacing[inst.id] {
+				u.replacing[inst.id] = true
+				go e.replaceInstance(rc, s, inst, gen)
+			}
+			go e.awaitRestart(rc, s, u.version[s.name], gen)
+		}
+	}
+	u.resizing[gen] += len(resizes)
+
+	// UPD-014: the new deadline counts from status.startedAt and takes effect at once.
+	if ch.ActiveDeadlineSeconds && ps.StartedAt != nil && p.Spec.ActiveDeadlineSeconds != nil {
+		if e.deadlineArmed {
+			go e.deadline(rc, ps.StartedAt.Add(time.Duration(*p.Spec.ActiveDeadlineSeconds)*time.Second))
+		} else if e.runCtx != nil {
+			e.armDeadlineLocked()
+		}
+	}
+	ev := e.event(EventUpdateAccepted, nil, "", updateSummary(ch))
+	ev.Generation = gen
+	e.commitLocked(append([]*store.Event{ev}, e.observeLocked()...)...)
+	accepted := *deepCopyStatus(ps)
+	e.mu.Unlock()
+	locked = false
+
+	// Resources are applied live, outside the lock (UPD-010); an instance whose runtime
+	// refuses the new limits is restarted with them instead.
+	for _, rz := range resizes {
+		err := errors.New("the backend cannot resize instances")
+		if rs, ok := e.be.(Resizer); ok {
+			err = rs.UpdateResources(context.WithoutCancel(ctx), rz.id, rz.res)
+		}
+		e.mu.Lock()
+		u.resizing[gen]--
+		if err != nil {
+			e.logf("resize %s: %v; restarting it instead", rz.id, err)
+			if inst := rz.s.inst; inst != nil && inst.id == rz.id && !u.replacing[inst.id] && !e.terminating {
+				u.pending[rz.s.name] = gen
+				u.replacing[inst.id] = true
+				go e.replaceInstance(rc, rz.s, inst, gen)
+				go e.awaitRestart(rc, rz.s, u.version[rz.s.name], gen)
+			}
+		}
+		e.commitLocked(e.observeLocked()...)
+		e.mu.Unlock()
+	}
+	return accepted, gen, nil
+}
+
+func errorsOnly(errs field.ErrorList) field.ErrorList {
+	var out field.ErrorList
+	for _, x := range errs {
+		if x.Severity != field.SeverityWarning {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// updateSummary describes an update's changes for its event message.
+func updateSummary(ch validation.Changes) string {
+	var parts []string
+	if ch.Labels {
+		parts = append(parts, "labels")
+	}
+	if ch.Annotations {
+		parts = append(parts, "annotations")
+	}
+	if ch.ActiveDeadlineSeconds {
+		parts = append(parts, "activeDeadlineSeconds")
+	}
+	if ch.TerminationGracePeriodSeconds {
+		parts = append(parts, "terminationGracePeriodSeconds")
+	}
+	for _, cc := range ch.Containers {
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", cc.Name, strings.Join(cc.Fields, ","), cc.Effect))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// applyDefinitionLocked writes a container's changed mutable fields into the slot's
+// effective definition and bumps its spec version. Fields are replaced, never modified in
+// place, so a copy taken earlier (an instance being created) stays intact.
+func (e *Engine) applyDefinitionLocked(s *slot, nc *v1alpha1.Container, cc validation.ContainerChange, images map[string]string) {
+	u := e.updLocked()
+	for _, f := range cc.Fields {
+		switch f {
+		case "image":
+			s.c.Image = nc.Image
+			u.images[s.name] = images[s.name]
+		case "command":
+			s.c.Command = slices.Clone(nc.Command)
+		case "args":
+			s.c.Args = slices.Clone(nc.Args)
+		case "env":
+			s.c.Env = slices.Clone(nc.Env)
+		case "resources":
+			if nc.Resources == nil {
+				s.c.Resources = nil
+			} else {
+				r := *nc.Resources
+				r.Limits = maps.Clone(r.Limits)
+				r.Requests = maps.Clone(r.Requests)
+				s.c.Resources = &r
+			}
+		}
+	}
+	u.version[s.name]++
+	if s.inst == nil && !s.creating {
+		s.status().Image = s.c.Image
+	}
+}
+
+// replaceInstance replaces a live instance after an update (UPD-007): once it runs, its stop
+// signal, then SIGKILL after terminationGracePeriodSeconds; no preStop hook (HOOK-011). The
+// slot's goroutine starts the new instance at once when it sees the exit (updateRestartLocked).
+// A stop sequence that begins meanwhile takes over.
+func (e *Engine) replaceInstance(ctx context.Context, s *slot, inst *instance, gen int64) {
+	if !e.waitUntil(ctx, func() bool { return s.inst != inst || s.rec().Running || e.terminating }) {
+		return
+	}
+	why := fmt.Sprintf("replaced by update (generation %d)", gen)
+	if !e.signalInstance(ctx, s, inst, stopSignal(s.c), why) {
+		return
+	}
+	e.mu.Lock()
+	grace := time.Duration(e.gracePeriod()) * time.Second
+	e.mu.Unlock()
+	if !e.sleep(ctx, grace, func() bool { return s.inst != inst || e.terminating }) {
+		return
+	}
+	e.signalInstance(ctx, s, inst, syscall.SIGKILL, why+": grace period over")
+}
+
+// signalInstance sends sig to inst if it is still the slot's live instance and the pod is not
+// stopping, recording SignalSent; it reports whether it sent it.
+func (e *Engine) signalInstance(ctx context.Context, s *slot, inst *instance, sig syscall.Signal, why string) bool {
+	e.mu.Lock()
+	if s.inst != inst || e.terminating {
+		e.mu.Unlock()
+		return false
+	}
+	n := int32(sig)
+	ev := e.instEvent(store.EventSignalSent, s, inst, "", why)
+	ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
+	e.commitLocked(ev)
+	e.mu.Unlock()
+	if inst.adopted {
+		if err := syscall.Kill(inst.pid, sig); err == nil {
+			return true
+		}
+	}
+	if err := e.be.Signal(context.WithoutCancel(ctx), inst.id, sig); err != nil {
+		e.logf("signal %s %s: %v", inst.id, ev.Signal.Name, err)
+	}
+	return true
+}
+
+// awaitRestart waits until the restart of s that update gen asked for took effect — an
+// instance of spec version ver (or later) runs, or the container will not run again — and
+// then lets status.observedGeneration advance.
+func (e *Engine) awaitRestart(ctx context.Context, s *slot, ver, gen int64) {
+	u := e.updLocked()
+	done := func() bool {
+		if u.pending[s.name] != gen || e.st.Pod.Status.FinishedAt != nil {
+			return true
+		}
+		r := s.rec()
+		if r.Terminal || e.noRestartLocked(s) {
+			return true
+		}
+		return s.inst != nil && r.Running && u.instVersion[s.inst.id] >= ver
+	}
+	if !e.waitUntil(ctx, done) {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if u.pending[s.name] == gen {
+		delete(u.pending, s.name)
+		e.commitLocked(e.observeLocked()...)
+	}
+}
+
+// replacedLocked is called when an instance ended (afterExit, before its end is judged): it
+// reports whether an update was replacing it. If the pod began to stop meanwhile, the end is
+// judged as a stop (the container is not restarted) and it reports false.
+func (e *Engine) replacedLocked(s *slot, inst *instance) bool {
+	if inst == nil || e.upd == nil || !e.upd.replacing[inst.id] {
+		return false
+	}
+	delete(e.upd.replacing, inst.id)
+	if e.noRestartLocked(s) {
+		if r := s.rec(); r.StopReason == "" {
+			r.StopReason = e.instanceStopReasonLocked()
+		}
+		return false
+	}
+	return true
+}
+
+// restartReplacedLocked records the end of an instance an update replaced and lets the slot
+// start the new instance at once: the end does not count for the restart policy, the
+// back-off, the exit policy or the pod result (UPD-008). exited is its ContainerExited event.
+func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTerminated, exited *store.Event) {
+	st := s.status()
+	r := s.rec()
+	r.StopReason = ""
+	r.NextStart = nil
+	st.LastState = v1alpha1.ContainerState{Terminated: term}
+	st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: ReasonContainerCreating,
+		Message: "replaced by an update; the new instance starts at once"}}
+	rev := e.instEvent(store.EventContainerRestarting, s, nil, "", "replaced by an update: no back-off")
+	n := st.RestartCount
+	rev.RestartCount = &n
+	rev.ContainerID = term.ContainerID
+	e.commitLocked(exited, rev)
+}
+
+// observeLocked advances status.observedGeneration to the newest generation whose changes
+// all took effect (UPD-006) and returns one UpdateApplied event per generation it passes.
+func (e *Engine) observeLocked() []*store.Event {
+	ps := e.st.Pod.Status
+	obs := e.st.Pod.Metadata.Generation
+	if u := e.upd; u != nil {
+		for _, g := range u.pending {
+			obs = min(obs, g-1)
+		}
+		for g, n := range u.resizing {
+			if n > 0 {
+				obs = min(obs, g-1)
+			} else {
+				delete(u.resizing, g)
+			}
+		}
+	}
+	var evs []*store.Event
+	for g := ps.ObservedGeneration + 1; g <= obs; g++ {
+		ev := e.event(EventUpdateApplied, nil, "", fmt.Sprintf("generation %d took effect", g))
+		ev.Generation = g
+		evs = append(evs, ev)
+	}
+	if obs > ps.ObservedGeneration {
+		ps.ObservedGeneration = obs
+	}
+	return evs
+}

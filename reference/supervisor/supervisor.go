@@ -29,6 +29,9 @@ import (
 const (
 	OpPing = "ping"
 	OpStop = "stop"
+	// OpUpdate applies an in-place update; Payload is an engine.UpdateRequest and the answer's
+	// Data an engine.UpdateResponse.
+	OpUpdate = "update"
 )
 
 // Request is one command sent to a supervisor.
@@ -105,6 +108,9 @@ func Run(ctx context.Context, o Options) error {
 		OpPing: func(context.Context, *Request) (any, error) { return nil, nil },
 		OpStop: func(ctx context.Context, r *Request) (any, error) {
 			return nil, eng.Stop(ctx, r.GracePeriodSeconds, r.Force)
+		},
+		OpUpdate: func(ctx context.Context, r *Request) (any, error) {
+			return eng.HandleUpdate(ctx, r.Payload)
 		},
 	}
 	ln, err := listen(o.Pod.Path(store.SocketFile))

@@ -90,9 +90,6 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 		return nil, "", &rtError{code: codeInvalidManifest, err: err, findings: []finding.Finding{{
 			Rule: "ID-001", Severity: finding.Error, Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
-	if len(pod.Spec.DeferContainers) > 0 {
-		return nil, "", errf(codeFailed, "deferContainers need the runtime profile \"defer\", which this runtime version does not declare")
-	}
 	for _, v := range pod.Spec.Volumes {
 		if v.Shared != nil {
 			return nil, "", errf(codeFailed, "volume %s: shared volumes need the runtime profile \"gc\", which this runtime version does not declare", v.Name)

@@ -100,41 +100,43 @@ var reLine = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
 // Decode splits a YAML or JSON stream into documents. Problems found while decoding (syntax,
 // duplicate keys, limits, YAML 1.1 ambiguous scalars) come back as positioned findings. A
 // document that hit a limit is not returned; a document with duplicate keys is (the last value
-// wins, as in Kubernetes), so later checks still see it. Decoding stops at the first syntax
-// error: YAML cannot resynchronise after one.
+// wins, as in Kubernetes), so later checks still see it. A syntax error loses the rest of its
+// document only: decoding resumes at the next document marker.
+//
+// Decode is Split followed by Segment.Decode on every segment; callers that want to hold one
+// document at a time, or decode documents in parallel, call those instead.
 func Decode(file string, data []byte, lim Limits) ([]*Document, []finding.Finding) {
-	if lim.MaxBytes > 0 && int64(len(data)) > lim.MaxBytes {
-		return nil, []finding.Finding{{
-			Rule: RuleLimit, Severity: finding.Error, Engine: engineDecode,
-			Message: fmt.Sprintf("input is %d bytes, over the limit of %d bytes", len(data), lim.MaxBytes),
-			Pos:     finding.Position{File: file},
-		}}
+	segs, fs := Split(file, data, lim)
+	var docs []*Document
+	for _, s := range segs {
+		d, f := s.Decode(lim)
+		docs = append(docs, d...)
+		fs = append(fs, f...)
 	}
+	return docs, fs
+}
+
+// Decode decodes the document of one segment (a segment holds one document, or none when it
+// is only comments). Positions are absolute in the stream the segment was cut from.
+func (s Segment) Decode(lim Limits) ([]*Document, []finding.Finding) {
 	var docs []*Document
 	var fs []finding.Finding
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for idx := 0; ; idx++ {
+	dec := yaml.NewDecoder(bytes.NewReader(s.Data))
+	for {
 		root := new(yaml.Node)
 		err := decodeNode(dec, root)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			fs = append(fs, syntaxFinding(file, data, idx, err))
-			break
-		}
-		if lim.MaxDocuments > 0 && idx >= lim.MaxDocuments {
-			at := root
-			if len(root.Content) > 0 {
-				at = root.Content[0]
+			f := syntaxFinding(s.File, s.Data, s.Index, err)
+			if f.Pos.Line > 0 {
+				f.Pos.Line += s.Line
 			}
-			fs = append(fs, finding.Finding{
-				Rule: RuleLimit, Severity: finding.Error, Engine: engineDecode, Document: idx,
-				Message: fmt.Sprintf("more than %d documents in one file", lim.MaxDocuments),
-				Pos:     finding.Position{File: file, Line: at.Line, Column: at.Column},
-			})
+			fs = append(fs, f)
 			break
 		}
+		shiftLines(root, s.Line)
 		if len(root.Content) == 0 {
 			continue
 		}
@@ -142,13 +144,13 @@ func Decode(file string, data []byte, lim Limits) ([]*Document, []finding.Findin
 		if top.Kind == yaml.ScalarNode && top.Style&quotedStyles == 0 && top.Value == "" {
 			continue // an empty document ("---" alone, or comments only)
 		}
-		c := converter{lim: lim, file: file, doc: idx}
+		c := converter{lim: lim, file: s.File, doc: s.Index}
 		v, ok := c.value(top, 1, false)
 		fs = append(fs, c.findings...)
 		if !ok {
 			continue
 		}
-		d := &Document{File: file, Index: idx, Root: root, Value: v}
+		d := &Document{File: s.File, Index: s.Index, Root: root, Value: v}
 		if m, isMap := v.(map[string]any); isMap {
 			d.APIVersion, _ = m["apiVersion"].(string)
 			d.Kind, _ = m["kind"].(string)
@@ -156,6 +158,17 @@ func Decode(file string, data []byte, lim Limits) ([]*Document, []finding.Findin
 		docs = append(docs, d)
 	}
 	return docs, fs
+}
+
+// shiftLines makes a segment's node positions absolute in its stream.
+func shiftLines(n *yaml.Node, by int) {
+	if by == 0 {
+		return
+	}
+	n.Line += by
+	for _, c := range n.Content {
+		shiftLines(c, by)
+	}
 }
 
 // decodeNode reads the next document; the YAML library reports problems by panicking

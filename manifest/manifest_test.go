@@ -62,7 +62,7 @@ func TestDecodeFindings(t *testing.T) {
 		{"a file over the size limit fails without a position",
 			"a: 12345\n", Limits{MaxBytes: 4}, 0, []pos{{"MAN-007", 0, 0}}},
 		{"more documents than the limit fail at the first extra document",
-			"a: 1\n---\na: 2\n---\na: 3\n", Limits{MaxDocuments: 2}, 2, []pos{{"MAN-007", 5, 1}}},
+			"a: 1\n---\na: 2\n---\na: 3\n", Limits{MaxDocuments: 2}, 2, []pos{{"MAN-007", 4, 1}}},
 		{"a bad indentation is reported at the offending line",
 			"a:\n  b: 1\n c: 2\n", DefaultLimits(), 0, []pos{{"MAN-006", 3, 0}}},
 		{"a stray list item is reported at its line",

@@ -13,42 +13,48 @@ import (
 	"sync"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
 )
 
 // StdinName is the file name results from standard input ("-") carry.
 const StdinName = "<stdin>"
 
-// input is one file to validate: its name and, for standard input, its content.
-type input struct {
-	seq   int
-	name  string
-	data  []byte // set for stdin only; files are read by the workers
-	stdin bool
+// job is one unit of work: one document (segment) of a file, or a whole file that failed
+// before it could be split (unreadable, too large). first and last mark a file's first and
+// last job, so that the emitter can count files and stop after a failing file.
+type job struct {
+	seq         int
+	seg         *manifest.Segment
+	results     []*report.Result // results known without validating (stream limits)
+	err         error            // an I/O error
+	first, last bool
 }
 
-// output is what a worker made of one input.
+// output is what a worker made of one job.
 type output struct {
-	seq     int
+	job
 	results []*report.Result
-	err     error
 }
 
 // Run validates every path and calls emit with each document's result, in source order: paths
 // in the order given, directories walked in lexical order (only *.yaml, *.yml and *.json;
-// hidden directories and OCI image layouts are skipped), documents in file order. "-" reads stdin. Problems reading
-// inputs (missing files, permissions) do not stop the run; they come back joined in the error,
-// and the summary counts only what was read. With FailFast, Run stops emitting after the
-// first file that has an unsuppressed error. An error from emit stops the run and is returned.
+// hidden directories and OCI image layouts are skipped), documents in file order. "-" reads
+// standard input. Documents are validated in parallel, also the documents of one file.
+//
+// Problems reading inputs (missing files, permissions) do not stop the run; they come back
+// joined in the error, and the summary counts only what was read. With FailFast, Run stops
+// after the first file that has an unsuppressed error. An error from emit stops the run and is
+// returned.
 func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, emit func(*report.Result) error) (report.Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	workers := v.opts.Workers
-	inputs := make(chan input)
+	jobs := make(chan job)
 	outputs := make(chan output, workers)
-	// slots bounds the files between discovery and emission, so memory stays bounded however
-	// many files there are and whatever order workers finish in.
+	// slots bounds the jobs between reading and emission, so memory stays bounded however many
+	// files and documents there are and whatever order workers finish in.
 	slots := make(chan struct{}, workers*maxInFlightPerCPU)
 
 	var ioErrs []error
@@ -59,26 +65,43 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 		ioMu.Unlock()
 	}
 
-	// Discovery: one goroutine walks the paths in order and numbers the inputs.
-	discoveryDone := make(chan struct{})
+	// Reader: walks the paths in order, reads each file and cuts it into documents.
+	readerDone := make(chan struct{})
 	go func() {
-		defer close(discoveryDone)
-		defer close(inputs)
+		defer close(readerDone)
+		defer close(jobs)
 		seq := 0
-		send := func(in input) bool {
+		send := func(j job) bool {
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
 				return false
 			}
-			in.seq = seq
+			j.seq = seq
 			seq++
 			select {
-			case inputs <- in:
+			case jobs <- j:
 				return true
 			case <-ctx.Done():
 				return false
 			}
+		}
+		file := func(name string, data []byte) bool {
+			segs, fs := manifest.Split(name, data, v.opts.Limits)
+			extra := v.streamFindings(name, fs)
+			if len(segs) == 0 {
+				return send(job{results: extra, first: true, last: true})
+			}
+			for i := range segs {
+				j := job{seg: &segs[i], first: i == 0, last: i == len(segs)-1 && len(extra) == 0}
+				if !send(j) {
+					return false
+				}
+			}
+			if len(extra) > 0 {
+				return send(job{results: extra, last: true})
+			}
+			return true
 		}
 		for _, p := range paths {
 			if p == "-" {
@@ -87,12 +110,25 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 					addIOErr(fmt.Errorf("read stdin: %w", err))
 					continue
 				}
-				if !send(input{name: StdinName, data: data, stdin: true}) {
+				if !file(StdinName, data) {
 					return
 				}
 				continue
 			}
-			err := walk(p, func(file string) bool { return send(input{name: file}) })
+			err := walk(p, func(name string) bool {
+				data, tooBig, err := readFile(name, v.opts.Limits.MaxBytes)
+				switch {
+				case err != nil:
+					return send(job{err: err, first: true, last: true})
+				case tooBig > 0:
+					return send(job{results: []*report.Result{{File: name, Findings: []finding.Finding{{
+						Rule: ruleLimit, Severity: finding.Error, Engine: engineDecode,
+						Message: fmt.Sprintf("file is %d bytes, over the limit of %d bytes", tooBig, v.opts.Limits.MaxBytes),
+						Pos:     finding.Position{File: name},
+					}}}}, first: true, last: true})
+				}
+				return file(name, data)
+			})
 			if err != nil {
 				addIOErr(err)
 			}
@@ -102,15 +138,17 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 		}
 	}()
 
-	// Workers: validate one file each at a time.
+	// Workers: validate one document at a time.
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for in := range inputs {
-				out := output{seq: in.seq}
-				out.results, out.err = v.input(in)
+			for j := range jobs {
+				out := output{job: j, results: j.results}
+				if j.seg != nil {
+					out.results = v.segment(*j.seg, nil)
+				}
 				select {
 				case outputs <- out:
 				case <-ctx.Done():
@@ -124,12 +162,12 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 		close(outputs)
 	}()
 
-	// Emission, in sequence order.
+	// Emitter: in sequence order.
 	var sum report.Summary
 	var emitErr error
 	pending := map[int]output{}
 	next := 0
-	stopped := false
+	stopped, fileFailed := false, false
 	for out := range outputs {
 		pending[out.seq] = out
 		for !stopped {
@@ -144,14 +182,16 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 				addIOErr(o.err)
 				continue
 			}
-			sum.Files++
-			failed := false
+			if o.first {
+				sum.Files++
+				fileFailed = false
+			}
 			for _, r := range o.results {
 				if r.Kind != "" || hasDocumentFinding(r) {
 					sum.Documents++
 				}
 				sum.Add(r)
-				failed = failed || hasError(r)
+				fileFailed = fileFailed || hasError(r)
 				if err := emit(r); err != nil {
 					emitErr = err
 					stopped = true
@@ -159,13 +199,13 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 					break
 				}
 			}
-			if failed && v.opts.FailFast {
+			if o.last && fileFailed && v.opts.FailFast {
 				stopped = true
 				cancel()
 			}
 		}
 	}
-	<-discoveryDone
+	<-readerDone
 	if emitErr != nil {
 		return sum, emitErr
 	}
@@ -190,25 +230,6 @@ func hasError(r *report.Result) bool {
 		}
 	}
 	return false
-}
-
-// input reads (if needed) and validates one file.
-func (v *Validator) input(in input) ([]*report.Result, error) {
-	if in.stdin {
-		return v.Bytes(in.name, in.data), nil
-	}
-	data, tooBig, err := readFile(in.name, v.opts.Limits.MaxBytes)
-	if err != nil {
-		return nil, err
-	}
-	if tooBig > 0 {
-		return []*report.Result{{File: in.name, Findings: []finding.Finding{{
-			Rule: ruleLimit, Severity: finding.Error, Engine: engineDecode,
-			Message: fmt.Sprintf("file is %d bytes, over the limit of %d bytes", tooBig, v.opts.Limits.MaxBytes),
-			Pos:     finding.Position{File: in.name},
-		}}}}, nil
-	}
-	return v.Bytes(in.name, data), nil
 }
 
 // readFile reads a file unless it is larger than max bytes (then tooBig is its size).

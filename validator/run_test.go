@@ -111,6 +111,32 @@ func TestRunEmitsResultsInSourceOrderWhateverTheWorkers(t *testing.T) {
 	}
 }
 
+func TestRunValidatesTheDocumentsOfOneStreamInParallelAndInOrder(t *testing.T) {
+	var b strings.Builder
+	for i := range 200 {
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		if i%10 == 3 {
+			fmt.Fprintf(&b, invalidPod, "x")
+		} else {
+			fmt.Fprintf(&b, validPod, fmt.Sprintf("pod-%d", i))
+		}
+	}
+	c := run(t, Options{Workers: 4}, []string{"-"}, b.String())
+	if c.err != nil || len(c.results) != 200 || c.sum.Files != 1 || c.sum.Documents != 200 || c.sum.Errors != 20 {
+		t.Fatalf("%d results, summary %+v, %v", len(c.results), c.sum, c.err)
+	}
+	for i, r := range c.results {
+		if r.Document != i {
+			t.Fatalf("result %d is document %d", i, r.Document)
+		}
+	}
+	if f := c.results[13].Findings[0]; f.Rule != "ID-001" || f.Pos.Line != 13*9+4 || f.Pos.Column != 9 {
+		t.Errorf("document 13's finding %+v", f)
+	}
+}
+
 func TestRunFailFastStopsAfterTheFirstFailingFile(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

@@ -170,26 +170,47 @@ func (v *Validator) Bytes(file string, data []byte) []*report.Result {
 
 // bytesWith is Bytes with extra findings per decoded document (update checks).
 func (v *Validator) bytesWith(file string, data []byte, extra func(d *manifest.Document) []finding.Finding) []*report.Result {
-	docs, decodeFindings := manifest.Decode(file, data, v.opts.Limits)
-	byDoc := map[int][]finding.Finding{}
-	for _, f := range decodeFindings {
-		byDoc[f.Document] = append(byDoc[f.Document], f)
-	}
-	src := &source{data: data}
+	segs, fs := manifest.Split(file, data, v.opts.Limits)
 	var out []*report.Result
-	for _, d := range docs {
-		fs := append(byDoc[d.Index], v.documentFindings(d)...)
+	for _, s := range segs {
+		out = append(out, v.segment(s, extra)...)
+	}
+	return append(out, v.streamFindings(file, fs)...)
+}
+
+// streamFindings turns findings about a whole stream (size and document-count limits) into
+// results.
+func (v *Validator) streamFindings(file string, fs []finding.Finding) []*report.Result {
+	var out []*report.Result
+	for _, f := range fs {
+		out = append(out, &report.Result{File: file, Document: f.Document, Findings: []finding.Finding{f}})
+	}
+	return out
+}
+
+// segment validates the document of one segment: one result, or none for a segment that holds
+// only comments.
+func (v *Validator) segment(s manifest.Segment, extra func(d *manifest.Document) []finding.Finding) []*report.Result {
+	docs, decodeFindings := s.Decode(v.opts.Limits)
+	src := &source{data: s.Data, offset: s.Line}
+	if len(docs) == 0 {
+		if len(decodeFindings) == 0 {
+			return nil
+		}
+		return []*report.Result{finish(&manifest.Document{File: s.File, Index: s.Index}, src, decodeFindings)}
+	}
+	var out []*report.Result
+	for i, d := range docs {
+		var fs []finding.Finding
+		if i == 0 {
+			fs = decodeFindings // a segment holds one document; its findings go with the first
+		}
+		fs = append(fs, v.documentFindings(d)...)
 		if extra != nil {
 			fs = append(fs, extra(d)...)
 		}
-		delete(byDoc, d.Index)
 		out = append(out, finish(d, src, fs))
 	}
-	// Findings of documents that did not decode (syntax errors, limits).
-	for idx, fs := range byDoc {
-		out = append(out, finish(&manifest.Document{File: file, Index: idx}, src, fs))
-	}
-	slices.SortFunc(out, func(a, b *report.Result) int { return a.Document - b.Document })
 	return out
 }
 
@@ -351,13 +372,16 @@ func dedupe(fs []finding.Finding) []finding.Finding {
 	return out
 }
 
-// source gives the text of a line of a file, indexing line starts on first use.
+// source gives the text of a line of a file (data holds the file's lines from offset+1 on),
+// indexing line starts on first use.
 type source struct {
 	data   []byte
+	offset int
 	starts []int
 }
 
 func (s *source) line(n int) string {
+	n -= s.offset
 	if s.starts == nil {
 		s.starts = append(s.starts, 0)
 		for i, c := range s.data {

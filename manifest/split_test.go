@@ -1,0 +1,136 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+func TestSplit(t *testing.T) {
+	cases := []struct {
+		name  string
+		in    string
+		lines []int // Line of each segment
+	}{
+		{"one document", "a: 1\nb: 2\n", []int{0}},
+		{"a leading marker does not start a second document", "---\na: 1\n", []int{0}},
+		{"comments and directives stay with the document that follows", "# c\n%YAML 1.2\n---\na: 1\n---\nb: 2\n", []int{0, 4}},
+		{"markers with content on the same line", "--- {a: 1}\n--- |\n  text\n", []int{0, 1}},
+		{"an indented marker inside a block scalar is content", "a: |\n  ---\n  x\n---\nb: 1\n", []int{0, 3}},
+		{"a bare document after an end marker", "a: 1\n...\nb: 2\n", []int{0, 2}},
+		{"an end marker followed by a marker", "a: 1\n...\n---\nb: 2\n", []int{0, 2}},
+		{"CRLF line ends and no final newline", "a: 1\r\n---\r\nb: 2", []int{0, 1}},
+		{"a marker followed by a comment is a marker", "a: 1\n--- # next\nb: 2\n", []int{0, 1}},
+		{"a line that only starts with dashes is content", "a: 1\n----\n", []int{0}},
+		{"JSON is one document", "{\n  \"a\": 1\n}\n", []int{0}},
+		{"empty input has no segments", "", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			segs, fs := Split("f", []byte(tc.in), DefaultLimits())
+			if len(fs) != 0 {
+				t.Fatalf("findings %v", fs)
+			}
+			var lines []int
+			var joined strings.Builder
+			for i, s := range segs {
+				if s.Index != i {
+					t.Errorf("segment %d has index %d", i, s.Index)
+				}
+				lines = append(lines, s.Line)
+				joined.Write(s.Data)
+			}
+			if !reflect.DeepEqual(lines, tc.lines) {
+				t.Errorf("segment lines %v, want %v", lines, tc.lines)
+			}
+			if joined.String() != tc.in {
+				t.Errorf("segments do not cover the input exactly: %q", joined.String())
+			}
+		})
+	}
+}
+
+// nodeDump lists every node's position and value, to compare two decodings.
+func nodeDump(n *yaml.Node, out *[]string) {
+	*out = append(*out, fmt.Sprintf("%d:%d %d %q", n.Line, n.Column, n.Kind, n.Value))
+	for _, c := range n.Content {
+		nodeDump(c, out)
+	}
+}
+
+// Decoding segment by segment gives the same nodes at the same positions as decoding the
+// whole stream with one YAML decoder.
+func TestSegmentsDecodeLikeTheWholeStream(t *testing.T) {
+	var streams [][]byte
+	for _, dir := range []string{"../testdata/valid", "../testdata/invalid", "../examples"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		var all [][]byte
+		for _, f := range files {
+			if strings.Contains(f, "MAN-007") {
+				continue // limit cases: their documents are not returned
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streams = append(streams, data)
+			all = append(all, data)
+		}
+		streams = append(streams, bytes.Join(all, []byte("\n---\n")))
+	}
+	for i, data := range streams {
+		var want []string
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				want = nil // a stream with a syntax error: nothing to compare
+				break
+			}
+			if len(n.Content) > 0 && !(n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Value == "" && n.Content[0].Style == 0) {
+				nodeDump(&n, &want)
+			}
+		}
+		if want == nil {
+			continue
+		}
+		var got []string
+		segs, _ := Split("f", data, Limits{})
+		for _, s := range segs {
+			docs, fs := s.Decode(DefaultLimits())
+			for _, f := range fs {
+				if f.Rule == RuleSyntax {
+					t.Fatalf("stream %d: segment %d: %v", i, s.Index, f)
+				}
+			}
+			for _, d := range docs {
+				nodeDump(d.Root, &got)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("stream %d: segment decoding differs from stream decoding (%d vs %d nodes)", i, len(got), len(want))
+		}
+	}
+}
+
+func TestASyntaxErrorLosesOnlyItsDocument(t *testing.T) {
+	docs, fs := Decode("f.yaml", []byte("a: [1\n---\nb: 2\n---\nc: 'x\n---\nd: 4\n"), DefaultLimits())
+	if len(docs) != 2 || docs[0].Index != 1 || docs[1].Index != 3 {
+		t.Errorf("documents %d (want 1 and 3 decoded)", len(docs))
+	}
+	if got := positions(fs); !reflect.DeepEqual(got, []pos{{"MAN-006", 1, 0}, {"MAN-006", 5, 0}}) {
+		t.Errorf("findings %v", got)
+	}
+}

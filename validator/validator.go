@@ -3,10 +3,11 @@
 // CUE, and the semantic Go checks of package validation), gives every finding a file:line:col,
 // applies suppression annotations, and hands results to the caller in source order.
 //
-// It renders nothing (package report does) and decides no exit codes (the command does). Files
-// are validated in parallel by a bounded set of workers; results come out in the order the
-// files were named and found, whatever order the workers finish in, and no more than a few
-// files per worker are held in memory at once.
+// It renders nothing (package report does) and decides no exit codes (the command does).
+// Documents are validated in parallel by a bounded set of workers, also the documents of one
+// file; results come out in the order the files were named and found and the documents appear
+// in them, whatever order the workers finish in, and no more than a few documents per worker
+// are held in memory at once.
 package validator
 
 import (
@@ -59,7 +60,7 @@ type Options struct {
 	Engines []string
 	// Limits bound each input; the zero value means manifest.DefaultLimits().
 	Limits manifest.Limits
-	// Workers is the number of files validated at once; 0 means GOMAXPROCS.
+	// Workers is the number of documents validated at once; 0 means GOMAXPROCS.
 	Workers int
 	// FailFast stops after the first file (in source order) with an unsuppressed error.
 	FailFast bool

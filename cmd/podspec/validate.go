@@ -66,7 +66,7 @@ See docs/validate.md.`,
 	fl.StringSliceVar(&f.engines, "engine", nil, "engines to run (default "+strings.Join(validator.DefaultEngines(), ",")+
 		"; available: "+strings.Join(validator.AvailableEngines(), ",")+")")
 	fl.StringVar(&f.color, "color", "auto", "colour text output: auto (a terminal without NO_COLOR), always, never")
-	fl.IntVar(&f.workers, "workers", 0, "files validated at once (default GOMAXPROCS)")
+	fl.IntVar(&f.workers, "workers", 0, "documents validated at once (default GOMAXPROCS)")
 	fl.Int64Var(&f.limits.MaxBytes, "max-bytes", f.limits.MaxBytes, "largest file accepted, in bytes")
 	fl.IntVar(&f.limits.MaxDepth, "max-depth", f.limits.MaxDepth, "deepest nesting accepted")
 	fl.IntVar(&f.limits.MaxAliasExpansion, "max-alias-nodes", f.limits.MaxAliasExpansion, "most nodes a document may reach through YAML aliases")

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
@@ -29,6 +30,9 @@ import (
 const (
 	OpPing = "ping"
 	OpStop = "stop"
+	// OpNotify hands the pod's turn of a Notification to the supervisor: Payload is a
+	// notify.DeliverRequest; the answer's Data is the pod record as persisted.
+	OpNotify = "notify"
 	// OpUpdate applies an in-place update; Payload is an engine.UpdateRequest and the answer's
 	// Data an engine.UpdateResponse.
 	OpUpdate = "update"
@@ -104,10 +108,19 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	ntf := engine.NewNotifier(eng)
+	go ntf.Resume(rctx)
 	handlers := map[string]Handler{
 		OpPing: func(context.Context, *Request) (any, error) { return nil, nil },
 		OpStop: func(ctx context.Context, r *Request) (any, error) {
 			return nil, eng.Stop(ctx, r.GracePeriodSeconds, r.Force)
+		},
+		OpNotify: func(_ context.Context, r *Request) (any, error) {
+			var dr notify.DeliverRequest
+			if err := json.Unmarshal(r.Payload, &dr); err != nil {
+				return nil, fmt.Errorf("notify: %w", err)
+			}
+			return ntf.Notify(rctx, &dr)
 		},
 		OpUpdate: func(ctx context.Context, r *Request) (any, error) {
 			return eng.HandleUpdate(ctx, r.Payload)
@@ -124,6 +137,8 @@ func Run(ctx context.Context, o Options) error {
 		serve(rctx, ln, handlers, logf)
 	}()
 	runErr := eng.Run(rctx)
+	// Deliveries still pending or running record their outcome before the supervisor exits.
+	ntf.Wait(30 * time.Second)
 	ln.Close()
 	os.Remove(o.Pod.Path(store.SocketFile))
 	wg.Wait()

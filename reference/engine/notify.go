@@ -1,0 +1,513 @@
+package engine
+
+// Notifier deliveries. A Notification's runner hands a target pod's turn to the pod's
+// supervisor (supervisor.OpNotify → Engine.Notify); from then on this engine alone decides and
+// records the pod's outcome, because it owns the containers:
+//
+//   - the pod is eligible while neither terminating nor terminal (NOTIF-008, NOTIF-009);
+//   - a container is eligible while it is a main container or sidecar that declares the
+//     notifier, has a running instance and is Started (NTF-009, NOTIF-010, NOTIF-011); regular
+//     init and defer containers are never considered;
+//   - each declaring container gets one delivery, run in a goroutine of its own (HB-021),
+//     after every earlier-created Notification's delivery of the same notifier to the same
+//     container has ended (HB-017, read from the other Notifications' records on disk);
+//   - the delivery is persisted Running with the instance's containerID before the action
+//     starts (NTF-011), so at most one run per (Notification, instance) (NTF-010); a record
+//     found Running after a supervisor loss is Failed: ExitStatusLost, never re-run (NTF-012);
+//   - exec actions run inside the instance through the OCI runtime, bounded by the notifier's
+//     timeoutSeconds, the whole process tree killed at the timeout (NTF-005, NTF-007,
+//     NTF-008); signal actions go to the instance's init process (NTF-006);
+//   - an instance that ends under its action gives PodTerminated (pod terminating or
+//     terminal) or ContainerRestarted (NTF-013).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/notify"
+	"podspec.dev/podspec/reference/store"
+)
+
+// Event types of notifier deliveries.
+const (
+	EventNotifierStarted  = "NotifierStarted"
+	EventNotifierFinished = "NotifierFinished"
+)
+
+// notifyDir is the pod subdirectory that keeps the accepted turns (one DeliverRequest per
+// Notification) so that an adopting supervisor finishes their records.
+const notifyDir = "notify"
+
+// notifyPoll bounds how long a waiting delivery sleeps between two looks at the other
+// Notifications' records.
+const notifyPoll = 50 * time.Millisecond
+
+// Notifier delivers notifications to one engine's pod. The supervisor makes one per engine
+// (NewNotifier) and routes supervisor.OpNotify to Notify.
+type Notifier struct {
+	e     *Engine
+	mu    sync.Mutex
+	byUID map[string]*delivering
+	wg    sync.WaitGroup
+}
+
+// NewNotifier returns the notifier bookkeeping of an engine.
+func NewNotifier(e *Engine) *Notifier {
+	return &Notifier{e: e, byUID: map[string]*delivering{}}
+}
+
+// delivering is one accepted turn: the pod record and the request it came with.
+type delivering struct {
+	req  notify.DeliverRequest
+	path string
+	mu   sync.Mutex // guards rec and the record file
+	rec  *v1alpha1.PodNotificationRecord
+}
+
+// Notify takes a target pod's turn of a Notification: it decides the pod-level outcome and
+// the container deliveries, persists the pod record, and starts the deliveries; it returns
+// the record as persisted (Running, or final when no delivery runs). A repeated request for
+// the same Notification returns the current record without running anything again.
+func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1alpha1.PodNotificationRecord, error) {
+	e := n.e
+	if req.PodUID != e.info.UID {
+		return nil, fmt.Errorf("notification %s targets pod UID %s, this pod is %s", req.Name, req.PodUID, e.info.UID)
+	}
+	if store.ValidName(req.Name) != nil || filepath.Base(req.Dir) != req.Name || !filepath.IsAbs(req.Dir) {
+		return nil, fmt.Errorf("bad notification request %q in %q", req.Name, req.Dir)
+	}
+	// Instances adopted from a lost supervisor are known once Run has started.
+	if !e.waitUntil(ctx, func() bool { return e.started || e.st.Pod.Status.FinishedAt != nil }) {
+		return nil, ctx.Err()
+	}
+	n.mu.Lock()
+	if d := n.byUID[req.UID]; d != nil {
+		n.mu.Unlock()
+		return d.snapshot(), nil
+	}
+	path := notify.RecordPath(req.Dir, e.info.Name, e.info.UID)
+	rec, err := notify.ReadRecord(path)
+	if err != nil {
+		n.mu.Unlock()
+		return nil, fmt.Errorf("notification %s: %w", req.Name, err)
+	}
+	if notify.Final(rec.Phase) {
+		n.mu.Unlock()
+		e.forgetTurn(req.UID)
+		return rec, nil
+	}
+	d := &delivering{req: *req, path: path, rec: rec}
+	n.byUID[req.UID] = d
+	n.mu.Unlock()
+	if err := e.rememberTurn(req); err != nil {
+		e.logf("notification %s: %v", req.Name, err)
+	}
+
+	now := time.Now().UTC()
+	slots := map[int]*slot{}
+	e.mu.Lock()
+	d.mu.Lock()
+	switch rec.Phase {
+	case v1alpha1.NotificationPending:
+		rec.StartedAt = &now
+		switch {
+		case e.st.Pod.Status.FinishedAt != nil:
+			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated // NOTIF-009
+		case e.terminating:
+			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating // NOTIF-008
+		default:
+			rec.Containers = []v1alpha1.ContainerDelivery{}
+			for _, s := range e.slots {
+				if (s.kind != KindMain && s.kind != KindSidecar) || declared(s.c, req.Notifier) == nil {
+					continue
+				}
+				cd := v1alpha1.ContainerDelivery{Name: s.name, Phase: v1alpha1.NotificationPending}
+				if !e.eligibleLocked(s) && !req.AtCreation {
+					cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, &now // NOTIF-011
+					cd.Message = "the container is not running and Started"
+				}
+				rec.Containers = append(rec.Containers, cd)
+				if cd.Phase == v1alpha1.NotificationPending {
+					slots[len(rec.Containers)-1] = s
+				}
+			}
+			rec.Phase = v1alpha1.NotificationRunning
+			if len(rec.Containers) == 0 {
+				rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonNoMatchingContainers // NOTIF-010
+			}
+		}
+	default:
+		// Accepted by a supervisor that was lost: a delivery it had started has an outcome
+		// nobody observed (NTF-012); the ones it had not started still run.
+		for i := range rec.Containers {
+			cd := &rec.Containers[i]
+			switch cd.Phase {
+			case v1alpha1.NotificationRunning:
+				cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationFailed, ReasonExitStatusLost, &now
+				cd.Message = "the supervisor was lost while the action ran; its outcome is unknown"
+			case v1alpha1.NotificationPending:
+				if s := e.byName[cd.Name]; s != nil {
+					slots[i] = s
+				}
+			}
+		}
+	}
+	if len(slots) == 0 && !notify.Final(rec.Phase) {
+		finishRecord(rec, now)
+	}
+	err = notify.WriteRecord(path, rec)
+	out := copyRecord(rec)
+	d.mu.Unlock()
+	e.mu.Unlock()
+	if err != nil {
+		n.mu.Lock()
+		delete(n.byUID, req.UID)
+		n.mu.Unlock()
+		return nil, err
+	}
+	if notify.Final(out.Phase) {
+		e.forgetTurn(req.UID)
+		return out, nil
+	}
+	for i, s := range slots {
+		n.wg.Add(1)
+		go n.deliver(ctx, d, i, s)
+	}
+	return out, nil
+}
+
+// Wait waits (at most timeout) until every accepted delivery has recorded its
+// outcome. The supervisor calls it after the pod is terminal and before it exits.
+func (n *Notifier) Wait(timeout time.Duration) {
+	done := make(chan struct{})
+	go func() { n.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		n.e.logf("notifier deliveries still running after %s", timeout)
+	}
+}
+
+// Resume takes again the turns an earlier supervisor of this pod had accepted
+// but not finished (after adoption). The supervisor calls it once, next to Run.
+func (n *Notifier) Resume(ctx context.Context) {
+	e := n.e
+	ents, err := os.ReadDir(e.pod.Path(notifyDir))
+	if err != nil {
+		return
+	}
+	for _, ent := range ents {
+		b, err := os.ReadFile(e.pod.Path(notifyDir, ent.Name()))
+		if err != nil {
+			continue
+		}
+		var req notify.DeliverRequest
+		if json.Unmarshal(b, &req) != nil {
+			continue
+		}
+		if _, err := n.Notify(ctx, &req); err != nil {
+			e.logf("resume notification %s: %v", req.Name, err)
+			e.forgetTurn(req.UID)
+		}
+	}
+}
+
+func (e *Engine) rememberTurn(req *notify.DeliverRequest) error {
+	if err := os.MkdirAll(e.pod.Path(notifyDir), 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	return store.WriteFileAtomic(e.pod.Path(notifyDir, req.UID+".json"), b, 0o600)
+}
+
+func (e *Engine) forgetTurn(uid string) {
+	if uid != "" && !strings.ContainsRune(uid, '/') {
+		os.Remove(e.pod.Path(notifyDir, uid+".json"))
+	}
+}
+
+// declared returns the container's notifier of that name, or nil.
+func declared(c *v1alpha1.Container, name string) *v1alpha1.Notifier {
+	for i := range c.Notifiers {
+		if c.Notifiers[i].Name == name {
+			return &c.Notifiers[i]
+		}
+	}
+	return nil
+}
+
+// eligibleLocked reports whether the pod and the container are eligible now (e.mu held).
+func (e *Engine) eligibleLocked(s *slot) bool {
+	if e.terminating || e.st.Pod.Status.FinishedAt != nil {
+		return false
+	}
+	if s.kind != KindMain && s.kind != KindSidecar {
+		return false
+	}
+	return s.inst != nil && s.rec().Running && s.status().Started && s.status().State.Running != nil
+}
+
+// deliver runs one container delivery: it waits for the container to be eligible (pods
+// targeted at creation) and for earlier Notifications' deliveries to the same container and
+// notifier, persists Running, runs the action and records the outcome.
+func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot) {
+	e := n.e
+	defer n.wg.Done()
+	nf := declared(s.c, d.req.Notifier)
+	var inst *instance
+	for {
+		e.mu.Lock()
+		finished := e.st.Pod.Status.FinishedAt != nil
+		terminating := e.terminating
+		eligible := e.eligibleLocked(s)
+		ended := s.rec().Terminal
+		inst = s.inst
+		ch := e.changed
+		e.mu.Unlock()
+		switch {
+		case finished:
+			e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated, "the pod ended before the delivery started", nil)
+			return
+		case terminating:
+			e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating, "the pod began terminating before the delivery started", nil)
+			return
+		case !eligible && (!d.req.AtCreation || ended):
+			e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, "the container is not running and Started", nil)
+			return
+		case !eligible:
+			// NOTIF-012: wait for the container to become eligible for the first time.
+			waitChange(ctx, ch, time.Second)
+			if ctx.Err() != nil {
+				return
+			}
+			continue
+		}
+		wait, err := e.earlierDelivery(&d.req, s.name)
+		if err != nil {
+			e.logf("notification %s: %v", d.req.Name, err)
+		}
+		if wait {
+			waitChange(ctx, ch, notifyPoll)
+			if ctx.Err() != nil {
+				return
+			}
+			continue
+		}
+		break
+	}
+	// NOTIF-020: a deleted Notification starts nothing.
+	if o, err := notify.ReadObject(d.req.Dir); err != nil || o.UID != d.req.UID {
+		e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, "the notification was deleted", nil)
+		return
+	}
+	// NTF-011: persist Running with the instance before the action.
+	now := time.Now().UTC()
+	d.mu.Lock()
+	cd := &d.rec.Containers[idx]
+	cd.Phase, cd.ContainerID, cd.StartedAt = v1alpha1.NotificationRunning, inst.id, &now
+	err := notify.WriteRecord(d.path, d.rec)
+	d.mu.Unlock()
+	if err != nil {
+		e.logf("notification %s: persist delivery to %s: %v", d.req.Name, s.name, err)
+		return
+	}
+	e.mu.Lock()
+	ev := e.instEvent(EventNotifierStarted, s, inst, "", "")
+	ev.Notifier, ev.Notification = nf.Name, d.req.Name
+	e.commitLocked(ev)
+	e.mu.Unlock()
+
+	phase, reason, msg, code := e.runAction(ctx, s, inst, nf)
+
+	result := ResultSucceeded
+	switch {
+	case reason == v1alpha1.ReasonHandlerTimeout:
+		result = ResultTimeout
+	case phase == v1alpha1.NotificationFailed:
+		result = ResultFailed
+	}
+	e.mu.Lock()
+	ev = e.instEvent(EventNotifierFinished, s, inst, reason, msg)
+	ev.Notifier, ev.Notification, ev.Result, ev.ExitCode = nf.Name, d.req.Name, result, code
+	e.commitLocked(ev)
+	e.mu.Unlock()
+	e.finishDelivery(d, idx, phase, reason, msg, code)
+}
+
+// runAction runs the notifier's action in the instance and classifies the outcome.
+func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1alpha1.Notifier) (phase v1alpha1.NotificationPhase, reason, msg string, code *int32) {
+	ended := func() (bool, string) {
+		// The instance may be ending under the action: give the engine a moment to see it.
+		wctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		gone := e.waitUntil(wctx, func() bool { return s.inst != inst || e.st.Pod.Status.FinishedAt != nil })
+		if !gone {
+			return false, ""
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.terminating || e.st.Pod.Status.FinishedAt != nil {
+			return true, v1alpha1.ReasonPodTerminated
+		}
+		return true, v1alpha1.ReasonContainerRestarted
+	}
+	switch {
+	case nf.Action.Exec != nil:
+		timeout := time.Duration(v1alpha1.DefaultNotifierTimeoutSeconds) * time.Second
+		if nf.TimeoutSeconds != nil {
+			timeout = time.Duration(*nf.TimeoutSeconds) * time.Second
+		}
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		c, err := e.be.Exec(tctx, inst.id, nf.Action.Exec.Command)
+		timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
+		if timedOut {
+			return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerTimeout,
+				fmt.Sprintf("the action ran longer than %s; its process tree was killed", timeout), nil
+		}
+		if err != nil || c != 0 {
+			if gone, why := ended(); gone {
+				return v1alpha1.NotificationFailed, why, "the container instance ended while the action ran", nil
+			}
+		}
+		if err != nil {
+			return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, "the action could not be started: " + err.Error(), nil
+		}
+		cc := int32(c)
+		if c != 0 {
+			return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, fmt.Sprintf("the action exited %d", c), &cc
+		}
+		return v1alpha1.NotificationSucceeded, "", "", &cc
+	case nf.Action.Signal != "":
+		n, ok := v1alpha1.SignalNumber(nf.Action.Signal)
+		if !ok {
+			return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, "unknown signal " + nf.Action.Signal, nil
+		}
+		sig := syscall.Signal(n)
+		num := int32(n)
+		e.mu.Lock()
+		ev := e.instEvent(store.EventSignalSent, s, inst, "", "notifier "+nf.Name)
+		ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(num), Number: num}
+		e.commitLocked(ev)
+		e.mu.Unlock()
+		var err error
+		if inst.adopted {
+			err = syscall.Kill(inst.pid, sig)
+		} else {
+			err = e.be.Signal(ctx, inst.id, sig)
+		}
+		if err != nil {
+			if gone, why := ended(); gone {
+				return v1alpha1.NotificationFailed, why, "the container instance ended before the signal was delivered", nil
+			}
+			return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, "the signal could not be delivered: " + err.Error(), nil
+		}
+		return v1alpha1.NotificationSucceeded, "", "", nil
+	}
+	return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, "the notifier has no action", nil
+}
+
+// finishDelivery records a delivery's final phase and, once every delivery of the pod record is
+// final, the record's (NOTIF-013).
+func (e *Engine) finishDelivery(d *delivering, idx int, phase v1alpha1.NotificationPhase, reason, msg string, code *int32) {
+	now := time.Now().UTC()
+	d.mu.Lock()
+	cd := &d.rec.Containers[idx]
+	cd.Phase, cd.Reason, cd.Message, cd.ExitCode, cd.FinishedAt = phase, reason, msg, code, &now
+	final := true
+	for _, c := range d.rec.Containers {
+		if !notify.Final(c.Phase) {
+			final = false
+		}
+	}
+	if final {
+		finishRecord(d.rec, now)
+	}
+	err := notify.WriteRecord(d.path, d.rec)
+	d.mu.Unlock()
+	if err != nil {
+		e.logf("notification %s: record delivery to %s: %v", d.req.Name, cd.Name, err)
+	}
+	if final {
+		e.forgetTurn(d.req.UID)
+	}
+}
+
+func finishRecord(rec *v1alpha1.PodNotificationRecord, now time.Time) {
+	rec.Phase = notify.RecordPhase(rec.Containers)
+	rec.FinishedAt = &now
+}
+
+// earlierDelivery reports whether a Notification created before req, of the same notifier,
+// still has a delivery to this pod's container to make or to finish (HB-017). It reads the
+// other Notifications' records: a pod record still Pending (its turn has not come), a
+// delivery to the container Pending or Running, or — for an AllPods Notification that targets
+// this pod but whose runner has not written the record yet — no record at all.
+func (e *Engine) earlierDelivery(req *notify.DeliverRequest, container string) (bool, error) {
+	ns := &notify.Store{Dir: filepath.Dir(req.Dir)}
+	objs, err := ns.List()
+	if err != nil {
+		return false, err
+	}
+	e.mu.Lock()
+	pi := notify.PodInfo{Name: e.info.Name, UID: e.info.UID, Labels: e.st.Pod.Metadata.Labels, CreatedAt: e.st.CreatedAt}
+	e.mu.Unlock()
+	for _, o := range objs {
+		if o.Seq >= req.Seq || o.UID == req.UID || o.Notification.Spec.Notifier != req.Notifier {
+			continue
+		}
+		rec, err := notify.ReadRecord(notify.RecordPath(ns.Path(o.Notification.Metadata.Name), pi.Name, pi.UID))
+		if err != nil {
+			if notify.TargetsLater(o, pi) {
+				return true, nil
+			}
+			continue
+		}
+		switch rec.Phase {
+		case v1alpha1.NotificationPending:
+			return true, nil
+		case v1alpha1.NotificationRunning:
+			for _, cd := range rec.Containers {
+				if cd.Name == container && !notify.Final(cd.Phase) {
+					return true, nil
+				}
+			}
+		}
+	}
+	return false, nil
+}
+
+func (d *delivering) snapshot() *v1alpha1.PodNotificationRecord {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return copyRecord(d.rec)
+}
+
+func copyRecord(r *v1alpha1.PodNotificationRecord) *v1alpha1.PodNotificationRecord {
+	c := *r
+	c.Containers = append([]v1alpha1.ContainerDelivery{}, r.Containers...)
+	return &c
+}
+
+// waitChange waits until ch is closed, d passes or ctx ends.
+func waitChange(ctx context.Context, ch <-chan struct{}, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -107,5 +107,13 @@ func (f *rtFlags) removePod(ctx context.Context, s *store.Store, p *store.Pod, w
 	if err := be.RemovePod(ctx, info, st.Sandbox); err != nil {
 		return errf(codeFailed, "remove pod %s: %v", p.Name, err)
 	}
-	return p.Remove()
+	if err := p.Remove(); err != nil {
+		return err
+	}
+	// Only once the pod is gone: a crash in between leaks a reference (the volume is kept),
+	// never deletes a volume a pod still declares (VOL-011, VOL-012, VOL-013).
+	if _, err := s.ReleaseSharedVolumes(info.UID, st.Pod.Spec.Volumes); err != nil {
+		return errf(codeFailed, "remove pod %s: %v", p.Name, err)
+	}
+	return nil
 }

@@ -91,11 +91,6 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 			Rule: "ID-001", Severity: finding.Error, Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
 	for _, v := range pod.Spec.Volumes {
-		if v.Shared != nil {
-			return nil, "", errf(codeFailed, "volume %s: shared volumes need the runtime profile \"gc\", which this runtime version does not declare", v.Name)
-		}
-	}
-	for _, v := range pod.Spec.Volumes {
 		if v.HostPath == nil {
 			continue
 		}
@@ -130,7 +125,12 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 			be.RemovePod(context.WithoutCancel(ctx), &engine.PodInfo{Name: p.Name, UID: uid, Dir: p.Dir, Spec: &st.Pod.Spec}, st.Sandbox)
 		}
 		p.Remove()
+		s.ReleaseSharedVolumes(uid, pod.Spec.Volumes)
 		return nil, "", e
+	}
+	// VOL-010, VOL-011: the pod holds its shared volumes from now until it is removed.
+	if err := s.AcquireSharedVolumes(p.Name, uid, pod.Spec.Volumes); err != nil {
+		return undo(errf(codeFailed, "shared volumes: %v", err))
 	}
 	argv, err := f.superviseArgv(p.Name)
 	if err != nil {

@@ -41,13 +41,14 @@ type Backend struct {
 }
 
 // New returns the backend of a runtime root: OCI runtime state in root/runc, images in
-// root/images, shared volumes in root/shared.
+// root/images, shared volumes in root/volumes (store.SharedVolumePath; their references are
+// counted by the store).
 func New(root, ociRuntime string) *Backend {
 	return &Backend{
 		Runtime:   &oci.Runtime{Binary: ociRuntime, Root: filepath.Join(root, "runc")},
 		Images:    &image.Store{Root: filepath.Join(root, "images")},
 		Sandboxes: pinnedSandboxer{},
-		SharedDir: filepath.Join(root, "shared"),
+		SharedDir: filepath.Join(root, store.SharedVolumesDir),
 	}
 }
 

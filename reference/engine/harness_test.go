@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,6 +35,12 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	flag.Parse()
+	// The scenarios mostly wait (sleeps, probe periods, grace periods), so they run 8 at a
+	// time unless -test.parallel says otherwise.
+	if f := flag.Lookup("test.parallel"); f != nil && f.Value.String() == f.DefValue {
+		flag.Set("test.parallel", "8")
+	}
 	if os.Geteuid() != 0 {
 		skipReason = "scenario tests need root"
 	} else if _, err := exec.LookPath("runc"); err != nil {
@@ -244,6 +251,12 @@ func (tp *testPod) volume(vol, file string) string {
 		return ""
 	}
 	return string(b)
+}
+
+// exists reports whether a file of an emptyDir volume exists.
+func (tp *testPod) exists(vol, file string) bool {
+	_, err := os.Stat(tp.p.Path(store.VolumesDir, vol, file))
+	return err == nil
 }
 
 func (tp *testPod) stop(grace *int64, force bool) {

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ func TestEXIT014_PodResult(t *testing.T) {
 		manifest string
 		// act runs after the pod started (stop requests, external kills); may be nil.
 		act       func(tp *testPod)
+		force     bool
 		phase     string
 		exitCode  int32
 		decidedBy string
@@ -157,8 +159,9 @@ spec:
 metadata: {name: stop-init}
 spec:
   restartPolicy: Never
+  volumes: [{name: data, emptyDir: {}}]
   initContainers:
-  - {name: setup, image: IMAGE, command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]}
+  - {name: setup, image: IMAGE, command: [sh, -c, "` + loop("setup", 0) + `"], volumeMounts: [{name: data, mountPath: /data}]}
   containers:
   - {name: a, image: IMAGE, command: [sh, -c, "exit 0"]}
 `,
@@ -178,9 +181,8 @@ spec:
     lifecycle: {preStop: {exec: {command: [sh, -c, "sleep 5"]}}}
   - {name: b, image: IMAGE, command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]}
 `,
-			act: func(tp *testPod) {
-				stopWhenStarted("a", "b")(tp)
-			},
+			act:   func(tp *testPod) { waitRunning(tp, "a", "b") },
+			force: true,
 			phase: "Failed", exitCode: 1, decidedBy: "", reason: "Forced",
 			check: func(t *testing.T, tp *testPod) {
 				for _, c := range []string{"a", "b"} {
@@ -232,7 +234,7 @@ spec:
 			if tc.act != nil {
 				tc.act(tp)
 			}
-			if tc.name[:6] == "forced" {
+			if tc.force {
 				tp.stop(nil, true)
 			}
 			st := tp.wait(90 * time.Second)
@@ -255,24 +257,27 @@ spec:
 	}
 }
 
-// stopWhenStarted requests a graceful stop once the named containers run.
+// stopWhenStarted requests a graceful stop once the named containers run and, for those
+// whose command is loop(), once their TERM trap is set.
 func stopWhenStarted(names ...string) func(tp *testPod) {
 	return func(tp *testPod) {
-		for _, n := range names {
-			tp.waitEvent(20*time.Second, n+" started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == n })
-		}
-		time.Sleep(100 * time.Millisecond) // let the shells install their traps
-		if tp.t.Name() != "" && !contains(tp.t.Name(), "forced") {
-			tp.stop(nil, false)
-		}
+		waitRunning(tp, names...)
+		tp.stop(nil, false)
 	}
 }
 
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
+// waitRunning waits until the named containers run and their loop() traps are set.
+func waitRunning(tp *testPod, names ...string) {
+	tp.t.Helper()
+	for _, n := range names {
+		tp.waitEvent(60*time.Second, n+" started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == n })
+		for _, c := range append(tp.spec.Spec.InitContainers, tp.spec.Spec.Containers...) {
+			if c.Name == n && strings.Contains(strings.Join(c.Command, " "), "/data/"+n+".trap") {
+				deadline := time.Now().Add(60 * time.Second)
+				for !tp.exists("data", n+".trap") && time.Now().Before(deadline) {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
 		}
 	}
-	return false
 }

@@ -34,8 +34,9 @@ spec:
 
 // loop is a shell body that runs until its stop signal, writing NAME to /data/stop on SIGTERM
 // and exiting with CODE.
+// Once the trap is set it creates /data/NAME.trap, which stopWhenStarted waits for.
 func loop(name string, code int) string {
-	return `trap 'echo ` + name + ` >> /data/stop; exit ` + itoa(code) + `' TERM; while true; do sleep 0.05; done`
+	return `trap 'echo ` + name + ` >> /data/stop; exit ` + itoa(code) + `' TERM; touch /data/` + name + `.trap; while true; do sleep 0.05; done`
 }
 
 func itoa(n int) string {

@@ -1,0 +1,391 @@
+// Command runtime measures the reference runtime against the floor of plain runc on this
+// machine (issue 3, item 8), and prints a Markdown report:
+//
+//   - pod start latency: `podspec run --detach` of a 3-container pod until the last main
+//     container's ContainerStarted event; floor: `runc run --detach` of the same three
+//     containers (same config, fresh overlay root filesystems) in parallel;
+//   - pod stop latency: `podspec stop` until PodFinished; floor: `runc kill TERM` of the three,
+//     waiting for their exits (as their subreaper) and `runc delete`;
+//   - 50 pods at once: supervisor RSS per pod, and what is left after they are all removed.
+//
+// Usage (as root, runc and busybox-static installed):
+//
+//	go build -o bin/podspec ./cmd/podspec && go run ./bench/runtime -podspec bin/podspec -n 10 -pods 50
+//
+// It never asserts on times; it reports them.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/store"
+)
+
+func main() {
+	bin := flag.String("podspec", "bin/podspec", "podspec binary")
+	n := flag.Int("n", 10, "repetitions of the start/stop measurements")
+	pods := flag.Int("pods", 50, "pods running at once for the memory measurement")
+	flag.Parse()
+	if err := run(*bin, *n, *pods); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// The three main containers of the measured pod: each traps SIGTERM and exits 0.
+var containers = []string{"a", "b", "c"}
+
+const command = "trap 'exit 0' TERM; while true; do sleep 0.05; done"
+
+func run(bin string, n, pods int) error {
+	ctx := context.Background()
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "podspec-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	layout := filepath.Join(work, "busybox")
+	if _, err := image.Build(ctx, layout, image.BuildOptions{Busybox: true}); err != nil {
+		return err
+	}
+	manifest := filepath.Join(work, "pod.yaml")
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: podspec.dev/v1alpha1\nkind: Pod\nmetadata: {name: bench}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 10\n  containers:\n")
+	for _, c := range containers {
+		fmt.Fprintf(&b, "  - {name: %s, image: \"oci:%s\", command: [sh, -c, %q]}\n", c, layout, command)
+	}
+	if err := os.WriteFile(manifest, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	root := filepath.Join(work, "root")
+
+	// Warm the image cache of both paths.
+	if _, _, err := podspecOnce(bin, root, manifest, "warm"); err != nil {
+		return err
+	}
+	imgs := &image.Store{Root: filepath.Join(work, "floor-images")}
+	ref, _ := image.ParseReference("oci:"+layout, "")
+	img, err := imgs.Resolve(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if _, err := imgs.Unpack(ctx, img); err != nil {
+		return err
+	}
+
+	var psStart, psStop, flStart, flStop []time.Duration
+	for i := 0; i < n; i++ {
+		start, stop, err := podspecOnce(bin, root, manifest, fmt.Sprintf("p%d", i))
+		if err != nil {
+			return err
+		}
+		psStart, psStop = append(psStart, start), append(psStop, stop)
+		start, stop, err = floorOnce(ctx, work, imgs, img, i)
+		if err != nil {
+			return err
+		}
+		flStart, flStop = append(flStart, start), append(flStop, stop)
+	}
+	rss, leftovers, err := manyPods(bin, root, manifest, pods)
+	if err != nil {
+		return err
+	}
+
+	host, _ := os.Hostname()
+	rv, _ := exec.Command("runc", "--version").Output()
+	fmt.Printf("Machine: %s, %d CPUs, %s; %s\n\n", host, numCPU(), kernel(), strings.SplitN(string(rv), "\n", 2)[0])
+	fmt.Printf("| measurement (n=%d, ms: median / min / max) | podspec | plain runc floor | ratio (median) |\n|---|---|---|---|\n", n)
+	fmt.Printf("| start: 3-container pod, run → last main ContainerStarted | %s | %s | %.2f× |\n", stats(psStart), stats(flStart), ratio(psStart, flStart))
+	fmt.Printf("| stop: stop → PodFinished (containers exit on SIGTERM) | %s | %s | %.2f× |\n", stats(psStop), stats(flStop), ratio(psStop, flStop))
+	med := func(f func(memory) int) string {
+		v := make([]int, len(rss))
+		for i, m := range rss {
+			v[i] = f(m)
+		}
+		sort.Ints(v)
+		return fmt.Sprintf("%.1f MB (max %.1f)", float64(v[len(v)/2])/1024, float64(v[len(v)-1])/1024)
+	}
+	fmt.Printf("\n%d pods (3 containers each) running at once, per supervisor process: RSS %s, of which private (RssAnon) %s; PSS (shared pages of the binary divided among the processes that map them) %s.\n",
+		len(rss), med(func(m memory) int { return m.rss }), med(func(m memory) int { return m.anon }), med(func(m memory) int { return m.pss }))
+	fmt.Printf("After stopping and removing all of them: %s\n", leftovers)
+	return nil
+}
+
+// podspecOnce runs the pod once through the command line and returns its start and stop latency.
+func podspecOnce(bin, root, manifest, name string) (time.Duration, time.Duration, error) {
+	t0 := time.Now()
+	if out, err := exec.Command(bin, "--root", root, "run", "--detach", "--name", name, manifest).CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("run: %v: %s", err, out)
+	}
+	s, _ := store.Open(root)
+	p, err := s.Pod(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	var last time.Time
+	for started := 0; started < len(containers); {
+		started = 0
+		evs, _ := p.ReadEvents(0)
+		for _, ev := range evs {
+			if ev.Type == store.EventContainerStarted && ev.ContainerKind == "main" {
+				started++
+				if ev.Time.After(last) {
+					last = ev.Time
+				}
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	start := last.Sub(t0)
+	t1 := time.Now()
+	if out, err := exec.Command(bin, "--root", root, "stop", name).CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("stop: %v: %s", err, out)
+	}
+	var fin time.Time
+	for fin.IsZero() {
+		evs, _ := p.ReadEvents(0)
+		for _, ev := range evs {
+			if ev.Type == store.EventPodFinished {
+				fin = ev.Time
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if out, err := exec.Command(bin, "--root", root, "rm", name).CombinedOutput(); err != nil {
+		return 0, 0, fmt.Errorf("rm: %v: %s", err, out)
+	}
+	return start, fin.Sub(t1), nil
+}
+
+// floorOnce starts the same three containers with plain runc (bundles prepared beforehand),
+// then stops them with SIGTERM and deletes them.
+func floorOnce(ctx context.Context, work string, imgs *image.Store, img *image.Image, i int) (time.Duration, time.Duration, error) {
+	rt := &oci.Runtime{Root: filepath.Join(work, "floor-runc")}
+	var bundles, ids []string
+	var cleanups []func() error
+	defer func() {
+		for _, c := range cleanups {
+			c()
+		}
+	}()
+	for _, c := range containers {
+		id := fmt.Sprintf("floor-%d-%s", i, c)
+		bundle := filepath.Join(work, "floor", id)
+		if err := os.MkdirAll(bundle, 0o700); err != nil {
+			return 0, 0, err
+		}
+		cleanup, err := imgs.NewRootfs(ctx, img, filepath.Join(bundle, "rootfs"))
+		if err != nil {
+			return 0, 0, err
+		}
+		cleanups = append(cleanups, cleanup)
+		if err := oci.WriteBundle(bundle, oci.ContainerConfig{Rootfs: filepath.Join(bundle, "rootfs"), Args: []string{"sh", "-c", command}}); err != nil {
+			return 0, 0, err
+		}
+		bundles, ids = append(bundles, bundle), append(ids, id)
+	}
+	devnull, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	defer devnull.Close()
+	pids := make([]int, len(ids))
+	errs := make([]error, len(ids))
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	for k := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pidFile := filepath.Join(bundles[k], "pid")
+			cmd := exec.Command("runc", "--root", rt.Root, "run", "--detach", "--pid-file", pidFile, "--bundle", bundles[k], ids[k])
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
+			if errs[k] = cmd.Run(); errs[k] != nil {
+				return
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			pids[k], errs[k] = strconv.Atoi(strings.TrimSpace(string(b)))
+		}()
+	}
+	wg.Wait()
+	start := time.Since(t0)
+	for _, err := range errs {
+		if err != nil {
+			return 0, 0, fmt.Errorf("runc run: %w", err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // let the shells install their traps
+	t1 := time.Now()
+	for k := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rt.Kill(ctx, ids[k], syscall.SIGTERM, false)
+			var ws unix.WaitStatus
+			unix.Wait4(pids[k], &ws, 0, nil)
+			rt.Delete(ctx, ids[k], false)
+		}()
+	}
+	wg.Wait()
+	return start, time.Since(t1), nil
+}
+
+// memory is one process's memory use in KiB.
+type memory struct{ rss, anon, pss int }
+
+// manyPods runs count pods at once, measures their supervisors' memory, then stops and
+// removes them and reports what is left.
+func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
+	var wg sync.WaitGroup
+	errs := make([]error, count)
+	sem := make(chan struct{}, 4)
+	for i := 0; i < count; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if out, err := exec.Command(bin, "--root", root, "run", "--detach", "--name", fmt.Sprintf("many-%d", i), manifest).CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("run many-%d: %v: %s", i, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	s, _ := store.Open(root)
+	var rss []memory
+	var pids []int
+	for i := 0; i < count; i++ {
+		p, err := s.Pod(fmt.Sprintf("many-%d", i))
+		if err != nil {
+			return nil, "", err
+		}
+		for {
+			st, err := p.ReadState()
+			if err != nil {
+				return nil, "", err
+			}
+			running := 0
+			for _, c := range st.Containers {
+				if c.Running {
+					running++
+				}
+			}
+			if running == len(containers) {
+				pids = append(pids, st.Supervisor.PID)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, pid := range pids {
+		rss = append(rss, memory{rss: procField(pid, "status", "VmRSS:"), anon: procField(pid, "status", "RssAnon:"), pss: procField(pid, "smaps_rollup", "Pss:")})
+	}
+	for i := 0; i < count; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			exec.Command(bin, "--root", root, "rm", "--force", fmt.Sprintf("many-%d", i)).Run()
+		}()
+	}
+	wg.Wait()
+	var left []string
+	if out, _ := exec.Command("runc", "--root", filepath.Join(root, "runc"), "list", "-q").Output(); len(bytes.TrimSpace(out)) > 0 {
+		left = append(left, "runc containers: "+strings.Join(strings.Fields(string(out)), " "))
+	}
+	if mi, _ := os.ReadFile("/proc/self/mountinfo"); bytes.Contains(mi, []byte(root)) {
+		left = append(left, "mounts under the root")
+	}
+	if out, _ := exec.Command("pgrep", "-f", "supervise --root "+root).Output(); len(bytes.TrimSpace(out)) > 0 {
+		left = append(left, "supervisor processes "+strings.Join(strings.Fields(string(out)), " "))
+	}
+	if names, _ := s.List(); len(names) > 0 {
+		left = append(left, fmt.Sprintf("%d pod directories", len(names)))
+	}
+	if ents, _ := os.ReadDir("/sys/fs/cgroup/memory/podspec"); countDirs(ents) > 0 {
+		left = append(left, fmt.Sprintf("%d pod cgroups under /podspec", countDirs(ents)))
+	}
+	if len(left) == 0 {
+		return rss, "nothing left (no runc container, mount, supervisor process, pod directory or pod cgroup).", nil
+	}
+	return rss, "LEFT: " + strings.Join(left, "; "), nil
+}
+
+func countDirs(ents []os.DirEntry) int {
+	n := 0
+	for _, e := range ents {
+		if e.IsDir() {
+			n++
+		}
+	}
+	return n
+}
+
+// procField reads a "Key: N kB" line of /proc/PID/FILE.
+func procField(pid int, file, key string) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, key) {
+			f := strings.Fields(line)
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
+}
+
+func stats(ds []time.Duration) string {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return fmt.Sprintf("%.0f / %.0f / %.0f", ms(s[len(s)/2]), ms(s[0]), ms(s[len(s)-1]))
+}
+
+func ratio(a, b []time.Duration) float64 {
+	med := func(ds []time.Duration) time.Duration {
+		s := append([]time.Duration(nil), ds...)
+		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		return s[len(s)/2]
+	}
+	return float64(med(a)) / float64(med(b))
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return strings.Count(string(b), "processor\t:")
+}
+
+func kernel() string {
+	var u unix.Utsname
+	unix.Uname(&u)
+	return "Linux " + unix.ByteSliceToString(u.Release[:])
+}

@@ -530,6 +530,16 @@ func (e *Engine) endDefers(budget context.Context) {
 	}
 }
 
+// skipDefersLocked records every defer that has not run as skipped, for a pod that ends
+// without a stop sequence (its sandbox could not be set up).
+func (e *Engine) skipDefersLocked(reason, msg string) {
+	for _, s := range e.deferOrder() {
+		if !s.rec().Terminal {
+			e.skipDeferLocked(s, reason, msg)
+		}
+	}
+}
+
 // deferCompletedLocked sets the condition DeferCompleted of a pod with defer containers when
 // it becomes terminal (DEFER-012).
 func (e *Engine) deferCompletedLocked(now time.Time) {

@@ -165,6 +165,7 @@ func TestDEFER003_TerminationReasonInTheDefersEnvironment(t *testing.T) {
 		{name: "the exit policy after a success gives Completed", app: "exit 0", want: "Completed"},
 		{name: "the exit policy after a failure gives Failed", app: "exit 3", want: "Failed"},
 		{name: "the active deadline gives DeadlineExceeded", extra: "activeDeadlineSeconds: 1", app: appLoop, want: "DeadlineExceeded"},
+		{name: "a failed init container gives Failed", extra: `initContainers: [{name: setup, image: IMAGE, command: [sh, -c, "exit 1"]}]`, app: "exit 0", want: "Failed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -226,6 +227,8 @@ func (e *Engine) failCreation(ctx context.Context, err error) {
 	if s.StartedAt == nil {
 		s.StartedAt = &now
 	}
+	e.skipDefersLocked("SandboxFailed", "the pod's sandbox could not be set up")
+	e.deferCompletedLocked(now)
 	ev := e.event(store.EventPodFinished, nil, "SandboxFailed", err.Error())
 	ev.Phase = s.Phase
 	ev.ExitCode = &code
@@ -240,7 +243,12 @@ func (e *Engine) armDeadlineLocked() {
 		return
 	}
 	e.deadlineArmed = true
-	go e.deadline(e.runCtx, e.st.Pod.Status.StartedAt.Add(time.Duration(*d)*time.Second))
+	at := e.st.Pod.Status.StartedAt.Add(time.Duration(*d) * time.Second)
+	if mutant.DeadlineLate {
+		e.mutantNote("deadline 3 s late")
+		at = at.Add(3 * time.Second)
+	}
+	go e.deadline(e.runCtx, at)
 }
 
 // deadline requests the stop with reason DeadlineExceeded when activeDeadlineSeconds pass.

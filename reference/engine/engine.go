@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -243,12 +242,7 @@ func (e *Engine) armDeadlineLocked() {
 		return
 	}
 	e.deadlineArmed = true
-	at := e.st.Pod.Status.StartedAt.Add(time.Duration(*d) * time.Second)
-	if mutant.DeadlineLate {
-		e.mutantNote("deadline 3 s late")
-		at = at.Add(3 * time.Second)
-	}
-	go e.deadline(e.runCtx, at)
+	go e.deadline(e.runCtx, e.st.Pod.Status.StartedAt.Add(time.Duration(*d)*time.Second))
 }
 
 // deadline requests the stop with reason DeadlineExceeded when activeDeadlineSeconds pass.

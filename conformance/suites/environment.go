@@ -43,7 +43,7 @@ func (s *suite) registerEnvironment() {
 			Init("i1", fw.ExitAfter(0, ms(100)).Report()).
 			Main("app", fw.ExitAfter(0, ms(1500)).Report().List("/data"),
 				fw.WithMount("data", "/data", false), fw.WithMount("mem", "/mem", false), fw.WithMount("data", "/ro", true),
-				fw.WithLimits("500m", "64Mi", "64"),
+				fw.WithLimits("500m", "256Mi", "64"), // room for the hook's runc exec in the same cgroup
 				fw.PostStart(fw.HookHandler(0, 0).Report())).
 			Main("args", fw.ExitAfter(0, ms(1000)).Report(), fw.ArgsOnly()),
 	}
@@ -135,7 +135,7 @@ func (s *suite) registerEnvironment() {
 		It("applies the container's cpu, memory and pids limits to its cgroup", req("RES-002"), func() {
 			c := report("app", probe.RoleWorkload).Cgroup
 			Expect(c.Version).NotTo(BeZero(), "the container sees its cgroup")
-			Expect(c.MemoryBytes).To(BeEquivalentTo(64<<20), "memory limit %+v", c)
+			Expect(c.MemoryBytes).To(BeEquivalentTo(256<<20), "memory limit %+v", c)
 			Expect(c.Pids).To(BeEquivalentTo(64), "pids limit %+v", c)
 			Expect(c.CPUPeriodMicros).To(BeNumerically(">", 0), "cpu period %+v", c)
 			Expect(float64(c.CPUQuotaMicros)/float64(c.CPUPeriodMicros)).To(BeNumerically("~", 0.5, 0.01), "cpu quota %+v", c)

@@ -98,9 +98,11 @@ func (s *suite) registerExitMatrix() {
 	rows := exitRows()
 	scen := map[string]*fw.Scenario{}
 	for _, r := range rows {
-		// a's delay starts only once b runs (a rendezvous), so a's exit always comes while b runs.
+		// Both delays start only once both containers run (a rendezvous), so a's exit comes while
+		// b runs and, when b exits by itself, before b's exit, however slowly they were started.
 		b := fastBackoff(fw.NewPod().ExitPolicy(r.policy).RestartPolicy(r.restart).Grace(3)).
-			Main("a", r.a.WaitFor("b.started"), r.aOpts...).Main("b", r.b.Announce("b.started"), r.bOpts...)
+			Main("a", r.a.Announce("a.started").WaitFor("b.started"), r.aOpts...).
+			Main("b", r.b.Announce("b.started").WaitFor("a.started"), r.bOpts...)
 		scen[r.key] = s.scenarios.Add(&fw.Scenario{Short: "exit-" + r.key, Pod: b})
 	}
 	entries := func(keep func(exitRow) bool) []TableEntry {

@@ -29,7 +29,7 @@ func newVersionCmd() *cobra.Command {
 		out := map[string]any{
 			"contractVersion": contractVersion,
 			"runtime":         map[string]string{"name": "podspec-reference", "version": runtimeVersion},
-			"profiles":        []string{"core", "defer", "update", "gc"},
+			"profiles":        []string{"core", "defer", "notifier", "update", "gc"},
 		}
 		ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
 		defer cancel()

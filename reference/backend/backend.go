@@ -24,6 +24,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 )
@@ -213,7 +214,11 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		return 0, fmt.Errorf("bundle %s: %w", bundle, err)
 	}
 	rootfs := filepath.Join(bundle, "rootfs")
-	if _, err := b.Images.NewRootfs(ctx, img, rootfs); err != nil {
+	if mutant.StaleRootfs {
+		if rootfs, err = b.staleRootfs(ctx, pod, c.Name, img); err != nil {
+			return 0, err
+		}
+	} else if _, err := b.Images.NewRootfs(ctx, img, rootfs); err != nil {
 		return 0, err
 	}
 	cfg := oci.ContainerConfig{

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -114,6 +115,10 @@ func (e *Engine) instEvent(typ string, s *slot, inst *instance, reason, msg stri
 func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 	switch s.kind {
 	case KindInit, KindSidecar:
+		if mutant.ParallelInit {
+			e.mutantNote("init containers in parallel")
+			return true, ""
+		}
 		if s.index == 0 {
 			return true, ""
 		}
@@ -492,7 +497,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		case v1alpha1.RestartPolicyOnFailure:
 			restart = failed
 		}
-		if s.kind == KindSidecar {
+		if s.kind == KindSidecar && !mutant.SidecarNotRestarted {
 			restart = true // SIDE-001
 		}
 	}
@@ -502,6 +507,10 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 			r.Consecutive = 0
 		}
 		delay = backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
+		if mutant.NoBackoff {
+			e.mutantNote("restart without back-off")
+			delay = 0
+		}
 		r.Consecutive++
 		next := now.Add(delay)
 		r.NextStart = &next
@@ -518,7 +527,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		st.State = v1alpha1.ContainerState{Terminated: term}
 		r.Terminal = true
 		r.Completed = !failed
-		if s.kind == KindMain || s.kind == KindInit {
+		if s.kind == KindMain || s.kind == KindInit || (mutant.SidecarCounted && s.kind == KindSidecar) {
 			rec := store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, ExitCode: term.ExitCode, Reason: term.Reason, Failure: failed}
 			if term.Signal != nil {
 				n := term.Signal.Number
@@ -582,6 +591,10 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *ExitStatus, oom bool) {
 		}
 		n := int32(ex.Status.Signal())
 		t.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
+		if mutant.SignalAsExitCode {
+			c := 128 + n
+			t.ExitCode, t.Signal = &c, nil
+		}
 		t.CoreDumped = ex.Status.CoreDump()
 		t.Reason = v1alpha1.ReasonSignaled
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -42,12 +43,17 @@ const (
 // stopSteps is the stop sequence of the spec (docs/spec/stop.md). The defer steps run the
 // BeforeStop and AfterStop defer containers (defer.go); with no defers they finish at once.
 func (e *Engine) stopSteps() []stopStep {
-	return []stopStep{
+	steps := []stopStep{
 		stepBeforeStopDefers: {name: "BeforeStopDefers", run: e.runDefers(v1alpha1.DeferBeforeStop)},
 		stepMainContainers:   {name: "MainContainers", run: e.stopMains},
 		stepAfterStopDefers:  {name: "AfterStopDefers", run: e.runDefers(v1alpha1.DeferAfterStop)},
 		stepSidecars:         {name: "Sidecars", run: e.stopSidecars},
 	}
+	if mutant.AfterStopDefersEarly {
+		e.mutantNote("AfterStop defers run during the main containers' stop")
+		steps[stepMainContainers].run = mutantConcurrently(e.stopMains, steps[stepAfterStopDefers].run)
+	}
+	return steps
 }
 
 // beginStopLocked starts the stop sequence with a termination reason, or escalates the one
@@ -116,6 +122,10 @@ func (e *Engine) startStopLocked(ctx context.Context) {
 // of an earlier (later-ending) budget may still fire; they find their work done.
 func (e *Engine) startTimersLocked() {
 	end := e.st.Stop.Deadline
+	if mutant.BudgetOverrun {
+		e.mutantNote("budget overrun")
+		end = end.Add(3 * time.Second)
+	}
 	window := minimumStopWindow
 	if budget := end.Sub(e.st.Stop.RequestedAt); budget < window {
 		window = budget
@@ -155,6 +165,9 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 			e.commitLocked()
 		}
 		e.mu.Unlock()
+	}
+	if mutant.DeferOnForcedStop {
+		e.mutantDefersOnForce(ctx)
 	}
 	// Defers that did not run to their end (budget over or forced) are killed or skipped.
 	e.endDefers(budget)
@@ -255,7 +268,16 @@ func (e *Engine) stopMains(ctx context.Context) {
 				} else {
 					close(hookDone)
 				}
+				if mutant.PreStopNotAwaited {
+					e.mutantNote("preStop not awaited")
+					hookDone = make(chan struct{})
+					close(hookDone)
+				}
 				dependents := e.dependentsOf(s)
+				if mutant.ReverseStopOrder {
+					e.mutantNote("reverse stop order")
+					dependents = e.mutantDependencies(s)
+				}
 				ok := e.waitUntil(ctx, func() bool {
 					if e.reserveReached {
 						return true
@@ -290,6 +312,10 @@ func (e *Engine) stopSidecars(ctx context.Context) {
 	e.mu.Unlock()
 	for i := len(e.slots) - 1; i >= 0; i-- {
 		s := e.slots[i]
+		if mutant.SidecarsForward {
+			e.mutantNote("sidecars stopped in list order")
+			s = e.slots[len(e.slots)-1-i]
+		}
 		if s.kind != KindSidecar {
 			continue
 		}
@@ -323,7 +349,12 @@ func (e *Engine) stopOne(ctx context.Context, s *slot) {
 		return
 	}
 	if send {
-		e.signal(ctx, s, stopSignal(s.c), "stop signal")
+		sig := stopSignal(s.c)
+		if mutant.NoStopSignal {
+			e.mutantNote("SIGKILL instead of the stop signal")
+			sig = syscall.SIGKILL
+		}
+		e.signal(ctx, s, sig, "stop signal")
 	}
 	e.waitUntil(ctx, func() bool { return s.inst != inst })
 }
@@ -379,6 +410,10 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 	switch policy {
 	case v1alpha1.ExitPolicyAny:
 		fire = last != nil || all
+		if mutant.ExitPolicyIgnored {
+			e.mutantNote("exit policy Any behaves like All")
+			fire = all
+		}
 	case v1alpha1.ExitPolicyAnyFailure:
 		fire = all || lastFailed
 	default:

@@ -1,0 +1,30 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/image"
+)
+
+// staleRootfs is the root filesystem of the mutant build mutant_stale_rootfs (package
+// reference/mutant): one per container, made for its first instance and reused by every
+// restart, so that a restarted instance sees what the previous one wrote. It is called only
+// from a branch guarded by the mutant switch; a normal build drops it. RemovePod unmounts it
+// with everything else under the pod directory.
+func (b *Backend) staleRootfs(ctx context.Context, pod *engine.PodInfo, container string, img *image.Image) (string, error) {
+	dir, err := filepath.Abs(filepath.Join(pod.Dir, "podspec-mutant-rootfs", container))
+	if err != nil {
+		return "", fmt.Errorf("mutant rootfs: %w", err)
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return dir, nil // the previous instance's root filesystem, as it left it
+	}
+	if _, err := b.Images.NewRootfs(ctx, img, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}

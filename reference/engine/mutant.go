@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+)
+
+// Helpers of the mutant builds (package reference/mutant). They are called only from branches
+// guarded by a mutant switch; in a normal build every switch is false, the branches are
+// dropped by the compiler, and these helpers by the linker.
+
+// mutantNote records in the supervisor's log that a mutant switch took effect.
+func (e *Engine) mutantNote(name string) {
+	e.logf("podspec mutant build: %s", name)
+}
+
+// mutantDependencies returns the main containers that s depends on: the reversed stop order
+// waits for them instead of for s's dependents.
+func (e *Engine) mutantDependencies(s *slot) []*slot {
+	var out []*slot
+	for _, d := range s.c.DependsOn {
+		if o := e.byName[d.Name]; o != nil && o.kind == KindMain {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// mutantConcurrently returns a step that runs a and b at the same time and ends when both
+// ended: the AfterStop defers started together with the main containers' stop.
+func mutantConcurrently(a, b func(context.Context)) func(context.Context) {
+	return func(ctx context.Context) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			b(ctx)
+		}()
+		a(ctx)
+		<-done
+	}
+}
+
+// mutantDefersOnForce runs the defer containers of a forced stop as if it were graceful, with
+// 10 s for them, before the final SIGKILL.
+func (e *Engine) mutantDefersOnForce(ctx context.Context) {
+	e.mu.Lock()
+	if !e.forced {
+		e.mu.Unlock()
+		return
+	}
+	e.forced = false
+	if end := time.Now().Add(10 * time.Second); e.st.Stop.Deadline.Before(end) {
+		e.st.Stop.Deadline = end
+	}
+	e.commitLocked()
+	e.mu.Unlock()
+	e.mutantNote("defers run on a forced stop")
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	e.runDefers(v1alpha1.DeferBeforeStop)(dctx)
+	e.runDefers(v1alpha1.DeferAfterStop)(dctx)
+	e.mu.Lock()
+	e.forced = true
+	e.mu.Unlock()
+}

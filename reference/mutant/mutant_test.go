@@ -1,0 +1,102 @@
+package mutant
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// switches is every mutant switch of the package by name, as this build sees it.
+var switches = map[string]bool{
+	"ReverseStopOrder":     ReverseStopOrder,
+	"ExitPolicyIgnored":    ExitPolicyIgnored,
+	"AfterStopDefersEarly": AfterStopDefersEarly,
+	"DeferOnForcedStop":    DeferOnForcedStop,
+	"BudgetOverrun":        BudgetOverrun,
+	"ParallelInit":         ParallelInit,
+	"SidecarCounted":       SidecarCounted,
+	"StaleRootfs":          StaleRootfs,
+	"NoBackoff":            NoBackoff,
+	"SignalAsExitCode":     SignalAsExitCode,
+	"NoStopSignal":         NoStopSignal,
+	"SidecarsForward":      SidecarsForward,
+	"PreStopNotAwaited":    PreStopNotAwaited,
+	"DeadlineLate":         DeadlineLate,
+	"SidecarNotRestarted":  SidecarNotRestarted,
+}
+
+func TestDefaultBuildHasEveryMutantOff(t *testing.T) {
+	for name, on := range switches {
+		if on {
+			t.Errorf("%s is on in a build without mutant tags", name)
+		}
+	}
+}
+
+// declared reads the constants the files matching pattern declare and the build tag of each.
+func declared(t *testing.T, pattern string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tag := ""
+		for _, cg := range af.Comments {
+			for _, c := range cg.List {
+				if rest, ok := strings.CutPrefix(c.Text, "//go:build "); ok {
+					tag = rest
+				}
+			}
+		}
+		for _, d := range af.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				for _, n := range sp.(*ast.ValueSpec).Names {
+					out[n.Name] = tag
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestEverySwitchHasAnOnAndAnOffFileWithOppositeTags(t *testing.T) {
+	on, off := declared(t, "*_on.go"), declared(t, "*_off.go")
+	var names []string
+	for n := range switches {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		tag, ok := on[n]
+		if !ok || !strings.HasPrefix(tag, "mutant_") || strings.ContainsAny(tag, " &|!") {
+			t.Errorf("%s: no *_on.go file with a single mutant_ build tag (got %q)", n, tag)
+			continue
+		}
+		if off[n] != "!"+tag {
+			t.Errorf("%s: the *_off.go build constraint is %q, want %q", n, off[n], "!"+tag)
+		}
+	}
+	for n := range on {
+		if _, ok := switches[n]; !ok {
+			t.Errorf("%s is declared but missing from the switches table of this test", n)
+		}
+	}
+	if len(on) != len(off) {
+		t.Errorf("%d switches are declared on and %d off", len(on), len(off))
+	}
+}

@@ -544,3 +544,61 @@ spec:
 		})
 	}
 }
+
+func TestDEFER007_DeferThatCannotStartFailsAndTheNextOneRuns(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: defer-nostart}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 60
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - {name: app, image: IMAGE, command: [sh, -c, "exit 0"]}
+  deferContainers:
+  - {name: broken, image: IMAGE, command: [/no/such/program]}
+  - {name: next, image: IMAGE, command: [sh, -c, '`+deferMark("next")+`'], volumeMounts: [{name: data, mountPath: /data}]}
+`)
+	st := tp.wait(60 * time.Second)
+	term := wantTerminated(tp, st, "broken", "StartError")
+	if term.ExitCode != nil || term.Signal != nil {
+		t.Errorf("broken %+v, want neither exitCode nor signal: its process never ran", term)
+	}
+	if got := tp.volume("data", "order"); got != "next Completed\n" {
+		t.Errorf("markers %q, want the next defer to run", got)
+	}
+	wantCondition(tp, st, v1alpha1.ConditionFalse, "DeferFailed")
+	if st.Phase != v1alpha1.PodSucceeded {
+		t.Errorf("phase %s, want Succeeded (DEFER-011)", st.Phase)
+	}
+}
+
+func TestSTOP012_ShorterGraceDuringADeferMovesItsLimit(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: defer-shorter}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 120
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - {name: app, image: IMAGE, command: [sh, -c, "exit 0"]}
+  deferContainers:
+  - {name: busy, image: IMAGE, command: [sh, -c, 'trap "" TERM; `+deferMark("busy")+`; sleep 100'], volumeMounts: [{name: data, mountPath: /data}]}
+  - {name: later, image: IMAGE, command: [sh, -c, '`+deferMark("later")+`'], volumeMounts: [{name: data, mountPath: /data}]}
+`)
+	tp.waitEvent(60*time.Second, "busy started", func(ev store.Event) bool {
+		return ev.Type == store.EventContainerStarted && ev.Container == "busy"
+	})
+	asked := time.Now()
+	tp.stop(ptr(int64(2)), false)
+	st := tp.wait(60 * time.Second)
+	term := wantTerminated(tp, st, "busy", "Timeout")
+	if d := term.FinishedAt.Sub(asked); d < 2*time.Second || d > 3500*time.Millisecond {
+		t.Errorf("busy killed %s after the 2 s stop request, want at the new budget end", d)
+	}
+	wantSkipped(tp, st, "later", "BudgetExhausted")
+	if st.Reason != "Completed" {
+		t.Errorf("reason %s, want Completed kept from the sequence that began first", st.Reason)
+	}
+}

@@ -316,13 +316,19 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Lock is a held flock; Unlock releases it.
-type Lock struct{ f *os.File }
+// Lock is a held lock (flock, or an open-file-description record lock); Unlock releases it.
+type Lock struct {
+	f   *os.File
+	ofd bool
+}
 
 // Unlock releases the lock.
 func (l *Lock) Unlock() {
 	if l != nil && l.f != nil {
-		unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+		if !l.ofd {
+			unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+		}
+		// Closing the file releases an OFD lock (and a flock).
 		l.f.Close()
 		l.f = nil
 	}
@@ -357,20 +363,40 @@ func (p *Pod) TryRemoveLock() (*Lock, error) {
 	return lockFile(p.Path(ReaderLock), unix.LOCK_EX|unix.LOCK_NB)
 }
 
-// TrySupervisorLock takes the supervisor lock without waiting. The live supervisor holds it for
-// its whole life, so ErrBusy means a supervisor is alive.
+// TrySupervisorLock takes the supervisor lock without waiting. The live supervisor holds it
+// for its whole life, so ErrBusy means a supervisor is alive. It is an open-file-description
+// record lock (F_OFD_SETLK), which SupervisorAlive can test without taking it.
 func (p *Pod) TrySupervisorLock() (*Lock, error) {
-	return lockFile(p.Path(SupervisorLock), unix.LOCK_EX|unix.LOCK_NB)
+	path := p.Path(SupervisorLock)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EACCES) {
+			return nil, fmt.Errorf("lock %s: %w", path, ErrBusy)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f, ofd: true}, nil
 }
 
-// SupervisorAlive reports whether a supervisor holds the pod's supervisor lock.
+// SupervisorAlive reports whether a supervisor holds the pod's supervisor lock. It only
+// queries the lock (F_OFD_GETLK), so it never makes a starting supervisor believe that
+// another one holds the pod.
 func (p *Pod) SupervisorAlive() bool {
-	l, err := p.TrySupervisorLock()
+	f, err := os.Open(p.Path(SupervisorLock))
 	if err != nil {
-		return errors.Is(err, ErrBusy)
+		return false
 	}
-	l.Unlock()
-	return false
+	defer f.Close()
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_GETLK, &lk); err != nil {
+		return false
+	}
+	return lk.Type != unix.F_UNLCK
 }
 
 // ProcessStartTime returns the start time of a process in clock ticks since boot, or 0 if the

@@ -23,7 +23,6 @@ const StdinName = "<stdin>"
 // before it could be split (unreadable, too large). first and last mark a file's first and
 // last job, so that the emitter can count files and stop after a failing file.
 type job struct {
-	seq         int
 	seg         *manifest.Segment
 	results     []*report.Result // results known without validating (stream limits)
 	err         error            // an I/O error
@@ -35,6 +34,20 @@ type output struct {
 	job
 	results []*report.Result
 }
+
+// batch is a run of consecutive jobs handed to a worker at once: small manifests cost less to
+// validate than to hand from goroutine to goroutine one by one.
+type batch struct {
+	seq  int
+	jobs []job
+	outs []output
+}
+
+// Batches close at batchJobs jobs or batchBytes bytes of input, whichever comes first.
+const (
+	batchJobs  = 16
+	batchBytes = 64 << 10
+)
 
 // Run validates every path and calls emit with each document's result, in source order: paths
 // in the order given, directories walked in lexical order (only *.yaml, *.yml and *.json;
@@ -50,10 +63,10 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 	defer cancel()
 
 	workers := v.opts.Workers
-	jobs := make(chan job)
-	outputs := make(chan output, workers)
-	// slots bounds the jobs between reading and emission, so memory stays bounded however many
-	// files and documents there are and whatever order workers finish in.
+	jobs := make(chan batch)
+	outputs := make(chan batch, workers)
+	// slots bounds the batches between reading and emission, so memory stays bounded however
+	// many files and documents there are and whatever order workers finish in.
 	slots := make(chan struct{}, workers*maxInFlightPerCPU)
 
 	var ioErrs []error
@@ -70,21 +83,38 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 		defer close(readerDone)
 		defer close(jobs)
 		seq := 0
-		send := func(j job) bool {
+		var cur []job
+		curBytes := 0
+		flush := func() bool {
+			if len(cur) == 0 {
+				return true
+			}
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
 				return false
 			}
-			j.seq = seq
+			b := batch{seq: seq, jobs: cur}
 			seq++
+			cur, curBytes = nil, 0
 			select {
-			case jobs <- j:
+			case jobs <- b:
 				return true
 			case <-ctx.Done():
 				return false
 			}
 		}
+		send := func(j job) bool {
+			cur = append(cur, j)
+			if j.seg != nil {
+				curBytes += len(j.seg.Data)
+			}
+			if len(cur) >= batchJobs || curBytes >= batchBytes {
+				return flush()
+			}
+			return true
+		}
+		defer flush()
 		file := func(name string, data []byte) bool {
 			segs, fs := manifest.Split(name, data, v.opts.Limits)
 			extra := v.streamFindings(name, fs)
@@ -137,19 +167,23 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 		}
 	}()
 
-	// Workers: validate one document at a time.
+	// Workers: validate one batch at a time, one document at a time.
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				out := output{job: j, results: j.results}
-				if j.seg != nil {
-					out.results = v.segment(*j.seg, nil)
+			for b := range jobs {
+				b.outs = make([]output, len(b.jobs))
+				for i, j := range b.jobs {
+					b.outs[i] = output{job: j, results: j.results}
+					if j.seg != nil {
+						b.outs[i].results = v.segment(*j.seg, nil)
+					}
 				}
+				b.jobs = nil
 				select {
-				case outputs <- out:
+				case outputs <- b:
 				case <-ctx.Done():
 					return
 				}
@@ -164,43 +198,51 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 	// Emitter: in sequence order.
 	var sum report.Summary
 	var emitErr error
-	pending := map[int]output{}
+	pending := map[int]batch{}
 	next := 0
 	stopped, fileFailed := false, false
-	for out := range outputs {
-		pending[out.seq] = out
+	emitOne := func(o output) {
+		if o.err != nil {
+			addIOErr(o.err)
+			return
+		}
+		if o.first {
+			sum.Files++
+			fileFailed = false
+		}
+		for _, r := range o.results {
+			if r.Kind != "" || hasDocumentFinding(r) {
+				sum.Documents++
+			}
+			sum.Add(r)
+			fileFailed = fileFailed || hasError(r)
+			if err := emit(r); err != nil {
+				emitErr = err
+				stopped = true
+				cancel()
+				return
+			}
+		}
+		if o.last && fileFailed && v.opts.FailFast {
+			stopped = true
+			cancel()
+		}
+	}
+	for b := range outputs {
+		pending[b.seq] = b
 		for !stopped {
-			o, ok := pending[next]
+			b, ok := pending[next]
 			if !ok {
 				break
 			}
 			delete(pending, next)
 			next++
 			<-slots
-			if o.err != nil {
-				addIOErr(o.err)
-				continue
-			}
-			if o.first {
-				sum.Files++
-				fileFailed = false
-			}
-			for _, r := range o.results {
-				if r.Kind != "" || hasDocumentFinding(r) {
-					sum.Documents++
-				}
-				sum.Add(r)
-				fileFailed = fileFailed || hasError(r)
-				if err := emit(r); err != nil {
-					emitErr = err
-					stopped = true
-					cancel()
+			for _, o := range b.outs {
+				if stopped {
 					break
 				}
-			}
-			if o.last && fileFailed && v.opts.FailFast {
-				stopped = true
-				cancel()
+				emitOne(o)
 			}
 		}
 	}

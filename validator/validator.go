@@ -6,8 +6,8 @@
 // It renders nothing (package report does) and decides no exit codes (the command does).
 // Documents are validated in parallel by a bounded set of workers, also the documents of one
 // file; results come out in the order the files were named and found and the documents appear
-// in them, whatever order the workers finish in, and no more than a few documents per worker
-// are held in memory at once.
+// in them, whatever order the workers finish in, and only a bounded number of documents (a few
+// small batches per worker) is between reading and output at any time.
 package validator
 
 import (

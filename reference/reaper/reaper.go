@@ -4,8 +4,8 @@
 // a supervisor that died), through pidfds.
 //
 // It reaps only processes it was asked to watch, plus zombies of unknown children that stayed
-// zombies across two scans (orphans reparented to the subreaper); it never steals the exit of
-// a child that os/exec is about to wait for.
+// zombies across two scans 5 s apart (orphans reparented to the subreaper), so it does not
+// steal the exit of a child that os/exec is about to wait for.
 package reaper
 
 import (
@@ -55,7 +55,7 @@ func Start(ctx context.Context) (*Reaper, error) {
 			case <-r.kick:
 			case <-tick.C:
 				scan++
-				if scan%5 == 0 {
+				if scan%25 == 0 { // every 5 s
 					r.reapOrphans()
 				}
 			}
@@ -119,7 +119,9 @@ func watchForeign(pid int, ch chan engine.ExitStatus) {
 }
 
 // reapOrphans reaps zombie children nobody watches that were already zombies on the previous
-// scan (a second apart), i.e. orphans reparented to this subreaper.
+// scan (5 s earlier), i.e. orphans reparented to this subreaper. A child started with os/exec
+// is waited for by its starter within microseconds of its exit, so it is never a zombie that
+// long.
 func (r *Reaper) reapOrphans() {
 	kids := zombieChildren(r.self)
 	r.mu.Lock()

@@ -101,6 +101,7 @@ func (s *suite) register() {
 	s.registerTiming()
 	s.registerResources()
 	s.registerImages()
+	s.registerDeferOrder()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

@@ -1,0 +1,64 @@
+package suites
+
+import (
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/docs"
+)
+
+// registerDeferOrder declares the specs of where defer containers sit in the stop sequence:
+// AfterStop defers after the main containers, and no defer at all in a forced stop. They catch
+// the mutants after_stop_defers_early and defer_on_forced_stop (docs/mutants.md).
+func (s *suite) registerDeferOrder() {
+	// app takes 1 s to exit after its stop signal, so an AfterStop defer started together with
+	// the main containers' stop would run while app still runs. The grace period leaves the
+	// defer ample time to start on a loaded machine; the sequence ends when the defer has run.
+	after := &fw.Scenario{
+		Short:   "defer-after",
+		Profile: docs.ProfileDefer,
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
+			Main("app", fw.Loop().On("SIGTERM", "exit:1s:0")).
+			Defer("cleanup", fw.ExitAfter(0, ms(200)), fw.DeferPhase(v1alpha1.DeferAfterStop)),
+		Drive: fw.StopWhen("app started", fw.AllStarted("app"), nil, false),
+	}
+	s.ordered("An AfterStop defer container", after, func(get func() *fw.Outcome) {
+		It("runs in a graceful stop sequence", req("DEFER-002"), func() {
+			Expect(get().Timeline.NotRestarted("cleanup")).To(Succeed())
+			t := get().Final.Terminated("cleanup")
+			Expect(t).NotTo(BeNil(), "cleanup ran to its end\n%s", get().Final)
+			Expect(t.ExitCode).To(HaveValue(BeEquivalentTo(0)), "%s", get().Final)
+		})
+		It("starts only after every main container has exited", req("HB-013"), func() {
+			Expect(get().Timeline.ExitsBeforeStart("app", "cleanup")).To(Succeed())
+		})
+	})
+
+	forced := &fw.Scenario{
+		Short:   "defer-forced",
+		Profile: docs.ProfileDefer,
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
+			Main("app", fw.Loop()).
+			Defer("before", fw.ExitAfter(0, ms(200)), fw.DeferPhase(v1alpha1.DeferBeforeStop)).
+			Defer("after", fw.ExitAfter(0, ms(200)), fw.DeferPhase(v1alpha1.DeferAfterStop)),
+		Drive: fw.StopWhen("app started", fw.AllStarted("app"), nil, true),
+	}
+	s.ordered("Defer containers in a forced stop", forced, func(get func() *fw.Outcome) {
+		It("are never started", req("FORCE-003"), func() {
+			for _, d := range []string{"before", "after"} {
+				Expect(get().Timeline.NeverStarted(d)).To(Succeed())
+			}
+		})
+		It("are recorded as skipped with reason Forced", req("FORCE-004"), func() {
+			st := get().Final
+			for _, d := range []string{"before", "after"} {
+				c := st.Container(d)
+				Expect(c).NotTo(BeNil(), "status of %s\n%s", d, st)
+				Expect(c.State.Skipped).NotTo(BeNil(), "%s is skipped\n%s", d, st)
+				Expect(c.State.Skipped.Reason).To(Equal(v1alpha1.ReasonForced), "%s\n%s", d, st)
+			}
+		})
+	})
+}

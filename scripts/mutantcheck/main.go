@@ -1,0 +1,200 @@
+// Command mutantcheck reads the Ginkgo JSON report of one conformance run and decides whether
+// it shows what scripts/mutants.sh expects: against a mutant build of the reference runtime,
+// at least one spec labelled with a requirement the mutant breaks failed in its own It (not in
+// the BeforeAll that runs the scenario, where a slow machine or a broken harness fails), with a
+// failure message matching -match when given (so that a timing spec caught the mutant's
+// direction, e.g. "before its back-off", not a late reaction of a loaded machine); against the
+// normal build, every selected spec passed.
+//
+//	mutantcheck -report DIR/report.json -want fail -req RST-008,TIME-001 -match 'before its back-off'
+//	mutantcheck -report DIR/report.json -want pass
+//
+// It prints one line: the verdict and the failed specs with their requirement labels. Exit
+// status: 0 the expectation holds, 1 it does not, 2 usage or an unreadable report.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// specReport is the part of a Ginkgo v2 SpecReport that the check reads.
+type specReport struct {
+	LeafNodeType             string
+	LeafNodeText             string
+	LeafNodeLabels           []string
+	ContainerHierarchyLabels [][]string
+	ContainerHierarchyTexts  []string
+	State                    string
+	Failure                  struct {
+		Message         string
+		FailureNodeType string
+	}
+}
+
+// suiteReport is the part of a Ginkgo v2 Report that the check reads.
+type suiteReport struct {
+	SpecReports []specReport
+}
+
+// spec is one spec of a run: its text, requirement IDs, state, and for a failure the node
+// that failed (It, BeforeAll, ...) and the message.
+type spec struct {
+	text     string
+	reqs     []string
+	state    string
+	failNode string
+	message  string
+}
+
+// failed reports whether a spec state counts as a failure.
+func failed(state string) bool {
+	switch state {
+	case "passed", "skipped", "pending":
+		return false
+	}
+	return true
+}
+
+// readSpecs decodes a Ginkgo JSON report (an array of suite reports) into its specs; suite
+// nodes (BeforeSuite, AfterSuite, ...) come back with no requirement.
+func readSpecs(r io.Reader) ([]spec, error) {
+	var reports []suiteReport
+	if err := json.NewDecoder(r).Decode(&reports); err != nil {
+		return nil, fmt.Errorf("decode report: %w", err)
+	}
+	if len(reports) == 0 {
+		return nil, errors.New("the report holds no suite")
+	}
+	var out []spec
+	for _, rep := range reports {
+		for _, sr := range rep.SpecReports {
+			s := spec{text: strings.TrimSpace(strings.Join(append(append([]string{}, sr.ContainerHierarchyTexts...), sr.LeafNodeText), " ")),
+				state: sr.State, failNode: sr.Failure.FailureNodeType, message: sr.Failure.Message}
+			if s.text == "" {
+				s.text = "[" + sr.LeafNodeType + "]"
+			}
+			labels := append([]string{}, sr.LeafNodeLabels...)
+			for _, l := range sr.ContainerHierarchyLabels {
+				labels = append(labels, l...)
+			}
+			for _, l := range labels {
+				if id, ok := strings.CutPrefix(l, "req:"); ok {
+					s.reqs = append(s.reqs, id)
+				}
+			}
+			sort.Strings(s.reqs)
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// verdict applies the expectation to the specs of a run. want is "fail" (some spec that carries
+// one of reqs failed in its It, with a message matching match when it is not nil) or "pass" (no
+// failure anywhere, at least one spec with a requirement ran). It returns whether the
+// expectation holds and a one-line explanation.
+func verdict(specs []spec, want string, reqs []string, match *regexp.Regexp) (bool, string) {
+	expected := map[string]bool{}
+	for _, r := range reqs {
+		expected[r] = true
+	}
+	var ran, catching, other []string
+	for _, s := range specs {
+		if s.state != "skipped" && s.state != "pending" && len(s.reqs) > 0 {
+			ran = append(ran, s.text)
+		}
+		if !failed(s.state) {
+			continue
+		}
+		hit := false
+		for _, r := range s.reqs {
+			if expected[r] {
+				hit = true
+			}
+		}
+		hit = hit && s.failNode == "It" && (match == nil || match.MatchString(s.message))
+		desc := fmt.Sprintf("%s [%s] (%s in %s)", s.text, strings.Join(s.reqs, ","), s.state, s.failNode)
+		if hit {
+			catching = append(catching, desc)
+		} else {
+			other = append(other, desc)
+		}
+	}
+	switch want {
+	case "pass":
+		if len(catching)+len(other) > 0 {
+			return false, "failed: " + strings.Join(append(catching, other...), "; ")
+		}
+		if len(ran) == 0 {
+			return false, "no spec with a requirement ran"
+		}
+		return true, fmt.Sprintf("passed: %d specs", len(ran))
+	case "fail":
+		if len(catching) == 0 {
+			if len(other) > 0 {
+				return false, "survived: no spec of req " + strings.Join(reqs, "|") + " failed in its It" + matchNote(match) + "; other failures: " + strings.Join(other, "; ")
+			}
+			return false, fmt.Sprintf("survived: all %d specs passed", len(ran))
+		}
+		msg := "caught by: " + strings.Join(catching, "; ")
+		if len(other) > 0 {
+			msg += "; also failed: " + strings.Join(other, "; ")
+		}
+		return true, msg
+	}
+	return false, fmt.Sprintf("unknown expectation %q", want)
+}
+
+func main() {
+	report := flag.String("report", "", "Ginkgo JSON report (report.json of `podspec conformance run --out DIR`)")
+	want := flag.String("want", "fail", "fail: a spec labelled with one of -req failed; pass: every spec passed")
+	reqList := flag.String("req", "", "comma-separated requirement IDs the mutant breaks (with -want fail)")
+	matchRE := flag.String("match", "", "regular expression the catching spec's failure message must match (with -want fail)")
+	flag.Parse()
+	if *report == "" || flag.NArg() > 0 || (*want == "fail" && *reqList == "") {
+		flag.Usage()
+		os.Exit(2)
+	}
+	f, err := os.Open(*report)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutantcheck:", err)
+		os.Exit(2)
+	}
+	defer f.Close()
+	specs, err := readSpecs(f)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mutantcheck: %s: %v\n", *report, err)
+		os.Exit(2)
+	}
+	var reqs []string
+	if *reqList != "" {
+		reqs = strings.Split(*reqList, ",")
+	}
+	var match *regexp.Regexp
+	if *matchRE != "" {
+		if match, err = regexp.Compile(*matchRE); err != nil {
+			fmt.Fprintln(os.Stderr, "mutantcheck: -match:", err)
+			os.Exit(2)
+		}
+	}
+	ok, msg := verdict(specs, *want, reqs, match)
+	fmt.Println(msg)
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+func matchNote(match *regexp.Regexp) string {
+	if match == nil {
+		return ""
+	}
+	return fmt.Sprintf(" with a message matching %q", match.String())
+}

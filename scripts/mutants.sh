@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The conformance suite tests itself (issue 5, item 8; docs/mutants.md): for each mutant build of
+# the reference runtime (package reference/mutant, one build tag each), run the conformance specs
+# of the requirement the mutant breaks against it and require that the run FAILS with a failed spec
+# labelled with that requirement. The same specs must PASS against the normal build, so that a
+# failure really is the mutant's. Exits non-zero if a mutant survives, is caught only by other
+# requirements, or the normal build fails. Needs root, runc and a static busybox (like the suite).
+#
+#   scripts/mutants.sh                 # every mutant
+#   scripts/mutants.sh no_backoff ...  # only these
+#
+# Environment: MUTANT_JOBS (conformance runs at once, default 2), MUTANT_SLOW_FACTOR (passed to
+# --slow-factor, default 1), MUTANT_KEEP=1 keeps the work directory (reports, logs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOFLAGS="${GOFLAGS:-} -mod=mod"
+
+# name ; label filter ; focus (Ginkgo regexp, may be empty) ; requirements whose specs must catch
+# it ; regexp the catching spec's failure message must match (may be empty). The regexp tells the
+# mutant's failure from a slow machine's: e.g. a restart "before its back-off" is the mutant, a
+# restart later than the back-off + Reaction is not. A spec catches only when it fails in its own
+# It, never in the BeforeAll that runs its scenario.
+MUTANTS=(
+  "reverse_stop_order;req:HB-011;;HB-011;had not exited before"
+  "exit_policy_ignored;req:EXIT-004;any-0: ;EXIT-004;not terminal within|PolicyFired"
+  "budget_overrun;req:STOP-010;;STOP-003,STOP-010,TIME-002;over the budget"
+  "parallel_init;req:HB-001;;HB-001,HB-002;had not ended when"
+  "sidecar_counted;req:SIDE-002;;SIDE-002;yet the pod succeeds"
+  "stale_rootfs;req:RST-004;;RST-004,IMG-009;saw the marker"
+  "no_backoff;req:RST-008;;RST-008,TIME-001;before its back-off"
+  "signal_as_exit_code;req:STAT-003;The grace budget;STAT-002,STAT-003;"
+  "no_stop_signal;req:STOP-008;;STOP-007,STOP-008;endpoint is missing|took only"
+  "sidecars_forward;req:HB-015;;HB-015;had not exited before"
+  "prestop_not_awaited;req:HB-012;The stop sequence;HB-012;is not before"
+  "deadline_late;req:DL-002;;DL-002,TIME-002;the deadline fired"
+  "sidecar_not_restarted;req:SIDE-001;;SIDE-001;Restarted"
+  "after_stop_defers_early;req:HB-013;;HB-013;had not ended when"
+  "defer_on_forced_stop;req:FORCE-003 || req:FORCE-004;Defer containers in a forced stop;FORCE-003,FORCE-004;NeverStarted|is skipped"
+)
+
+JOBS="${MUTANT_JOBS:-2}"
+SLOW="${MUTANT_SLOW_FACTOR:-1}"
+start=$(date +%s)
+
+if [ $# -gt 0 ]; then
+  sel=()
+  for want in "$@"; do
+    found=
+    for m in "${MUTANTS[@]}"; do
+      if [ "${m%%;*}" = "$want" ]; then sel+=("$m"); found=1; fi
+    done
+    [ -n "$found" ] || { echo "mutants: unknown mutant $want" >&2; exit 2; }
+  done
+  MUTANTS=("${sel[@]}")
+fi
+
+work=$(mktemp -d /tmp/podspec-mutants.XXXXXX)
+bin="$work/bin"
+mkdir -p "$bin"
+
+# cleanup removes every pod a run left in its runtime root (the suite's AfterSuite normally
+# removed them all) and, unless MUTANT_KEEP is set, the work directory.
+cleanup() {
+  for root in "$work"/*/root; do
+    [ -d "$root" ] || continue
+    for pod in $("$bin/podspec" --root "$root" list 2>/dev/null | grep -o '"name":"[^"]*"' | cut -d'"' -f4); do
+      "$bin/podspec" --root "$root" rm --force "$pod" >/dev/null 2>&1 || true
+    done
+  done
+  if [ -z "${MUTANT_KEEP:-}" ]; then
+    rm -rf "$work" 2>/dev/null || echo "mutants: could not remove $work" >&2
+  else
+    echo "mutants: kept $work"
+  fi
+}
+trap cleanup EXIT
+
+echo "=== build: normal podspec, probe, mutantcheck and ${#MUTANTS[@]} mutant builds"
+go build -o "$bin/podspec" ./cmd/podspec
+CGO_ENABLED=0 go build -o "$bin/podspec-probe" ./cmd/podspec-probe
+go build -o "$bin/mutantcheck" ./scripts/mutantcheck
+for m in "${MUTANTS[@]}"; do
+  name=${m%%;*}
+  [ -f "reference/mutant/${name}_on.go" ] || { echo "mutants: no switch reference/mutant/${name}_on.go" >&2; exit 1; }
+  go build -tags "mutant_$name" -o "$bin/podspec-$name" ./cmd/podspec
+done
+
+# The normal binary carries none of the mutant code: the switches are false constants, the
+# compiler drops the branches and the linker the helpers. Each mutant binary differs from it.
+if grep -q 'podspec mutant build' "$bin/podspec" || go tool nm "$bin/podspec" | grep -qi mutant; then
+  echo "mutants: the normal podspec binary contains mutant code" >&2
+  exit 1
+fi
+for m in "${MUTANTS[@]}"; do
+  name=${m%%;*}
+  if cmp -s "$bin/podspec" "$bin/podspec-$name"; then
+    echo "mutants: the build with tag mutant_$name is identical to the normal build" >&2
+    exit 1
+  fi
+done
+echo "normal binary: no mutant code; every mutant binary differs from it"
+
+# run NAME RUNTIME-BINARY LABEL-FILTER FOCUS: one filtered conformance run into $work/NAME.
+run() {
+  local name=$1 rt=$2 filter=$3 focus=$4
+  local dir="$work/$name"
+  mkdir -p "$dir/root" "$dir/wd"
+  local args=(conformance run --runtime "$rt --root $dir/root" --oci-root "$dir/root/runc"
+    --probe "$bin/podspec-probe" --slow-factor "$SLOW" --work-dir "$dir/wd" --out "$dir/out"
+    --label-filter "$filter" --timeout 10m)
+  [ -z "$focus" ] || args+=(--focus "$focus")
+  local t0 rc=0
+  t0=$(date +%s)
+  "$bin/podspec" "${args[@]}" >"$dir/log" 2>&1 || rc=$?
+  echo "$rc $(($(date +%s) - t0))" >"$dir/result"
+}
+
+# 1. The normal build passes every selected spec (one run, the union of the filters).
+union=""
+for m in "${MUTANTS[@]}"; do
+  IFS=';' read -r name filter focus reqs match <<<"$m"
+  union="${union:+$union || }($filter)"
+done
+echo "=== normal build: $union"
+run normal "$bin/podspec" "$union" ""
+read -r rc secs <"$work/normal/result"
+failed=0
+if [ "$rc" -eq 0 ] && verdict=$("$bin/mutantcheck" -report "$work/normal/out/report.json" -want pass); then
+  echo "normal build: $verdict (${secs}s)"
+else
+  echo "normal build FAILED (exit $rc, ${secs}s): ${verdict:-}" >&2
+  tail -40 "$work/normal/log" >&2
+  failed=1
+fi
+
+# 2. Each mutant fails, caught by the requirement it breaks; JOBS runs at a time.
+echo "=== ${#MUTANTS[@]} mutants, $JOBS at a time"
+running=0
+for m in "${MUTANTS[@]}"; do
+  IFS=';' read -r name filter focus reqs match <<<"$m"
+  run "$name" "$bin/podspec-$name" "$filter" "$focus" &
+  running=$((running + 1))
+  if [ "$running" -ge "$JOBS" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+
+survivors=()
+printf '\n%-26s %-34s %-28s %-8s %s\n' MUTANT "BUILD TAG" BREAKS VERDICT TIME
+for m in "${MUTANTS[@]}"; do
+  IFS=';' read -r name filter focus reqs match <<<"$m"
+  read -r rc secs <"$work/$name/result"
+  verdict=""
+  status=caught
+  if [ "$rc" -ne 1 ] || [ ! -f "$work/$name/out/report.json" ]; then
+    status=ERROR
+    verdict="conformance run exited $rc (want 1: a spec failed)"
+  elif ! verdict=$("$bin/mutantcheck" -report "$work/$name/out/report.json" -want fail -req "$reqs" -match "$match"); then
+    status=SURVIVED
+  fi
+  printf '%-26s %-34s %-28s %-8s %4ss\n' "$name" "mutant_$name" "$reqs" "$status" "$secs"
+  if [ "$status" != caught ]; then
+    survivors+=("$name")
+    echo "    $verdict" | cut -c1-400
+  fi
+done
+
+echo
+echo "wall time: $(($(date +%s) - start))s"
+if [ "${#survivors[@]}" -gt 0 ]; then
+  echo "mutants not caught by their requirement: ${survivors[*]}" >&2
+  failed=1
+fi
+exit "$failed"

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/schema"
 )
 
@@ -93,7 +95,7 @@ spec:
 		t.Fatalf("run --detach: exit %d", code)
 	}
 	t.Cleanup(func() { c.run("rm", "--force", "upd") })
-	waitFor(t, "both containers running", 30*time.Second, func() bool {
+	waitFor(t, "both containers running", 120*time.Second, func() bool {
 		st := readState(t, c.root, "upd")
 		return st.Containers["web"].Running && st.Containers["worker"].Running
 	})
@@ -148,7 +150,7 @@ spec:
 	for _, e := range schema.Validate("PodStatus", generic) {
 		t.Errorf("update output does not validate as PodStatus: %v", e)
 	}
-	waitFor(t, "observedGeneration 2", 30*time.Second, func() bool {
+	waitFor(t, "observedGeneration 2", 120*time.Second, func() bool {
 		return readState(t, c.root, "upd").Pod.Status.ObservedGeneration == 2
 	})
 	st := readState(t, c.root, "upd")
@@ -158,7 +160,7 @@ spec:
 	if st.Containers["worker"].PID != before.Containers["worker"].PID || st.Containers["web"].ContainerID == before.Containers["web"].ContainerID {
 		t.Errorf("worker %+v web %+v: want only web restarted", st.Containers["worker"], st.Containers["web"])
 	}
-	waitFor(t, "the new instance's output", 10*time.Second, func() bool {
+	waitFor(t, "the new instance's output", 60*time.Second, func() bool {
 		logs, _ := c.run("logs", "upd", "web")
 		return logs == "bye\n"
 	})
@@ -187,5 +189,77 @@ spec:
 	final := readState(t, c.root, "upd")
 	if final.Pod.Status.Phase != v1alpha1.PodSucceeded {
 		t.Errorf("phase %s, want Succeeded", final.Pod.Status.Phase)
+	}
+}
+
+// TestUPD006_UpdateRestartResumesAfterSupervisorLoss kills the supervisor while an update is
+// replacing a container that ignores its stop signal. The adopting supervisor finishes the
+// replacement: the new instance runs the new definition, observedGeneration reaches the new
+// generation, and the replaced instance's lost exit does not fail the pod.
+func TestUPD006_UpdateRestartResumesAfterSupervisorLoss(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	dir := t.TempDir()
+	write := func(name, greeting string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: upd-adopt}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 4
+  containers:
+  - name: web
+    image: "oci:`+layout+`"
+    env: [{name: GREETING, value: `+greeting+`}]
+    command: [sh, -c, "echo $GREETING; trap '' TERM; while true; do sleep 0.05; done"]
+`), 0o644)
+		return p
+	}
+	if _, code := c.run("run", "--detach", write("pod.yaml", "hello")); code != 0 {
+		t.Fatal("run --detach")
+	}
+	t.Cleanup(func() { c.run("rm", "--force", "upd-adopt") })
+	waitFor(t, "web running", 120*time.Second, func() bool { return readState(t, c.root, "upd-adopt").Containers["web"].Running })
+	before := readState(t, c.root, "upd-adopt")
+	if _, code := c.run("update", "upd-adopt", write("new.yaml", "bye")); code != 0 {
+		t.Fatal("update")
+	}
+	waitFor(t, "the replacement's stop signal", 60*time.Second, func() bool {
+		for _, ev := range events(t, c, "upd-adopt") {
+			if ev.Type == "SignalSent" && ev.Container == "web" {
+				return true
+			}
+		}
+		return false
+	})
+	mid := readState(t, c.root, "upd-adopt")
+	if mid.Containers["web"].UpdatePending != 2 || mid.Pod.Status.ObservedGeneration != 1 {
+		t.Fatalf("before the supervisor loss: record %+v observedGeneration %d", mid.Containers["web"], mid.Pod.Status.ObservedGeneration)
+	}
+	if err := syscall.Kill(mid.Supervisor.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the supervisor to die", 10*time.Second, func() bool {
+		return store.ProcessStartTime(mid.Supervisor.PID) != mid.Supervisor.StartTime
+	})
+	if _, code := c.run("status", "upd-adopt"); code != 0 {
+		t.Fatal("status after the supervisor loss")
+	}
+	waitFor(t, "observedGeneration 2", 120*time.Second, func() bool {
+		return readState(t, c.root, "upd-adopt").Pod.Status.ObservedGeneration == 2
+	})
+	after := readState(t, c.root, "upd-adopt")
+	if after.Supervisor.Generation < 2 || after.Containers["web"].ContainerID == before.Containers["web"].ContainerID || after.Containers["web"].UpdatePending != 0 {
+		t.Errorf("after adoption: supervisor %+v, web %+v: want a new instance and nothing pending", after.Supervisor, after.Containers["web"])
+	}
+	waitFor(t, "the new instance's output", 60*time.Second, func() bool {
+		logs, _ := c.run("logs", "upd-adopt", "web")
+		return logs == "bye\n"
+	})
+	c.run("stop", "upd-adopt")
+	out, code := c.run("wait", "--timeout", "60s", "upd-adopt")
+	var st v1alpha1.PodStatus
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Phase != v1alpha1.PodSucceeded {
+		t.Errorf("wait: exit %d, %s: want Succeeded (the replaced instance's lost exit does not count, UPD-008)", code, out)
 	}
 }

@@ -193,6 +193,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	if e.st.Stop != nil {
 		e.resumeStopLocked()
 	}
+	if e.adopt {
+		e.resumeUpdatesLocked() // update restarts the lost supervisor had not finished
+	}
 	e.armDeadlineLocked()
 	e.started = true
 	// A pod whose every main container is already terminal (adopted at the very end) still

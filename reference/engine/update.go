@@ -280,6 +280,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 				continue // waiting: its next start uses the new definition (UPD-012)
 			}
 			u.pending[s.name] = gen
+			r.UpdatePending = gen
 			if inst := s.inst; inst != nil && !u.replacing[inst.id] {
 				u.replacing[inst.id] = true
 				go e.replaceInstance(rc, s, inst, gen)
@@ -317,6 +318,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 			e.logf("resize %s: %v; restarting it instead", rz.id, err)
 			if inst := rz.s.inst; inst != nil && inst.id == rz.id && !u.replacing[inst.id] && !e.terminating {
 				u.pending[rz.s.name] = gen
+				rz.s.rec().UpdatePending = gen
 				u.replacing[inst.id] = true
 				go e.replaceInstance(rc, rz.s, inst, gen)
 				go e.awaitRestart(rc, rz.s, u.version[rz.s.name], gen)
@@ -459,8 +461,36 @@ func (e *Engine) awaitRestart(ctx context.Context, s *slot, ver, gen int64) {
 	defer e.mu.Unlock()
 	if u.pending[s.name] == gen {
 		delete(u.pending, s.name)
+		s.rec().UpdatePending = 0
 		e.commitLocked(e.observeLocked()...)
 	}
+}
+
+// resumeUpdatesLocked finishes, after a supervisor loss, the update restarts the previous
+// supervisor had not finished: the adopted instance runs an older definition than the stored
+// manifest (the slots' definitions), so it is replaced as UPD-007 says, and
+// status.observedGeneration follows once the new instances run.
+func (e *Engine) resumeUpdatesLocked() {
+	if e.st.Pod.Status.ObservedGeneration >= e.st.Pod.Metadata.Generation {
+		return
+	}
+	u := e.updLocked()
+	rc := e.runCtx
+	for _, s := range e.slots {
+		r := s.rec()
+		g := r.UpdatePending
+		if g == 0 {
+			continue
+		}
+		u.version[s.name]++ // newer than any adopted instance (version 0)
+		u.pending[s.name] = g
+		if inst := s.inst; inst != nil && !r.Terminal {
+			u.replacing[inst.id] = true
+			go e.replaceInstance(rc, s, inst, g)
+		}
+		go e.awaitRestart(rc, s, u.version[s.name], g)
+	}
+	e.commitLocked(e.observeLocked()...)
 }
 
 // replacedLocked is called when an instance ended (afterExit, before its end is judged): it

@@ -195,6 +195,9 @@ type Instance struct {
 	Consecutive int `json:"consecutive,omitempty"`
 	// NextStart is when a container waiting in back-off starts its next instance.
 	NextStart *time.Time `json:"nextStart,omitempty"`
+	// UpdatePending is the generation of an in-place update that restarts this container and
+	// has not taken effect yet (an adopting supervisor finishes the restart).
+	UpdatePending int64 `json:"updatePending,omitempty"`
 	// RunStart is when a defer container's run began (its first attempt's process started);
 	// its timeoutSeconds count from then.
 	RunStart *time.Time `json:"runStart,omitempty"`

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -245,7 +246,12 @@ func (e *Engine) armDeadlineLocked() {
 		return
 	}
 	e.deadlineArmed = true
-	go e.deadline(e.runCtx, e.st.Pod.Status.StartedAt.Add(time.Duration(*d)*time.Second))
+	at := e.st.Pod.Status.StartedAt.Add(time.Duration(*d) * time.Second)
+	if mutant.DeadlineLate {
+		e.mutantNote("deadline 3 s late")
+		at = at.Add(3 * time.Second)
+	}
+	go e.deadline(e.runCtx, at)
 }
 
 // deadline requests the stop with reason DeadlineExceeded when activeDeadlineSeconds pass.

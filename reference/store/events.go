@@ -19,7 +19,6 @@ import (
 const (
 	EventPodCreated          = "PodCreated"
 	EventPodStarted          = "PodStarted"
-	EventPodInitialized      = "PodInitialized"
 	EventContainerCreated    = "ContainerCreated"
 	EventContainerStarted    = "ContainerStarted"
 	EventStartupSucceeded    = "StartupProbeSucceeded"

@@ -190,22 +190,73 @@ func (s *Scenarios) Cleanup(ctx context.Context, sc *Scenario) error {
 	return sc.out.Pod.Cleanup(ctx)
 }
 
-// CleanupAll waits for every launched scenario and removes its pod.
+// CleanupTimeout bounds CleanupAll. Clean-up runs even when the run was interrupted (its
+// context is detached from the caller's), because leaving pods behind is worse than a late exit.
+const CleanupTimeout = 5 * time.Minute
+
+// CleanupAll waits for every launched scenario and removes its pod, a few at a time.
 func (s *Scenarios) CleanupAll(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
+	defer cancel()
 	s.mu.Lock()
 	launched := append([]*Scenario(nil), s.launched...)
 	s.mu.Unlock()
-	var errs []error
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, 4)
+	)
 	for _, sc := range launched {
-		select {
-		case <-sc.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if err := s.Cleanup(ctx, sc); err != nil {
-			errs = append(errs, fmt.Errorf("clean up %s: %w", sc.Short, err))
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-sc.done:
+			case <-ctx.Done():
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("clean up %s: %w", sc.Short, ctx.Err()))
+				mu.Unlock()
+				return
+			}
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := s.Cleanup(ctx, sc); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("clean up %s: %w", sc.Short, err))
+				mu.Unlock()
+			}
+		}()
 	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// CleanupPods removes every pod the framework submitted (scenario or not), a few at a time, with
+// a context detached from ctx (see CleanupTimeout).
+func (f *Framework) CleanupPods(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
+	defer cancel()
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, 4)
+	)
+	for _, p := range f.Pods() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := p.Cleanup(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("clean up %s: %w", p.Name, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

@@ -76,7 +76,8 @@ func Run(t GinkgoTestingT, opts Options) bool {
 // register declares the whole tree.
 func (s *suite) register() {
 	BeforeSuite(s.beforeSuite)
-	AfterSuite(s.afterSuite)
+	// The clean-up must finish even after an interrupt: Ginkgo waits GracePeriod for it.
+	AfterSuite(s.afterSuite, GracePeriod(framework.CleanupTimeout))
 	ReportAfterSuite("coverage matrix", s.reportCoverage)
 	// Every spec quotes the requirements it checks, shown with a failure (or in verbose mode).
 	BeforeEach(func() {
@@ -133,6 +134,9 @@ func (s *suite) afterSuite(ctx SpecContext) {
 		return
 	}
 	Expect(s.scenarios.CleanupAll(ctx)).To(Succeed(), "remove every pod of the run")
+	// Pods made outside scenarios (in specs) were removed by their DeferCleanup; this catches any
+	// an interrupted spec left.
+	Expect(s.f.CleanupPods(ctx)).To(Succeed(), "remove every pod of the run")
 	// The runtime reaps asynchronously after rm; give the host a moment before judging.
 	Eventually(func() error { return s.f.CheckLeaks(ctx) }).WithContext(ctx).
 		WithTimeout(s.f.Tolerances().Reaction.Value+2*time.Second).WithPolling(200*time.Millisecond).

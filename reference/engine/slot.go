@@ -641,7 +641,10 @@ func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, reas
 	e.mu.Unlock()
 	sig := stopSignal(s.c)
 	e.signal(ctx, s, sig, msg)
-	if !e.sleep(ctx, time.Duration(e.gracePeriod())*time.Second, func() bool { return s.inst != inst }) {
+	e.mu.Lock()
+	grace := time.Duration(e.gracePeriod()) * time.Second // an update may change it (UPD-015)
+	e.mu.Unlock()
+	if !e.sleep(ctx, grace, func() bool { return s.inst != inst }) {
 		return
 	}
 	e.signal(ctx, s, syscall.SIGKILL, msg+": grace period over")

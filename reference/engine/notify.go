@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
 )
@@ -122,7 +123,7 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 		switch {
 		case e.st.Pod.Status.FinishedAt != nil:
 			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated // NOTIF-009
-		case e.terminating:
+		case e.terminating && !mutant.NotifyTerminating:
 			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating // NOTIF-008
 		default:
 			rec.Containers = []v1alpha1.ContainerDelivery{}

@@ -27,6 +27,7 @@ var switches = map[string]bool{
 	"PreStopNotAwaited":    PreStopNotAwaited,
 	"DeadlineLate":         DeadlineLate,
 	"SidecarNotRestarted":  SidecarNotRestarted,
+	"NotifyTerminating":    NotifyTerminating,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

@@ -644,3 +644,44 @@ spec:
 		t.Errorf("resolved image %s, status image %s; want the new image recorded", st.Images["app"], tp.container("app").Image)
 	}
 }
+
+func TestUPD012_SecondUpdateDuringAReplacementIsAppliedByTheSameRestart(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: upd-twice}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 10
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: app
+    image: IMAGE
+    env: [{name: V, value: one}]
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, "echo $V >> /data/app; trap 'sleep 1; exit 0' TERM; while true; do sleep 0.05; done"]
+`)
+	updWaitLines(tp, "data", "app", 1)
+	next := updNext(tp)
+	next.Spec.Containers[0].Env[0].Value = "two"
+	updApply(tp, next, nil)
+	tp.waitEvent(60*time.Second, "the replacement's signal", func(ev store.Event) bool { return ev.Type == "SignalSent" && ev.Container == "app" })
+	next = updNext(tp)
+	next.Spec.Containers[0].Env[0].Value = "three"
+	if gen := updApply(tp, next, nil); gen != 3 {
+		t.Fatalf("generation %d, want 3", gen)
+	}
+	updObserved(tp, 3)
+	if got := updWaitLines(tp, "data", "app", 2); got != "one\nthree\n" {
+		t.Errorf("runs %q, want one then three: one replacement, with the newest definition", got)
+	}
+	if n := len(tp.all("ContainerStarted", "app")); n != 2 {
+		t.Errorf("%d starts, want 2; events:\n%s", n, tp.timeline())
+	}
+	var gens []int64
+	for _, ev := range tp.all(engine.EventUpdateApplied, "") {
+		gens = append(gens, ev.Generation)
+	}
+	if len(gens) != 2 || gens[0] != 2 || gens[1] != 3 {
+		t.Errorf("UpdateApplied generations %v, want [2 3]", gens)
+	}
+}

@@ -18,7 +18,9 @@ package engine
 //     timeoutSeconds, the whole process tree killed at the timeout (NTF-005, NTF-007,
 //     NTF-008); signal actions go to the instance's init process (NTF-006);
 //   - an instance that ends under its action gives PodTerminated (pod terminating or
-//     terminal) or ContainerRestarted (NTF-013).
+//     terminal) or ContainerRestarted (NTF-013): when an action fails, the engine waits a
+//     moment (2 s; in a stopping pod until its budget ends) for the instance's end before it
+//     calls the failure the handler's.
 
 import (
 	"context"
@@ -156,8 +158,10 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 				cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationFailed, ReasonExitStatusLost, &now
 				cd.Message = "the supervisor was lost while the action ran; its outcome is unknown"
 			case v1alpha1.NotificationPending:
-				if s := e.byName[cd.Name]; s != nil {
+				if s := e.byName[cd.Name]; s != nil && e.st.Pod.Status.FinishedAt == nil {
 					slots[i] = s
+				} else {
+					cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated, &now
 				}
 			}
 		}
@@ -350,8 +354,17 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 // runAction runs the notifier's action in the instance and classifies the outcome.
 func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1alpha1.Notifier) (phase v1alpha1.NotificationPhase, reason, msg string, code *int32) {
 	ended := func() (bool, string) {
-		// The instance may be ending under the action: give the engine a moment to see it.
-		wctx, cancel := context.WithTimeout(ctx, time.Second)
+		// The instance may be ending under the action: give the engine a moment to see it —
+		// in a stopping pod, until the stop budget ends (its instances end by then).
+		wait := 2 * time.Second
+		e.mu.Lock()
+		if e.terminating && e.st.Stop != nil {
+			if d := time.Until(e.st.Stop.Deadline) + 2*time.Second; d > wait {
+				wait = min(d, time.Minute)
+			}
+		}
+		e.mu.Unlock()
+		wctx, cancel := context.WithTimeout(ctx, wait)
 		defer cancel()
 		gone := e.waitUntil(wctx, func() bool { return s.inst != inst || e.st.Pod.Status.FinishedAt != nil })
 		if !gone {

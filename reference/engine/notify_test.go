@@ -96,7 +96,7 @@ func (env *ntfEnv) start(manifest string, validate bool) *testPod {
 		e.Stop(ctx, nil, true)
 		select {
 		case <-e.Finished():
-		case <-time.After(30 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Errorf("pod %s did not finish after a forced stop", p.Name)
 		}
 		ntf.Wait(30 * time.Second)
@@ -125,7 +125,7 @@ func (env *ntfEnv) start(manifest string, validate bool) *testPod {
 // waitRunning waits until the pod's main containers are Started.
 func (env *ntfEnv) waitStarted(tp *testPod, containers ...string) {
 	env.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		ok := true
 		for _, c := range containers {
@@ -264,6 +264,9 @@ func (env *ntfEnv) notifyPod(name, pod, notifier string, timeout time.Duration) 
 	return recs[pod]
 }
 
+// ntfPodHead starts every test pod. Exec notifiers in these tests carry timeoutSeconds: 120
+// unless the test is about the timeout: `runc exec` alone can take seconds on a loaded machine,
+// and a trivial action must not turn into a HandlerTimeout there.
 const ntfPodHead = `apiVersion: podspec.dev/v1alpha1
 kind: Pod
 metadata: {name: %s, labels: {app: %s}}
@@ -287,7 +290,7 @@ func TestNTF005_ExecRunsInsideTheTargetContainer(t *testing.T) {
     command: [sh, -c, "echo app-rootfs > /id; exec sleep 300"]
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
-    - {name: mark, action: {exec: {command: [sh, -c, "echo $(cat /id) $WHO > /data/seen"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "echo $(cat /id) $WHO > /data/seen"]}}}
   - name: other
     image: IMAGE
     env: [{name: WHO, value: other-env}]
@@ -295,7 +298,7 @@ func TestNTF005_ExecRunsInsideTheTargetContainer(t *testing.T) {
     volumeMounts: [{name: data, mountPath: /data}]
 `, true)
 	env.waitStarted(tp, "app", "other")
-	rec := env.notifyPod("mark", "inside", "mark", 30*time.Second)
+	rec := env.notifyPod("mark", "inside", "mark", 90*time.Second)
 	d := delivery(t, rec, "app")
 	if d.Phase != v1alpha1.NotificationSucceeded || d.ExitCode == nil || *d.ExitCode != 0 {
 		t.Fatalf("delivery = %+v, want Succeeded with exitCode 0", d)
@@ -336,10 +339,10 @@ func TestNTF007_NonZeroExitIsHandlerFailed(t *testing.T) {
     image: IMAGE
     command: [sleep, "300"]
     notifiers:
-    - {name: bad, action: {exec: {command: [sh, -c, "exit 7"]}}}
+    - {name: bad, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "exit 7"]}}}
 `, true)
 	env.waitStarted(tp, "app")
-	rec := env.notifyPod("bad", "fails", "bad", 30*time.Second)
+	rec := env.notifyPod("bad", "fails", "bad", 90*time.Second)
 	d := delivery(t, rec, "app")
 	if d.Phase != v1alpha1.NotificationFailed || d.Reason != v1alpha1.ReasonHandlerFailed || d.ExitCode == nil || *d.ExitCode != 7 {
 		t.Fatalf("delivery = %+v, want Failed HandlerFailed exitCode 7", d)
@@ -381,13 +384,13 @@ func TestNTF008_TimeoutKillsTheWholeProcessTree(t *testing.T) {
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
     - name: hang
-      timeoutSeconds: 6
+      timeoutSeconds: 15
       action: {exec: {command: [sh, -c, "sleep 4711 & sleep 4712 & touch /data/began; wait"]}}
 `, true)
 	env.waitStarted(tp, "app")
 	id := tp.container("app").ContainerID
 	begin := time.Now()
-	rec := env.notifyPod("hang", "hangs", "hang", 30*time.Second)
+	rec := env.notifyPod("hang", "hangs", "hang", 90*time.Second)
 	d := delivery(t, rec, "app")
 	if d.Phase != v1alpha1.NotificationFailed || d.Reason != v1alpha1.ReasonHandlerTimeout {
 		t.Fatalf("delivery = %+v, want Failed HandlerTimeout", d)
@@ -395,8 +398,8 @@ func TestNTF008_TimeoutKillsTheWholeProcessTree(t *testing.T) {
 	if _, err := os.Stat(tp.p.Path(store.VolumesDir, "data", "began")); err != nil {
 		t.Errorf("the action never ran: %v", err)
 	}
-	if el := d.FinishedAt.Sub(*d.StartedAt); el < 6*time.Second {
-		t.Errorf("timed out after %s, before the 6 s timeout", el)
+	if el := d.FinishedAt.Sub(*d.StartedAt); el < 15*time.Second {
+		t.Errorf("timed out after %s, before the 15 s timeout", el)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -431,7 +434,7 @@ func TestNTF006_SignalIsDeliveredToTheContainer(t *testing.T) {
 `, true)
 	env.waitStarted(tp, "app")
 	ntfWaitFile(t, tp, "ready")
-	rec := env.notifyPod("reload", "hup", "reload", 30*time.Second)
+	rec := env.notifyPod("reload", "hup", "reload", 90*time.Second)
 	if d := delivery(t, rec, "app"); d.Phase != v1alpha1.NotificationSucceeded {
 		t.Fatalf("delivery = %+v, want Succeeded", d)
 	}
@@ -447,7 +450,7 @@ func TestNTF006_SignalIsDeliveredToTheContainer(t *testing.T) {
 
 func ntfWaitFile(t *testing.T, tp *testPod, name string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(tp.p.Path(store.VolumesDir, "data", name)); err == nil {
 			return
@@ -470,20 +473,20 @@ func TestNTF014_SameNotifierInTwoContainersRunsInBoth(t *testing.T) {
     command: [sleep, "300"]
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
-    - {name: mark, action: {exec: {command: [sh, -c, "touch /data/side"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "touch /data/side"]}}}
   containers:
   - name: app
     image: IMAGE
     command: [sleep, "300"]
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
-    - {name: mark, action: {exec: {command: [sh, -c, "touch /data/app"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "touch /data/app"]}}}
   - name: quiet
     image: IMAGE
     command: [sleep, "300"]
 `, true)
 	env.waitStarted(tp, "side", "app", "quiet")
-	rec := env.notifyPod("mark", "both", "mark", 30*time.Second)
+	rec := env.notifyPod("mark", "both", "mark", 90*time.Second)
 	for _, c := range []string{"side", "app"} {
 		if d := delivery(t, rec, c); d.Phase != v1alpha1.NotificationSucceeded {
 			t.Errorf("delivery to %s = %+v, want Succeeded", c, d)
@@ -505,18 +508,19 @@ func TestNTF013_PodThatDiesMidwayIsPodTerminated(t *testing.T) {
   - name: app
     image: IMAGE
     command: [sleep, "300"]
+    volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
     - name: slow
-      timeoutSeconds: 60
-      action: {exec: {command: [sleep, "4713"]}}
+      timeoutSeconds: 120
+      action: {exec: {command: [sh, -c, "touch /data/began; exec sleep 4713"]}}
 `, true)
 	env.waitStarted(tp, "app")
 	env.create("apiVersion: podspec.dev/v1alpha1\nkind: Notification\nmetadata: {name: slow}\nspec: {notifier: slow, pods: [dies]}\n")
 	env.runner("slow")
-	tp.waitEvent(20*time.Second, "NotifierStarted", func(ev store.Event) bool { return ev.Type == engine.EventNotifierStarted })
+	ntfWaitFile(t, tp, "began")
 	grace := int64(1)
 	tp.stop(&grace, false)
-	_, recs := env.final("slow", 30*time.Second)
+	_, recs := env.final("slow", 90*time.Second)
 	d := delivery(t, recs["dies"], "app")
 	if d.Phase != v1alpha1.NotificationFailed || d.Reason != v1alpha1.ReasonPodTerminated {
 		t.Fatalf("delivery = %+v, want Failed PodTerminated", d)
@@ -543,7 +547,7 @@ func TestNTF013_InstanceEndingUnderTheActionIsContainerRestarted(t *testing.T) {
 `, true)
 	env.waitStarted(tp, "app")
 	first := tp.container("app").ContainerID
-	rec := env.notifyPod("kill", "restarts", "kill", 30*time.Second)
+	rec := env.notifyPod("kill", "restarts", "kill", 90*time.Second)
 	d := delivery(t, rec, "app")
 	if d.Phase != v1alpha1.NotificationFailed || d.Reason != v1alpha1.ReasonContainerRestarted || d.ContainerID != first {
 		t.Fatalf("delivery = %+v, want Failed ContainerRestarted on %s", d, first)
@@ -561,12 +565,12 @@ func TestNOTIF008_TerminatingPodIsSkipped(t *testing.T) {
     image: IMAGE
     command: [sh, -c, "trap '' TERM; while true; do sleep 0.05; done"]
     notifiers:
-    - {name: mark, action: {exec: {command: ["true"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: ["true"]}}}
 `, true)
 	env.waitStarted(tp, "app")
 	grace := int64(20)
 	tp.stop(&grace, false)
-	rec := env.notifyPod("late", "leaving", "mark", 30*time.Second)
+	rec := env.notifyPod("late", "leaving", "mark", 90*time.Second)
 	if rec.Phase != v1alpha1.NotificationSkipped || rec.Reason != v1alpha1.ReasonPodTerminating || len(rec.Containers) != 0 {
 		t.Fatalf("record = %+v, want Skipped PodTerminating without deliveries", rec)
 	}
@@ -589,10 +593,10 @@ func TestNOTIF009_TerminalPodIsSkippedPodTerminated(t *testing.T) {
     image: IMAGE
     command: ["true"]
     notifiers:
-    - {name: mark, action: {exec: {command: ["true"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: ["true"]}}}
 `, true)
-	tp.wait(20 * time.Second)
-	rec := env.notifyPod("after", "done", "mark", 30*time.Second)
+	tp.wait(90 * time.Second)
+	rec := env.notifyPod("after", "done", "mark", 90*time.Second)
 	if rec.Phase != v1alpha1.NotificationSkipped || rec.Reason != v1alpha1.ReasonPodTerminated {
 		t.Fatalf("record = %+v, want Skipped PodTerminated", rec)
 	}
@@ -609,10 +613,10 @@ func TestNOTIF010_NoMatchingContainers(t *testing.T) {
     image: IMAGE
     command: [sleep, "300"]
     notifiers:
-    - {name: other, action: {exec: {command: ["true"]}}}
+    - {name: other, timeoutSeconds: 120, action: {exec: {command: ["true"]}}}
 `, true)
 	env.waitStarted(tp, "app")
-	rec := env.notifyPod("nomatch", "plain", "missing", 30*time.Second)
+	rec := env.notifyPod("nomatch", "plain", "missing", 90*time.Second)
 	if rec.Phase != v1alpha1.NotificationSkipped || rec.Reason != v1alpha1.ReasonNoMatchingContainers {
 		t.Fatalf("record = %+v, want Skipped NoMatchingContainers", rec)
 	}
@@ -634,19 +638,19 @@ func TestNTF009_InitContainersAreNeverTargeted(t *testing.T) {
     image: IMAGE
     command: [sleep, "300"]
     notifiers:
-    - {name: mark, action: {exec: {command: [sh, -c, "touch /data/init"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "touch /data/init"]}}}
     volumeMounts: [{name: data, mountPath: /data}]
   containers:
   - name: app
     image: IMAGE
     command: [sleep, "300"]
     notifiers:
-    - {name: mark, action: {exec: {command: ["true"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: ["true"]}}}
 `, false)
-	tp.waitEvent(20*time.Second, "init started", func(ev store.Event) bool {
+	tp.waitEvent(90*time.Second, "init started", func(ev store.Event) bool {
 		return ev.Type == store.EventContainerStarted && ev.Container == "setup"
 	})
-	rec := env.notifyPod("initmark", "initing", "mark", 30*time.Second)
+	rec := env.notifyPod("initmark", "initing", "mark", 90*time.Second)
 	for _, c := range rec.Containers {
 		if c.Name == "setup" {
 			t.Fatalf("the init container got a delivery: %+v", c)
@@ -674,7 +678,7 @@ func TestNOTIF003_PreExistingPodsAndAllPods(t *testing.T) {
     command: [sleep, "300"]
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
-    - {name: mark, action: {exec: {command: [sh, -c, "echo x >> /data/marks"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "echo x >> /data/marks"]}}}
 `
 	}
 	early := env.start(pod("early"), true)
@@ -684,11 +688,11 @@ func TestNOTIF003_PreExistingPodsAndAllPods(t *testing.T) {
 	env.runner("pre")
 	env.runner("all")
 	late := env.start(pod("late"), true)
-	_, pre := env.final("pre", 30*time.Second)
+	_, pre := env.final("pre", 90*time.Second)
 	if len(pre) != 1 || pre["early"] == nil || pre["early"].Phase != v1alpha1.NotificationSucceeded {
 		t.Fatalf("PreExistingPods records = %s, want only early, Succeeded", env.dump("pre"))
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		recs := env.records("all")
 		if r := recs["late"]; r != nil && notify.Final(r.Phase) && recs["early"] != nil && notify.Final(recs["early"].Phase) {
@@ -728,7 +732,7 @@ func TestHB017_RacingNotificationsAreSerialisedInCreationOrder(t *testing.T) {
     command: [sleep, "300"]
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
-    - {name: step, action: {exec: {command: [sh, -c, "echo start >> /data/log; sleep 0.5; echo end >> /data/log"]}}}
+    - {name: step, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "echo start >> /data/log; sleep 0.5; echo end >> /data/log"]}}}
 `, true)
 	env.waitStarted(tp, "app")
 	names := []string{"r1", "r2", "r3"}
@@ -750,7 +754,7 @@ func TestHB017_RacingNotificationsAreSerialisedInCreationOrder(t *testing.T) {
 		start, end time.Time
 	}
 	var spans []span
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for _, n := range names {
 		for {
 			r := env.records(n)["race"]
@@ -798,7 +802,7 @@ func TestNTF010_AtMostOncePerContainerInstance(t *testing.T) {
     command: [sleep, "300"]
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
-    - {name: count, action: {exec: {command: [sh, -c, "echo x >> /data/count"]}}}
+    - {name: count, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "echo x >> /data/count"]}}}
 `, true)
 	env.waitStarted(tp, "app")
 	o := env.create("apiVersion: podspec.dev/v1alpha1\nkind: Notification\nmetadata: {name: once}\nspec: {notifier: count, pods: [once]}\n")
@@ -810,7 +814,7 @@ func TestNTF010_AtMostOncePerContainerInstance(t *testing.T) {
 		}
 	}
 	env.runner("once")
-	_, recs := env.final("once", 30*time.Second)
+	_, recs := env.final("once", 90*time.Second)
 	if d := delivery(t, recs["once"], "app"); d.Phase != v1alpha1.NotificationSucceeded {
 		t.Fatalf("delivery = %+v", d)
 	}
@@ -863,7 +867,7 @@ func TestNOTIF006_ParallelismBoundsConcurrentPods(t *testing.T) {
     image: IMAGE
     command: [sleep, "300"]
     notifiers:
-    - {name: step, action: {exec: {command: [sleep, "0.3"]}}}
+    - {name: step, timeoutSeconds: 120, action: {exec: {command: [sleep, "0.3"]}}}
 `, true)
 		pods = append(pods, tp)
 	}
@@ -872,7 +876,7 @@ func TestNOTIF006_ParallelismBoundsConcurrentPods(t *testing.T) {
 	}
 	env.create("apiVersion: podspec.dev/v1alpha1\nkind: Notification\nmetadata: {name: par}\nspec: {notifier: step, parallelism: 1, selector: {matchLabels: {app: par}}}\n")
 	env.runner("par")
-	st, recs := env.final("par", 60*time.Second)
+	st, recs := env.final("par", 120*time.Second)
 	if st.Succeeded != 3 || st.Phase != v1alpha1.NotificationSucceeded {
 		t.Fatalf("status = %+v", st)
 	}

@@ -63,6 +63,8 @@ type target struct {
 	createdAt  time.Time
 	atCreation bool
 	phase      v1alpha1.NotificationPhase
+	// retryAt delays the next attempt at a turn the supervisor could not take.
+	retryAt time.Time
 }
 
 // RunnerAlive reports whether a live runner holds the Notification in dir.
@@ -247,14 +249,26 @@ func (r *Runner) Run(ctx context.Context) error {
 		for _, rec := range finished {
 			finalise(rec, fin[rec])
 		}
-		// Start turns, in pod creation order, within the parallelism limit.
-		for len(todo) > 0 && (par == 0 || len(inflight) < par) {
-			sortTargets(todo)
-			t := todo[0]
-			path := RecordPath(dir, t.pod, t.uid)
-			if o, err := ReadObject(dir); err != nil || o.UID != obj.UID {
-				break // deleted: the next loop iteration ends the runner
+		// Start turns, in pod creation order, within the parallelism limit. A pod whose
+		// supervisor cannot take its turn now is tried again later; the next pods go ahead.
+		sortTargets(todo)
+		rest := make([]*target, 0, len(todo))
+		deleted := false
+		for i, t := range todo {
+			if deleted || (par != 0 && len(inflight) >= par) {
+				rest = append(rest, todo[i:]...)
+				break
 			}
+			if time.Now().Before(t.retryAt) {
+				rest = append(rest, t)
+				continue
+			}
+			if o, err := ReadObject(dir); err != nil || o.UID != obj.UID {
+				deleted = true // the next loop iteration ends the runner
+				rest = append(rest, t)
+				continue
+			}
+			path := RecordPath(dir, t.pod, t.uid)
 			pi, perr := ReadPod(r.Pods, t.pod)
 			if perr != nil || pi.UID != t.uid || pi.Terminal {
 				now := time.Now().UTC()
@@ -263,7 +277,6 @@ func (r *Runner) Run(ctx context.Context) error {
 				if err := WriteRecord(path, rec); err != nil {
 					return err
 				}
-				todo = todo[1:]
 				finalise(rec, t)
 				continue
 			}
@@ -274,11 +287,12 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 			if err != nil {
 				// The supervisor could not take the turn (it may have finished the pod just
-				// now): try again on the next round; a terminal pod is skipped then.
+				// now): try again later; a pod that is terminal by then is skipped.
 				logf("deliver to %s: %v", t.pod, err)
-				break
+				t.retryAt = time.Now().Add(500 * time.Millisecond)
+				rest = append(rest, t)
+				continue
 			}
-			todo = todo[1:]
 			rec, err := ReadRecord(path)
 			if err == nil {
 				t.phase = rec.Phase
@@ -291,6 +305,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 			inflight = append(inflight, t)
 		}
+		todo = rest
 		if spec.TargetPolicy != v1alpha1.AllPods && len(todo) == 0 && len(inflight) == 0 {
 			now := time.Now().UTC()
 			st.FinishedAt = &now

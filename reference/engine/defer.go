@@ -263,7 +263,10 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 				continue
 			}
 		}
-		term, lost, killed := e.superviseDefer(ctx, s, inst)
+		term, lost, killed, detached := e.superviseDefer(ctx, s, inst)
+		if detached {
+			return // the run ended with the kill at the reserve point
+		}
 		e.be.DeleteInstance(bg, inst.id, e.info)
 		e.mu.Lock()
 		switch {
@@ -352,7 +355,12 @@ func (e *Engine) deferWait(ctx context.Context, s *slot, until time.Time, exit <
 // superviseDefer waits for an attempt to exit, killing it with SIGKILL at the limit of the
 // run or when ctx ends (budget end, forced stop), and records its end. lost says the attempt
 // ended unobserved; killed that the runtime killed it.
-func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (term *v1alpha1.ContainerStateTerminated, lost, killed bool) {
+//
+// A BeforeStop defer killed at the reserve point is detached: its run ends with the kill
+// (docs/spec/ordering.md: a run ends when it was killed at its limit), the run is recorded
+// as failed at once, and the exit is awaited and recorded in the background, so that the
+// main containers' stop signals are not delayed by the dying defer (STOP-006, STOP-008).
+func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (term *v1alpha1.ContainerStateTerminated, lost, killed, detached bool) {
 	bg := context.WithoutCancel(ctx)
 	ex, got := e.deferWait(ctx, s, time.Now().Add(365*24*time.Hour), inst.exit)
 	if !got {
@@ -364,16 +372,63 @@ func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (t
 		if s.rec().StopReason == "" || e.forced {
 			s.rec().StopReason = reason
 		}
+		atReserve := !e.forced && ctx.Err() == nil && e.deferPhase(s) == v1alpha1.DeferBeforeStop &&
+			(e.reserveReached || !time.Now().Before(e.deferLimitLocked(s, nil)))
+		if atReserve {
+			// SignalSent and the end of the run are recorded now; the kill itself (a runc
+			// call) and the exit happen in the background.
+			n := int32(syscall.SIGKILL)
+			ev := e.instEvent(store.EventSignalSent, s, inst, "", why)
+			ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
+			s.rec().Terminal = true
+			s.rec().Completed = false
+			e.commitLocked(ev)
+			e.mu.Unlock()
+			e.wg.Add(1)
+			go func() {
+				defer e.wg.Done()
+				e.killNow(bg, inst)
+				term, _, _ := e.recordDeferExit(s, inst, awaitKilled(inst))
+				e.be.DeleteInstance(bg, inst.id, e.info)
+				e.mu.Lock()
+				e.endRunLocked(s, term, false)
+				e.mu.Unlock()
+			}()
+			return nil, false, true, true
+		}
 		e.mu.Unlock()
 		e.signal(bg, s, syscall.SIGKILL, why)
-		select {
-		case ex = <-inst.exit:
-		case <-time.After(5 * time.Second):
-			// runc could not deliver it: kill the process directly and keep waiting.
-			syscall.Kill(inst.pid, syscall.SIGKILL)
-			ex = <-inst.exit
-		}
+		ex = awaitKilled(inst)
 	}
+	term, lost, killed = e.recordDeferExit(s, inst, ex)
+	return term, lost, killed, false
+}
+
+// killNow sends SIGKILL to an instance's process without recording an event.
+func (e *Engine) killNow(ctx context.Context, inst *instance) {
+	if inst.adopted && syscall.Kill(inst.pid, syscall.SIGKILL) == nil {
+		return
+	}
+	if err := e.be.Signal(ctx, inst.id, syscall.SIGKILL); err != nil {
+		e.logf("signal %s SIGKILL: %v", inst.id, err)
+	}
+}
+
+// awaitKilled waits for the exit of an instance that was sent SIGKILL.
+func awaitKilled(inst *instance) ExitStatus {
+	select {
+	case ex := <-inst.exit:
+		return ex
+	case <-time.After(5 * time.Second):
+		// runc could not deliver it: kill the process directly and keep waiting.
+		syscall.Kill(inst.pid, syscall.SIGKILL)
+		return <-inst.exit
+	}
+}
+
+// recordDeferExit records the end of a defer attempt (ContainerExited) and returns its
+// termination; lost says it ended unobserved, killed that the runtime killed it.
+func (e *Engine) recordDeferExit(s *slot, inst *instance, ex ExitStatus) (term *v1alpha1.ContainerStateTerminated, lost, killed bool) {
 	var oom uint64
 	if ex.Known || !inst.adopted {
 		oom = e.be.OOMKills(inst.id, e.info)
@@ -509,7 +564,7 @@ func (e *Engine) endDefers(budget context.Context) {
 		inst := s.inst
 		e.mu.Unlock()
 		if inst != nil {
-			term, _, _ := e.superviseDefer(budget, s, inst)
+			term, _, _, _ := e.superviseDefer(budget, s, inst)
 			e.be.DeleteInstance(context.WithoutCancel(budget), inst.id, e.info)
 			e.mu.Lock()
 			e.endRunLocked(s, term, false)

@@ -69,7 +69,7 @@ func notificationResults(t *testing.T, c cli, name string) []v1alpha1.PodNotific
 func waitNotificationFinal(t *testing.T, c cli, name string) v1alpha1.NotificationStatus {
 	t.Helper()
 	var st v1alpha1.NotificationStatus
-	waitFor(t, "notification "+name+" final", 60*time.Second, func() bool {
+	waitFor(t, "notification "+name+" final", 120*time.Second, func() bool {
 		st = notificationStatus(t, c, name)
 		return st.Phase == v1alpha1.NotificationSucceeded || st.Phase == v1alpha1.NotificationFailed || st.Phase == v1alpha1.NotificationSkipped
 	})
@@ -97,7 +97,7 @@ spec:
     command: [sh, -c, "trap 'echo hup >> /data/hup' HUP; while true; do sleep 0.05; done"]
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
-    - {name: mark, action: {exec: {command: [sh, -c, "echo x >> /data/mark"]}}}
+    - {name: mark, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "echo x >> /data/mark"]}}}
     - {name: reload, action: {signal: SIGHUP}}
 `), 0o644)
 	if _, code := c.run("run", "--detach", manifest); code != 0 {
@@ -109,7 +109,7 @@ spec:
 			t.Errorf("notification runners left running: %v", left)
 		}
 	})
-	waitFor(t, "app Started", 30*time.Second, func() bool {
+	waitFor(t, "app Started", 90*time.Second, func() bool {
 		st := readState(t, c.root, "web")
 		return len(st.Pod.Status.ContainerStatuses) == 1 && st.Pod.Status.ContainerStatuses[0].Started
 	})
@@ -147,7 +147,7 @@ spec:
 	if st := waitNotificationFinal(t, c, "reload-web"); st.Phase != v1alpha1.NotificationSucceeded {
 		t.Errorf("reload-web status = %+v", st)
 	}
-	waitFor(t, "the trapped SIGHUP", 10*time.Second, func() bool {
+	waitFor(t, "the trapped SIGHUP", 30*time.Second, func() bool {
 		_, err := os.Stat(filepath.Join(c.root, "pods", "web", store.VolumesDir, "data", "hup"))
 		return err == nil
 	})
@@ -220,7 +220,7 @@ spec:
     volumeMounts: [{name: data, mountPath: /data}]
     notifiers:
     - name: slow
-      timeoutSeconds: 30
+      timeoutSeconds: 120
       action: {exec: {command: [sh, -c, "echo x >> /data/runs; sleep 3"]}}
 `), 0o644)
 	if _, code := c.run("run", "--detach", manifest); code != 0 {
@@ -232,7 +232,7 @@ spec:
 			t.Errorf("notification runners left running: %v", left)
 		}
 	})
-	waitFor(t, "app Started", 30*time.Second, func() bool {
+	waitFor(t, "app Started", 90*time.Second, func() bool {
 		st := readState(t, c.root, "lost")
 		return st.Pod.Status.ContainerStatuses[0].Started
 	})
@@ -243,7 +243,7 @@ spec:
 	var created v1alpha1.Notification
 	json.Unmarshal([]byte(out), &created)
 	runs := filepath.Join(c.root, "pods", "lost", store.VolumesDir, "data", "runs")
-	waitFor(t, "the action to start", 30*time.Second, func() bool {
+	waitFor(t, "the action to start", 90*time.Second, func() bool {
 		_, err := os.Stat(runs)
 		return err == nil
 	})
@@ -251,7 +251,7 @@ spec:
 	if err := syscall.Kill(sup.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return store.ProcessStartTime(sup.PID) != sup.StartTime })
+	waitFor(t, "the supervisor to die", 30*time.Second, func() bool { return store.ProcessStartTime(sup.PID) != sup.StartTime })
 	if _, code := c.run("status", "lost"); code != 0 {
 		t.Fatalf("status: exit %d", code)
 	}

@@ -9,7 +9,7 @@
 #   scripts/mutants.sh                 # every mutant
 #   scripts/mutants.sh no_backoff ...  # only these
 #
-# Environment: MUTANT_JOBS (conformance runs at once, default 2), MUTANT_SLOW_FACTOR (passed to
+# Environment: MUTANT_JOBS (conformance runs at once, default 3), MUTANT_SLOW_FACTOR (passed to
 # --slow-factor, default 1), MUTANT_KEEP=1 keeps the work directory (reports, logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,9 +36,16 @@ MUTANTS=(
   "sidecar_not_restarted;req:SIDE-001;;SIDE-001;Restarted"
   "after_stop_defers_early;req:HB-013;;HB-013;had not ended when"
   "defer_on_forced_stop;req:FORCE-003 || req:FORCE-004;Defer containers in a forced stop;FORCE-003,FORCE-004;NeverStarted|is skipped"
+  "notify_terminating;req:NOTIF-008;;NOTIF-008;PodTerminating"
 )
 
-JOBS="${MUTANT_JOBS:-2}"
+# Mutants known to survive, with the reason: reported, not failing the run; a waived mutant that
+# is caught fails the run (the waiver is stale: remove it), like conformance/suites/pending.yaml.
+declare -A WAIVED=(
+  [notify_terminating]="no conformance spec for Notifications yet: NOTIF-008 is pending (the harness has no notify driver)"
+)
+
+JOBS="${MUTANT_JOBS:-3}"
 SLOW="${MUTANT_SLOW_FACTOR:-1}"
 start=$(date +%s)
 
@@ -79,10 +86,22 @@ echo "=== build: normal podspec, probe, mutantcheck and ${#MUTANTS[@]} mutant bu
 go build -o "$bin/podspec" ./cmd/podspec
 CGO_ENABLED=0 go build -o "$bin/podspec-probe" ./cmd/podspec-probe
 go build -o "$bin/mutantcheck" ./scripts/mutantcheck
+# The mutant builds, as many at a time as there are CPUs (each recompiles only the engine and
+# what depends on it, then links).
+building=0
 for m in "${MUTANTS[@]}"; do
   name=${m%%;*}
   [ -f "reference/mutant/${name}_on.go" ] || { echo "mutants: no switch reference/mutant/${name}_on.go" >&2; exit 1; }
-  go build -tags "mutant_$name" -o "$bin/podspec-$name" ./cmd/podspec
+  go build -tags "mutant_$name" -o "$bin/podspec-$name" ./cmd/podspec &
+  building=$((building + 1))
+  if [ "$building" -ge "$(nproc)" ]; then
+    wait -n
+    building=$((building - 1))
+  fi
+done
+while [ "$building" -gt 0 ]; do
+  wait -n
+  building=$((building - 1))
 done
 
 # The normal binary carries none of the mutant code: the switches are false constants, the
@@ -115,38 +134,41 @@ run() {
   echo "$rc $(($(date +%s) - t0))" >"$dir/result"
 }
 
-# 1. The normal build passes every selected spec (one run, the union of the filters).
+# All runs share one pool of JOBS at a time; most of a lifecycle test is waiting. First in the
+# pool: the normal build on the union of the mutants' filters (a superset of each mutant's
+# selection); then each mutant, the normal podspec driving the suite and the mutant as runtime.
 union=""
 for m in "${MUTANTS[@]}"; do
   IFS=';' read -r name filter focus reqs match <<<"$m"
   union="${union:+$union || }($filter)"
 done
-echo "=== normal build: $union"
-run normal "$bin/podspec" "$union" ""
-read -r rc secs <"$work/normal/result"
-failed=0
-if [ "$rc" -eq 0 ] && verdict=$("$bin/mutantcheck" -report "$work/normal/out/report.json" -want pass); then
-  echo "normal build: $verdict (${secs}s)"
-else
-  echo "normal build FAILED (exit $rc, ${secs}s): ${verdict:-}" >&2
-  tail -40 "$work/normal/log" >&2
-  failed=1
-fi
-
-# 2. Each mutant fails, caught by the requirement it breaks; JOBS runs at a time.
-echo "=== ${#MUTANTS[@]} mutants, $JOBS at a time"
-running=0
+echo "=== conformance runs, $JOBS at a time: the normal build ($union), then ${#MUTANTS[@]} mutants"
+run normal "$bin/podspec" "$union" "" &
+running=1
 for m in "${MUTANTS[@]}"; do
   IFS=';' read -r name filter focus reqs match <<<"$m"
-  run "$name" "$bin/podspec-$name" "$filter" "$focus" &
-  running=$((running + 1))
   if [ "$running" -ge "$JOBS" ]; then
     wait -n || true
     running=$((running - 1))
   fi
+  run "$name" "$bin/podspec-$name" "$filter" "$focus" &
+  running=$((running + 1))
 done
 wait
 
+# 1. The normal build passes every selected spec.
+read -r rc secs <"$work/normal/result"
+failed=0
+verdict=""
+if [ "$rc" -eq 0 ] && verdict=$("$bin/mutantcheck" -report "$work/normal/out/report.json" -want pass); then
+  echo "normal build: $verdict (${secs}s)"
+else
+  echo "normal build FAILED (exit $rc, ${secs}s): $verdict" >&2
+  grep -A3 '^\s*\[FAIL\]' "$work/normal/log" >&2 || tail -40 "$work/normal/log" >&2
+  failed=1
+fi
+
+# 2. Each mutant fails, caught by the requirement it breaks.
 survivors=()
 printf '\n%-26s %-34s %-28s %-8s %s\n' MUTANT "BUILD TAG" BREAKS VERDICT TIME
 for m in "${MUTANTS[@]}"; do
@@ -154,17 +176,28 @@ for m in "${MUTANTS[@]}"; do
   read -r rc secs <"$work/$name/result"
   verdict=""
   status=caught
-  if [ "$rc" -ne 1 ] || [ ! -f "$work/$name/out/report.json" ]; then
+  if [ "$rc" -eq 0 ] && [ -f "$work/$name/out/report.json" ]; then
+    status=SURVIVED
+    verdict="every selected spec passed"
+  elif [ "$rc" -ne 1 ] || [ ! -f "$work/$name/out/report.json" ]; then
     status=ERROR
     verdict="conformance run exited $rc (want 1: a spec failed)"
   elif ! verdict=$("$bin/mutantcheck" -report "$work/$name/out/report.json" -want fail -req "$reqs" -match "$match"); then
     status=SURVIVED
   fi
-  printf '%-26s %-34s %-28s %-8s %4ss\n' "$name" "mutant_$name" "$reqs" "$status" "$secs"
-  if [ "$status" != caught ]; then
-    survivors+=("$name")
-    echo "    $verdict" | cut -c1-400
+  waiver="${WAIVED[$name]:-}"
+  if [ -n "$waiver" ]; then
+    case $status in
+      SURVIVED) status=waived; verdict="$waiver" ;;
+      caught) status=STALE; verdict="caught although waived: remove its waiver in scripts/mutants.sh and docs/mutants.md" ;;
+    esac
   fi
+  printf '%-26s %-34s %-28s %-8s %4ss\n' "$name" "mutant_$name" "$reqs" "$status" "$secs"
+  case $status in
+    caught) ;;
+    waived) echo "    $verdict" ;;
+    *) survivors+=("$name"); echo "    $verdict" | cut -c1-400 ;;
+  esac
 done
 
 echo

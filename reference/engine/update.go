@@ -229,6 +229,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	// New backing arrays: the slots keep their own (effective) definitions.
 	p.Spec.InitContainers = slices.Clone(newPod.Spec.InitContainers)
 	p.Spec.Containers = slices.Clone(newPod.Spec.Containers)
+	oldImages := e.st.Images
 	images := maps.Clone(e.st.Images)
 	if images == nil {
 		images = map[string]string{}
@@ -263,6 +264,9 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		case validation.EffectNextRun:
 			// Used only if the init container has not started (UPD-013).
 			if r.EverRan || s.inst != nil {
+				if _, kept := u.images[s.name]; !kept && slices.Contains(cc.Fields, "image") {
+					u.images[s.name] = oldImages[s.name] // retries keep the old image too
+				}
 				continue
 			}
 			e.applyDefinitionLocked(s, nc, cc, req.Images)

@@ -914,3 +914,45 @@ func TestNOTIF017_StatusStaysBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestNOTIF019_DeletionLetsRunningDeliveriesFinishAndStartsNoMore: a Notification deleted
+// while its action runs in the first pod does not interrupt that action (NOTIF-019), and the
+// second pod's turn (parallelism 1) never comes: no delivery of a deleted Notification starts
+// (NOTIF-020).
+func TestNOTIF019_DeletionLetsRunningDeliveriesFinishAndStartsNoMore(t *testing.T) {
+	t.Parallel()
+	env := newNtfEnv(t)
+	var pods []*testPod
+	for _, n := range []string{"del-a", "del-b"} {
+		tp := env.start(fmt.Sprintf(ntfPodHead, n, "del")+`
+  containers:
+  - name: app
+    image: IMAGE
+    command: [sleep, "300"]
+    volumeMounts: [{name: data, mountPath: /data}]
+    notifiers:
+    - {name: slow, timeoutSeconds: 120, action: {exec: {command: [sh, -c, "touch /data/began; sleep 2; touch /data/done"]}}}
+`, true)
+		pods = append(pods, tp)
+	}
+	for _, tp := range pods {
+		env.waitStarted(tp, "app")
+	}
+	env.create("apiVersion: podspec.dev/v1alpha1\nkind: Notification\nmetadata: {name: del}\nspec: {notifier: slow, parallelism: 1, selector: {matchLabels: {app: del}}}\n")
+	env.runner("del")
+	ntfWaitFile(t, pods[0], "began")
+	if err := env.ns.Remove("del"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.ns.Get("del"); err == nil {
+		t.Fatalf("the Notification still exists after Remove")
+	}
+	ntfWaitFile(t, pods[0], "done")
+	time.Sleep(3 * time.Second)
+	if _, err := os.Stat(pods[1].p.Path(store.VolumesDir, "data", "began")); err == nil {
+		t.Errorf("a delivery of the deleted Notification started in the second pod")
+	}
+	if evs := pods[1].all(engine.EventNotifierStarted, ""); len(evs) != 0 {
+		t.Errorf("NotifierStarted in the second pod after deletion: %+v", evs)
+	}
+}

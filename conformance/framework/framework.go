@@ -321,9 +321,13 @@ func (p *Pod) Remove(file string) error {
 }
 
 // Cleanup force-stops and removes the pod and closes its socket; safe to call more than once.
-func (p *Pod) Cleanup(ctx context.Context) error {
+func (p *Pod) Cleanup(ctx context.Context) error { return p.cleanup(ctx, false) }
+
+// cleanup is Cleanup; always also removes a pod whose `run` never reported success (it may have
+// been interrupted half-way).
+func (p *Pod) cleanup(ctx context.Context, always bool) error {
 	var errs []error
-	if p.created {
+	if p.created || always {
 		res, err := p.f.RT.Remove(ctx, p.Name, true)
 		switch {
 		case err != nil:

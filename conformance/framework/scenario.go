@@ -50,6 +50,9 @@ type Scenarios struct {
 	f        *Framework
 	sem      chan struct{}
 	launched []*Scenario
+	// base is the context every scenario runs under; CancelAll ends it.
+	base   context.Context
+	cancel context.CancelFunc
 }
 
 // NewScenarios makes an empty set; parallel bounds how many scenarios run at once.
@@ -57,8 +60,13 @@ func NewScenarios(parallel int) *Scenarios {
 	if parallel < 1 {
 		parallel = 1
 	}
-	return &Scenarios{byName: map[string]*Scenario{}, sem: make(chan struct{}, parallel)}
+	base, cancel := context.WithCancel(context.Background())
+	return &Scenarios{byName: map[string]*Scenario{}, sem: make(chan struct{}, parallel), base: base, cancel: cancel}
 }
+
+// CancelAll stops every scenario still running or waiting to run (after the last spec, or on an
+// interrupt); their pods are removed by CleanupAll.
+func (s *Scenarios) CancelAll() { s.cancel() }
 
 // Add declares a scenario. It panics on a duplicate name: that is a bug in the suite.
 func (s *Scenarios) Add(sc *Scenario) *Scenario {
@@ -88,20 +96,21 @@ func (s *Scenarios) Len() int {
 }
 
 // Prefetch launches every declared scenario for which want returns true; they run in the
-// background, at most parallel at a time.
-func (s *Scenarios) Prefetch(ctx context.Context, want func(*Scenario) bool) {
+// background, at most parallel at a time, until they end or CancelAll.
+func (s *Scenarios) Prefetch(want func(*Scenario) bool) {
 	s.mu.Lock()
 	list := append([]*Scenario(nil), s.list...)
 	s.mu.Unlock()
 	for _, sc := range list {
 		if want == nil || want(sc) {
-			s.launch(ctx, sc)
+			s.launch(sc)
 		}
 	}
 }
 
-// launch starts a scenario once.
-func (s *Scenarios) launch(ctx context.Context, sc *Scenario) {
+// launch starts a scenario once, under the scenarios' base context.
+func (s *Scenarios) launch(sc *Scenario) {
+	ctx := s.base
 	sc.once.Do(func() {
 		s.mu.Lock()
 		f := s.f
@@ -127,9 +136,9 @@ func (s *Scenarios) launch(ctx context.Context, sc *Scenario) {
 
 // Await launches the scenario if needed and waits for its outcome.
 func (s *Scenarios) Await(ctx context.Context, sc *Scenario) *Outcome {
-	// Detached from the caller's context: a prefetched scenario must not die with the spec that
-	// happened to wait for it first.
-	s.launch(context.WithoutCancel(ctx), sc)
+	// The scenario runs under the base context, not the caller's: a prefetched scenario must not
+	// die with the spec that happened to wait for it first.
+	s.launch(sc)
 	select {
 	case <-sc.done:
 		return sc.out
@@ -249,7 +258,7 @@ func (f *Framework) CleanupPods(ctx context.Context) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if err := p.Cleanup(ctx); err != nil {
+			if err := p.cleanup(ctx, true); err != nil {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("clean up %s: %w", p.Name, err))
 				mu.Unlock()

@@ -13,14 +13,15 @@ import (
 // AfterStop defers after the main containers, and no defer at all in a forced stop. They catch
 // the mutants after_stop_defers_early and defer_on_forced_stop (docs/mutants.md).
 func (s *suite) registerDeferOrder() {
-	// app takes 1 s to exit after its stop signal, so an AfterStop defer started together with
-	// the main containers' stop would run while app still runs. The grace period leaves the
-	// defer ample time to start on a loaded machine; the sequence ends when the defer has run.
+	// app takes 3 s to exit after its stop signal, so an AfterStop defer started together with
+	// the main containers' stop would run while app still runs, even when creating the defer's
+	// container is slow. The grace period leaves the defer ample time to start on a loaded
+	// machine; the sequence ends when the defer has run.
 	after := &fw.Scenario{
 		Short:   "defer-after",
 		Profile: docs.ProfileDefer,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
-			Main("app", fw.Loop().On("SIGTERM", "exit:1s:0")).
+			Main("app", fw.Loop().On("SIGTERM", "exit:3s:0")).
 			Defer("cleanup", fw.ExitAfter(0, ms(200)), fw.DeferPhase(v1alpha1.DeferAfterStop)),
 		Drive: fw.StopWhen("app started", fw.AllStarted("app"), nil, false),
 	}

@@ -123,7 +123,7 @@ func (s *suite) beforeSuite(ctx SpecContext) {
 	Expect(f.Version.ContractVersion).To(HavePrefix("1."), "contract version the harness speaks")
 	Expect(f.Version.Has(docs.ProfileCore)).To(BeTrue(), "a runtime must declare the core profile")
 	if s.opts.Prefetch {
-		s.scenarios.Prefetch(context.WithoutCancel(ctx), func(sc *framework.Scenario) bool {
+		s.scenarios.Prefetch(func(sc *framework.Scenario) bool {
 			return sc.Profile == "" || f.Version.Has(sc.Profile)
 		})
 	}
@@ -133,6 +133,8 @@ func (s *suite) afterSuite(ctx SpecContext) {
 	if s.f == nil {
 		return
 	}
+	// Every spec is done (or the run was interrupted): scenarios nobody waits for any more end now.
+	s.scenarios.CancelAll()
 	Expect(s.scenarios.CleanupAll(ctx)).To(Succeed(), "remove every pod of the run")
 	// Pods made outside scenarios (in specs) were removed by their DeferCleanup; this catches any
 	// an interrupted spec left.

@@ -308,7 +308,7 @@ func (c *checker) checkLifecycle(ctx context.Context) error {
 	}
 	c.add("4.2", "run with the name of an existing pod is Conflict (exit 5)", err)
 
-	_, err = p.WaitFor(ctx, "app to start", 30*time.Second, fw.AllStarted("app"))
+	_, err = p.WaitFor(ctx, "app to start", c.f.Tolerances().PodTimeout.Value, fw.AllStarted("app"))
 	if err == nil {
 		err = p.Stop(ctx, nil, false)
 	}

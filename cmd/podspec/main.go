@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -70,14 +71,36 @@ func run(args []string) int {
 	if err == nil {
 		return exitOK
 	}
+	code, msg := exitUsage, err // cobra's own argument and unknown-command errors are usage errors
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "podspec:", ee.err)
-		}
-		return ee.code
+		code, msg = ee.code, ee.err
 	}
-	// Cobra's own argument and unknown-command errors are usage errors.
-	fmt.Fprintln(os.Stderr, "podspec:", err)
-	return exitUsage
+	if msg == nil {
+		return code
+	}
+	if code == exitUsage && jsonErrors(args) {
+		// The runtime contract's error JSON, also for errors found before a verb ran
+		// (unknown flags, wrong argument counts).
+		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": "Usage", "message": msg.Error()}})
+		fmt.Fprintln(os.Stderr, string(b))
+		return code
+	}
+	fmt.Fprintln(os.Stderr, "podspec:", msg)
+	return code
+}
+
+// jsonErrors reports whether the command line asks for the contract's JSON error reports
+// (--error-format json), looked up in the raw arguments because a usage error may come before
+// the flags are parsed.
+func jsonErrors(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--error-format=json" || (a == "--error-format" && i+1 < len(args) && args[i+1] == "json") {
+			return true
+		}
+	}
+	return false
 }

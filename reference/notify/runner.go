@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -53,6 +54,9 @@ type Runner struct {
 	Poll, Scan time.Duration
 	Logf       func(format string, args ...any)
 }
+
+// handOut bounds how many turns a runner hands to supervisors at the same time.
+const handOut = 8
 
 // ErrRunnerBusy is returned by Run when another runner holds the Notification.
 var ErrRunnerBusy = errors.New("the notification already has a live runner")
@@ -249,13 +253,15 @@ func (r *Runner) Run(ctx context.Context) error {
 		for _, rec := range finished {
 			finalise(rec, fin[rec])
 		}
-		// Start turns, in pod creation order, within the parallelism limit. A pod whose
-		// supervisor cannot take its turn now is tried again later; the next pods go ahead.
+		// Start turns, in pod creation order, within the parallelism limit: pick the pods
+		// whose turn comes now, hand the turns to their supervisors (handOut at a time), then
+		// follow them. A pod whose supervisor cannot take its turn now is tried again later;
+		// the next pods go ahead.
 		sortTargets(todo)
 		rest := make([]*target, 0, len(todo))
-		deleted := false
+		var batch []*target
 		for i, t := range todo {
-			if deleted || (par != 0 && len(inflight) >= par) {
+			if par != 0 && len(inflight)+len(batch) >= par {
 				rest = append(rest, todo[i:]...)
 				break
 			}
@@ -263,29 +269,39 @@ func (r *Runner) Run(ctx context.Context) error {
 				rest = append(rest, t)
 				continue
 			}
-			if o, err := ReadObject(dir); err != nil || o.UID != obj.UID {
-				deleted = true // the next loop iteration ends the runner
-				rest = append(rest, t)
-				continue
-			}
-			path := RecordPath(dir, t.pod, t.uid)
 			pi, perr := ReadPod(r.Pods, t.pod)
 			if perr != nil || pi.UID != t.uid || pi.Terminal {
 				now := time.Now().UTC()
 				rec := &v1alpha1.PodNotificationRecord{Notification: r.Name, Pod: t.pod, PodUID: t.uid, Phase: v1alpha1.NotificationSkipped,
 					Reason: v1alpha1.ReasonPodTerminated, Containers: []v1alpha1.ContainerDelivery{}, StartedAt: &now, FinishedAt: &now}
-				if err := WriteRecord(path, rec); err != nil {
+				if err := WriteRecord(RecordPath(dir, t.pod, t.uid), rec); err != nil {
 					return err
 				}
 				finalise(rec, t)
 				continue
 			}
-			p, err := r.Pods.Pod(t.pod)
-			if err == nil {
-				err = r.Deliver(ctx, p, &DeliverRequest{Name: r.Name, UID: obj.UID, Seq: obj.Seq, Notifier: spec.Notifier,
-					Dir: dir, PodUID: t.uid, AtCreation: t.atCreation})
-			}
-			if err != nil {
+			batch = append(batch, t)
+		}
+		errs := make([]error, len(batch))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, handOut)
+		for i, t := range batch {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				p, err := r.Pods.Pod(t.pod)
+				if err == nil {
+					err = r.Deliver(ctx, p, &DeliverRequest{Name: r.Name, UID: obj.UID, Seq: obj.Seq, Notifier: spec.Notifier,
+						Dir: dir, PodUID: t.uid, AtCreation: t.atCreation})
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		for i, t := range batch {
+			if err := errs[i]; err != nil {
 				// The supervisor could not take the turn (it may have finished the pod just
 				// now): try again later; a pod that is terminal by then is skipped.
 				logf("deliver to %s: %v", t.pod, err)
@@ -293,7 +309,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				rest = append(rest, t)
 				continue
 			}
-			rec, err := ReadRecord(path)
+			rec, err := ReadRecord(RecordPath(dir, t.pod, t.uid))
 			if err == nil {
 				t.phase = rec.Phase
 				if Final(rec.Phase) {

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -254,7 +255,11 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		return 0, fmt.Errorf("log file: %w", err)
 	}
 	defer lf.Close()
-	return b.Runtime.Create(ctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
+	// runc create is never cut off half-way (that would leave its "runc init" process behind,
+	// unknown to runc); it is bounded by its own timeout instead of the caller's context.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	return b.Runtime.Create(cctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
 }
 
 // processArgs follows Kubernetes: command replaces the image entrypoint, args replace its cmd
@@ -390,6 +395,9 @@ func (b *Backend) DeleteInstance(ctx context.Context, id string, pod *engine.Pod
 	if err := b.Runtime.Delete(ctx, id, true); err != nil && !errors.Is(err, oci.ErrNotFound) {
 		errs = append(errs, err)
 	}
+	// Processes the runtime does not know (a create that failed half-way) are killed through
+	// the instance's cgroup.
+	killCgroup(CgroupParent(pod.UID) + "/" + id)
 	bundle := b.bundleDir(pod, id)
 	if err := unmountUnder(bundle); err != nil {
 		errs = append(errs, err)
@@ -398,6 +406,44 @@ func (b *Backend) DeleteInstance(ctx context.Context, id string, pod *engine.Pod
 	}
 	oci.RemoveCgroup(CgroupParent(pod.UID) + "/" + id)
 	return errors.Join(errs...)
+}
+
+// killCgroup sends SIGKILL to every process in the cgroup tree cg (pids hierarchy, else the
+// unified one) and waits up to two seconds for the tree to empty.
+func killCgroup(cg string) {
+	procs := func() []int {
+		var out []int
+		for _, ctl := range []string{"pids", ""} {
+			top, err := oci.CgroupFile(cg, ctl, "")
+			if err != nil {
+				continue
+			}
+			filepath.WalkDir(top, func(path string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() || d.Name() != "cgroup.procs" {
+					return nil
+				}
+				b, _ := os.ReadFile(path)
+				for _, f := range strings.Fields(string(b)) {
+					if pid, err := strconv.Atoi(f); err == nil {
+						out = append(out, pid)
+					}
+				}
+				return nil
+			})
+			return out
+		}
+		return out
+	}
+	for i := 0; i < 100; i++ {
+		ps := procs()
+		if len(ps) == 0 {
+			return
+		}
+		for _, pid := range ps {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // RemovePod removes everything of a terminal (or force-stopped) pod from the host: OCI
@@ -415,6 +461,7 @@ func (b *Backend) RemovePod(ctx context.Context, pod *engine.PodInfo, sandbox js
 			}
 		}
 	}
+	killCgroup(CgroupParent(pod.UID))
 	if err := b.TeardownSandbox(ctx, pod, sandbox); err != nil {
 		errs = append(errs, err)
 	}

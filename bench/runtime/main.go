@@ -62,7 +62,17 @@ func run(bin string, n, pods int) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	root := filepath.Join(work, "root")
+	defer func() {
+		// Whatever happened, no pod outlives the run: remove them before their directories.
+		if s, err := store.Open(root); err == nil {
+			names, _ := s.List()
+			for _, n := range names {
+				exec.Command(bin, "--root", root, "rm", "--force", n).Run()
+			}
+		}
+		os.RemoveAll(work)
+	}()
 	layout := filepath.Join(work, "busybox")
 	if _, err := image.Build(ctx, layout, image.BuildOptions{Busybox: true}); err != nil {
 		return err
@@ -76,7 +86,6 @@ func run(bin string, n, pods int) error {
 	if err := os.WriteFile(manifest, []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	root := filepath.Join(work, "root")
 
 	// Warm the image cache of both paths.
 	if _, _, err := podspecOnce(bin, root, manifest, "warm"); err != nil {
@@ -271,24 +280,41 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
 		}()
 	}
 	wg.Wait()
+	removeAll := func() {
+		for i := 0; i < count; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				exec.Command(bin, "--root", root, "rm", "--force", fmt.Sprintf("many-%d", i)).Run()
+			}()
+		}
+		wg.Wait()
+	}
 	for _, err := range errs {
 		if err != nil {
+			removeAll()
 			return nil, "", err
 		}
 	}
 	s, _ := store.Open(root)
 	var rss []memory
 	var pids []int
+	var uids []string
 	for i := 0; i < count; i++ {
 		p, err := s.Pod(fmt.Sprintf("many-%d", i))
 		if err != nil {
+			removeAll()
 			return nil, "", err
 		}
 		for {
 			st, err := p.ReadState()
 			if err != nil {
+				removeAll()
 				return nil, "", err
 			}
+			uids = append(uids[:i], st.Pod.Status.UID)
 			running := 0
 			for _, c := range st.Containers {
 				if c.Running {
@@ -305,16 +331,7 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
 	for _, pid := range pids {
 		rss = append(rss, memory{rss: procField(pid, "status", "VmRSS:"), anon: procField(pid, "status", "RssAnon:"), pss: procField(pid, "smaps_rollup", "Pss:")})
 	}
-	for i := 0; i < count; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			exec.Command(bin, "--root", root, "rm", "--force", fmt.Sprintf("many-%d", i)).Run()
-		}()
-	}
-	wg.Wait()
+	removeAll()
 	var left []string
 	if out, _ := exec.Command("runc", "--root", filepath.Join(root, "runc"), "list", "-q").Output(); len(bytes.TrimSpace(out)) > 0 {
 		left = append(left, "runc containers: "+strings.Join(strings.Fields(string(out)), " "))
@@ -328,23 +345,21 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
 	if names, _ := s.List(); len(names) > 0 {
 		left = append(left, fmt.Sprintf("%d pod directories", len(names)))
 	}
-	if ents, _ := os.ReadDir("/sys/fs/cgroup/memory/podspec"); countDirs(ents) > 0 {
-		left = append(left, fmt.Sprintf("%d pod cgroups under /podspec", countDirs(ents)))
+	cgroups := 0
+	for _, uid := range uids {
+		if p, err := oci.CgroupFile("/podspec/"+uid, "pids", ""); err == nil {
+			if _, err := os.Stat(p); err == nil {
+				cgroups++
+			}
+		}
+	}
+	if cgroups > 0 {
+		left = append(left, fmt.Sprintf("%d of the pods' cgroups", cgroups))
 	}
 	if len(left) == 0 {
 		return rss, "nothing left (no runc container, mount, supervisor process, pod directory or pod cgroup).", nil
 	}
 	return rss, "LEFT: " + strings.Join(left, "; "), nil
-}
-
-func countDirs(ents []os.DirEntry) int {
-	n := 0
-	for _, e := range ents {
-		if e.IsDir() {
-			n++
-		}
-	}
-	return n
 }
 
 // procField reads a "Key: N kB" line of /proc/PID/FILE.

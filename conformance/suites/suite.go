@@ -103,6 +103,7 @@ func (s *suite) register() {
 	s.registerResources()
 	s.registerImages()
 	s.registerDeferOrder()
+	s.registerInitSlow()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

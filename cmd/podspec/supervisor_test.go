@@ -384,18 +384,31 @@ spec:
 	}
 	var slowSignals int
 	var slowExit, sideSignal int64
-	for _, ev := range events(t, c, "resume") {
+	evs := events(t, c, "resume")
+	defer func() {
+		if t.Failed() {
+			for _, ev := range evs {
+				t.Logf("%3d %s %-20s %-6s %s %s", ev.Seq, ev.Time.Format("15:04:05.000"), ev.Type, ev.Container, ev.Reason, ev.Message)
+			}
+		}
+	}()
+	for _, ev := range evs {
 		switch {
 		case ev.Type == store.EventSignalSent && ev.Container == "slow":
 			slowSignals++
+			if ev.Signal == nil || ev.Signal.Name != "SIGTERM" {
+				t.Errorf("slow got %+v, want only its stop signal (no SIGKILL at the budget end)", ev.Signal)
+			}
 		case ev.Type == store.EventContainerExited && ev.Container == "slow":
 			slowExit = ev.Seq
 		case ev.Type == store.EventSignalSent && ev.Container == "side":
 			sideSignal = ev.Seq
 		}
 	}
-	if slowSignals != 1 {
-		t.Errorf("slow got %d signals, want its one stop signal (STOP-007)", slowSignals)
+	// The stop signal is recorded before it is sent; the adopting supervisor cannot know
+	// whether its predecessor sent it, so it sends it once more (at least once).
+	if slowSignals < 1 || slowSignals > 2 {
+		t.Errorf("slow got %d stop signals, want 1, or 2 when the supervisor died between recording and sending", slowSignals)
 	}
 	if slowExit == 0 || sideSignal == 0 || sideSignal < slowExit {
 		t.Errorf("slow exited at seq %d, side signalled at seq %d: the resumed sequence must stop the sidecar after the main container", slowExit, sideSignal)

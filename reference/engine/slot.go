@@ -34,6 +34,8 @@ type instance struct {
 	exit      <-chan ExitStatus
 	cancel    context.CancelFunc
 	adopted   bool
+	// stopResent is set once an adopting supervisor sent the stop signal again.
+	stopResent bool
 	// killReason (Unhealthy, StartError) and killMsg are set when the runtime killed the
 	// instance outside a stop (failed probe or postStart hook).
 	killReason, killMsg string

@@ -341,8 +341,16 @@ func (e *Engine) stopOne(ctx context.Context, s *slot) {
 	e.mu.Lock()
 	inst := s.inst
 	send := inst != nil && s.rec().StopReason == ""
+	why := "stop signal"
 	if send {
 		s.rec().StopReason = e.instanceStopReasonLocked()
+	} else if inst != nil && inst.adopted && !inst.stopResent {
+		// The stop signal is recorded before it is sent, so a supervisor that died in between
+		// may never have sent it. The adopting supervisor sends it once more: at least once
+		// rather than never.
+		inst.stopResent = true
+		send = true
+		why = "stop signal, again after the supervisor was replaced"
 	}
 	e.mu.Unlock()
 	if inst == nil {
@@ -354,7 +362,7 @@ func (e *Engine) stopOne(ctx context.Context, s *slot) {
 			e.mutantNote("SIGKILL instead of the stop signal")
 			sig = syscall.SIGKILL
 		}
-		e.signal(ctx, s, sig, "stop signal")
+		e.signal(ctx, s, sig, why)
 	}
 	e.waitUntil(ctx, func() bool { return s.inst != inst })
 }

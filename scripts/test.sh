@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Runs every podspec test: formatting, vet, unit and scenario tests (real runc, as root), the
-# race detector on the runtime, short fuzz runs. CI runs this through .ci/run.
+# Runs every podspec test: formatting and vet; unit and scenario tests (the runtime's use real
+# runc, as root) with the race detector on the runtime; short, bounded fuzz runs; the README's
+# main job (scripts/demo.sh); the conformance suite in certify mode against the reference runtime,
+# with the bundle verified; and the mutant check (every mutant caught by its requirement).
+# CI runs this through .ci/run. FUZZTIME (default 20s per target) bounds each fuzz run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOFLAGS="${GOFLAGS:-} -mod=mod"
-
-step() { printf '\n=== %s\n' "$*"; }
+fuzztime="${FUZZTIME:-20s}"
+start=$(date +%s)
+step() { printf '\n=== [%4ss] %s\n' "$(( $(date +%s) - start ))" "$*"; }
 
 step "install dependencies"
 scripts/install-deps.sh
 
 step "gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
@@ -19,5 +22,36 @@ fi
 step "go vet"
 go vet ./...
 
-step "go test"
-go test -count=1 ./...
+runtime_pkgs=$(go list ./reference/... ./cmd/...)
+other_pkgs=$(go list ./... | grep -v -e '/reference/' -e '/cmd/')
+
+step "go test (API, spec registry, encodings, validator, conformance framework)"
+go test -count=1 $other_pkgs
+
+step "go test -race (reference runtime and commands: real runc, as root)"
+go test -race -count=1 -timeout 40m $runtime_pkgs
+
+step "fuzz (${fuzztime} per target)"
+go test -run '^$' -fuzz '^FuzzDecodeAndValidate$' -fuzztime "$fuzztime" ./validator/
+go test -run '^$' -fuzz '^FuzzValidatePod$' -fuzztime "$fuzztime" ./validation/
+go test -run '^$' -fuzz '^FuzzValidateNotification$' -fuzztime "$fuzztime" ./validation/
+
+step "the README's main job (scripts/demo.sh)"
+scripts/demo.sh
+
+step "conformance: preflight, certify run against the reference runtime, bundle verification"
+mkdir -p bin
+go build -o bin/podspec ./cmd/podspec
+CGO_ENABLED=0 go build -o bin/podspec-probe ./cmd/podspec-probe
+croot=$(mktemp -d /tmp/podspec-ci.XXXXXX)
+out=$(mktemp -d /tmp/podspec-conformance.XXXXXX)
+trap 'rm -rf "$croot"' EXIT
+bin/podspec conformance check-runtime --runtime "$PWD/bin/podspec --root $croot"
+bin/podspec conformance run --runtime "$PWD/bin/podspec --root $croot" --oci-root "$croot/runc" \
+  --certify --slow-factor 2 --out "$out/bundle"
+bin/podspec conformance verify "$out/bundle"
+
+step "mutants: each mutant build is caught by the requirement it breaks"
+scripts/mutants.sh
+
+step "all tests passed in $(( $(date +%s) - start ))s"

@@ -499,8 +499,8 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		case v1alpha1.RestartPolicyOnFailure:
 			restart = failed
 		}
-		if s.kind == KindSidecar && !mutant.SidecarNotRestarted {
-			restart = true // SIDE-001
+		if s.kind == KindSidecar {
+			restart = !mutant.SidecarNotRestarted // SIDE-001
 		}
 	}
 	var delay time.Duration

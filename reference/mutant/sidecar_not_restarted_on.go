@@ -2,5 +2,5 @@
 
 package mutant
 
-// SidecarNotRestarted is true in the mutant build mutant_sidecar_not_restarted: a sidecar follows the restart policy instead of always being restarted (breaks SIDE-001).
+// SidecarNotRestarted is true in the mutant build mutant_sidecar_not_restarted: a sidecar is not restarted after it exits (breaks SIDE-001).
 const SidecarNotRestarted = true

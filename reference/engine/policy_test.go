@@ -220,8 +220,17 @@ spec:
 					t.Errorf("StopRequested reason %q", req.Reason)
 				}
 				for _, c := range []string{"a", "b"} {
-					if r := tp.container(c).State.Terminated.Reason; r != "DeadlineExceeded" {
-						t.Errorf("%s reason %s, want DeadlineExceeded", c, r)
+					// A container the deadline overtook before it was created never ran: it is
+					// recorded skipped with the pod's termination reason instead.
+					var r string
+					switch state := tp.container(c).State; {
+					case state.Terminated != nil:
+						r = state.Terminated.Reason
+					case state.Skipped != nil:
+						r = state.Skipped.Reason
+					}
+					if r != "DeadlineExceeded" {
+						t.Errorf("%s reason %q, want DeadlineExceeded (state %+v)", c, r, tp.container(c).State)
 					}
 				}
 			},

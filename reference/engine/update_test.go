@@ -434,6 +434,9 @@ spec:
     command: [sh, -c, "echo $V >> /data/app; trap 'sleep 1; exit 0' TERM; while true; do sleep 0.05; done"]
 `)
 	updWaitLines(tp, "data", "app", 1)
+	// The process writes its line before the engine records it Started and Ready; snapshot the
+	// pod only once those transitions are on disk, so the comparison sees only the updates.
+	tp.waitEvent(60*time.Second, "app ready", func(ev store.Event) bool { return ev.Type == "ContainerReady" && ev.Container == "app" })
 	before, _ := tp.p.ReadState()
 	ctx := context.Background()
 
@@ -679,6 +682,10 @@ spec:
 	if n := len(tp.all("ContainerStarted", "app")); n != 2 {
 		t.Errorf("%d starts, want 2; events:\n%s", n, tp.timeline())
 	}
+	// The state file (observedGeneration) is written before the event is appended to the log.
+	tp.waitEvent(60*time.Second, "UpdateApplied for generation 3", func(ev store.Event) bool {
+		return ev.Type == engine.EventUpdateApplied && ev.Generation == 3
+	})
 	var gens []int64
 	for _, ev := range tp.all(engine.EventUpdateApplied, "") {
 		gens = append(gens, ev.Generation)

@@ -411,7 +411,7 @@ func TestExec(t *testing.T) {
 		out := outFile(t, "out")
 		start := time.Now()
 		_, err := e.rt.Exec(ctx, "ex", ExecProcess{
-			Args:    []string{"sh", "-c", "sleep 300 & (sleep 301 &) ; echo forked; sleep 302"},
+			Args:    []string{"sh", "-c", "sleep 3107 & (sleep 3108 &) ; echo forked; sleep 3109"},
 			Stdout:  out,
 			Timeout: 500 * time.Millisecond,
 		})
@@ -423,7 +423,9 @@ func TestExec(t *testing.T) {
 		}
 		waitFor(t, func() bool {
 			ps, _ := exec.Command("ps", "-eo", "args").Output()
-			return !strings.Contains(string(ps), "sleep 300") && !strings.Contains(string(ps), "sleep 301") && !strings.Contains(string(ps), "sleep 302")
+			// Durations no other test uses: ps sees every process on the machine, and other
+			// packages' tests run containers concurrently.
+			return !strings.Contains(string(ps), "sleep 3107") && !strings.Contains(string(ps), "sleep 3108") && !strings.Contains(string(ps), "sleep 3109")
 		})
 	})
 

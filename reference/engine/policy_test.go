@@ -11,6 +11,11 @@ import (
 
 // TestEXIT014_PodResult runs the examples of docs/spec/exit.md: each row names what happens,
 // and the pod's phase, exit code and deciding container.
+// afterB makes container a wait until b runs (b's /data/b.trap marker), so that a's exit cannot
+// fire the exit policy before b was even created on a slow machine — b would then never start,
+// and a pod with a main container that never started is Failed (EXIT-014).
+const afterB = `until [ -e /data/b.trap ]; do sleep 0.05; done; `
+
 func TestEXIT014_PodResult(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -57,9 +62,10 @@ spec:
   restartPolicy: Never
   exitPolicy: Any
   terminationGracePeriodSeconds: 1
+  volumes: [{name: data, emptyDir: {}}]
   containers:
-  - {name: a, image: IMAGE, command: [sh, -c, "sleep 0.5; exit 0"]}
-  - {name: b, image: IMAGE, command: [sh, -c, "trap '' TERM; while true; do sleep 0.05; done"]}
+  - {name: a, image: IMAGE, command: [sh, -c, "` + afterB + `sleep 0.5; exit 0"], volumeMounts: [{name: data, mountPath: /data}]}
+  - {name: b, image: IMAGE, command: [sh, -c, "trap '' TERM; touch /data/b.trap; while true; do sleep 0.05; done"], volumeMounts: [{name: data, mountPath: /data}]}
 `,
 			phase: "Succeeded", exitCode: 0, decidedBy: "a", reason: "Completed",
 			check: func(t *testing.T, tp *testPod) {
@@ -78,7 +84,7 @@ spec:
   exitPolicy: Any
   volumes: [{name: data, emptyDir: {}}]
   containers:
-  - {name: a, image: IMAGE, command: [sh, -c, "sleep 0.5; exit 0"]}
+  - {name: a, image: IMAGE, command: [sh, -c, "` + afterB + `sleep 0.5; exit 0"], volumeMounts: [{name: data, mountPath: /data}]}
   - {name: b, image: IMAGE, command: [sh, -c, "` + loop("b", 143) + `"], volumeMounts: [{name: data, mountPath: /data}]}
 `,
 			phase: "Failed", exitCode: 143, decidedBy: "b", reason: "Completed",

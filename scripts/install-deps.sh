@@ -5,7 +5,8 @@
 set -euo pipefail
 need=()
 command -v runc >/dev/null 2>&1 || need+=(runc)
-[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx sh || need+=(busybox-static)
+# (grep without -q: with pipefail, -q exiting early would make busybox --list fail on SIGPIPE)
+[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x sh >/dev/null || need+=(busybox-static)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "install-deps: need root to apt-get install ${need[*]}" >&2

@@ -324,6 +324,19 @@ func (e *Engine) event(typ string, s *slot, reason, msg string) *store.Event {
 // commitLocked updates the derived pod conditions, persists the state, then appends the
 // events. Called with e.mu held; wakes every waiter.
 func (e *Engine) commitLocked(evs ...*store.Event) {
+	select {
+	case <-e.finished:
+		// PodFinished is the last event and the terminal state is final: a goroutine that ends
+		// after the pod finished (a hook or probe killed at the budget end) records nothing
+		// more, so the pod directory is never written while it is being removed.
+		if len(evs) > 0 {
+			e.logf("dropped %d event(s) after PodFinished, first %s", len(evs), evs[0].Type)
+		}
+		close(e.changed)
+		e.changed = make(chan struct{})
+		return
+	default:
+	}
 	e.updateConditionsLocked(evs)
 	if err := e.pod.WriteState(e.st); err != nil {
 		e.logf("persist state: %v", err)

@@ -262,11 +262,9 @@ func floorOnce(ctx context.Context, work string, imgs *image.Store, img *image.I
 // memory is one process's memory use in KiB.
 type memory struct{ rss, anon, pss int }
 
-// manyPods runs count pods at once, measures their supervisors' memory, then stops and
-// removes them and reports what is left.
-func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
+// forEachPod calls fn for 0..count-1, four at a time, and returns when all calls have.
+func forEachPod(count int, fn func(i int)) {
 	var wg sync.WaitGroup
-	errs := make([]error, count)
 	sem := make(chan struct{}, 4)
 	for i := 0; i < count; i++ {
 		wg.Add(1)
@@ -274,23 +272,25 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if out, err := exec.Command(bin, "--root", root, "run", "--detach", "--name", fmt.Sprintf("many-%d", i), manifest).CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("run many-%d: %v: %s", i, err, out)
-			}
+			fn(i)
 		}()
 	}
 	wg.Wait()
-	removeAll := func() {
-		for i := 0; i < count; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				exec.Command(bin, "--root", root, "rm", "--force", fmt.Sprintf("many-%d", i)).Run()
-			}()
+}
+
+// manyPods runs count pods at once, measures their supervisors' memory, then stops and
+// removes them and reports what is left.
+func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
+	errs := make([]error, count)
+	forEachPod(count, func(i int) {
+		if out, err := exec.Command(bin, "--root", root, "run", "--detach", "--name", fmt.Sprintf("many-%d", i), manifest).CombinedOutput(); err != nil {
+			errs[i] = fmt.Errorf("run many-%d: %v: %s", i, err, out)
 		}
-		wg.Wait()
+	})
+	removeAll := func() {
+		forEachPod(count, func(i int) {
+			exec.Command(bin, "--root", root, "rm", "--force", fmt.Sprintf("many-%d", i)).Run()
+		})
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -25,6 +25,20 @@ func exited(names ...string) func(*fw.Timeline) bool {
 	}
 }
 
+// runtimeExited holds once the runtime has recorded ContainerExited for the last instance of
+// each named container (the probe's exit report comes before the runtime has reaped it).
+func runtimeExited(names ...string) func(*fw.Timeline) bool {
+	return func(tl *fw.Timeline) bool {
+		for _, n := range names {
+			inst := tl.Instances(n)
+			if len(inst) == 0 || len(tl.All(fw.RuntimeEv(fw.EvContainerExited, n))) < len(inst) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
 func (s *suite) registerDependencies() {
 	deps := &fw.Scenario{
 		Short: "deps",

@@ -222,11 +222,20 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	} else if _, err := b.Images.NewRootfs(ctx, img, rootfs); err != nil {
 		return 0, err
 	}
+	// The image's User, resolved against the instance's own /etc/passwd and /etc/group (the
+	// manifest has no field that overrides it); execs in the instance inherit it.
+	user, err := image.LookupUser(rootfs, img.User)
+	if err != nil {
+		return 0, fmt.Errorf("container %s: %w", c.Name, err)
+	}
 	cfg := oci.ContainerConfig{
 		Rootfs:         rootfs,
 		Args:           processArgs(c, img),
 		Env:            mergeEnv(img.Env, c.Env, req.ExtraEnv),
 		Cwd:            firstNonEmpty(c.WorkingDir, img.WorkingDir, "/"),
+		UID:            user.UID,
+		GID:            user.GID,
+		AdditionalGids: user.AdditionalGids,
 		JoinNamespaces: sb.Namespaces,
 		CgroupsPath:    CgroupParent(pod.UID) + "/" + req.ID,
 		Annotations:    map[string]string{"dev.podspec.pod": pod.Name, "dev.podspec.pod-uid": pod.UID, "dev.podspec.container": c.Name},

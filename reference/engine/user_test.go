@@ -1,0 +1,115 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/reference/store"
+)
+
+// userImages builds, in one layout, a busybox image per tag with the given image-config User
+// and an /etc/passwd and /etc/group in which "app" is 1000:1000 and also a member of "extra"
+// (2000). It returns "oci:LAYOUT" for the caller to append ":TAG".
+func userImages(t *testing.T, users map[string]string) string {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+	tree := t.TempDir()
+	etc := filepath.Join(tree, "etc")
+	if err := os.Mkdir(etc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"passwd": "root:x:0:0:root:/root:/bin/sh\napp:x:1000:1000:app:/:/bin/sh\n",
+		"group":  "root:x:0:\napp:x:1000:\nextra:x:2000:app\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(etc, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	layout := filepath.Join(t.TempDir(), "users")
+	for tag, user := range users {
+		if _, err := image.Build(context.Background(), layout, image.BuildOptions{FromDir: tree, Busybox: true, Tag: tag, User: user}); err != nil {
+			t.Fatalf("build image %s: %v", tag, err)
+		}
+	}
+	return "oci:" + layout
+}
+
+// The image's User is the process's user: a name is resolved in the image's own /etc/passwd
+// (primary group and the /etc/group memberships), numbers are taken as they are. An exec
+// probe runs with the same user (HOOK-003: "with its user").
+func TestHOOK003_ImageUserIsTheUserOfTheProcessAndOfItsExecProbes(t *testing.T) {
+	t.Parallel()
+	layout := userImages(t, map[string]string{"named": "app", "numeric": "1234:5678", "named-group": "app:extra", "root": ""})
+	const report = `id -u; id -g; id -G; trap 'exit 0' TERM; while true; do sleep 0.05; done`
+	tp := startPod(t, `
+metadata: {name: image-user}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 5
+  containers:
+  - name: named
+    image: `+layout+`:named
+    command: [sh, -c, "`+report+`"]
+    readinessProbe: {exec: {command: [sh, -c, '[ "$(id -u):$(id -g):$(id -G)" = "1000:1000:1000 2000" ]']}, periodSeconds: 1}
+  - {name: numeric, image: `+layout+`:numeric, command: [sh, -c, "`+report+`"]}
+  - {name: named-group, image: `+layout+`:named-group, command: [sh, -c, "`+report+`"]}
+  - {name: root, image: `+layout+`:root, command: [sh, -c, "`+report+`"]}
+`)
+	tp.waitEvent(60*time.Second, "ContainerReady of named (its exec probe did not see uid 1000, gid 1000, groups 1000 2000)", func(ev store.Event) bool {
+		return ev.Type == store.EventContainerReady && ev.Container == "named"
+	})
+	want := map[string]string{
+		"named":       "1000\n1000\n1000 2000\n",
+		"numeric":     "1234\n5678\n5678\n",
+		"named-group": "1000\n2000\n2000\n",
+		"root":        "0\n0\n0\n",
+	}
+	for name, out := range want {
+		var got string
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			b, _ := os.ReadFile(tp.p.LogPath(name, 0))
+			if got = string(b); strings.Count(got, "\n") >= 3 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if got != out {
+			t.Errorf("%s (image user %q) printed id -u, id -g, id -G = %q, want %q", name, name, got, out)
+		}
+	}
+}
+
+// A user name the image's /etc/passwd does not have is a start error of the container: the
+// runtime never falls back to root or to the host's user database.
+func TestImageUserMissingFromTheImageIsAStartError(t *testing.T) {
+	t.Parallel()
+	layout := userImages(t, map[string]string{"ghost": "ghost"})
+	tp := startPod(t, `
+metadata: {name: image-user-missing}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: ghost, image: `+layout+`:ghost, command: [sh, -c, "id -u"]}
+`)
+	st := tp.wait(60 * time.Second)
+	term := tp.container("ghost").State.Terminated
+	if term == nil || term.Reason != "StartError" || !strings.Contains(term.Message, "ghost") {
+		t.Errorf("ghost %+v, want reason StartError naming the user; events:\n%s", term, tp.timeline())
+	}
+	if n := len(tp.all(store.EventContainerStarted, "ghost")); n != 0 {
+		t.Errorf("ghost started %d times, want never", n)
+	}
+	if st.Phase != "Failed" {
+		t.Errorf("pod %s, want Failed", st.Phase)
+	}
+}

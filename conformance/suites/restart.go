@@ -37,7 +37,9 @@ func (s *suite) registerRestart() {
 		})
 	})
 
-	const initial, factor = 0.5, 2.0
+	// Delays of 2 s and 4 s: much longer than creating a container (0.3–1 s here), so a runtime
+	// that skips the back-off (mutant no_backoff) restarts well before the earliest allowed moment.
+	const initial, factor = 2.0, 2.0
 	sc := &fw.Scenario{
 		Short: "restart",
 		Pod: fw.NewPod().ExitPolicy(v1alpha1.ExitPolicyAny).RestartPolicy(v1alpha1.RestartPolicyOnFailure).

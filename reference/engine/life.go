@@ -95,6 +95,7 @@ func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name s
 	}
 	fails := 0
 	for {
+		began := time.Now()
 		ok, msg := e.probeOnce(ctx, inst, p)
 		if ctx.Err() != nil {
 			return false
@@ -118,7 +119,7 @@ func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name s
 				return false
 			}
 		}
-		if !sleepCtx(ctx, probePeriod(p)) {
+		if !sleepCtx(ctx, untilNextAttempt(began, p)) {
 			return false
 		}
 	}
@@ -131,6 +132,7 @@ func (e *Engine) readiness(ctx context.Context, s *slot, inst *instance, p *v1al
 	}
 	fails, succ := 0, 0
 	for {
+		began := time.Now()
 		ok, msg := e.probeOnce(ctx, inst, p)
 		if ctx.Err() != nil {
 			return
@@ -160,7 +162,7 @@ func (e *Engine) readiness(ctx context.Context, s *slot, inst *instance, p *v1al
 			}
 		}
 		e.mu.Unlock()
-		if !sleepCtx(ctx, probePeriod(p)) {
+		if !sleepCtx(ctx, untilNextAttempt(began, p)) {
 			return
 		}
 	}
@@ -171,6 +173,13 @@ func threshold(v, def int32) int32 {
 		return def
 	}
 	return v
+}
+
+// untilNextAttempt is the wait before the attempt after one that began at began: attempts start
+// periodSeconds apart (HOOK-007), not periodSeconds after the previous one ended; an attempt that
+// outlasted the period is followed at once (attempts never overlap).
+func untilNextAttempt(began time.Time, p *v1alpha1.Probe) time.Duration {
+	return time.Until(began.Add(probePeriod(p)))
 }
 
 func probePeriod(p *v1alpha1.Probe) time.Duration {

@@ -259,8 +259,11 @@ func (e *Engine) stopMains(ctx context.Context) {
 				hookDone := make(chan struct{})
 				if inst != nil && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
 					go func() {
-						defer close(hookDone)
 						e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
+						// Closed before the wake-up: a waiter woken first would find the hook
+						// still running and sleep until some later change (at worst the
+						// reserve point).
+						close(hookDone)
 						e.mu.Lock()
 						e.commitLocked() // wake the waiter below
 						e.mu.Unlock()

@@ -854,9 +854,9 @@ func TestNTF010_AtMostOncePerContainerInstance(t *testing.T) {
 	}
 }
 
-// TestNOTIF006_ParallelismBoundsConcurrentPods: with parallelism 1, the deliveries to three
+// TestNOTIF006_NOTIF007_ParallelismBoundsConcurrentPods: with parallelism 1, the deliveries to three
 // pods never overlap and follow the pods' creation order (NOTIF-007).
-func TestNOTIF006_ParallelismBoundsConcurrentPods(t *testing.T) {
+func TestNOTIF006_NOTIF007_ParallelismBoundsConcurrentPods(t *testing.T) {
 	t.Parallel()
 	env := newNtfEnv(t)
 	var pods []*testPod

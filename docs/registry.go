@@ -6,6 +6,11 @@
 // belongs to and who enforces it (the validator, a runtime conformance test, or both). The
 // validator reports rule IDs from this registry (`podspec rules`) and the conformance suite labels
 // its tests with them (`req:<ID>`). This package only reads; it never changes the documents.
+//
+// What checks each requirement — validator corpus cases, Go tests named after it, conformance
+// specs labelled with it — is listed in traceability.md, which `go generate ./docs/` writes (the
+// generator, internal/tracegen, imports the conformance suite; this package imports neither it
+// nor the runtime).
 package docs
 
 import (
@@ -35,7 +40,9 @@ const (
 const (
 	// EnforcedByValidator marks a requirement that `podspec validate` reports as a rule.
 	EnforcedByValidator = "validator"
-	// EnforcedByRuntime marks a requirement that the conformance suite tests on a runtime.
+	// EnforcedByRuntime marks a requirement a runtime must meet: a conformance spec labelled
+	// req:<ID>, a Go test named after it on the reference runtime, or an entry in the suite's
+	// pending list must exist for it (see traceability.md).
 	EnforcedByRuntime = "runtime"
 )
 

@@ -1,8 +1,6 @@
 package suites
 
 import (
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -20,27 +18,13 @@ import (
 // Ginkgo will run it: table entries, labels inherited from containers and specs generated in
 // loops all appear exactly as they will in a certification report.
 func TestTraceability(t *testing.T) {
-	dir := t.TempDir()
-	report := filepath.Join(dir, "report.json")
-	sc, rc := types.NewDefaultSuiteConfig(), types.NewDefaultReporterConfig()
-	sc.DryRun = true
-	rc.JSONReport = report
-	rc.Succinct = true
-	rc.NoColor = true
-	if !Run(t, Options{Suite: sc, Reporter: rc, CoverageFile: filepath.Join(dir, "coverage.md")}) {
-		t.Fatal("dry run failed")
-	}
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reports, err := decodeReports(data)
+	report, err := DryRun(t)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var problems []string
 	specs := 0
-	for _, sr := range reports[0].SpecReports {
+	for _, sr := range report.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
@@ -58,7 +42,7 @@ func TestTraceability(t *testing.T) {
 	if specs == 0 {
 		t.Fatal("the dry run reported no specs")
 	}
-	rows, err := Coverage(reports[0])
+	rows, err := Coverage(report)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"podspec.dev/podspec/conformance/suites"
+	"podspec.dev/podspec/docs"
+)
+
+// modulePath is the module whose tree is scanned.
+const modulePath = "podspec.dev/podspec"
+
+// goTest is a Go test function named after the requirements it checks.
+type goTest struct {
+	Pkg  string // the package directory's name, e.g. "engine"
+	Name string // the function, e.g. "TestSTOP006_ReservePoint..."
+	File string // slash path relative to the module root
+}
+
+// trace is what checks each requirement, by requirement ID.
+type trace struct {
+	root    string // the module root
+	reqs    []docs.Requirement
+	corpus  map[string][]string // validator corpus cases: slash paths relative to testdata/
+	goTests map[string][]goTest
+	specs   map[string][]string // conformance spec texts
+	pending map[string]string   // pending.yaml waivers: reason
+	// problems are references to IDs the registry does not have.
+	problems []string
+}
+
+// collect gathers the trace of the module at root; report is a dry run of the conformance suite.
+func collect(root string, report types.Report) (*trace, error) {
+	reqs, err := docs.Requirements()
+	if err != nil {
+		return nil, err
+	}
+	tr := &trace{root: root, reqs: reqs, specs: specsByRequirement(report), pending: map[string]string{}}
+	if tr.corpus, err = corpusCases(filepath.Join(root, "testdata")); err != nil {
+		return nil, err
+	}
+	if tr.goTests, err = goTestsByRequirement(root); err != nil {
+		return nil, err
+	}
+	waivers, err := suites.PendingRequirements()
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range waivers {
+		tr.pending[w.ID] = w.Reason
+	}
+	known := map[string]bool{}
+	for _, r := range reqs {
+		known[r.ID] = true
+	}
+	for id, cases := range tr.corpus {
+		if !known[id] {
+			tr.problems = append(tr.problems, fmt.Sprintf("corpus case testdata/%s expects unknown requirement %s", cases[0], id))
+		}
+	}
+	for id, tests := range tr.goTests {
+		if !known[id] {
+			tr.problems = append(tr.problems, fmt.Sprintf("%s: %s is named after unknown requirement %s", tests[0].File, tests[0].Name, id))
+		}
+	}
+	slices.Sort(tr.problems)
+	return tr, nil
+}
+
+// specsByRequirement maps requirement IDs to the full texts of the specs labelled req:<ID>.
+func specsByRequirement(r types.Report) map[string][]string {
+	out := map[string][]string{}
+	for _, sr := range r.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		for _, l := range sr.Labels() {
+			if id, ok := strings.CutPrefix(l, "req:"); ok && !slices.Contains(out[id], sr.FullText()) {
+				out[id] = append(out[id], sr.FullText())
+			}
+		}
+	}
+	for _, texts := range out {
+		slices.Sort(texts)
+	}
+	return out
+}
+
+// expectLine is a corpus expectation, "# expect: RULE LINE[:COL]" (see validator/golden_test.go).
+var expectLine = regexp.MustCompile(`^(?:#\s*)?expect:\s*([A-Z]+-[0-9]{3})\b`)
+
+// corpusCases maps rule IDs to the corpus files under dir that expect a finding of the rule. A
+// YAML file carries its expectations in its leading comment lines, a JSON file in a sibling
+// .expect file; image layouts in the corpus are skipped.
+func corpusCases(dir string) (map[string][]string, error) {
+	out := map[string][]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if _, err := os.Stat(filepath.Join(p, "oci-layout")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		var caseFile string
+		switch strings.ToLower(filepath.Ext(p)) {
+		case ".yaml", ".yml":
+			caseFile = p
+		case ".expect":
+			caseFile = strings.TrimSuffix(p, filepath.Ext(p)) + ".json"
+		default:
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, caseFile)
+		if err != nil {
+			return err
+		}
+		for _, id := range expectedRules(data) {
+			out[id] = append(out[id], filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read the validator corpus: %w", err)
+	}
+	for _, cases := range out {
+		slices.Sort(cases)
+	}
+	return out, nil
+}
+
+// expectedRules returns the rule IDs of the expectation lines in a corpus file's header: the
+// lines before the first one that is neither blank, a comment nor an expectation.
+func expectedRules(data []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "expect:") {
+			break
+		}
+		if m := expectLine.FindStringSubmatch(line); m != nil && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// idPart is one requirement ID in a test function's name: STOP006 for STOP-006.
+var idPart = regexp.MustCompile(`^([A-Z]+)([0-9]{3})$`)
+
+// requirementsOfTestName returns the requirement IDs a test function is named after: the
+// leading underscore-separated parts of the name after "Test" that read AREANNN, e.g.
+// TestDEFER005_STOP006_BeforeStopDefer... names DEFER-005 and STOP-006.
+func requirementsOfTestName(name string) []string {
+	rest, ok := strings.CutPrefix(name, "Test")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, part := range strings.Split(rest, "_") {
+		m := idPart.FindStringSubmatch(part)
+		if m == nil {
+			break
+		}
+		out = append(out, m[1]+"-"+m[2])
+	}
+	return out
+}
+
+// goTestsByRequirement parses every _test.go file of the module at root (skipping testdata,
+// vendor and hidden directories) and maps requirement IDs to the test functions named after
+// them.
+func goTestsByRequirement(root string) (map[string][]goTest, error) {
+	out := map[string][]goTest{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		pkg := filepath.Base(filepath.Dir(p))
+		if filepath.Dir(p) == root {
+			pkg = filepath.Base(modulePath)
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || !isTestFunc(fn) {
+				continue
+			}
+			for _, id := range requirementsOfTestName(fn.Name.Name) {
+				out[id] = append(out[id], goTest{Pkg: pkg, Name: fn.Name.Name, File: rel})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the Go tests: %w", err)
+	}
+	for _, tests := range out {
+		slices.SortFunc(tests, func(a, b goTest) int {
+			return strings.Compare(a.File+" "+a.Name, b.File+" "+b.Name)
+		})
+	}
+	return out, nil
+}
+
+// isTestFunc reports whether fn is a top-level func TestXxx(t *testing.T).
+func isTestFunc(fn *ast.FuncDecl) bool {
+	if fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Type.Params == nil || len(fn.Type.Params.List) != 1 {
+		return false
+	}
+	star, ok := fn.Type.Params.List[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := star.X.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "testing" && sel.Sel.Name == "T"
+}
+
+// moduleRoot finds the directory of the module's go.mod, from dir upwards.
+func moduleRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		first, _, _ := strings.Cut(string(data), "\n")
+		if err == nil && strings.TrimSpace(first) == "module "+modulePath {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod of %s above %s", modulePath, dir)
+		}
+	}
+}

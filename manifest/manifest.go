@@ -121,10 +121,23 @@ func Decode(file string, data []byte, lim Limits) ([]*Document, []finding.Findin
 func (s Segment) Decode(lim Limits) ([]*Document, []finding.Finding) {
 	var docs []*Document
 	var fs []finding.Finding
-	dec := yaml.NewDecoder(bytes.NewReader(s.Data))
+	var dec *yaml.Decoder
+	fast, fastOK := parseFast(s.Data) // the common shape of a manifest, without the YAML library
 	for {
-		root := new(yaml.Node)
-		err := decodeNode(dec, root)
+		var root *yaml.Node
+		var err error
+		switch {
+		case fastOK:
+			root, fastOK = fast, false
+		case fast != nil:
+			err = io.EOF // the fast path took the segment's one document
+		default:
+			if dec == nil {
+				dec = yaml.NewDecoder(bytes.NewReader(s.Data))
+			}
+			root = new(yaml.Node)
+			err = decodeNode(dec, root)
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -33,6 +33,7 @@ go test -race -count=1 -timeout 40m $runtime_pkgs
 
 step "fuzz (${fuzztime} per target)"
 go test -run '^$' -fuzz '^FuzzDecodeAndValidate$' -fuzztime "$fuzztime" ./validator/
+go test -run '^$' -fuzz '^FuzzFastYAML$' -fuzztime "$fuzztime" ./manifest/
 go test -run '^$' -fuzz '^FuzzValidatePod$' -fuzztime "$fuzztime" ./validation/
 go test -run '^$' -fuzz '^FuzzValidateNotification$' -fuzztime "$fuzztime" ./validation/
 

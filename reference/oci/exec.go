@@ -20,6 +20,10 @@ import (
 // runtimeGrace is how long Exec lets the runtime report after the exec'd tree was killed.
 const runtimeGrace = 5 * time.Second
 
+// execStartBound bounds how long a timed-out exec waits for the runtime to report the pid of
+// the process it is starting, before it kills the runtime's process group instead.
+const execStartBound = 30 * time.Second
+
 // ErrExecTimeout is returned (wrapped) by Exec when the process tree was killed because its
 // timeout expired.
 var ErrExecTimeout = errors.New("exec timed out")
@@ -121,9 +125,15 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 			case <-timeoutCtx.Done():
 			}
 			timedOut.Store(true)
-			// Wait (bounded) for runc to have written the pid file.
+			// Wait for runc to have written the pid file. On a loaded machine the process can
+			// start seconds after the timeout, and runc's child goes on starting it even when
+			// runc itself is killed: killing runc's group before the pid is known would leave
+			// the process running. Bounded by execStartBound for a runtime that neither
+			// starts the process nor returns.
 			var pid int
-			for i := 0; i < 200 && pid == 0; i++ {
+			bound := time.After(execStartBound)
+		wait:
+			for pid == 0 {
 				if b, err := os.ReadFile(pidFile); err == nil {
 					if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
 						pid = n
@@ -133,6 +143,8 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 				select {
 				case <-stop:
 					return
+				case <-bound:
+					break wait
 				case <-time.After(10 * time.Millisecond):
 				}
 			}

@@ -59,9 +59,10 @@ var _ engine.Backend = (*Backend)(nil)
 // CgroupParent is the cgroup every container of the pod lives under.
 func CgroupParent(uid string) string { return "/podspec/" + uid }
 
-// ResolveImages resolves every image of the pod (defer containers' included) and returns, per
-// container name, the pinned reference (absolute layout path and manifest digest) that
-// instances are created from. baseDir resolves relative layout paths.
+// ResolveImages resolves every image of the pod (defer containers' included), keeps its content
+// in the image store (Store.Keep: instances start from it even if the layout changes, IMG-004)
+// and returns, per container name, the pinned reference (absolute layout path and manifest
+// digest) that instances are created from. baseDir resolves relative layout paths.
 func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, baseDir string) (map[string]string, error) {
 	out := map[string]string{}
 	add := func(name, ref string) error {
@@ -71,6 +72,9 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 		}
 		img, err := b.Images.Resolve(ctx, r)
 		if err != nil {
+			return fmt.Errorf("container %s: image %s: %w", name, ref, err)
+		}
+		if err := b.Images.Keep(ctx, img); err != nil {
 			return fmt.Errorf("container %s: image %s: %w", name, ref, err)
 		}
 		out[name] = image.Transport + r.Path + "@" + img.Digest
@@ -206,7 +210,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	if err != nil {
 		return 0, err
 	}
-	img, err := b.Images.Resolve(ctx, r)
+	img, err := b.instanceImage(ctx, r)
 	if err != nil {
 		return 0, err
 	}
@@ -269,6 +273,18 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	return b.Runtime.Create(cctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
+}
+
+// instanceImage is the content an instance starts from: the image kept when the pod was created
+// (or when an update changed it) for a pinned reference, whatever its layout holds now
+// (IMG-004); a fresh resolution otherwise.
+func (b *Backend) instanceImage(ctx context.Context, r image.Reference) (*image.Image, error) {
+	if r.Digest != "" {
+		if img, err := b.Images.Kept(r.Digest); err == nil {
+			return img, nil
+		}
+	}
+	return b.Images.Resolve(ctx, r)
 }
 
 // processArgs follows Kubernetes: command replaces the image entrypoint, args replace its cmd

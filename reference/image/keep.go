@@ -1,0 +1,57 @@
+package image
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// keptDir holds, under the store's Root, one <manifest-hex>.json per kept image.
+const keptDir = "kept"
+
+// Keep records a resolved image so that instances created later start from this content even
+// if its layout is changed or removed afterwards (IMG-004): it unpacks the image into the cache
+// (layer digests verified) and stores the resolution — manifest, config, reference — beside it.
+func (s *Store) Keep(ctx context.Context, img *Image) error {
+	if _, err := s.Unpack(ctx, img); err != nil {
+		return err
+	}
+	data, err := json.Marshal(img)
+	if err != nil {
+		return fmt.Errorf("keep %s: %w", img.Ref, err)
+	}
+	if err := os.MkdirAll(filepath.Join(s.Root, keptDir), 0o700); err != nil {
+		return fmt.Errorf("keep %s: %w", img.Ref, err)
+	}
+	if err := writeFileAtomic(s.keptPath(img.Digest), data); err != nil {
+		return fmt.Errorf("keep %s: %w", img.Ref, err)
+	}
+	return nil
+}
+
+// Kept returns the image Keep recorded for a manifest digest, provided its unpacked root
+// filesystem is still cached; otherwise an error wrapping ErrNotFound.
+func (s *Store) Kept(digest string) (*Image, error) {
+	if s.Root == "" || !digestRE.MatchString(digest) {
+		return nil, fmt.Errorf("%w: no kept image %s", ErrNotFound, digest)
+	}
+	if fi, err := os.Stat(filepath.Join(s.Root, "rootfs", strings.TrimPrefix(digest, "sha256:"))); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: image %s is not unpacked", ErrNotFound, digest)
+	}
+	data, err := os.ReadFile(s.keptPath(digest))
+	if err != nil {
+		return nil, fmt.Errorf("%w: no kept image %s: %v", ErrNotFound, digest, err)
+	}
+	var img Image
+	if err := json.Unmarshal(data, &img); err != nil || img.Digest != digest {
+		return nil, fmt.Errorf("%w: kept image %s is unreadable", ErrNotFound, digest)
+	}
+	return &img, nil
+}
+
+func (s *Store) keptPath(digest string) string {
+	return filepath.Join(s.Root, keptDir, strings.TrimPrefix(digest, "sha256:")+".json")
+}

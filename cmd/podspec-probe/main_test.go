@@ -475,3 +475,37 @@ func TestWorkloadEatsMemoryAndChecksSleep(t *testing.T) {
 		t.Fatalf("check -sleep 200ms returned after %v", el)
 	}
 }
+func TestWorkloadReportsAgainWhenATriggerFileAppears(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	if err := os.WriteFile(in, []byte("before"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, second := filepath.Join(dir, "again-1"), filepath.Join(dir, "again-2")
+	cmd, srv, _ := startProbe(t, "run", "-report", "-read", in, "-report-when", first, "-report-when", second, "-after", "1500ms")
+	time.Sleep(300 * time.Millisecond)
+	if err := os.WriteFile(in, []byte("after"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The second trigger alone reports nothing: the reports follow the order of the flags.
+	if err := os.WriteFile(second, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := types(srv.Events()); got != "start report" {
+		t.Fatalf("events before the first trigger %q, want start report", got)
+	}
+	if err := os.WriteFile(first, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, cmd)
+	evs := srv.Events()
+	if got := types(evs); got != "start report report report exit" {
+		t.Fatalf("events %q", got)
+	}
+	for i, want := range map[int]string{1: "before", 2: "after", 3: "after"} {
+		if rep := evs[i].Report; rep == nil || rep.PID != cmd.Process.Pid || rep.Files[in] != want {
+			t.Errorf("report %d: %+v, want the same process reading %q", i, rep, want)
+		}
+	}
+}

@@ -46,6 +46,7 @@ type workloadConfig struct {
 	list         []string
 	eatAfter     time.Duration
 	eatBytes     int64
+	reportWhen   []string // files whose appearance triggers one more report each
 }
 
 // listFlag collects a repeatable string flag.
@@ -65,7 +66,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 		write: map[string]string{},
 	}
 	var codes string
-	var on, read, write, touch, waitFor, list listFlag
+	var on, read, write, touch, waitFor, list, reportWhen listFlag
 	fs.StringVar(&c.name, "name", "", "container name to report (default $"+probe.EnvName+", else the hostname)")
 	fs.StringVar(&c.socket, "socket", "", "harness socket (default $"+probe.EnvSocket+", else "+probe.DefaultSocket+")")
 	fs.IntVar(&c.exitCode, "exit", 0, "exit code when the delay ends")
@@ -84,6 +85,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.DurationVar(&c.eatAfter, "eat-after", 0, "start using memory after this long (with -eat-bytes)")
 	fs.Int64Var(&c.eatBytes, "eat-bytes", 0, "bytes of memory to allocate and touch (e.g. more than the container's limit, to be OOM-killed)")
 	fs.StringVar(&c.stdout, "stdout", "", "line printed on stdout at start")
+	fs.Var(&reportWhen, "report-when", "file whose appearance makes the running instance report again (repeatable; one report per file): what the same process sees later, e.g. cgroup limits changed in place")
 	fs.Var(&waitFor, "wait-for", "file that must exist before the -after and -crash-after delays start (repeatable): a rendezvous with another container")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -115,6 +117,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	c.read = read
 	c.touch = touch
 	c.waitFor = waitFor
+	c.reportWhen = reportWhen
 	c.list = list
 	for _, w := range write {
 		path, content, ok := strings.Cut(w, "=")
@@ -297,8 +300,24 @@ func runWorkload(args []string) (int, error) {
 	if len(c.touch) > 0 {
 		touchTimer = time.After(c.touchDelay)
 	}
+	pendingReports := append([]string(nil), c.reportWhen...)
+	var reportPoll <-chan time.Time
+	if len(pendingReports) > 0 {
+		ticker := time.NewTicker(20 * time.Millisecond)
+		defer ticker.Stop()
+		reportPoll = ticker.C
+	}
 	for {
 		select {
+		case <-reportPoll:
+			// One more report per trigger file, in the order the files appear.
+			for len(pendingReports) > 0 && allExist(pendingReports[:1]) {
+				pendingReports = pendingReports[1:]
+				em.emit(probe.Event{Type: probe.TypeReport, Report: gatherReport(c.read, c.list)})
+			}
+			if len(pendingReports) == 0 {
+				reportPoll = nil
+			}
 		case <-poll:
 			if !armed && allExist(c.waitFor) {
 				poll = nil

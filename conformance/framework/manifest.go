@@ -242,6 +242,19 @@ func DeferRestart(p v1alpha1.RestartPolicy) DeferOpt {
 	return func(d *v1alpha1.DeferContainer) { d.RestartPolicy = p }
 }
 
+// DeferMount mounts a declared volume into the defer container.
+func DeferMount(volume, path string, readOnly bool) DeferOpt {
+	return func(d *v1alpha1.DeferContainer) {
+		d.VolumeMounts = append(d.VolumeMounts, v1alpha1.VolumeMount{Name: volume, MountPath: path, ReadOnly: readOnly})
+	}
+}
+
+// DeferCommand replaces the defer's command (the probe's) with argv, e.g. a program that does
+// not exist in the image, for a defer that cannot start.
+func DeferCommand(argv ...string) DeferOpt {
+	return func(d *v1alpha1.DeferContainer) { d.Command, d.Args = argv, nil }
+}
+
 // PodBuilder assembles a test pod. Build adds the image, the probe volume and the run ID.
 type PodBuilder struct {
 	pod    v1alpha1.Pod

@@ -61,5 +61,8 @@ func (s *suite) registerDeferOrder() {
 				Expect(c.State.Skipped.Reason).To(Equal(v1alpha1.ReasonForced), "%s\n%s", d, st)
 			}
 		})
+		It("set DeferCompleted to False with reason DeferSkipped: no run failed, some were skipped", req("DEFER-012"), func() {
+			expectDeferCompleted(get(), deferSkipped)
+		})
 	})
 }

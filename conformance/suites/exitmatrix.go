@@ -106,13 +106,7 @@ func (s *suite) registerExitMatrix() {
 		scen[r.key] = s.scenarios.Add(&fw.Scenario{Short: "exit-" + r.key, Pod: b})
 	}
 	entries := func(keep func(exitRow) bool) []TableEntry {
-		var out []TableEntry
-		for _, r := range rows {
-			if keep == nil || keep(r) {
-				out = append(out, Entry(r.key+": "+r.String(), r))
-			}
-		}
-		return out
+		return rowEntries(rows, func(r exitRow) string { return r.key + ": " + r.String() }, keep)
 	}
 	stoppedB := func(r exitRow) bool { return r.bEnd.reason == "StoppedByPolicy" }
 	Describe("Exit policies × restart policies × exit codes × signals", profileLabel("core"), func() {

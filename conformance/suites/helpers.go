@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -91,3 +93,14 @@ func allEndedBeforeFinish(tl *fw.Timeline) error {
 
 // countMatches counts the entries a matcher selects.
 func countMatches(tl *fw.Timeline, m fw.Matcher) int { return len(tl.All(m)) }
+
+// rowEntries makes one table entry per row that keep accepts (nil: every row), named by text.
+func rowEntries[R any](rows []R, text func(R) string, keep func(R) bool) []TableEntry {
+	var out []TableEntry
+	for _, r := range rows {
+		if keep == nil || keep(r) {
+			out = append(out, Entry(text(r), r))
+		}
+	}
+	return out
+}

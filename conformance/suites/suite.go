@@ -103,6 +103,7 @@ func (s *suite) register() {
 	s.registerResources()
 	s.registerImages()
 	s.registerDeferOrder()
+	s.registerDefers()
 	s.registerInitSlow()
 }
 
@@ -211,9 +212,11 @@ func profileOf(sc *framework.Scenario) string {
 	return sc.Profile
 }
 
-// await gets a shared scenario's outcome inside a spec (tables); the first caller registers the
-// cleanup for the end of the suite (AfterSuite removes every launched scenario).
+// await gets a shared scenario's outcome inside a spec (tables), skipping the spec when the
+// runtime does not declare the scenario's profile; the first caller registers the cleanup for the
+// end of the suite (AfterSuite removes every launched scenario).
 func (s *suite) await(ctx context.Context, sc *framework.Scenario) *framework.Outcome {
+	s.requireProfile(sc.Profile)
 	out := s.scenarios.Await(ctx, sc)
 	Expect(out.Err).NotTo(HaveOccurred(), "scenario %s", sc.Short)
 	if !sc.Refused {

@@ -105,6 +105,8 @@ func (s *suite) register() {
 	s.registerDeferOrder()
 	s.registerDefers()
 	s.registerInitSlow()
+	s.registerUpdates()
+	s.registerGC()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

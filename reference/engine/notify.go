@@ -255,7 +255,7 @@ func declared(c *v1alpha1.Container, name string) *v1alpha1.Notifier {
 
 // eligibleLocked reports whether the pod and the container are eligible now (e.mu held).
 func (e *Engine) eligibleLocked(s *slot) bool {
-	if e.terminating || e.st.Pod.Status.FinishedAt != nil {
+	if (e.terminating && !mutant.NotifyTerminating) || e.st.Pod.Status.FinishedAt != nil {
 		return false
 	}
 	if s.kind != KindMain && s.kind != KindSidecar {
@@ -285,7 +285,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		case finished:
 			e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated, "the pod ended before the delivery started", nil)
 			return
-		case terminating:
+		case terminating && !mutant.NotifyTerminating:
 			e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating, "the pod began terminating before the delivery started", nil)
 			return
 		case !eligible && (!d.req.AtCreation || ended):

@@ -6,11 +6,14 @@ package main
 
 import (
 	"context"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -176,13 +179,78 @@ func (f *rtFlags) pod(name string) (*store.Pod, func(), error) {
 	return p, l.Unlock, nil
 }
 
-// superviseArgv is the command line that starts a supervisor for pod name.
+// superviseArgv is the command line that starts a supervisor for pod name: the
+// podspec-supervisor binary of this build when there is one (supervisorBinary), else this
+// binary's hidden supervise verb. Both take the same arguments.
 func (f *rtFlags) superviseArgv(name string) ([]string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the podspec binary: %w", err)
 	}
-	return []string{self, "supervise", "--root", f.root, "--oci-runtime", f.ociRuntime, name}, nil
+	return []string{supervisorBinary(self), "supervise", "--root", f.root, "--oci-runtime", f.ociRuntime, name}, nil
+}
+
+// supervisorBinary returns SELF-supervisor (bin/podspec-supervisor beside bin/podspec) when
+// that file is a binary of the same build as this one, else self. A supervisor lives as long
+// as its pod, and the small binary starts faster and maps a fraction of the pages (it links
+// no validator and no conformance suite). "Same build" means the same Go version, module,
+// dependency versions and build settings (build tags included, so a mutant build of podspec
+// never pairs with a plain supervisor); and, when the build is not from a clean VCS checkout
+// (where the revision already tells builds apart), a supervisor written at most a minute
+// before this binary: one left over from an earlier build is not used.
+func supervisorBinary(self string) string {
+	sib := self + "-supervisor"
+	selfInfo, err1 := os.Stat(self)
+	sibInfo, err2 := os.Stat(sib)
+	if err1 != nil || err2 != nil || !sibInfo.Mode().IsRegular() || sibInfo.Mode().Perm()&0o111 == 0 {
+		return self
+	}
+	mine, ok := debug.ReadBuildInfo()
+	if !ok {
+		return self
+	}
+	theirs, err := buildinfo.ReadFile(sib)
+	if err != nil || !sameBuild(mine, theirs) {
+		return self
+	}
+	if buildSetting(mine, "vcs.modified") != "false" && sibInfo.ModTime().Before(selfInfo.ModTime().Add(-time.Minute)) {
+		return self
+	}
+	return sib
+}
+
+// sameBuild reports whether two binaries of this module were built from the same sources and
+// settings as far as their build information tells: Go version, main module, the versions of
+// every dependency the supervisor links, and every build setting.
+func sameBuild(a, b *debug.BuildInfo) bool {
+	if a.GoVersion != b.GoVersion || a.Main.Path != b.Main.Path || a.Main.Version != b.Main.Version || a.Main.Sum != b.Main.Sum || len(a.Settings) != len(b.Settings) {
+		return false
+	}
+	deps := map[string]debug.Module{}
+	for _, d := range a.Deps {
+		deps[d.Path] = *d
+	}
+	for _, d := range b.Deps {
+		if m, ok := deps[d.Path]; !ok || m.Version != d.Version || m.Sum != d.Sum || (m.Replace == nil) != (d.Replace == nil) ||
+			m.Replace != nil && (m.Replace.Path != d.Replace.Path || m.Replace.Version != d.Replace.Version) {
+			return false
+		}
+	}
+	for _, s := range b.Settings {
+		if buildSetting(a, s.Key) != s.Value {
+			return false
+		}
+	}
+	return true
+}
+
+func buildSetting(bi *debug.BuildInfo, key string) string {
+	for _, s := range bi.Settings {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	return ""
 }
 
 // ensureSupervisor restarts a dead supervisor of a pod that is not terminal (adoption).

@@ -45,11 +45,16 @@ func userImages(t *testing.T, users map[string]string) string {
 
 // The image's User is the process's user: a name is resolved in the image's own /etc/passwd
 // (primary group and the /etc/group memberships), numbers are taken as they are. An exec
-// probe runs with the same user (HOOK-003: "with its user").
+// probe runs with the same user (HOOK-003: "with its user"): it writes what it sees to /tmp,
+// and the container's process copies that to its log.
 func TestHOOK003_ImageUserIsTheUserOfTheProcessAndOfItsExecProbes(t *testing.T) {
 	t.Parallel()
 	layout := userImages(t, map[string]string{"named": "app", "numeric": "1234:5678", "named-group": "app:extra", "root": ""})
-	const report = `id -u; id -g; id -G; trap 'exit 0' TERM; while true; do sleep 0.05; done`
+	const (
+		ids    = `id -u; id -g; id -G; `
+		idle   = `trap 'exit 0' TERM; while true; do sleep 0.05; done`
+		probed = `until [ -s /tmp/probe ]; do sleep 0.05; done; echo probe $(cat /tmp/probe); `
+	)
 	tp := startPod(t, `
 metadata: {name: image-user}
 spec:
@@ -58,33 +63,30 @@ spec:
   containers:
   - name: named
     image: `+layout+`:named
-    command: [sh, -c, "`+report+`"]
-    readinessProbe: {exec: {command: [sh, -c, '[ "$(id -u):$(id -g):$(id -G)" = "1000:1000:1000 2000" ]']}, periodSeconds: 1}
-  - {name: numeric, image: `+layout+`:numeric, command: [sh, -c, "`+report+`"]}
-  - {name: named-group, image: `+layout+`:named-group, command: [sh, -c, "`+report+`"]}
-  - {name: root, image: `+layout+`:root, command: [sh, -c, "`+report+`"]}
+    command: [sh, -c, "`+ids+probed+idle+`"]
+    readinessProbe: {exec: {command: [sh, -c, 'echo "$(id -u):$(id -g):$(id -G)" > /tmp/p.$$ && mv /tmp/p.$$ /tmp/probe']}, periodSeconds: 1, timeoutSeconds: 30}
+  - {name: numeric, image: `+layout+`:numeric, command: [sh, -c, "`+ids+idle+`"]}
+  - {name: named-group, image: `+layout+`:named-group, command: [sh, -c, "`+ids+idle+`"]}
+  - {name: root, image: `+layout+`:root, command: [sh, -c, "`+ids+idle+`"]}
 `)
-	tp.waitEvent(60*time.Second, "ContainerReady of named (its exec probe did not see uid 1000, gid 1000, groups 1000 2000)", func(ev store.Event) bool {
-		return ev.Type == store.EventContainerReady && ev.Container == "named"
-	})
 	want := map[string]string{
-		"named":       "1000\n1000\n1000 2000\n",
+		"named":       "1000\n1000\n1000 2000\nprobe 1000:1000:1000 2000\n",
 		"numeric":     "1234\n5678\n5678\n",
 		"named-group": "1000\n2000\n2000\n",
 		"root":        "0\n0\n0\n",
 	}
+	deadline := time.Now().Add(120 * time.Second)
 	for name, out := range want {
 		var got string
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) {
+		for {
 			b, _ := os.ReadFile(tp.p.LogPath(name, 0))
-			if got = string(b); strings.Count(got, "\n") >= 3 {
+			if got = string(b); strings.Count(got, "\n") >= strings.Count(out, "\n") || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 		if got != out {
-			t.Errorf("%s (image user %q) printed id -u, id -g, id -G = %q, want %q", name, name, got, out)
+			t.Errorf("container %s logged id -u, id -g, id -G (and what its exec probe saw) = %q, want %q; events:\n%s", name, got, out, tp.timeline())
 		}
 	}
 }

@@ -52,6 +52,9 @@ type Options struct {
 	Watcher Watcher
 	// Adopt resumes a pod whose previous supervisor died, from its persisted state.
 	Adopt bool
+	// Supervisor, when set, is recorded in the state as the pod's supervisor by the state
+	// write New makes anyway (one write instead of two at every supervisor start).
+	Supervisor *store.SupervisorInfo
 	// Logf receives diagnostics (the supervisor's log); nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -118,6 +121,9 @@ func New(o Options) (*Engine, error) {
 		st.Containers = map[string]*store.Instance{}
 	}
 	e.buildSlots()
+	if o.Supervisor != nil {
+		st.Supervisor = *o.Supervisor
+	}
 	if err := o.Pod.WriteState(st); err != nil {
 		return nil, err
 	}

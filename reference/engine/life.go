@@ -35,7 +35,9 @@ const (
 // probe (the container is Started after both), then readiness and liveness probes. It ends
 // when ctx ends (the instance exited).
 func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
-	if !inst.adopted || !e.recStarted(s) {
+	// A new instance is not Started yet unless startInstance found nothing to wait for; an
+	// adopted one may have been.
+	if !e.recStarted(s) {
 		if lc := s.c.Lifecycle; lc != nil && lc.PostStart != nil {
 			res, msg := e.runHook(ctx, s, inst, HookPostStart, lc.PostStart)
 			if ctx.Err() != nil {
@@ -59,15 +61,7 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 			e.mu.Unlock()
 			return
 		}
-		s.status().Started = true
-		s.rec().EverStarted = true
-		var evs []*store.Event
-		if s.c.ReadinessProbe == nil && s.kind != KindInit {
-			s.status().Ready = true
-			s.rec().EverReady = true
-			evs = append(evs, e.instEvent(store.EventContainerReady, s, inst, "", ""))
-		}
-		e.commitLocked(evs...)
+		e.commitLocked(e.startedLocked(s, inst)...)
 		e.mu.Unlock()
 	}
 	if p := s.c.ReadinessProbe; p != nil {
@@ -78,6 +72,19 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 			e.killInstance(ctx, s, inst, ReasonUnhealthy, "liveness probe failed")
 		}
 	}
+}
+
+// startedLocked marks the slot's instance Started, and Ready when it has no readiness probe
+// (init containers are never Ready), and returns the events to record with the change.
+func (e *Engine) startedLocked(s *slot, inst *instance) []*store.Event {
+	s.status().Started = true
+	s.rec().EverStarted = true
+	if s.c.ReadinessProbe != nil || s.kind == KindInit {
+		return nil
+	}
+	s.status().Ready = true
+	s.rec().EverReady = true
+	return []*store.Event{e.instEvent(store.EventContainerReady, s, inst, "", "")}
 }
 
 func (e *Engine) recStarted(s *slot) bool {

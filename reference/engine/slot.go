@@ -380,7 +380,14 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	ev = e.instEvent(store.EventContainerStarted, s, inst, "", "")
 	ev.PID = pid
 	ev.Time = now
-	e.commitLocked(ev)
+	// With no postStart hook and no startup probe the instance is Started (and, without a
+	// readiness probe, Ready) the moment it runs: one state write records both
+	// (instanceLife finds it Started and goes on to the probes).
+	evs := []*store.Event{ev}
+	if lc := s.c.Lifecycle; (lc == nil || lc.PostStart == nil) && s.c.StartupProbe == nil {
+		evs = append(evs, e.startedLocked(s, inst)...)
+	}
+	e.commitLocked(evs...)
 	e.mu.Unlock()
 	return inst, nil
 }

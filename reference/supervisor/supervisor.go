@@ -93,10 +93,8 @@ func Run(ctx context.Context, o Options) error {
 		return nil
 	}
 	adopt := st.Supervisor.PID != 0
-	st.Supervisor = store.SupervisorInfo{PID: os.Getpid(), StartTime: store.ProcessStartTime(os.Getpid()), Generation: st.Supervisor.Generation + 1}
-	if err := o.Pod.WriteState(st); err != nil {
-		return err
-	}
+	// Recorded by the engine's first state write, before anything else happens to the pod.
+	me := store.SupervisorInfo{PID: os.Getpid(), StartTime: store.ProcessStartTime(os.Getpid()), Generation: st.Supervisor.Generation + 1}
 
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -104,7 +102,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.New(engine.Options{Pod: o.Pod, Backend: o.Backend, Watcher: rp, Adopt: adopt, Logf: logf})
+	eng, err := engine.New(engine.Options{Pod: o.Pod, Backend: o.Backend, Watcher: rp, Adopt: adopt, Supervisor: &me, Logf: logf})
 	if err != nil {
 		return err
 	}

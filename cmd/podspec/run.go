@@ -21,6 +21,7 @@ import (
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
 	"podspec.dev/podspec/validator"
@@ -67,6 +68,11 @@ func newRunCmd() *cobra.Command {
 // createPod validates the manifest, resolves images, persists the new pod and starts its
 // supervisor. On failure nothing of the pod remains.
 func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod, string, error) {
+	// Whether the OCI runtime works (`runc --version`, a process start) is checked while the
+	// manifest is validated; its answer is looked at where it always was, so an invalid
+	// manifest is still reported first.
+	available := make(chan error, 1)
+	go func() { available <- (&oci.Runtime{Binary: f.ociRuntime}).CheckAvailable(ctx) }()
 	var data []byte
 	var err error
 	base := "."
@@ -108,7 +114,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 		return nil, "", err
 	}
 	be := backend.New(s.Root, rtPath)
-	if err := be.Runtime.CheckAvailable(ctx); err != nil {
+	if err := <-available; err != nil {
 		return nil, "", &rtError{code: codeRuntimeUnavailable, err: err}
 	}
 	images, err := be.ResolveImages(ctx, &pod.Spec, base)

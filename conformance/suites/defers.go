@@ -22,6 +22,11 @@ const (
 	deferSkipped         = "DeferSkipped"
 )
 
+// killAfter (seconds) is the activeDeadlineSeconds and timeoutSeconds of scenarios that kill a
+// workload at a timer: long enough for the workload to report its start first on a loaded machine
+// (the runtime's ContainerStarted must match a report from the workload).
+const killAfter = 3
+
 // deferOutcomeRow is one pod of the defer outcome matrix: a main container "app", a defer "d"
 // with onFailure: Abort that ends in a given way, and a defer "next" after it. How the stop
 // sequence begins sets the termination reason; whether d's run failed shows in next (skipped
@@ -58,8 +63,8 @@ func deferOutcomeRows() []deferOutcomeRow {
 		{key: "failed", how: "app exiting 3", pod: exits(3),
 			d: fw.Loop().CrashAfter(ms(200)), dEnd: killedBy("SIGSEGV", v1alpha1.ReasonSignaled), dStarts: 1, failed: true,
 			reason: "Failed", phase: v1alpha1.PodFailed, exitCode: 3, decidedBy: "app"},
-		{key: "deadline", how: "the active deadline", pod: never().Deadline(1).Main("app", fw.Loop()),
-			d: fw.Loop().On("SIGTERM", "ignore"), dOpts: []fw.DeferOpt{fw.DeferTimeout(1)},
+		{key: "deadline", how: "the active deadline", pod: never().Deadline(killAfter).Main("app", fw.Loop()),
+			d: fw.Loop().On("SIGTERM", "ignore"), dOpts: []fw.DeferOpt{fw.DeferTimeout(killAfter)},
 			dEnd: killedBy("SIGKILL", v1alpha1.ReasonTimeout), dStarts: 1, failed: true,
 			reason: v1alpha1.ReasonDeadlineExceeded, phase: v1alpha1.PodFailed, exitCode: 1},
 		{key: "nostart", how: "app exiting 0", pod: exits(0),
@@ -102,7 +107,7 @@ type deferLimitRow struct {
 
 func deferLimitRows() []deferLimitRow {
 	return []deferLimitRow{
-		{key: "timeout", limit: "its timeoutSeconds", phase: v1alpha1.DeferAfterStop, timeout: 2, after: 2 * time.Second, lateRun: true},
+		{key: "timeout", limit: "its timeoutSeconds", phase: v1alpha1.DeferAfterStop, timeout: killAfter, after: killAfter * time.Second, lateRun: true},
 		{key: "reserve", limit: "the reserve point", phase: v1alpha1.DeferBeforeStop, grace: 4,
 			after: (4 - time.Duration(v1alpha1.MinimumStopWindowSeconds)) * time.Second},
 		{key: "budget", limit: "the budget end", phase: v1alpha1.DeferAfterStop, grace: 3, after: 3 * time.Second},
@@ -414,7 +419,7 @@ func (s *suite) registerDeferPolicies() {
 		})
 	})
 
-	// onFailure: Continue after an exit 3 and after a kill at the limit: the next defer runs,
+	// onFailure: Continue after an exit 3 and after a kill at its limit: the next defer runs,
 	// each once the previous run ended.
 	cont := fw.DeferOnFailure(v1alpha1.DeferContinue)
 	continued := &fw.Scenario{
@@ -423,7 +428,7 @@ func (s *suite) registerDeferPolicies() {
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
 			Main("app", fw.ExitAfter(0, ms(300))).
 			Defer("f1", fw.ExitAfter(3, ms(100)), cont).
-			Defer("f2", fw.Loop().On("SIGTERM", "ignore"), cont, fw.DeferTimeout(1)).
+			Defer("f2", fw.Loop().On("SIGTERM", "ignore"), cont, fw.DeferTimeout(killAfter)).
 			Defer("last", fw.ExitAfter(0, ms(100))),
 	}
 	s.ordered("A failed defer with onFailure: Continue", continued, func(get func() *fw.Outcome) {

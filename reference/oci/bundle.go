@@ -291,6 +291,10 @@ func CPUQuota(milli int64) int64 {
 
 // WriteBundle writes dir/config.json for c (see Spec for every default). dir is created with
 // mode 0700 when missing. The root filesystem is not touched.
+//
+// The file is renamed into place complete, but not fsynced: the runtime reads it at once, in
+// the same boot, and a bundle is worth nothing after a host crash (its container is gone), so
+// durability would only add a disk flush to every container start.
 func WriteBundle(dir string, c ContainerConfig) error {
 	spec, err := Spec(c)
 	if err != nil {
@@ -306,9 +310,6 @@ func WriteBundle(dir string, c ContainerConfig) error {
 		return fmt.Errorf("write bundle %s: %w", dir, err)
 	}
 	err = g.Save(f, generate.ExportOptions{})
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -228,6 +228,47 @@ func TestWorkloadDiesFromSIGSEGVWhenAskedToCrash(t *testing.T) {
 	}
 }
 
+func TestWorkloadPreventsACoreDumpWhenAsked(t *testing.T) {
+	cmd, srv, _ := startProbe(t, "run", "-loop", "-crash-after", "50ms", "-crash-no-core")
+	ws := waitStatus(t, cmd)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGSEGV || ws.CoreDump() {
+		t.Fatalf("status %v (core dumped %v), want killed by SIGSEGV without a core", ws, ws.CoreDump())
+	}
+	evs := srv.Events()
+	if len(evs) != 2 || evs[1].Core == nil || evs[1].Core.Dumpable {
+		t.Fatalf("events %+v: want a crash event saying the process is not dumpable", evs)
+	}
+}
+
+func TestWorkloadAllowsACoreDumpIntoItsDirectoryWhenAsked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cores")
+	cmd, srv, _ := startProbe(t, "run", "-loop", "-crash-after", "50ms", "-crash-core", dir)
+	ws := waitStatus(t, cmd)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGSEGV {
+		t.Fatalf("status %v, want killed by SIGSEGV", ws)
+	}
+	evs := srv.Events()
+	if len(evs) != 2 || evs[1].Core == nil {
+		t.Fatalf("events %+v: want a crash event with the core setup", evs)
+	}
+	core := evs[1].Core
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_CORE, &rl); err != nil {
+		t.Fatal(err)
+	}
+	if !core.Dumpable || core.Limit != rl.Max || core.Dir != dir || len(core.Errors) > 0 {
+		t.Fatalf("core setup %+v, want dumpable, limit %d, directory %s", core, rl.Max, dir)
+	}
+	// Where the host's core_pattern names a file in the working directory, the wait status and
+	// the directory must agree.
+	if p := strings.TrimSpace(core.Pattern); p != "" && !strings.HasPrefix(p, "|") && !strings.Contains(p, "/") {
+		entries, _ := os.ReadDir(dir)
+		if ws.CoreDump() != (len(entries) > 0) {
+			t.Fatalf("core dumped %v, but %s holds %d entries (core_pattern %q)", ws.CoreDump(), dir, len(entries), p)
+		}
+	}
+}
+
 func TestWorkloadReportsWhatItSees(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
@@ -368,6 +409,7 @@ func TestParseWorkloadRejectsInconsistentFlags(t *testing.T) {
 		{"-codes", "1,0"},
 		{"-counter", "/x", "-codes", "1,often"},
 		{"-write", "nopath"},
+		{"-crash-core", "/cores", "-crash-no-core"},
 		{"extra"},
 	} {
 		if _, err := parseWorkload(args); err == nil {
@@ -417,20 +459,6 @@ func TestReadCgroupUnderstandsBothVersions(t *testing.T) {
 	}
 }
 
-func TestParseMountinfoLine(t *testing.T) {
-	m, err := parseMountinfoLine(`36 35 98:0 /mnt1 /my\040data rw,noatime master:1 - ext3 /dev/root rw,errors=continue`)
-	if err != nil || m != (probe.Mount{Path: "/my data", FSType: "ext3", Source: "/dev/root"}) {
-		t.Fatalf("got %+v, %v", m, err)
-	}
-	m, err = parseMountinfoLine(`40 35 0:5 / /probe ro,nosuid - tmpfs tmpfs ro`)
-	if err != nil || !m.ReadOnly || m.Path != "/probe" {
-		t.Fatalf("got %+v, %v", m, err)
-	}
-	if _, err := parseMountinfoLine("garbage"); err == nil {
-		t.Fatal("garbage accepted")
-	}
-}
-
 func TestReadStatusAndInterfaces(t *testing.T) {
 	dir := t.TempDir()
 	status := filepath.Join(dir, "status")
@@ -475,6 +503,7 @@ func TestWorkloadEatsMemoryAndChecksSleep(t *testing.T) {
 		t.Fatalf("check -sleep 200ms returned after %v", el)
 	}
 }
+
 func TestWorkloadReportsAgainWhenATriggerFileAppears(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,7 +48,7 @@ func gatherReport(read, list []string) *probe.Report {
 		}
 	}
 	if f, err := os.Open("/proc/self/mountinfo"); err == nil {
-		r.Mounts = parseMountinfo(f)
+		r.Mounts = probe.ParseMountinfo(f)
 		f.Close()
 	}
 	for _, p := range read {
@@ -205,62 +203,4 @@ func parseLimit(s string) int64 {
 		return -1
 	}
 	return n
-}
-
-// parseMountinfo reads /proc/self/mountinfo lines:
-// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
-func parseMountinfo(f *os.File) []probe.Mount {
-	var out []probe.Mount
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		m, err := parseMountinfoLine(sc.Text())
-		if err == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func parseMountinfoLine(line string) (probe.Mount, error) {
-	fields := strings.Fields(line)
-	sep := -1
-	for i, f := range fields {
-		if f == "-" && i >= 6 {
-			sep = i
-			break
-		}
-	}
-	if sep < 0 || sep+2 >= len(fields) {
-		return probe.Mount{}, errors.New("malformed mountinfo line")
-	}
-	m := probe.Mount{
-		Path:   unescapeOctal(fields[4]),
-		FSType: fields[sep+1],
-		Source: unescapeOctal(fields[sep+2]),
-	}
-	for _, o := range strings.Split(fields[5], ",") {
-		if o == "ro" {
-			m.ReadOnly = true
-		}
-	}
-	return m, nil
-}
-
-// unescapeOctal undoes the \040-style escapes of mountinfo.
-func unescapeOctal(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

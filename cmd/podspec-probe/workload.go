@@ -41,6 +41,8 @@ type workloadConfig struct {
 	touch        []string
 	touchDelay   time.Duration
 	crashAfter   time.Duration
+	crashCore    string // directory to dump a core into ("" with crashNoCore or by default)
+	crashNoCore  bool
 	stdout       string
 	waitFor      []string
 	list         []string
@@ -82,6 +84,8 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.Var(&touch, "touch", "file created after starting (repeatable), e.g. a readiness marker; {instance} in the path becomes the instance number")
 	fs.DurationVar(&c.touchDelay, "touch-delay", 0, "delay before creating the -touch files")
 	fs.DurationVar(&c.crashAfter, "crash-after", 0, "die from SIGSEGV after this long (0: never)")
+	fs.StringVar(&c.crashCore, "crash-core", "", "before crashing, allow a core dump into this directory (dumpable, RLIMIT_CORE at its hard limit, working directory)")
+	fs.BoolVar(&c.crashNoCore, "crash-no-core", false, "before crashing, make the process non-dumpable, so no core is dumped")
 	fs.DurationVar(&c.eatAfter, "eat-after", 0, "start using memory after this long (with -eat-bytes)")
 	fs.Int64Var(&c.eatBytes, "eat-bytes", 0, "bytes of memory to allocate and touch (e.g. more than the container's limit, to be OOM-killed)")
 	fs.StringVar(&c.stdout, "stdout", "", "line printed on stdout at start")
@@ -99,6 +103,9 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 			return nil, err
 		}
 		c.on[sig] = act
+	}
+	if c.crashCore != "" && c.crashNoCore {
+		return nil, errors.New("-crash-core and -crash-no-core exclude each other")
 	}
 	if codes != "" {
 		if c.counter == "" {
@@ -337,7 +344,11 @@ func runWorkload(args []string) (int, error) {
 			eaten = eat(c.eatBytes)
 			_ = eaten
 		case <-crashTimer:
-			em.emit(probe.Event{Type: probe.TypeCrash, Signal: "SIGSEGV"})
+			ev := probe.Event{Type: probe.TypeCrash, Signal: "SIGSEGV"}
+			if c.crashCore != "" || c.crashNoCore {
+				ev.Core = prepareCore(c.crashCore != "", c.crashCore)
+			}
+			em.emit(ev)
 			crash()
 			return 70, errors.New("still alive after crashing") // not reached when crash works
 		case s := <-sigs:

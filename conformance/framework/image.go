@@ -23,12 +23,7 @@ func BuildProbeImage(ctx context.Context, dir, probeBinary, busybox string) (str
 
 // BuildProbeImageTagged is BuildProbeImage with another tag; the layout keeps its other images.
 func BuildProbeImageTagged(ctx context.Context, dir, probeBinary, busybox, tag string) (string, error) {
-	opts := image.BuildOptions{
-		Files:      []image.File{{Source: probeBinary, Dest: ProbePath, Mode: 0o755}},
-		Tag:        tag,
-		Entrypoint: []string{ProbePath},
-		WorkingDir: "/",
-	}
+	opts := probeImageOptions(probeBinary, tag)
 	if busybox != "" {
 		opts.Busybox = true
 		opts.BusyboxBinary = busybox
@@ -37,4 +32,14 @@ func BuildProbeImageTagged(ctx context.Context, dir, probeBinary, busybox, tag s
 		return "", fmt.Errorf("build the probe image: %w", err)
 	}
 	return "oci:" + dir + ":" + tag, nil
+}
+
+// probeImageOptions describe the test image: the probe as its entrypoint, nothing else.
+func probeImageOptions(probeBinary, tag string) image.BuildOptions {
+	return image.BuildOptions{
+		Files:      []image.File{{Source: probeBinary, Dest: ProbePath, Mode: 0o755}},
+		Tag:        tag,
+		Entrypoint: []string{ProbePath},
+		WorkingDir: "/",
+	}
 }

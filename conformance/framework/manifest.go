@@ -73,6 +73,14 @@ func (w Workload) Announce(file string) Workload {
 // CrashAfter makes the workload die from SIGSEGV after d.
 func (w Workload) CrashAfter(d time.Duration) Workload { return w.with("-crash-after", d.String()) }
 
+// CoreInto makes the workload, when it crashes, allow a core dump into dir, a directory it
+// creates in the probe directory: dumpable, RLIMIT_CORE at its hard limit, dir as working
+// directory (where a core_pattern without a directory puts the core).
+func (w Workload) CoreInto(dir string) Workload { return w.with("-crash-core", ProbeMount+"/"+dir) }
+
+// NoCore makes the workload, when it crashes, non-dumpable: the kernel dumps no core.
+func (w Workload) NoCore() Workload { return w.with("-crash-no-core") }
+
 // Stdout makes the workload print a line at start.
 func (w Workload) Stdout(line string) Workload { return w.with("-stdout", line) }
 

@@ -68,7 +68,7 @@ func TestPodNameIsADNSLabelWithTheRunID(t *testing.T) {
 func TestTolerancesScaleWaitsButNotMargins(t *testing.T) {
 	d := DefaultTolerances()
 	s := d.Scaled(2)
-	if s.PodTimeout.Value != 2*d.PodTimeout.Value || s.Reaction.Value != 2*SpecReactionTolerance || s.EarlyMargin.Value != d.EarlyMargin.Value || s.SlowFactor != 2 {
+	if s.PodTimeout.Value != 2*d.PodTimeout.Value || s.Reaction.Value != 2*SpecReactionTolerance || s.ExecJitter.Value != 2*d.ExecJitter.Value || s.EarlyMargin.Value != d.EarlyMargin.Value || s.SlowFactor != 2 {
 		t.Fatalf("scaled %+v", s)
 	}
 	if d.Scaled(0.5).SlowFactor != 1 {

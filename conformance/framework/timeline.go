@@ -498,3 +498,29 @@ func (tl *Timeline) Consistent() error {
 	}
 	return nil
 }
+
+// Periodic holds when the first n entries matching m arrive period apart: each gap between two
+// consecutive ones within period ± jitter, and their mean gap within period ± jitter/(n-1) +
+// margin. The entries are reports of actions the runtime started (probe attempts), stamped on
+// arrival: each arrival is the start plus a delay that varies by at most jitter, so one gap is
+// off by at most jitter, and the mean of n-1 gaps (the first-to-last span over n-1) by at most
+// jitter/(n-1). The mean catches a runtime that drifts by less than jitter per period.
+func (tl *Timeline) Periodic(what string, m Matcher, n int, period time.Duration, jitter, margin Tolerance) error {
+	all := tl.All(m)
+	if n < 2 || len(all) < n {
+		return tl.fail("%s: want %d entries to measure, have %d", what, max(n, 2), len(all))
+	}
+	all = all[:n]
+	for i := 1; i < n; i++ {
+		gap := all[i].Time.Sub(all[i-1].Time)
+		if gap < period-jitter.Value || gap > period+jitter.Value {
+			return tl.fail("%s: entries %d and %d are %v apart, want %v ± %s %v", what, i, i+1, gap.Round(time.Millisecond), period, jitter.Name, jitter.Value)
+		}
+	}
+	mean := all[n-1].Time.Sub(all[0].Time) / time.Duration(n-1)
+	allowed := jitter.Value/time.Duration(n-1) + margin.Value
+	if mean < period-allowed || mean > period+allowed {
+		return tl.fail("%s: the mean gap over %d entries is %v, want %v ± %v (%s %v / %d + %s %v)", what, n, mean.Round(time.Millisecond), period, allowed, jitter.Name, jitter.Value, n-1, margin.Name, margin.Value)
+	}
+	return nil
+}

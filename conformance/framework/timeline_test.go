@@ -137,3 +137,31 @@ func TestTimelineStringShowsBothSources(t *testing.T) {
 		}
 	}
 }
+
+func TestPeriodicAllowsJitterPerGapButNotDrift(t *testing.T) {
+	jitter := Tolerance{Name: "ExecJitter", Value: 500 * time.Millisecond}
+	margin := Tolerance{Name: "EarlyMargin", Value: 50 * time.Millisecond}
+	checks := func(arrivals ...int) *Timeline {
+		var evs []probe.Event
+		for _, ms := range arrivals {
+			evs = append(evs, pev(ms, "r", probe.TypeCheck))
+		}
+		return NewTimeline(evs, nil)
+	}
+	m := ProbeEvent("r", probe.TypeCheck)
+	for _, c := range []struct {
+		name     string
+		arrivals []int
+		ok       bool
+	}{
+		{"attempts on time with jitter", []int{0, 2300, 4100, 6400, 8000, 10200}, true},
+		{"a gap beyond the jitter", []int{0, 2000, 4000, 6700, 8000, 10000}, false},
+		{"each gap stretched by less than the jitter (attempts timed from the previous end)", []int{0, 2300, 4600, 6900, 9200, 11500}, false},
+		{"too few attempts", []int{0, 2000}, false},
+	} {
+		err := checks(c.arrivals...).Periodic("r's checks", m, 6, 2*time.Second, jitter, margin)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: Periodic = %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}

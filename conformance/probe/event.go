@@ -64,6 +64,8 @@ type Event struct {
 	Result string `json:"result,omitempty"`
 	// Report is set on TypeReport.
 	Report *Report `json:"report,omitempty"`
+	// Core is set on TypeCrash when the workload was asked to allow or to prevent a core dump.
+	Core *CoreSetup `json:"core,omitempty"`
 	// Received is stamped by the harness when the event arrives; zero for events that were
 	// written to the fallback file (their arrival time is unknown).
 	Received time.Time `json:"received,omitzero"`
@@ -111,6 +113,20 @@ type Report struct {
 	Absent []string `json:"absent,omitempty"`
 }
 
+// CoreSetup is what a crashing workload did about core dumps just before crashing (STAT-005).
+type CoreSetup struct {
+	// Dumpable is the process's dumpable flag (PR_GET_DUMPABLE == 1).
+	Dumpable bool `json:"dumpable"`
+	// Limit is the soft RLIMIT_CORE in bytes (^0 for unlimited).
+	Limit uint64 `json:"limit"`
+	// Dir is the working directory, where a core_pattern without a directory puts the core.
+	Dir string `json:"dir"`
+	// Pattern is /proc/sys/kernel/core_pattern as the process read it (host-wide).
+	Pattern string `json:"pattern,omitempty"`
+	// Errors lists the steps that failed.
+	Errors []string `json:"errors,omitempty"`
+}
+
 // CgroupLimits are the limits of the cgroup the process is in; -1 means unlimited, 0 unknown.
 type CgroupLimits struct {
 	// Version is 1 or 2 (0 when /sys/fs/cgroup is not readable).
@@ -128,6 +144,12 @@ type Mount struct {
 	FSType   string `json:"fsType"`
 	Source   string `json:"source"`
 	ReadOnly bool   `json:"readOnly"`
+	// Root is the path, inside its filesystem, of the directory or file mounted at Path ("/"
+	// for a whole filesystem, the bound path for a bind mount).
+	Root string `json:"root,omitempty"`
+	// Device is the filesystem's MAJOR:MINOR: with Root it names the mounted object the same
+	// way in every mount namespace of the host (SEC-006).
+	Device string `json:"device,omitempty"`
 }
 
 // Default locations inside a container.

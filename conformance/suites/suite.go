@@ -105,6 +105,10 @@ func (s *suite) register() {
 	s.registerDeferOrder()
 	s.registerDefers()
 	s.registerInitSlow()
+	s.registerSecurity()
+	s.registerImageAttacks()
+	s.registerCoreDumps()
+	s.registerProbeTiming()
 	s.registerUpdates()
 	s.registerGC()
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestAKeptImageOutlivesItsLayout(t *testing.T) {
+func TestIMG004_AKeptImageOutlivesItsLayout(t *testing.T) {
 	needRoot(t)
 	ctx := context.Background()
 	store, layout := testStore(t)

@@ -181,3 +181,47 @@ func TestOpenRefusesARootWithAComma(t *testing.T) {
 		t.Error("a root with ',' was accepted; OCI runtimes split namespace paths on it")
 	}
 }
+
+// TestSEC007_NoOtherUserCanReadTheState checks SEC-007 for the reference runtime (the state
+// directory is not part of the runtime contract, so the conformance suite cannot check it): even
+// in a root the user created world-readable, nothing of the state can be reached by other users —
+// a path is readable by them only if every directory from the root down lets them search it.
+func TestSEC007_NoOtherUserCanReadTheState(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := &v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: "web"}, Spec: v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "app", Image: "oci:/x"}}}}
+	p, err := s.CreatePod(pod, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteState(st); err != nil {
+		t.Fatal(err)
+	}
+	searchable := map[string]bool{} // directories other users can reach and search
+	err = filepath.Walk(s.Root, func(path string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		reachable := path == s.Root || searchable[filepath.Dir(path)]
+		if reachable && fi.Mode().Perm()&0o004 != 0 {
+			t.Errorf("%s (mode %v) is readable by other users", path, fi.Mode().Perm())
+		}
+		if fi.IsDir() && reachable && fi.Mode().Perm()&0o001 != 0 {
+			searchable[path] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

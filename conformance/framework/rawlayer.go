@@ -1,0 +1,173 @@
+package framework
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	digest "github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"podspec.dev/podspec/reference/image"
+)
+
+// RawEntry is one entry of a hand-written layer, written exactly as given: no cleaning of its
+// name or link target, no safety check. IMG-010 specs use it to give a runtime the `..` names,
+// absolute paths, symbolic links and hard links a hostile image holds.
+type RawEntry struct {
+	// Name is the entry's name in the tar stream.
+	Name string
+	// Type is a tar type flag: tar.TypeReg, tar.TypeDir, tar.TypeSymlink or tar.TypeLink.
+	Type byte
+	// Linkname is the target of a symbolic or hard link.
+	Linkname string
+	// Content is the data of a regular file.
+	Content string
+}
+
+// rawLayer renders entries as an uncompressed tar stream.
+func rawLayer(entries []RawEntry) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	epoch := time.Unix(0, 0)
+	for _, e := range entries {
+		hdr := &tar.Header{Name: e.Name, Typeflag: e.Type, Linkname: e.Linkname, Mode: 0o644, ModTime: epoch, Format: tar.FormatPAX}
+		switch e.Type {
+		case tar.TypeReg:
+			hdr.Size = int64(len(e.Content))
+		case tar.TypeDir:
+			hdr.Mode = 0o755
+		case tar.TypeSymlink:
+			hdr.Mode = 0o777
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return nil, fmt.Errorf("tar entry %q: %w", e.Name, err)
+		}
+		if e.Type == tar.TypeReg {
+			if _, err := tw.Write([]byte(e.Content)); err != nil {
+				return nil, fmt.Errorf("tar entry %q: %w", e.Name, err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeLayoutBlob stores data in the layout's blob directory and describes it.
+func writeLayoutBlob(dir, mediaType string, data []byte) (ocispec.Descriptor, error) {
+	d := digest.FromBytes(data)
+	path := filepath.Join(dir, ocispec.ImageBlobsDir, d.Algorithm().String(), d.Encoded())
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	return ocispec.Descriptor{MediaType: mediaType, Digest: d, Size: int64(len(data))}, nil
+}
+
+// readLayoutJSON decodes the blob d of the layout at dir into v.
+func readLayoutJSON(dir string, d digest.Digest, v any) error {
+	data, err := os.ReadFile(filepath.Join(dir, ocispec.ImageBlobsDir, d.Algorithm().String(), d.Encoded()))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// AddRawLayer adds to the OCI layout at dir an image tagged tag: the image tagged base (its
+// layers and configuration) with one more, uncompressed layer holding entries written as given.
+// It returns the image reference for manifests.
+func AddRawLayer(dir, base, tag string, entries []RawEntry) (string, error) {
+	indexPath := filepath.Join(dir, ocispec.ImageIndexFile)
+	var index ocispec.Index
+	data, err := os.ReadFile(indexPath)
+	if err != nil {
+		return "", fmt.Errorf("read the layout's index: %w", err)
+	}
+	if err := json.Unmarshal(data, &index); err != nil {
+		return "", fmt.Errorf("decode %s: %w", indexPath, err)
+	}
+	i := slices.IndexFunc(index.Manifests, func(d ocispec.Descriptor) bool { return d.Annotations[ocispec.AnnotationRefName] == base })
+	if i < 0 {
+		return "", fmt.Errorf("layout %s has no image tagged %q", dir, base)
+	}
+	baseDesc := index.Manifests[i]
+	var manifest ocispec.Manifest
+	if err := readLayoutJSON(dir, baseDesc.Digest, &manifest); err != nil {
+		return "", fmt.Errorf("read manifest of %q: %w", base, err)
+	}
+	var config ocispec.Image
+	if err := readLayoutJSON(dir, manifest.Config.Digest, &config); err != nil {
+		return "", fmt.Errorf("read config of %q: %w", base, err)
+	}
+	layer, err := rawLayer(entries)
+	if err != nil {
+		return "", err
+	}
+	layerDesc, err := writeLayoutBlob(dir, ocispec.MediaTypeImageLayer, layer)
+	if err != nil {
+		return "", err
+	}
+	manifest.Layers = append(slices.Clone(manifest.Layers), layerDesc)
+	config.RootFS.DiffIDs = append(slices.Clone(config.RootFS.DiffIDs), layerDesc.Digest)
+	cfgBytes, err := json.Marshal(config)
+	if err != nil {
+		return "", err
+	}
+	if manifest.Config, err = writeLayoutBlob(dir, ocispec.MediaTypeImageConfig, cfgBytes); err != nil {
+		return "", err
+	}
+	mBytes, err := json.Marshal(manifest)
+	if err != nil {
+		return "", err
+	}
+	mDesc, err := writeLayoutBlob(dir, ocispec.MediaTypeImageManifest, mBytes)
+	if err != nil {
+		return "", err
+	}
+	mDesc.Platform = baseDesc.Platform
+	mDesc.Annotations = map[string]string{ocispec.AnnotationRefName: tag}
+	index.Manifests = slices.DeleteFunc(index.Manifests, func(d ocispec.Descriptor) bool { return d.Annotations[ocispec.AnnotationRefName] == tag })
+	index.Manifests = append(index.Manifests, mDesc)
+	out, err := json.Marshal(index)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(indexPath, out, 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", indexPath, err)
+	}
+	return "oci:" + dir + ":" + tag, nil
+}
+
+// BuildProbeImageWithFiles is BuildProbeImage (without busybox) plus files of the given content
+// (absolute path in the image → content), e.g. to tell two builds of one tag apart (IMG-004).
+func BuildProbeImageWithFiles(ctx context.Context, dir, probeBinary, tag string, files map[string]string) (string, error) {
+	src, err := os.MkdirTemp(filepath.Dir(dir), ".files-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(src)
+	opts := probeImageOptions(probeBinary, tag)
+	n := 0
+	for dest, content := range files {
+		n++
+		path := filepath.Join(src, fmt.Sprint(n))
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return "", err
+		}
+		opts.Files = append(opts.Files, image.File{Source: path, Dest: dest, Mode: 0o644})
+	}
+	if _, err := image.Build(ctx, dir, opts); err != nil {
+		return "", fmt.Errorf("build the probe image: %w", err)
+	}
+	return "oci:" + dir + ":" + tag, nil
+}

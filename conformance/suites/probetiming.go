@@ -1,0 +1,52 @@
+package suites
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// Probe timing: a readiness probe with periodSeconds 4 and initialDelaySeconds 2 whose command
+// takes checkTakes. An attempt is seen when its report arrives: its start plus exec start-up
+// plus checkTakes. A runtime that waited periodSeconds after the previous attempt ended, instead
+// of starting attempts periodSeconds apart, drifts by at least checkTakes each period, which is
+// more than the mean gap may be off (ExecJitter / (measuredAttempts-1) + EarlyMargin). The period
+// leaves room for an attempt (exec start-up, checkTakes, exec tear-down) on a loaded machine:
+// attempts do not overlap, so one longer than the period delays the next.
+const (
+	probePeriod       = 4 * time.Second
+	probeInitialDelay = 2 * time.Second
+	checkTakes        = 600 * time.Millisecond
+	// measuredAttempts are the attempts whose spacing is measured (6 gaps).
+	measuredAttempts = 7
+)
+
+func (s *suite) registerProbeTiming() {
+	attempt := func(e fw.Entry) bool {
+		return fw.ProbeEvent("r", probe.TypeCheck)(e) && e.Probe.Handler == "readiness"
+	}
+	sc := &fw.Scenario{
+		Short: "probe-period",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("r", fw.Loop(), fw.Readiness(fw.CheckSlow(checkTakes, 0),
+				fw.ProbeTiming{PeriodSeconds: int32(probePeriod / time.Second), InitialDelaySeconds: int32(probeInitialDelay / time.Second)})),
+		Drive: fw.StopWhen("enough readiness attempts", func(tl *fw.Timeline) bool {
+			return countMatches(tl, attempt) >= measuredAttempts
+		}, nil, false),
+	}
+	s.ordered("Probe attempt timing", sc, func(get func() *fw.Outcome) {
+		It("starts the first attempt initialDelaySeconds after the probe became active, then one every periodSeconds", req("HOOK-007"), func() {
+			tl, tol := get().Timeline, s.f.Tolerances()
+			started := fw.RuntimeEv(fw.EvContainerStarted, "r")
+			// With no postStart and no startup probe, the readiness probe is active once r started.
+			Expect(tl.AtLeast("r's start to its first readiness attempt", started, attempt, probeInitialDelay+checkTakes, tol.EarlyMargin)).To(Succeed())
+			Expect(tl.WithinBudget("r's start to its first readiness attempt", started, attempt, probeInitialDelay+checkTakes+tol.ExecJitter.Value, tol.Reaction)).To(Succeed())
+			Expect(tl.Periodic("r's readiness attempts", attempt, measuredAttempts, probePeriod, tol.ExecJitter, tol.EarlyMargin)).To(Succeed())
+		})
+	})
+}

@@ -1,0 +1,199 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// climbTo is a relative path that climbs from any directory to the root and then down to the
+// absolute path dir: what a runtime that joins an unchecked name into a host path would reach.
+func climbTo(dir string) string {
+	return strings.Repeat("../", 64) + strings.TrimPrefix(filepath.Clean(dir), "/")
+}
+
+// emptyDir fails the spec unless dir exists and holds nothing.
+func expectEmptyDir(dir, why string) {
+	entries, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred(), "read %s", dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	Expect(names).To(BeEmpty(), "%s: %s must stay empty", why, dir)
+}
+
+// hostileName is a pod or container name a runtime must refuse before it reaches a host path.
+type hostileName struct {
+	what string
+	// pod is given with --name ("" keeps the manifest's metadata.name); meta replaces
+	// metadata.name; container replaces the first container's name.
+	pod, meta, container string
+}
+
+func (s *suite) registerSecurity() {
+	Describe("Hostile names", profileLabel("core"), func() {
+		It("refuses pod and container names that are not DNS labels before using them in a host path", req("SEC-005"), func(ctx SpecContext) {
+			work, run := s.f.Config().WorkDir, s.f.RunID()
+			canary := filepath.Join(work, "sec005-canary")
+			Expect(os.MkdirAll(canary, 0o777)).To(Succeed())
+			probeDir := filepath.Join(work, "sec005-probe")
+			Expect(os.MkdirAll(probeDir, 0o777)).To(Succeed())
+			DeferCleanup(func() { _ = os.RemoveAll(canary); _ = os.RemoveAll(probeDir) })
+			valid := run + "-sec005"
+			names := []hostileName{
+				{what: "a --name climbing out with ..", pod: climbTo(canary) + "/pod-" + run},
+				{what: "a --name with a slash", pod: run + "-sec005/x"},
+				{what: "a --name of ..", pod: ".."},
+				{what: "a --name longer than a file name may be", pod: run + "-" + strings.Repeat("a", 300)},
+				{what: "a metadata.name climbing out with ..", meta: climbTo(canary) + "/meta-" + run},
+				{what: "a container name climbing out with ..", pod: valid, container: climbTo(canary) + "/ctr-" + run},
+				{what: "a container name with a slash", pod: valid, container: "a/b"},
+				{what: "a container name longer than a file name may be", pod: valid, container: strings.Repeat("c", 300)},
+			}
+			tried := map[string]bool{}
+			DeferCleanup(func(ctx SpecContext) {
+				for name := range tried { // a runtime that accepted one must not leave it behind
+					_, _ = s.f.RT.Remove(ctx, name, true)
+				}
+			})
+			for i, n := range names {
+				b := fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0))
+				pod := b.Build(fw.BuildEnv{Name: valid, Image: s.f.Image, ProbeDir: probeDir, RunID: run})
+				if n.meta != "" {
+					pod.Metadata.Name = n.meta
+				}
+				if n.container != "" {
+					pod.Spec.Containers[0].Name = n.container
+				}
+				data, err := json.Marshal(pod)
+				Expect(err).NotTo(HaveOccurred())
+				manifest := filepath.Join(work, "m", "sec005-"+string(rune('a'+i))+".json")
+				Expect(os.MkdirAll(filepath.Dir(manifest), 0o755)).To(Succeed())
+				Expect(os.WriteFile(manifest, data, 0o644)).To(Succeed())
+				args := []string{"run", "--detach"}
+				name := pod.Metadata.Name
+				if n.pod != "" {
+					args, name = append(args, "--name", n.pod), n.pod
+				}
+				tried[name] = true
+				res, err := s.f.RT.Exec(ctx, append(args, manifest)...)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(res.ExitCode).To(Equal(fw.ExitFailed), "%s must be refused\n%s", n.what, res)
+				Expect(res.Error).NotTo(BeNil(), "%s: a JSON error report\n%s", n.what, res)
+				Expect(res.Error.Code).To(Equal("InvalidManifest"), "%s: the name is refused as invalid, not tried\n%s", n.what, res)
+				Expect(res.Error.Findings).NotTo(BeEmpty(), "%s: the findings name the defect\n%s", n.what, res)
+				expectEmptyDir(canary, n.what)
+			}
+			list, err := s.f.RT.List(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			for _, e := range list {
+				Expect(tried).NotTo(HaveKey(e.Name), "a refused pod is listed")
+			}
+		})
+	})
+
+	// a mounts the probe directory and an emptyDir; b also mounts a second hostPath volume,
+	// which a must not see. The host's mount table is read while both run: a device number
+	// names a filesystem only while it is mounted (a container's tmpfs, once gone, frees its
+	// number for the next mount on the host).
+	var otherDir string
+	var host []probe.Mount
+	hostPaths := &fw.Scenario{
+		Short: "host-paths",
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "a and b to report", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				return countMatches(tl, fw.ProbeEvent("a", probe.TypeReport)) > 0 && countMatches(tl, fw.ProbeEvent("b", probe.TypeReport)) > 0
+			}); err != nil {
+				return err
+			}
+			var err error
+			if host, err = fw.HostMounts(); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).EmptyDir("scratch", false).
+			Main("a", fw.Loop().Report(), fw.WithMount("scratch", "/scratch", false)).
+			Main("b", fw.Loop().Report(), fw.WithMount("other", "/other", true)).
+			Mutate(func(p *v1alpha1.Pod) {
+				// Beside the pod's probe directory, never inside it: a holds the probe directory.
+				otherDir = filepath.Join(filepath.Dir(p.Spec.Volumes[0].HostPath.Path), "host-paths-other")
+				_ = os.MkdirAll(otherDir, 0o755)
+				p.Spec.Volumes = append(p.Spec.Volumes, v1alpha1.Volume{Name: "other", HostPath: &v1alpha1.HostPathVolumeSource{Path: otherDir}})
+			}),
+	}
+	s.ordered("Host paths a container gets", hostPaths, func(get func() *fw.Outcome) {
+		It("gives a container no host path but the hostPath volumes it mounts", req("SEC-006"), func(ctx SpecContext) {
+			out := get()
+			Expect(host).NotTo(BeEmpty(), "the host's mount table, read while the containers ran")
+			real := func(p string) string {
+				r, err := filepath.EvalSymlinks(p)
+				Expect(err).NotTo(HaveOccurred())
+				return r
+			}
+			probeDir, other := real(out.Pod.Dir), real(otherDir)
+			allowed := map[string][]string{"a": {probeDir}, "b": {probeDir, other}}
+			type seen struct{ container, mount, host string }
+			var podOwned []seen
+			for _, c := range []string{"a", "b"} {
+				rep, ok := out.Timeline.First(fw.ProbeEvent(c, probe.TypeReport))
+				Expect(ok).To(BeTrue(), "no report from %s\n%s", c, out.Timeline)
+				mapped := false
+				for _, m := range rep.Probe.Report.Mounts {
+					hp, ok := fw.HostPathOf(m, host)
+					if !ok {
+						continue // a filesystem made for the container (proc, tmpfs, ...)
+					}
+					if m.Path == fw.ProbeMount {
+						Expect(hp).To(Equal(probeDir), "%s: %s is the probe directory", c, fw.ProbeMount)
+						mapped = true
+					}
+					if withinAny(hp, allowed[c]) {
+						continue
+					}
+					Expect(withinAny(hp, []string{other})).To(BeFalse(), "%s sees the hostPath volume of another container at %s (host path %s)", c, m.Path, hp)
+					podOwned = append(podOwned, seen{c, m.Path, hp})
+				}
+				// Without this the check below could hold vacuously on a host whose mounts the
+				// harness cannot map.
+				Expect(mapped).To(BeTrue(), "%s: the harness could not map %s to its host path; mounts %+v", c, fw.ProbeMount, rep.Probe.Report.Mounts)
+			}
+			// Whatever else a container got from the host must be the pod's own (its root
+			// filesystem, its emptyDir): `rm` removes it. A host path that outlives the pod was
+			// the host's.
+			var lines []string
+			for _, p := range podOwned {
+				lines = append(lines, p.container+" "+p.mount+" <- "+p.host)
+			}
+			AddReportEntry("host paths that must go with the pod", strings.Join(lines, "\n"), ReportEntryVisibilityFailureOrVerbose)
+			Expect(out.Pod.Cleanup(ctx)).To(Succeed())
+			for _, p := range podOwned {
+				_, err := os.Lstat(p.host)
+				Expect(errors.Is(err, fs.ErrNotExist)).To(BeTrue(),
+					"%s got host path %s at %s: it is not a hostPath volume the container mounts, and it outlived the pod (%v)", p.container, p.host, p.mount, err)
+			}
+		})
+	})
+}
+
+// withinAny reports whether path is one of dirs or below one of them.
+func withinAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if path == d || strings.HasPrefix(path, d+"/") {
+			return true
+		}
+	}
+	return false
+}

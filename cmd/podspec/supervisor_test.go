@@ -256,7 +256,7 @@ spec:
 		ContractVersion string   `json:"contractVersion"`
 		Profiles        []string `json:"profiles"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.ContractVersion != "1.0" || v.Profiles[0] != "core" {
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.ContractVersion != contractVersion || v.Profiles[0] != "core" {
 		t.Errorf("version: exit %d, %q", code, out)
 	}
 	if out, code := c.run("list"); code != 0 || strings.TrimSpace(out) != "[]" {
@@ -331,8 +331,8 @@ spec:
 
 // TestSUP006_StopSequenceResumesAfterSupervisorLoss kills the supervisor while the stop
 // sequence waits for a main container that shuts down slowly. The adopting supervisor keeps
-// the termination reason and budget end, does not signal the main container again, and goes on
-// with the next step (the sidecar).
+// the termination reason and budget end, does not run the main container's preStop hook again
+// (it had ended), and goes on with the next step (the sidecar).
 func TestSUP006_StopSequenceResumesAfterSupervisorLoss(t *testing.T) {
 	c, layout := runtimeTestSetup(t)
 	manifest := filepath.Join(t.TempDir(), "pod.yaml")
@@ -345,7 +345,10 @@ spec:
   initContainers:
   - {name: side, image: "oci:`+layout+`", restartPolicy: Always, command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]}
   containers:
-  - {name: slow, image: "oci:`+layout+`", command: [sh, -c, "trap 'sleep 3; exit 0' TERM; while true; do sleep 0.05; done"]}
+  - name: slow
+    image: "oci:`+layout+`"
+    command: [sh, -c, "trap 'sleep 3; exit 0' TERM; while true; do sleep 0.05; done"]
+    lifecycle: {preStop: {exec: {command: [sh, -c, "true"]}}}
 `), 0o644)
 	if _, code := c.run("run", "--detach", manifest); code != 0 {
 		t.Fatalf("run --detach: exit %d", code)
@@ -382,7 +385,7 @@ spec:
 	if st.Phase != v1alpha1.PodSucceeded {
 		t.Errorf("phase %s, want Succeeded", st.Phase)
 	}
-	var slowSignals int
+	var slowSignals, slowHooks int
 	var slowExit, sideSignal int64
 	evs := events(t, c, "resume")
 	defer func() {
@@ -399,6 +402,8 @@ spec:
 			if ev.Signal == nil || ev.Signal.Name != "SIGTERM" {
 				t.Errorf("slow got %+v, want only its stop signal (no SIGKILL at the budget end)", ev.Signal)
 			}
+		case ev.Type == store.EventHookStarted && ev.Container == "slow":
+			slowHooks++
 		case ev.Type == store.EventContainerExited && ev.Container == "slow":
 			slowExit = ev.Seq
 		case ev.Type == store.EventSignalSent && ev.Container == "side":
@@ -409,6 +414,9 @@ spec:
 	// whether its predecessor sent it, so it sends it once more (at least once).
 	if slowSignals < 1 || slowSignals > 2 {
 		t.Errorf("slow got %d stop signals, want 1, or 2 when the supervisor died between recording and sending", slowSignals)
+	}
+	if slowHooks != 1 {
+		t.Errorf("slow's preStop hook started %d times, want once: it had ended before the supervisor was lost", slowHooks)
 	}
 	if slowExit == 0 || sideSignal == 0 || sideSignal < slowExit {
 		t.Errorf("slow exited at seq %d, side signalled at seq %d: the resumed sequence must stop the sidecar after the main container", slowExit, sideSignal)

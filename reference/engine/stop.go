@@ -255,9 +255,10 @@ func (e *Engine) stopMains(ctx context.Context) {
 				defer wg.Done()
 				e.mu.Lock()
 				inst := s.inst
+				resumed := e.hookEndedBeforeAdoptionLocked(s, inst)
 				e.mu.Unlock()
 				hookDone := make(chan struct{})
-				if inst != nil && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
+				if inst != nil && !resumed && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
 					go func() {
 						e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
 						// Closed before the wake-up: a waiter woken first would find the hook
@@ -324,8 +325,9 @@ func (e *Engine) stopSidecars(ctx context.Context) {
 		}
 		e.mu.Lock()
 		inst := s.inst
+		resumed := e.hookEndedBeforeAdoptionLocked(s, inst)
 		e.mu.Unlock()
-		if inst != nil && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
+		if inst != nil && !resumed && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
 			e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
 		}
 		e.stopOne(ctx, s)
@@ -333,6 +335,13 @@ func (e *Engine) stopSidecars(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// hookEndedBeforeAdoptionLocked reports whether an adopted instance's stop signal was already
+// recorded by the lost supervisor: its preStop hook had ended then (or the reserve point had
+// passed), so the resumed stop sequence does not run the hook again (SUP-006, SUP-007).
+func (e *Engine) hookEndedBeforeAdoptionLocked(s *slot, inst *instance) bool {
+	return inst != nil && inst.adopted && s.rec().StopReason != ""
 }
 
 // stopOne sends the slot's stop signal to its live instance (once) and waits until it exited.

@@ -14,7 +14,7 @@ import (
 const runtimeVersion = "0.1.0"
 
 // contractVersion is the runtime interface version implemented (docs/runtime-interface.md).
-const contractVersion = "1.0"
+const contractVersion = "1.1"
 
 func init() { register(newVersionCmd) }
 
@@ -29,7 +29,7 @@ func newVersionCmd() *cobra.Command {
 		out := map[string]any{
 			"contractVersion": contractVersion,
 			"runtime":         map[string]string{"name": "podspec-reference", "version": runtimeVersion},
-			"profiles":        []string{"core", "defer", "notifier", "update", "gc"},
+			"profiles":        []string{"core", "defer", "notifier", "update", "gc", "recovery"},
 		}
 		ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
 		defer cancel()

@@ -17,7 +17,7 @@ import (
 )
 
 // ContractVersion is the version of docs/runtime-interface.md this harness speaks.
-const ContractVersion = "1.0"
+const ContractVersion = "1.1"
 
 // Exit statuses of the runtime contract (docs/runtime-interface.md, section 3).
 const (

@@ -108,8 +108,8 @@ func (c *checker) checkVersion(ctx context.Context) {
 
 var contractVersion = regexp.MustCompile(`^1\.[0-9]+$`)
 
-// knownProfiles are the profiles of contract 1.0.
-var knownProfiles = map[string]bool{"core": true, "defer": true, "notifier": true, "update": true, "gc": true}
+// knownProfiles are the profiles of contract 1.1 (recovery is new in 1.1).
+var knownProfiles = map[string]bool{"core": true, "defer": true, "notifier": true, "update": true, "gc": true, fw.ProfileRecovery: true}
 
 func checkVersionJSON(out []byte) error {
 	var v struct {
@@ -137,7 +137,7 @@ func checkVersionJSON(out []byte) error {
 		for _, p := range *v.Profiles {
 			core = core || p == "core"
 			if !knownProfiles[p] {
-				problems = append(problems, fmt.Sprintf("profile %q is not defined by contract 1.0", p))
+				problems = append(problems, fmt.Sprintf("profile %q is not defined by contract 1.1", p))
 			}
 		}
 		if !core {
@@ -181,7 +181,11 @@ func (c *checker) checkNotFound(ctx context.Context) {
 		{"stop", absentPod},
 		{"logs", absentPod, "app"},
 		{"rm", absentPod},
+		{"crash", absentPod}, // profile recovery; skipped below when it is not declared
 	} {
+		if args[0] == "crash" && !c.f.Version.Has(fw.ProfileRecovery) {
+			continue
+		}
 		res, err := c.exec(ctx, args...)
 		if err == nil {
 			err = expectError(res, fw.ExitNotFound, "NotFound")
@@ -309,6 +313,9 @@ func (c *checker) checkLifecycle(ctx context.Context) error {
 	c.add("4.2", "run with the name of an existing pod is Conflict (exit 5)", err)
 
 	_, err = p.WaitFor(ctx, "app to start", c.f.Tolerances().PodTimeout.Value, fw.AllStarted("app"))
+	if err == nil && c.f.Version.Has(fw.ProfileRecovery) {
+		c.add("4.13", "crash of a running pod exits 0; the next status succeeds and validates against schema PodStatus", c.crashRunning(ctx, p))
+	}
 	if err == nil {
 		err = p.Stop(ctx, nil, false)
 	}
@@ -334,6 +341,9 @@ func (c *checker) checkLifecycle(ctx context.Context) error {
 		err = fmt.Errorf("stop of a terminal pod must succeed:\n%s", res)
 	}
 	c.add("4.6", "stop of a terminal pod succeeds", err)
+	if c.f.Version.Has(fw.ProfileRecovery) {
+		c.add("4.13", "crash of a terminal pod exits 0 and changes nothing (status and events)", c.crashTerminal(ctx, p.Name))
+	}
 	res, err = c.rt.Remove(ctx, p.Name, false)
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("rm of a terminal pod failed:\n%s", res)
@@ -430,4 +440,44 @@ func (c *checker) followEnds(ctx context.Context, pod string) error {
 		return err
 	}
 	return CheckEventStream(evs)
+}
+
+// crashRunning checks `crash` on a running pod (profile recovery): exit 0, and the next verb
+// works (the runtime detects the loss and adopts the pod, SUP-003).
+func (c *checker) crashRunning(ctx context.Context, p *fw.Pod) error {
+	if _, err := p.Crash(ctx); err != nil {
+		return err
+	}
+	_, _, err := p.ValidStatus(ctx)
+	return err
+}
+
+// crashTerminal checks that `crash` of a terminal pod exits 0 and is a no-op.
+func (c *checker) crashTerminal(ctx context.Context, pod string) error {
+	before, err := c.exec(ctx, "status", pod, "-o", "json")
+	if err != nil {
+		return err
+	}
+	evs, err := c.rt.Events(ctx, pod)
+	if err != nil {
+		return err
+	}
+	res, err := c.exec(ctx, "crash", pod)
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("crash of a terminal pod must succeed:\n%s", res)
+	}
+	after, err := c.exec(ctx, "status", pod, "-o", "json")
+	if err != nil {
+		return err
+	}
+	if string(after.Stdout) != string(before.Stdout) {
+		return fmt.Errorf("crash changed the status of a terminal pod:\nbefore: %s\nafter:  %s", before.Stdout, after.Stdout)
+	}
+	if evs2, err := c.rt.Events(ctx, pod); err != nil || len(evs2) != len(evs) {
+		return fmt.Errorf("crash changed the events of a terminal pod (%d before, %d after, %v)", len(evs), len(evs2), err)
+	}
+	return nil
 }

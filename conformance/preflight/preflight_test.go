@@ -13,6 +13,7 @@ func TestCheckVersionJSON(t *testing.T) {
 		name, out, want string
 	}{
 		{"a complete version is accepted", `{"contractVersion":"1.0","runtime":{"name":"r","version":"1"},"profiles":["core","gc"]}`, ""},
+		{"a contract 1.1 runtime declaring the recovery profile is accepted", `{"contractVersion":"1.1","runtime":{"name":"r","version":"1"},"profiles":["core","recovery"]}`, ""},
 		{"a later minor contract version is accepted", `{"contractVersion":"1.3","runtime":{"name":"r","version":"1"},"profiles":["core"]}`, ""},
 		{"contract 2 is refused", `{"contractVersion":"2.0","runtime":{"name":"r","version":"1"},"profiles":["core"]}`, "contractVersion"},
 		{"a missing runtime version is refused", `{"contractVersion":"1.0","runtime":{"name":"r"},"profiles":["core"]}`, "runtime.name and runtime.version"},

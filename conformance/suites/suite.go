@@ -105,6 +105,7 @@ func (s *suite) register() {
 	s.registerDeferOrder()
 	s.registerDefers()
 	s.registerInitSlow()
+	s.registerRecovery()
 	s.registerSecurity()
 	s.registerImageAttacks()
 	s.registerCoreDumps()

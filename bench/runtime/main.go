@@ -8,9 +8,10 @@
 //     waiting for their exits (as their subreaper) and `runc delete`;
 //   - 50 pods at once: supervisor RSS per pod, and what is left after they are all removed.
 //
-// Usage (as root, runc and busybox-static installed):
+// Usage (as root, runc and busybox-static installed; podspec-supervisor built beside podspec,
+// or the supervisors run as `podspec supervise` — the report names the binary they ran):
 //
-//	go build -o bin/podspec ./cmd/podspec && go run ./bench/runtime -podspec bin/podspec -n 10 -pods 50
+//	go build -o bin/ ./cmd/podspec ./cmd/podspec-supervisor && go run ./bench/runtime -podspec bin/podspec -n 10 -pods 50
 //
 // It never asserts on times; it reports them.
 package main
@@ -114,7 +115,7 @@ func run(bin string, n, pods int) error {
 		}
 		flStart, flStop = append(flStart, start), append(flStop, stop)
 	}
-	rss, leftovers, err := manyPods(bin, root, manifest, pods)
+	rss, supBin, leftovers, err := manyPods(bin, root, manifest, pods)
 	if err != nil {
 		return err
 	}
@@ -133,8 +134,8 @@ func run(bin string, n, pods int) error {
 		sort.Ints(v)
 		return fmt.Sprintf("%.1f MB (max %.1f)", float64(v[len(v)/2])/1024, float64(v[len(v)-1])/1024)
 	}
-	fmt.Printf("\n%d pods (3 containers each) running at once, per supervisor process: RSS %s, of which private (RssAnon) %s; PSS (shared pages of the binary divided among the processes that map them) %s.\n",
-		len(rss), med(func(m memory) int { return m.rss }), med(func(m memory) int { return m.anon }), med(func(m memory) int { return m.pss }))
+	fmt.Printf("\n%d pods (3 containers each) running at once, per supervisor process (%s): RSS %s, of which private (RssAnon) %s; PSS (shared pages of the binary divided among the processes that map them) %s.\n",
+		len(rss), supBin, med(func(m memory) int { return m.rss }), med(func(m memory) int { return m.anon }), med(func(m memory) int { return m.pss }))
 	fmt.Printf("After stopping and removing all of them: %s\n", leftovers)
 	return nil
 }
@@ -279,8 +280,8 @@ func forEachPod(count int, fn func(i int)) {
 }
 
 // manyPods runs count pods at once, measures their supervisors' memory, then stops and
-// removes them and reports what is left.
-func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
+// removes them and reports the supervisors' binary and what is left.
+func manyPods(bin, root, manifest string, count int) ([]memory, string, string, error) {
 	errs := make([]error, count)
 	forEachPod(count, func(i int) {
 		if out, err := exec.Command(bin, "--root", root, "run", "--detach", "--name", fmt.Sprintf("many-%d", i), manifest).CombinedOutput(); err != nil {
@@ -295,7 +296,7 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
 	for _, err := range errs {
 		if err != nil {
 			removeAll()
-			return nil, "", err
+			return nil, "", "", err
 		}
 	}
 	s, _ := store.Open(root)
@@ -306,19 +307,25 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
 		p, err := s.Pod(fmt.Sprintf("many-%d", i))
 		if err != nil {
 			removeAll()
-			return nil, "", err
+			return nil, "", "", err
 		}
 		for {
 			st, err := p.ReadState()
 			if err != nil {
 				removeAll()
-				return nil, "", err
+				return nil, "", "", err
 			}
 			uids = append(uids[:i], st.Pod.Status.UID)
 			running := 0
-			for _, c := range st.Containers {
+			for name, c := range st.Containers {
 				if c.Running {
 					running++
+				}
+				if c.Terminal {
+					// Never all running (a runc create that timed out on an overloaded
+					// machine, for instance): measuring would wait forever.
+					removeAll()
+					return nil, "", "", fmt.Errorf("pod many-%d: container %s ended before all three ran (pod %s %s)", i, name, st.Pod.Status.Phase, st.Pod.Status.Reason)
 				}
 			}
 			if running == len(containers) {
@@ -326,6 +333,12 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	supBin := "unknown binary"
+	if len(pids) > 0 {
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pids[0])); err == nil {
+			supBin = filepath.Base(exe)
 		}
 	}
 	for _, pid := range pids {
@@ -357,9 +370,9 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, error) {
 		left = append(left, fmt.Sprintf("%d of the pods' cgroups", cgroups))
 	}
 	if len(left) == 0 {
-		return rss, "nothing left (no runc container, mount, supervisor process, pod directory or pod cgroup).", nil
+		return rss, supBin, "nothing left (no runc container, mount, supervisor process, pod directory or pod cgroup).", nil
 	}
-	return rss, "LEFT: " + strings.Join(left, "; "), nil
+	return rss, supBin, "LEFT: " + strings.Join(left, "; "), nil
 }
 
 // procField reads a "Key: N kB" line of /proc/PID/FILE.

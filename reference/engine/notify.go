@@ -355,8 +355,13 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1alpha1.Notifier) (phase v1alpha1.NotificationPhase, reason, msg string, code *int32) {
 	ended := func() (bool, string) {
 		// The instance may be ending under the action: give the engine a moment to see it —
-		// in a stopping pod, until the stop budget ends (its instances end by then).
+		// in a stopping pod, until the stop budget ends (its instances end by then); and when
+		// its main process is already gone, as long as the engine takes to record that (a
+		// loaded machine can take more than a moment; NTF-013).
 		wait := 2 * time.Second
+		if processEnded(inst.pid) {
+			wait = time.Minute
+		}
 		e.mu.Lock()
 		if e.terminating && e.st.Stop != nil {
 			if d := time.Until(e.st.Stop.Deadline) + 2*time.Second; d > wait {
@@ -431,6 +436,21 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		return v1alpha1.NotificationSucceeded, "", "", nil
 	}
 	return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, "the notifier has no action", nil
+}
+
+// processEnded reports whether the host process pid has ended: gone, or a zombie not reaped
+// yet. A pid that was reused counts as running (the caller then waits only a moment).
+func processEnded(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	// The state follows the command, which is in parentheses and may itself hold any byte.
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
 
 // finishDelivery records a delivery's final phase and, once every delivery of the pod record is

@@ -115,6 +115,19 @@ func (s *suite) registerRetention() {
 			list, err := s.f.RT.List(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(slices.ContainsFunc(list, func(e fw.ListEntry) bool { return e.Name == out.Pod.Name })).To(BeTrue(), "list shows the terminal pod")
+			if !s.f.Version.Has(docs.ProfileDefer) {
+				return // defer containers are a profile of their own; without it there are none to keep
+			}
+			p, err := s.f.Start(ctx, short+"-defer", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+				Main("app", fw.Exit(0)).Defer("cleanup", fw.Exit(0).Stdout("defer says hello")))
+			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
+			Expect(err).NotTo(HaveOccurred())
+			_, err = p.Wait(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			time.Sleep(s.f.Tolerances().Reaction.Value)
+			got, err := s.f.RT.Logs(ctx, p.Name, "cleanup", false)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(got)).To(ContainSubstring("defer says hello"), "logs of the defer container of a terminal pod")
 		})
 		It("never lets a read that runs while the pod is removed fail part-way or return partial data", req("GC-005"), func(ctx SpecContext) {
 			out := get()

@@ -653,17 +653,24 @@ func (s *suite) registerDeadlineUpdates() {
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonDeadlineExceeded), "%s", out.Final)
 		})
 	})
-	// The update comes `at` after startedAt and sets a deadline `at`+2 s: counted from startedAt
-	// it fires 2 s after the update; counted from the update, more than Reaction later.
-	at := func() time.Duration { return tol().Reaction.Value + time.Second }
+	// The update comes at least Reaction + 1 s after startedAt (elapsed) and sets a deadline D
+	// that has not passed yet: counted from startedAt it fires at startedAt + D; counted from the
+	// update, more than Reaction later. D is chosen when the update is sent, so that a slow start
+	// cannot make it pass before the runtime has the update.
+	var laterDeadline time.Duration
 	later := &fw.Scenario{
 		Short: "update-deadline-later", Profile: docs.ProfileUpdate, Pod: app(fw.NewPod().Deadline(600)),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if err := waitRunning(ctx, p, at()); err != nil {
+			if err := waitRunning(ctx, p, tol().Reaction.Value+time.Second); err != nil {
 				return err
 			}
-			var err error
-			_, laterUpdate, err = p.Update(ctx, app(fw.NewPod().Deadline(int64((at()+2*time.Second)/time.Second))))
+			st, err := p.Status(ctx)
+			if err != nil {
+				return err
+			}
+			elapsed := time.Since(*st.StartedAt)
+			laterDeadline = (elapsed + tol().Reaction.Value + 2*time.Second + time.Second - 1).Truncate(time.Second)
+			_, laterUpdate, err = p.Update(ctx, app(fw.NewPod().Deadline(int64(laterDeadline/time.Second))))
 			return err
 		},
 	}
@@ -672,12 +679,14 @@ func (s *suite) registerDeadlineUpdates() {
 			out := get()
 			Expect(laterUpdate.ExitCode).To(Equal(fw.ExitOK), "%s", laterUpdate)
 			Expect(out.Final.StartedAt).NotTo(BeNil())
+			started := *out.Final.StartedAt
+			Expect(laterUpdate.Ended.Before(started.Add(laterDeadline))).To(BeTrue(),
+				"test set-up: the update (deadline %v) returned %v after startedAt, after that deadline: the machine is too slow for this scenario", laterDeadline, laterUpdate.Ended.Sub(started))
 			term, ok := out.Timeline.First(fw.RuntimeEv(fw.EvPodTerminating, ""))
 			Expect(ok).To(BeTrue(), "%s", out.Timeline)
-			deadline := (at() + 2*time.Second) / time.Second * time.Second
-			gap := term.Time.Sub(*out.Final.StartedAt)
-			Expect(gap).To(BeNumerically(">=", deadline-tol().EarlyMargin.Value), "the new deadline fired %v after startedAt, want %v\n%s", gap, deadline, out.Timeline)
-			Expect(gap).To(BeNumerically("<=", deadline+tol().Reaction.Value), "the new deadline fired %v after startedAt, want %v (+%s)\n%s", gap, deadline, tol().Reaction.Name, out.Timeline)
+			gap := term.Time.Sub(started)
+			Expect(gap).To(BeNumerically(">=", laterDeadline-tol().EarlyMargin.Value), "the new deadline fired %v after startedAt, want %v\n%s", gap, laterDeadline, out.Timeline)
+			Expect(gap).To(BeNumerically("<=", laterDeadline+tol().Reaction.Value), "the new deadline fired %v after startedAt, want %v (+%s)\n%s", gap, laterDeadline, tol().Reaction.Name, out.Timeline)
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonDeadlineExceeded), "%s", out.Final)
 		})
 	})

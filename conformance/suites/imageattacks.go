@@ -108,11 +108,12 @@ func (s *suite) registerImageAttacks() {
 					expectCanaryUntouched(canary, "after the runtime refused the image")
 					return
 				}
-				// Accepted: the layer was neutralised. Look while the instance runs from its root
+				// Accepted: the layer was neutralised. Look once the instance exists with its root
 				// filesystem (a hard link lives as long as that), and again after the pod ended.
-				_, err = p.WaitFor(ctx, "a to start or the pod to end", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, err = p.WaitFor(ctx, "a to be created or the pod to end", p.PodTimeout(), func(tl *fw.Timeline) bool {
+					_, created := tl.First(fw.RuntimeEv(fw.EvContainerCreated, "a"))
 					_, ended := tl.First(fw.RuntimeEv(fw.EvPodFinished, ""))
-					return tl.Started("a") || ended
+					return created || ended
 				})
 				Expect(err).NotTo(HaveOccurred())
 				expectCanaryUntouched(canary, "while the pod runs")

@@ -22,6 +22,8 @@ type Scenario struct {
 	Refused bool
 	// Profile is the capability profile the scenario needs ("" is core).
 	Profile string
+	// Needs lists further optional profiles the scenario needs (e.g. recovery for a `crash`).
+	Needs []string
 
 	once sync.Once
 	done chan struct{}
@@ -183,6 +185,15 @@ func (sc *Scenario) run(ctx context.Context, f *Framework) *Outcome {
 		out.Err = fmt.Errorf("read events of %s: %w", p.Name, err)
 	}
 	return out
+}
+
+// Profiles lists every optional profile the scenario needs: Profile, then Needs.
+func (sc *Scenario) Profiles() []string {
+	var out []string
+	if sc.Profile != "" {
+		out = append(out, sc.Profile)
+	}
+	return append(out, sc.Needs...)
 }
 
 // Cleanup removes the scenario's pod (if it ran); safe to call more than once and for

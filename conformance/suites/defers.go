@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"math"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
@@ -22,10 +23,15 @@ const (
 	deferSkipped         = "DeferSkipped"
 )
 
-// killAfter (seconds) is the activeDeadlineSeconds and timeoutSeconds of scenarios that kill a
-// workload at a timer: long enough for the workload to report its start first on a loaded machine
-// (the runtime's ContainerStarted must match a report from the workload).
-const killAfter = 3
+// deferGrace is the grace period of the defer scenarios whose budget must not run out: creating
+// each defer's container can take many seconds on a loaded machine. The scenarios end when their
+// defers did, not at the budget end.
+const deferGrace = 90
+
+// killTimer is the activeDeadlineSeconds and timeoutSeconds (whole seconds) of scenarios that
+// kill a workload at a timer: 3 s times the slow factor, so that the workload has reported its
+// start before it is killed (the runtime's ContainerStarted must match a report of the workload).
+func killTimer(t fw.Tolerances) int64 { return int64(math.Ceil(3 * max(t.SlowFactor, 1))) }
 
 // deferOutcomeRow is one pod of the defer outcome matrix: a main container "app", a defer "d"
 // with onFailure: Abort that ends in a given way, and a defer "next" after it. How the stop
@@ -48,8 +54,8 @@ type deferOutcomeRow struct {
 	decidedBy string
 }
 
-func deferOutcomeRows() []deferOutcomeRow {
-	never := func() *fw.PodBuilder { return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30) }
+func deferOutcomeRows(killAfter int64) []deferOutcomeRow {
+	never := func() *fw.PodBuilder { return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace) }
 	exits := func(code int) *fw.PodBuilder { return never().Main("app", fw.ExitAfter(code, ms(300))) }
 	stopped := fw.StopWhen("app started", fw.AllStarted("app"), nil, false)
 	ok := exitWith(0, v1alpha1.ReasonCompleted)
@@ -105,9 +111,9 @@ type deferLimitRow struct {
 	lateRun bool          // late's turn comes before its own limit, so it runs
 }
 
-func deferLimitRows() []deferLimitRow {
+func deferLimitRows(killAfter int64) []deferLimitRow {
 	return []deferLimitRow{
-		{key: "timeout", limit: "its timeoutSeconds", phase: v1alpha1.DeferAfterStop, timeout: killAfter, after: killAfter * time.Second, lateRun: true},
+		{key: "timeout", limit: "its timeoutSeconds", phase: v1alpha1.DeferAfterStop, timeout: killAfter, after: time.Duration(killAfter) * time.Second, lateRun: true},
 		{key: "reserve", limit: "the reserve point", phase: v1alpha1.DeferBeforeStop, grace: 4,
 			after: (4 - time.Duration(v1alpha1.MinimumStopWindowSeconds)) * time.Second},
 		{key: "budget", limit: "the budget end", phase: v1alpha1.DeferAfterStop, grace: 3, after: 3 * time.Second},
@@ -115,7 +121,7 @@ func deferLimitRows() []deferLimitRow {
 }
 
 func (r deferLimitRow) pod() *fw.PodBuilder {
-	b := fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30)
+	b := fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace)
 	if r.grace == 0 {
 		b.Main("app", fw.ExitAfter(0, ms(300)))
 	} else {
@@ -234,6 +240,7 @@ func (s *suite) registerDefers() {
 	s.registerDeferOutcomes()
 	s.registerDeferLimits()
 	s.registerDeferPolicies()
+	s.registerDeferCrash()
 }
 
 func (s *suite) registerDeferSequence() {
@@ -245,7 +252,7 @@ func (s *suite) registerDeferSequence() {
 	seq := &fw.Scenario{
 		Short:   "defer-seq",
 		Profile: docs.ProfileDefer,
-		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).EmptyDir("data", false).
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).EmptyDir("data", false).
 			Main("app", fw.Loop().Write("/data/payload", "from-app").Report(),
 				fw.WithMount("data", "/data", false), fw.PreStop(fw.HookHandler(ms(200), 0))).
 			Main("plain", fw.Loop()).
@@ -292,7 +299,7 @@ func (s *suite) registerDeferSequence() {
 }
 
 func (s *suite) registerDeferOutcomes() {
-	rows := deferOutcomeRows()
+	rows := deferOutcomeRows(killTimer(s.opts.Framework.Tolerances))
 	scen := map[string]*fw.Scenario{}
 	for _, r := range rows {
 		b := r.pod.Defer("d", r.d.Report(), append([]fw.DeferOpt{fw.DeferOnFailure(v1alpha1.DeferAbort)}, r.dOpts...)...).
@@ -350,7 +357,7 @@ func (s *suite) registerDeferOutcomes() {
 }
 
 func (s *suite) registerDeferLimits() {
-	rows := deferLimitRows()
+	rows := deferLimitRows(killTimer(s.opts.Framework.Tolerances))
 	scen := map[string]*fw.Scenario{}
 	for _, r := range rows {
 		scen[r.key] = s.scenarios.Add(&fw.Scenario{Short: "defer-limit-" + r.key, Profile: docs.ProfileDefer, Pod: r.pod(), Drive: r.drive()})
@@ -395,7 +402,7 @@ func (s *suite) registerDeferPolicies() {
 	abort := &fw.Scenario{
 		Short:   "defer-abort",
 		Profile: docs.ProfileDefer,
-		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
 			Sidecar("side", fw.Loop()).
 			Main("app", fw.Loop()).
 			Defer("zero", fw.ExitAfter(0, ms(100)), before).
@@ -425,10 +432,10 @@ func (s *suite) registerDeferPolicies() {
 	continued := &fw.Scenario{
 		Short:   "defer-continue",
 		Profile: docs.ProfileDefer,
-		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
 			Main("app", fw.ExitAfter(0, ms(300))).
 			Defer("f1", fw.ExitAfter(3, ms(100)), cont).
-			Defer("f2", fw.Loop().On("SIGTERM", "ignore"), cont, fw.DeferTimeout(killAfter)).
+			Defer("f2", fw.Loop().On("SIGTERM", "ignore"), cont, fw.DeferTimeout(killTimer(s.opts.Framework.Tolerances))).
 			Defer("last", fw.ExitAfter(0, ms(100))),
 	}
 	s.ordered("A failed defer with onFailure: Continue", continued, func(get func() *fw.Outcome) {
@@ -457,7 +464,7 @@ func (s *suite) registerDeferPolicies() {
 	retry := &fw.Scenario{
 		Short:   "defer-retry",
 		Profile: docs.ProfileDefer,
-		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).Backoff(backoff.Seconds(), 1, backoff.Seconds(), 600).Grace(30).
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).Backoff(backoff.Seconds(), 1, backoff.Seconds(), 600).Grace(deferGrace).
 			Sidecar("side", fw.Loop().On("SIGTERM", "exit:2s:0")).
 			Main("app", fw.ExitAfter(0, ms(300))).
 			Defer("flaky", fw.ExitAfter(0, ms(100)).Codes("1", "0"), onFailure, fw.DeferTimeout(20)).
@@ -490,6 +497,85 @@ func (s *suite) registerDeferPolicies() {
 			for _, d := range []string{"once", "ok"} {
 				Expect(tl.NotRestarted(d)).To(Succeed())
 			}
+		})
+	})
+}
+
+// registerDeferCrash loses the pod's supervisor (`crash`, profile recovery) while the second of
+// three defers runs, and lets that defer's attempt end (exit 0) while nothing supervises the
+// pod. The first verb afterwards adopts the pod: what it knows of first and second is what the
+// runtime persisted. second has onFailure: Abort, so a lost attempt counted as a failure would
+// skip third.
+func (s *suite) registerDeferCrash() {
+	sc := &fw.Scenario{
+		Short:   "defer-crash",
+		Profile: docs.ProfileDefer,
+		Needs:   []string{fw.ProfileRecovery},
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
+			Main("app", fw.Loop()).
+			Defer("first", fw.ExitAfter(0, ms(100))).
+			Defer("second", fw.ExitAfter(0, 0).WaitFor("go").Counted(), fw.DeferOnFailure(v1alpha1.DeferAbort)).
+			Defer("third", fw.ExitAfter(0, ms(100))),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := fw.StopWhen("app started", fw.AllStarted("app"), nil, false)(ctx, p); err != nil {
+				return err
+			}
+			running := func(tl *fw.Timeline) bool {
+				return tl.Started("second") && recorded(fw.EvContainerStarted, "second", 1)(tl)
+			}
+			if _, err := p.WaitFor(ctx, "second running", p.PodTimeout(), running); err != nil {
+				return err
+			}
+			_, err := crashThenAdopt(ctx, p, func(time.Time) time.Time { return time.Now() }, func() error {
+				if err := p.Touch("go"); err != nil {
+					return err
+				}
+				if err := p.WaitForProbe(ctx, "second's exit report", p.PodTimeout(), fw.ProbeReported("second", probe.TypeExit)); err != nil {
+					return err
+				}
+				// The report comes just before the exit: let the process be gone before any verb.
+				return sleepCtx(ctx, time.Second)
+			})
+			return err
+		},
+	}
+	s.ordered("Defer containers after a supervisor loss", sc, func(get func() *fw.Outcome) {
+		It("resume at the first defer whose run had not ended", req("DEFER-014"), func() {
+			out := get()
+			tl := out.Timeline
+			Expect(tl.NotRestarted("first")).To(Succeed())
+			inst := tl.Instances("second")
+			Expect(inst).To(HaveLen(2), "second: the attempt the loss hid, then a new one\n%s", tl)
+			crashed := noteTimeOf(out, noteCrashed)
+			Expect(inst[1].Start.After(crashed)).To(BeTrue(), "second started again after the crash\n%s", tl)
+			Expect(tl.NotRestarted("third")).To(Succeed())
+			Expect(tl.ExitsBeforeStart("second", "third")).To(Succeed())
+			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonStopped), "the same stop sequence went on\n%s", out.Final)
+		})
+		It("knew, after the loss, the first defer's ended run and the second's started attempt", req("DEFER-013"), func() {
+			out := get()
+			expectEnd(out, "first", exitWith(0, v1alpha1.ReasonCompleted))
+			starts := out.Timeline.All(fw.RuntimeEv(fw.EvContainerStarted, "second"))
+			Expect(starts).NotTo(BeEmpty(), "%s", out.Timeline)
+			c := out.Final.Container("second")
+			Expect(c).NotTo(BeNil(), "%s", out.Final)
+			lost := c.LastState.Terminated
+			Expect(lost).NotTo(BeNil(), "second's lastState is the attempt the loss hid\n%s\n%s", out.Final, out.Timeline)
+			Expect(lost.ContainerID).To(Equal(starts[0].Runtime.ContainerID), "second's lastState\n%s\n%s", out.Final, out.Timeline)
+			Expect(lost.ExitCode).To(BeNil(), "nobody saw the attempt's exit code\n%s", out.Final)
+			Expect(lost.Signal).To(BeNil(), "nobody saw the attempt's end\n%s", out.Final)
+		})
+		It("start a defer whose attempt ended unobserved again, as a new instance that is no failure of its run", req("DEFER-015"), func() {
+			out := get()
+			starts := out.Timeline.All(fw.RuntimeEv(fw.EvContainerStarted, "second"))
+			Expect(starts).To(HaveLen(2), "%s", out.Timeline)
+			Expect(starts[1].Runtime.ContainerID).NotTo(Equal(starts[0].Runtime.ContainerID), "a new instance has a new containerID\n%s", out.Timeline)
+			Expect(out.Timeline.Happened("second's instance 2 reports", func(e fw.Entry) bool {
+				return fw.ProbeEvent("second", probe.TypeStart)(e) && e.Probe.Instance == 2
+			})).To(Succeed())
+			expectEnd(out, "second", exitWith(0, v1alpha1.ReasonCompleted))
+			expectEnd(out, "third", exitWith(0, v1alpha1.ReasonCompleted))
+			expectDeferCompleted(out, "")
 		})
 	})
 }

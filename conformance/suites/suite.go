@@ -133,7 +133,12 @@ func (s *suite) beforeSuite(ctx SpecContext) {
 	Expect(f.Version.Has(docs.ProfileCore)).To(BeTrue(), "a runtime must declare the core profile")
 	if s.opts.Prefetch {
 		s.scenarios.Prefetch(func(sc *framework.Scenario) bool {
-			return sc.Profile == "" || f.Version.Has(sc.Profile)
+			for _, p := range sc.Profiles() {
+				if !f.Version.Has(p) {
+					return false
+				}
+			}
+			return true
 		})
 	}
 }
@@ -188,6 +193,14 @@ func (s *suite) requireProfile(p string) {
 	}
 }
 
+// requireScenario skips the current spec unless the runtime declares every profile the scenario
+// needs.
+func (s *suite) requireScenario(sc *framework.Scenario) {
+	for _, p := range sc.Profiles() {
+		s.requireProfile(p)
+	}
+}
+
 // ordered declares an Ordered container around one scenario: BeforeAll waits for the scenario's
 // outcome (and checks that the runtime's events agree with the workloads), DeferCleanup removes
 // its pod after the container's specs. body declares the Its, reading the outcome through get.
@@ -195,10 +208,13 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 	s.scenarios.Add(sc)
 	var out *framework.Outcome
 	labels := profileLabel(profileOf(sc))
+	for _, p := range sc.Needs {
+		labels = append(labels, profileLabel(p)...)
+	}
 	// ContinueOnFailure: one failed requirement must not hide the verdicts of the others.
 	Describe(text, Ordered, ContinueOnFailure, labels, func() {
 		BeforeAll(func(ctx SpecContext) {
-			s.requireProfile(sc.Profile)
+			s.requireScenario(sc)
 			out = s.scenarios.Await(ctx, sc)
 			DeferCleanup(func(ctx SpecContext) {
 				Expect(s.scenarios.Cleanup(ctx, sc)).To(Succeed(), "remove pod %s", sc.Short)
@@ -223,7 +239,7 @@ func profileOf(sc *framework.Scenario) string {
 // runtime does not declare the scenario's profile; the first caller registers the cleanup for the
 // end of the suite (AfterSuite removes every launched scenario).
 func (s *suite) await(ctx context.Context, sc *framework.Scenario) *framework.Outcome {
-	s.requireProfile(sc.Profile)
+	s.requireScenario(sc)
 	out := s.scenarios.Await(ctx, sc)
 	Expect(out.Err).NotTo(HaveOccurred(), "scenario %s", sc.Short)
 	if !sc.Refused {

@@ -41,9 +41,7 @@ MUTANTS=(
 
 # Mutants known to survive, with the reason: reported, not failing the run; a waived mutant that
 # is caught fails the run (the waiver is stale: remove it), like conformance/suites/pending.yaml.
-declare -A WAIVED=(
-  [notify_terminating]="no conformance spec for Notifications yet: NOTIF-008 is pending (the harness has no notify driver)"
-)
+declare -A WAIVED=()
 
 JOBS="${MUTANT_JOBS:-3}"
 SLOW="${MUTANT_SLOW_FACTOR:-1}"

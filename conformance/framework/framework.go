@@ -59,6 +59,8 @@ type Framework struct {
 	mu   sync.Mutex
 	pods map[string]*Pod // every pod this run asked the runtime to create, by name
 	uids []string
+	// notifications the run created and has not deleted (profile notifier).
+	notifications map[string]bool
 }
 
 // NewRunID returns a short random run ID ("c" + 6 hex digits) usable in DNS labels.

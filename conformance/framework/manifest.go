@@ -270,6 +270,8 @@ type PodBuilder struct {
 	mains  []containerSpec
 	defers []deferSpec
 	mutate []func(*v1alpha1.Pod)
+	// envMutate are changes that need the harness's BuildEnv (e.g. TestLabels' run ID).
+	envMutate []func(*v1alpha1.Pod, BuildEnv)
 }
 
 type containerSpec struct {
@@ -386,6 +388,9 @@ func (b *PodBuilder) Build(env BuildEnv) *v1alpha1.Pod {
 			o(&d)
 		}
 		p.Spec.DeferContainers = append(p.Spec.DeferContainers, d)
+	}
+	for _, f := range b.envMutate {
+		f(&p, env)
 	}
 	for _, f := range b.mutate {
 		f(&p)

@@ -112,6 +112,7 @@ func (s *suite) register() {
 	s.registerProbeTiming()
 	s.registerUpdates()
 	s.registerGC()
+	s.registerNotifiers()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {
@@ -149,6 +150,8 @@ func (s *suite) afterSuite(ctx SpecContext) {
 	}
 	// Every spec is done (or the run was interrupted): scenarios nobody waits for any more end now.
 	s.scenarios.CancelAll()
+	// Notifications first: an AllPods one would otherwise outlive the run (profile notifier).
+	Expect(s.f.RemoveNotifications(ctx)).To(Succeed(), "remove every Notification of the run")
 	Expect(s.scenarios.CleanupAll(ctx)).To(Succeed(), "remove every pod of the run")
 	// Pods made outside scenarios (in specs) were removed by their DeferCleanup; this catches any
 	// an interrupted spec left.

@@ -215,6 +215,14 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		return 0, err
 	}
 	bundle := b.bundleDir(pod, req.ID)
+	// A supervisor lost while it created this instance left its bundle (a root filesystem, maybe
+	// an OCI container or a process) behind; the adopting supervisor creates the instance afresh
+	// instead of failing it with a StartError.
+	if _, err := os.Stat(bundle); err == nil {
+		if err := b.DeleteInstance(ctx, req.ID, pod); err != nil {
+			return 0, fmt.Errorf("remove what a lost supervisor left of %s: %w", req.ID, err)
+		}
+	}
 	if err := os.MkdirAll(bundle, 0o700); err != nil {
 		return 0, fmt.Errorf("bundle %s: %w", bundle, err)
 	}

@@ -499,6 +499,8 @@ spec:
     command: [sh, -c, "`+looper("app")+`"]
 `)
 	updWaitLines(tp, "data", "app", 1)
+	// The process can write before its ContainerStarted (and status.startedAt) is recorded.
+	tp.waitEvent(30*time.Second, "app started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" })
 	started := *tp.status().StartedAt
 	time.Sleep(time.Until(started.Add(1500 * time.Millisecond)))
 	next := updNext(tp)

@@ -48,9 +48,10 @@ spec:
 metadata: {name: all-ok}
 spec:
   restartPolicy: Never
+  volumes: [{name: data, emptyDir: {}}]
   containers:
-  - {name: a, image: IMAGE, command: [sh, -c, "exit 0"]}
-  - {name: b, image: IMAGE, command: [sh, -c, "sleep 0.3; exit 0"]}
+  - {name: a, image: IMAGE, command: [sh, -c, "touch /data/a.ran; exit 0"], volumeMounts: [{name: data, mountPath: /data}]}
+  - {name: b, image: IMAGE, command: [sh, -c, "until [ -e /data/a.ran ]; do sleep 0.05; done; sleep 0.5; exit 0"], volumeMounts: [{name: data, mountPath: /data}]}
 `,
 			phase: "Succeeded", exitCode: 0, decidedBy: "b", reason: "Completed",
 		},

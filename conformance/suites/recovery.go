@@ -373,7 +373,9 @@ func (s *suite) registerCrashBeforeDeadline(rt recoveryTiming) {
 // supervisor must finish step 2 (wait for slow), then stop the sidecar (step 4), which ignores
 // its stop signal, and SIGKILL it at the budget end set by the stop request before the loss.
 func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
-	grace := rt.timer + 2
+	// The reserve point (grace - 2 s) must come well after the preStop hook ended, even when an
+	// exec is slow, so that slow's stop signal follows its hook and not the reserve point.
+	grace := 2 * rt.timer
 	linger := rt.unsupervised + time.Second // slow exits after adoption, well before the budget end
 	sc := &fw.Scenario{
 		Short:   "crash-stopping",
@@ -392,13 +394,13 @@ func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
 				return err
 			}
 			stopped := time.Now()
-			if err := p.WaitForProbe(ctx, "slow's stop signal", p.PodTimeout(), func(evs []probe.Event) bool {
+			if err := p.WaitForProbe(ctx, "slow's preStop hook end and stop signal", p.PodTimeout(), func(evs []probe.Event) bool {
+				hook, sig := false, false
 				for _, ev := range evs {
-					if ev.Container == "slow" && ev.Role == probe.RoleWorkload && ev.Type == probe.TypeSignal && ev.Signal == "SIGTERM" {
-						return true
-					}
+					hook = hook || (ev.Container == "slow" && ev.Role == probe.RoleHook && ev.Type == probe.TypeHandlerEnd)
+					sig = sig || (ev.Container == "slow" && ev.Role == probe.RoleWorkload && ev.Type == probe.TypeSignal && ev.Signal == "SIGTERM")
 				}
-				return false
+				return hook && sig
 			}); err != nil {
 				return err
 			}
@@ -417,6 +419,9 @@ func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
 				Expect(t.Reason).To(Equal(v1alpha1.ReasonStopped), "%s stopped by the resumed sequence\n%s", c, out.Final)
 			}
 			Expect(countMatches(tl, fw.RuntimeEv(fw.EvStopRequested, ""))).To(Equal(1), "one stop request\n%s", tl)
+			hookEnd, ok := tl.First(fw.HandlerEvent("slow", "preStop", probe.TypeHandlerEnd))
+			Expect(ok && hookEnd.Time.Before(noteTimeOf(out, noteCrashed))).To(BeTrue(),
+				"the scenario crashes the supervisor after slow's preStop hook ended; it did not (the machine may be too slow)\n%s", tl)
 			Expect(countMatches(tl, fw.HandlerEvent("slow", "preStop", probe.TypeHandlerStart))).To(Equal(1), "slow's preStop hook had ended before the loss: it runs once\n%s", tl)
 			// Step 2 finished (slow exited) before step 4 began (the sidecar's stop signal).
 			Expect(endedBefore(tl, "slow", "side's stop signal", runtimeSignal("side", "SIGTERM"))).To(Succeed())

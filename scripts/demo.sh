@@ -10,7 +10,7 @@ manifest="${1:-examples/demo.yaml}"
 
 scripts/install-deps.sh
 mkdir -p bin
-go build -o bin/podspec ./cmd/podspec
+go build -o bin/ ./cmd/podspec ./cmd/podspec-supervisor
 
 echo "--- building the example image (busybox) into examples/images/busybox"
 bin/podspec image build --busybox --tag latest examples/images/busybox >/dev/null

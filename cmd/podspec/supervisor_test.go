@@ -422,3 +422,93 @@ spec:
 		t.Errorf("slow exited at seq %d, side signalled at seq %d: the resumed sequence must stop the sidecar after the main container", slowExit, sideSignal)
 	}
 }
+
+// TestSUP004_StartedButUnrecordedInstanceIsAdopted covers a supervisor lost between `runc start`
+// and the state write that records ContainerStarted: on disk the instances are only created.
+// The adopting supervisor must see that they ran (one still runs the workload, one has already
+// exited) and adopt them, not discard the running one and create another: same process and
+// containerID, no restart, and the one that ended unobserved is ExitStatusLost.
+func TestSUP004_StartedButUnrecordedInstanceIsAdopted(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	manifest := filepath.Join(t.TempDir(), "pod.yaml")
+	os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: late}
+spec:
+  restartPolicy: Always
+  terminationGracePeriodSeconds: 5
+  containers:
+  - {name: app, image: "oci:`+layout+`", command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]}
+  - {name: short, image: "oci:`+layout+`", command: [sh, -c, "sleep 2; exit 3"]}
+`), 0o644)
+	if _, code := c.run("run", "--detach", manifest); code != 0 {
+		t.Fatalf("run --detach: exit %d", code)
+	}
+	t.Cleanup(func() { c.run("rm", "--force", "late") })
+	waitFor(t, "both containers running", 30*time.Second, func() bool {
+		st := readState(t, c.root, "late")
+		return st.Containers["app"] != nil && st.Containers["app"].Running && st.Containers["short"] != nil && st.Containers["short"].Running
+	})
+	st := readState(t, c.root, "late")
+	sup := st.Supervisor
+	if err := syscall.Kill(sup.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return store.ProcessStartTime(sup.PID) != sup.StartTime })
+	// Rewind the state to the moment after ContainerCreated: running, but not recorded so.
+	st = readState(t, c.root, "late")
+	appPID, appID, shortID := st.Containers["app"].PID, st.Containers["app"].ContainerID, st.Containers["short"].ContainerID
+	for _, name := range []string{"app", "short"} {
+		st.Containers[name].Running, st.Containers[name].EverRan = false, false
+	}
+	for i := range st.Pod.Status.ContainerStatuses {
+		cs := &st.Pod.Status.ContainerStatuses[i]
+		cs.State, cs.Started, cs.Ready = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: "ContainerCreating"}}, false, false
+	}
+	s, err := store.Open(c.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Pod("late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteState(st); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond) // short exits while nobody supervises the pod
+
+	if _, code := c.run("status", "late"); code != 0 {
+		t.Fatalf("status after the supervisor died: exit %d", code)
+	}
+	waitFor(t, "short's lost exit recorded and its restart running", 30*time.Second, func() bool {
+		r := readState(t, c.root, "late").Containers["short"]
+		return r.ContainerID != shortID && r.Running
+	})
+	after := readState(t, c.root, "late")
+	if r := after.Containers["app"]; r.PID != appPID || r.ContainerID != appID || !r.Running {
+		t.Errorf("app after adoption %+v, want the same process %d and containerID %s running (SUP-004)", r, appPID, appID)
+	}
+	for _, cs := range after.Pod.Status.ContainerStatuses {
+		switch cs.Name {
+		case "app":
+			if cs.RestartCount != 0 || cs.State.Running == nil {
+				t.Errorf("app %+v: want running with no restart", cs)
+			}
+		case "short":
+			term := cs.LastState.Terminated
+			if term == nil || term.ContainerID != shortID || term.Reason != "ExitStatusLost" || term.ExitCode != nil {
+				t.Errorf("short's last state %+v, want its first instance %s terminated ExitStatusLost (SUP-005)", cs.LastState, shortID)
+			}
+		}
+	}
+	created := map[string]int{}
+	for _, ev := range events(t, c, "late") {
+		if ev.Type == store.EventContainerCreated && ev.Container == "app" {
+			created[ev.ContainerID]++
+		}
+	}
+	if len(created) != 1 || created[appID] != 1 {
+		t.Errorf("app's instances created: %v, want only %s", created, appID)
+	}
+}

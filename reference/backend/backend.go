@@ -377,6 +377,26 @@ func (b *Backend) StartInstance(ctx context.Context, id string) error {
 	return b.Runtime.Start(ctx, id)
 }
 
+// InstanceRan asks the OCI runtime whether the instance was started: a container it knows
+// as "created" was not, one it knows as "running" or "stopped" was, and one it does not know
+// was deleted before anything ran in it.
+func (b *Backend) InstanceRan(ctx context.Context, id string) (ran, known bool) {
+	st, err := b.Runtime.State(ctx, id)
+	if errors.Is(err, oci.ErrNotFound) {
+		return false, true
+	}
+	if err != nil {
+		return false, false
+	}
+	switch st.Status {
+	case "created":
+		return false, true
+	case "running", "stopped", "paused":
+		return true, true
+	}
+	return false, false
+}
+
 // Signal sends sig to the instance's init process.
 func (b *Backend) Signal(ctx context.Context, id string, sig syscall.Signal) error {
 	return b.Runtime.Kill(ctx, id, sig, false)

@@ -31,6 +31,9 @@ type Backend interface {
 	// DeleteInstance removes the OCI container (killing it if it still runs) and its bundle's
 	// root filesystem. It is idempotent.
 	DeleteInstance(ctx context.Context, id string, pod *PodInfo) error
+	// InstanceRan reports whether a created instance was started: the OCI runtime knows it as
+	// running or stopped. known is false when the runtime could not tell (an error).
+	InstanceRan(ctx context.Context, id string) (ran, known bool)
 }
 
 // PodInfo identifies a pod for the backend.

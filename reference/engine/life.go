@@ -287,6 +287,14 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 	running := r.Running
 	alive := r.StartTime != 0 && store.ProcessStartTime(r.PID) == r.StartTime
 	e.mu.Unlock()
+	if !running && e.startedUnrecorded(ctx, inst, alive) {
+		// The lost supervisor had started it (runc start) but not recorded it: record the
+		// start now, late, and adopt it like a running one (SUP-004), alive or lost.
+		e.mu.Lock()
+		e.commitLocked(e.runningLocked(s, inst, time.Now().UTC())...)
+		e.mu.Unlock()
+		running = true
+	}
 	if !running {
 		// Created but never started: discard it; the slot creates a fresh instance.
 		e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
@@ -311,6 +319,22 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 	s.inst = inst
 	e.mu.Unlock()
 	return inst
+}
+
+// startedUnrecorded reports whether an instance recorded as created (not running) was started
+// all the same: its process runs the workload (no longer runc's init), or the OCI runtime knows
+// it as started. A process still in runc's init, or a container the OCI runtime does not know
+// (deleted), never ran.
+func (e *Engine) startedUnrecorded(ctx context.Context, inst *instance, alive bool) bool {
+	if inst.id == "" || inst.pid == 0 {
+		return false
+	}
+	if alive {
+		comm, err := readComm(inst.pid)
+		return err == nil && !strings.HasPrefix(comm, "runc:")
+	}
+	ran, known := e.be.InstanceRan(context.WithoutCancel(ctx), inst.id)
+	return known && ran
 }
 
 func readComm(pid int) (string, error) {

@@ -363,12 +363,22 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		return nil, fmt.Errorf("start container %s: %w", s.name, err)
 	}
 	waitExecuted(pid)
-	now := time.Now().UTC()
 	e.mu.Lock()
+	e.commitLocked(e.runningLocked(s, inst, time.Now().UTC())...)
+	e.mu.Unlock()
+	return inst, nil
+}
+
+// runningLocked records that inst runs since now and returns the events to commit with it:
+// ContainerStarted and, with no postStart hook and no startup probe, what makes the instance
+// Started (and, without a readiness probe, Ready) at once, so that one state write records
+// them all (instanceLife finds it Started and goes on to the probes).
+func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*store.Event {
 	inst.startedAt = now
+	r := s.rec()
 	r.Running = true
 	r.EverRan = true
-	st.State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
+	s.status().State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
 	ps := e.st.Pod.Status
 	if ps.StartedAt == nil {
 		ps.StartedAt = &now
@@ -377,19 +387,14 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	if s.kind == KindMain && ps.Phase == v1alpha1.PodPending {
 		ps.Phase = v1alpha1.PodRunning
 	}
-	ev = e.instEvent(store.EventContainerStarted, s, inst, "", "")
-	ev.PID = pid
+	ev := e.instEvent(store.EventContainerStarted, s, inst, "", "")
+	ev.PID = inst.pid
 	ev.Time = now
-	// With no postStart hook and no startup probe the instance is Started (and, without a
-	// readiness probe, Ready) the moment it runs: one state write records both
-	// (instanceLife finds it Started and goes on to the probes).
 	evs := []*store.Event{ev}
 	if lc := s.c.Lifecycle; (lc == nil || lc.PostStart == nil) && s.c.StartupProbe == nil {
 		evs = append(evs, e.startedLocked(s, inst)...)
 	}
-	e.commitLocked(evs...)
-	e.mu.Unlock()
-	return inst, nil
+	return evs
 }
 
 // InstancePrefix is the prefix of the OCI container IDs of every instance of a pod.

@@ -105,14 +105,14 @@ func (s *suite) register() {
 	s.registerDeferOrder()
 	s.registerDefers()
 	s.registerInitSlow()
-	s.registerRecovery()
 	s.registerSecurity()
 	s.registerImageAttacks()
 	s.registerCoreDumps()
 	s.registerProbeTiming()
+	s.registerNotifiers()
 	s.registerUpdates()
 	s.registerGC()
-	s.registerNotifiers()
+	s.registerRecovery()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

@@ -47,7 +47,7 @@ func userImages(t *testing.T, users map[string]string) string {
 // (primary group and the /etc/group memberships), numbers are taken as they are. An exec
 // probe runs with the same user (HOOK-003: "with its user"): it writes what it sees to /tmp,
 // and the container's process copies that to its log.
-func TestHOOK003_ImageUserIsTheUserOfTheProcessAndOfItsExecProbes(t *testing.T) {
+func TestIMG011_HOOK003_ImageUserIsTheUserOfTheProcessAndOfItsExecProbes(t *testing.T) {
 	t.Parallel()
 	layout := userImages(t, map[string]string{"named": "app", "numeric": "1234:5678", "named-group": "app:extra", "root": ""})
 	const (
@@ -93,7 +93,7 @@ spec:
 
 // A user name the image's /etc/passwd does not have is a start error of the container: the
 // runtime never falls back to root or to the host's user database.
-func TestImageUserMissingFromTheImageIsAStartError(t *testing.T) {
+func TestIMG012_ImageUserMissingFromTheImageIsAStartError(t *testing.T) {
 	t.Parallel()
 	layout := userImages(t, map[string]string{"ghost": "ghost"})
 	tp := startPod(t, `

@@ -169,6 +169,7 @@ func (s *suite) registerNotifiers() {
 	s.registerNotifierTerminating()
 	s.registerNotificationParallelism()
 	s.registerNotificationSelection()
+	s.registerNotifierLoss()
 }
 
 // registerNotifierDelivery: one pod with every kind of container and notifier; six

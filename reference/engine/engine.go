@@ -205,6 +205,10 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	e.armDeadlineLocked()
 	e.started = true
+	// Wake whoever waits for the start (a notifier turn resumed after adoption waits in
+	// Notifier.Notify): nothing may be committed now to do it for us.
+	close(e.changed)
+	e.changed = make(chan struct{})
 	// A pod whose every main container is already terminal (adopted at the very end) still
 	// needs its policy decision.
 	e.evaluatePolicyLocked(nil)

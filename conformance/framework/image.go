@@ -43,3 +43,14 @@ func probeImageOptions(probeBinary, tag string) image.BuildOptions {
 		WorkingDir: "/",
 	}
 }
+
+// BuildProbeImageUser writes a test image (the probe, no busybox, no user database) whose
+// image configuration sets User, under the tag "probe"; it returns its reference.
+func BuildProbeImageUser(ctx context.Context, dir, probeBinary, user string) (string, error) {
+	opts := probeImageOptions(probeBinary, ProbeImageTag)
+	opts.User = user
+	if _, err := image.Build(ctx, dir, opts); err != nil {
+		return "", fmt.Errorf("build the probe image with user %q: %w", user, err)
+	}
+	return "oci:" + dir + ":" + ProbeImageTag, nil
+}

@@ -107,6 +107,7 @@ func (s *suite) register() {
 	s.registerInitSlow()
 	s.registerSecurity()
 	s.registerImageAttacks()
+	s.registerImageUser()
 	s.registerCoreDumps()
 	s.registerProbeTiming()
 	s.registerNotifiers()

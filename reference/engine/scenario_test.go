@@ -116,10 +116,12 @@ spec:
   - name: two
     image: IMAGE
     restartPolicy: Always
-    command: [sh, -c, "if [ ! -e /data/two-ran ]; then touch /data/two-ran; exit 3; fi; `+loop("two", 0)+`"]
+    command: [sh, -c, "if [ ! -e /data/two-ran ]; then touch /data/two-ran; exit 3; fi; touch /data/two-again; `+loop("two", 0)+`"]
     volumeMounts: [{name: data, mountPath: /data}]
   containers:
-  - {name: app, image: IMAGE, command: [sh, -c, "sleep 0.5; echo app >> /data/stop"], volumeMounts: [{name: data, mountPath: /data}]}
+  # app ends the pod only once two's second instance runs (under load, creating it can take
+  # longer than any fixed sleep).
+  - {name: app, image: IMAGE, command: [sh, -c, "until [ -e /data/two-again ]; do sleep 0.05; done; sleep 0.3; echo app >> /data/stop"], volumeMounts: [{name: data, mountPath: /data}]}
 `)
 	st := tp.wait(90 * time.Second)
 	if st.Phase != "Succeeded" || st.DecidedBy != "app" {

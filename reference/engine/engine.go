@@ -207,8 +207,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.started = true
 	// Wake whoever waits for the start (a notifier turn resumed after adoption waits in
 	// Notifier.Notify): nothing may be committed now to do it for us.
-	close(e.changed)
-	e.changed = make(chan struct{})
+	e.wakeLocked()
 	// A pod whose every main container is already terminal (adopted at the very end) still
 	// needs its policy decision.
 	e.evaluatePolicyLocked(nil)
@@ -342,8 +341,7 @@ func (e *Engine) commitLocked(evs ...*store.Event) {
 		if len(evs) > 0 {
 			e.logf("dropped %d event(s) after PodFinished, first %s", len(evs), evs[0].Type)
 		}
-		close(e.changed)
-		e.changed = make(chan struct{})
+		e.wakeLocked()
 		return
 	default:
 	}
@@ -358,6 +356,11 @@ func (e *Engine) commitLocked(evs ...*store.Event) {
 			e.persistErr = err
 		}
 	}
+	e.wakeLocked()
+}
+
+// wakeLocked wakes every waitUntil and sleep: the state they wait on may have changed.
+func (e *Engine) wakeLocked() {
 	close(e.changed)
 	e.changed = make(chan struct{})
 }

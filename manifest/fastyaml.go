@@ -35,18 +35,19 @@ type fastParser struct {
 // parseFast returns the document node of data, or false when data is outside the subset.
 func parseFast(data []byte) (*yaml.Node, bool) {
 	p := fastParser{lines: make([]fastLine, 0, 64)}
+	src := string(data) // one copy; every line, key and plain value is a slice of it
 	num := 0
-	for start := 0; start < len(data); {
+	for start := 0; start < len(src); {
 		end := start
-		for end < len(data) && data[end] != '\n' {
-			c := data[end]
+		for end < len(src) && src[end] != '\n' {
+			c := src[end]
 			if c < 0x20 || c > 0x7e {
 				return nil, false // tabs, carriage returns, control and non-ASCII bytes
 			}
 			end++
 		}
 		num++
-		text := string(data[start:end])
+		text := src[start:end]
 		start = end + 1
 		indent := 0
 		for indent < len(text) && text[indent] == ' ' {

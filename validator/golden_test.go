@@ -1,15 +1,13 @@
 package validator
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"podspec.dev/podspec/validator/expect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -30,19 +28,8 @@ import (
 // Suppressed findings are not part of the compared set.
 const corpus = "../testdata"
 
-var reExpect = regexp.MustCompile(`^(?:#\s*)?expect:\s*([A-Z]+-[0-9]{3})\s+([0-9]+)(?::([0-9]+))?\s*$`)
-
-type expectation struct {
-	Rule      string
-	Line, Col int
-}
-
-func (e expectation) String() string {
-	if e.Col == 0 {
-		return fmt.Sprintf("%s %d", e.Rule, e.Line)
-	}
-	return fmt.Sprintf("%s %d:%d", e.Rule, e.Line, e.Col)
-}
+// expectation is one expected (rule, line, column); see package expect.
+type expectation = expect.Finding
 
 // readExpectations reads the expect lines of a corpus file: its leading comment lines, or a
 // sibling .expect file for JSON.
@@ -59,31 +46,11 @@ func readExpectations(t *testing.T, file string) []expectation {
 	if err != nil {
 		t.Fatalf("read expectations: %v", err)
 	}
-	var out []expectation
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		if !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "expect:") {
-			break // the header ends at the first line that is not a comment
-		}
-		if !strings.Contains(line, "expect:") {
-			continue
-		}
-		m := reExpect.FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("%s: malformed expectation %q (want \"# expect: RULE-ID LINE:COL\")", src, line)
-		}
-		e := expectation{Rule: m[1]}
-		e.Line, _ = strconv.Atoi(m[2])
-		if m[3] != "" {
-			e.Col, _ = strconv.Atoi(m[3])
-		}
-		out = append(out, e)
+	exps, err := expect.Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
 	}
-	return sortExp(out)
+	return sortExp(exps)
 }
 
 func sortExp(es []expectation) []expectation {
@@ -101,7 +68,7 @@ func reported(results []*report.Result) ([]expectation, []finding.Finding) {
 				continue
 			}
 			all = append(all, f)
-			out = append(out, expectation{f.Rule, f.Pos.Line, f.Pos.Column})
+			out = append(out, expectation{Rule: f.Rule, Line: f.Pos.Line, Col: f.Pos.Column})
 		}
 	}
 	return sortExp(out), all

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -11,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"podspec.dev/podspec/validator/expect"
 	"regexp"
 	"slices"
 	"strings"
@@ -100,9 +99,6 @@ func specsByRequirement(r types.Report) map[string][]string {
 	return out
 }
 
-// expectLine is a corpus expectation, "# expect: RULE LINE[:COL]" (see validator/golden_test.go).
-var expectLine = regexp.MustCompile(`^(?:#\s*)?expect:\s*([A-Z]+-[0-9]{3})\b`)
-
 // corpusCases maps rule IDs to the corpus files under dir that expect a finding of the rule. A
 // YAML file carries its expectations in its leading comment lines, a JSON file in a sibling
 // .expect file; image layouts in the corpus are skipped.
@@ -135,7 +131,11 @@ func corpusCases(dir string) (map[string][]string, error) {
 		if err != nil {
 			return err
 		}
-		for _, id := range expectedRules(data) {
+		ids, err := expectedRules(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		for _, id := range ids {
 			out[id] = append(out[id], filepath.ToSlash(rel))
 		}
 		return nil
@@ -149,24 +149,20 @@ func corpusCases(dir string) (map[string][]string, error) {
 	return out, nil
 }
 
-// expectedRules returns the rule IDs of the expectation lines in a corpus file's header: the
-// lines before the first one that is neither blank, a comment nor an expectation.
-func expectedRules(data []byte) []string {
+// expectedRules returns the rule IDs of a corpus file's expectation lines (package expect),
+// each once.
+func expectedRules(data []byte) ([]string, error) {
+	exps, err := expect.Parse(data)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		if !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "expect:") {
-			break
-		}
-		if m := expectLine.FindStringSubmatch(line); m != nil && !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
+	for _, e := range exps {
+		if !slices.Contains(out, e.Rule) {
+			out = append(out, e.Rule)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // idPart is one requirement ID in a test function's name: STOP006 for STOP-006.

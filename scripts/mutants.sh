@@ -81,7 +81,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "=== build: normal podspec, probe, mutantcheck and ${#MUTANTS[@]} mutant builds"
-go build -o "$bin/podspec" ./cmd/podspec
+go build -o "$bin/" ./cmd/podspec ./cmd/podspec-conformance
 CGO_ENABLED=0 go build -o "$bin/podspec-probe" ./cmd/podspec-probe
 go build -o "$bin/mutantcheck" ./scripts/mutantcheck
 # The mutant builds, as many at a time as there are CPUs (each recompiles only the engine and
@@ -122,13 +122,13 @@ run() {
   local name=$1 rt=$2 filter=$3 focus=$4
   local dir="$work/$name"
   mkdir -p "$dir/root" "$dir/wd"
-  local args=(conformance run --runtime "$rt --root $dir/root" --oci-root "$dir/root/runc"
+  local args=(run --runtime "$rt --root $dir/root" --oci-root "$dir/root/runc"
     --probe "$bin/podspec-probe" --slow-factor "$SLOW" --work-dir "$dir/wd" --out "$dir/out"
     --label-filter "$filter" --timeout 10m)
   [ -z "$focus" ] || args+=(--focus "$focus")
   local t0 rc=0
   t0=$(date +%s)
-  "$bin/podspec" "${args[@]}" >"$dir/log" 2>&1 || rc=$?
+  "$bin/podspec-conformance" "${args[@]}" >"$dir/log" 2>&1 || rc=$?
   echo "$rc $(($(date +%s) - t0))" >"$dir/result"
 }
 

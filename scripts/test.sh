@@ -42,7 +42,7 @@ scripts/demo.sh
 
 step "conformance: preflight, then the whole suite against the reference runtime"
 mkdir -p bin
-go build -o bin/ ./cmd/podspec ./cmd/podspec-supervisor
+go build -o bin/ ./cmd/podspec ./cmd/podspec-supervisor ./cmd/podspec-conformance
 CGO_ENABLED=0 go build -o bin/podspec-probe ./cmd/podspec-probe
 croot=$(mktemp -d /tmp/podspec-ci.XXXXXX)
 out=$(mktemp -d /tmp/podspec-conformance.XXXXXX)

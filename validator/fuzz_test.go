@@ -11,9 +11,9 @@ import (
 
 // FuzzDecodeAndValidate runs the whole pipeline as podspec validate runs it by default (decode,
 // kind check, JSON Schema and semantic engines, positions, suppression) and every report format
-// on arbitrary bytes. (The CUE engine, opt-in, costs 100-300 ms per document, which would
-// starve the fuzzer; package cue has its own tests against the same corpus.) It must never panic, and every finding
-// must carry a known rule ID and a position that is either known and 1-based or unknown (0).
+// on arbitrary bytes. (Package cue has its own tests against the same corpus.) It must never
+// panic, and every finding must carry a known rule ID and a position that is either known and
+// 1-based or unknown (0).
 //
 //	go test ./validator -run '^$' -fuzz FuzzDecodeAndValidate -fuzztime 30s
 func FuzzDecodeAndValidate(f *testing.F) {

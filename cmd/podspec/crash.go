@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -27,7 +28,7 @@ func newCrashCmd() *cobra.Command {
 			"containers are left alone. crash itself starts no new supervisor: the next verb that touches\n" +
 			"the pod does, and that supervisor adopts the pod. A terminal pod, or one whose supervisor is\n" +
 			"already gone, is left as it is.",
-		Args: usageArgs(1),
+		Args: cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -17,7 +18,7 @@ func newEventsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "events POD",
 		Short: "Print a pod's lifecycle events as JSON lines (--follow: until PodFinished)",
-		Args:  usageArgs(1),
+		Args:  cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events until the pod finishes")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -17,7 +18,7 @@ func newGCCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Remove terminal pods whose finishedAt is at least --older-than ago",
-		Args:  usageArgs(0),
+		Args:  cli.Args(0),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().DurationVar(&olderThan, "older-than", 0, "minimum time since the pod finished (Go duration)")
@@ -53,7 +54,7 @@ func newGCCmd() *cobra.Command {
 			removed = append(removed, n)
 		}
 		sort.Strings(removed)
-		return printJSON(map[string][]string{"removed": removed})
+		return cli.PrintJSON(map[string][]string{"removed": removed})
 	})
 	return cmd
 }

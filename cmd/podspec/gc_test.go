@@ -27,7 +27,7 @@ func gcPod(t *testing.T, layout, name, body string) string {
 }
 
 // runToEnd runs a pod to its terminal phase.
-func runToEnd(t *testing.T, c cli, manifest, name string) {
+func runToEnd(t *testing.T, c cmdline, manifest, name string) {
 	t.Helper()
 	if _, code := c.run("run", "--detach", manifest); code != 0 {
 		t.Fatalf("run %s: exit %d", name, code)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/image"
 )
 
@@ -72,11 +73,11 @@ root-owned with fixed timestamps, so the same inputs give the same digest.
 			}
 			layout, err := filepath.Abs(args[0])
 			if err != nil {
-				return &exitError{code: exitIO, err: err}
+				return &cli.ExitError{Code: cli.ExitIO, Err: err}
 			}
 			digest, err := image.Build(cmd.Context(), layout, opts)
 			if err != nil {
-				return &exitError{code: exitIO, err: err}
+				return &cli.ExitError{Code: cli.ExitIO, Err: err}
 			}
 			out := struct {
 				Digest    string `json:"digest"`
@@ -84,7 +85,7 @@ root-owned with fixed timestamps, so the same inputs give the same digest.
 			}{digest, image.Reference{Path: layout, Tag: opts.Tag}.String()}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			if err := enc.Encode(out); err != nil {
-				return &exitError{code: exitIO, err: fmt.Errorf("write result: %w", err)}
+				return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write result: %w", err)}
 			}
 			return nil
 		},

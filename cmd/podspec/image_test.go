@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/image"
 )
 
@@ -21,12 +22,12 @@ func TestImageBuildVerb(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"a file and a tag build an image", []string{"image", "build", "--file", bin + ":/bin/tool:0755", "--entrypoint", "/bin/tool", "--tag", "v1", layout}, exitOK},
-		{"nothing to put in the image is a usage error", []string{"image", "build", layout}, exitUsage},
-		{"a relative destination is a usage error", []string{"image", "build", "--file", bin + ":bin/tool", layout}, exitUsage},
-		{"a bad mode is a usage error", []string{"image", "build", "--file", bin + ":/bin/tool:999", layout}, exitUsage},
-		{"an env entry without = is a usage error", []string{"image", "build", "--file", bin + ":/t", "--env", "X", layout}, exitUsage},
-		{"a missing source file is an I/O error", []string{"image", "build", "--file", filepath.Join(dir, "missing") + ":/t", layout}, exitIO},
+		{"a file and a tag build an image", []string{"image", "build", "--file", bin + ":/bin/tool:0755", "--entrypoint", "/bin/tool", "--tag", "v1", layout}, cli.ExitOK},
+		{"nothing to put in the image is a usage error", []string{"image", "build", layout}, cli.ExitUsage},
+		{"a relative destination is a usage error", []string{"image", "build", "--file", bin + ":bin/tool", layout}, cli.ExitUsage},
+		{"a bad mode is a usage error", []string{"image", "build", "--file", bin + ":/bin/tool:999", layout}, cli.ExitUsage},
+		{"an env entry without = is a usage error", []string{"image", "build", "--file", bin + ":/t", "--env", "X", layout}, cli.ExitUsage},
+		{"a missing source file is an I/O error", []string{"image", "build", "--file", filepath.Join(dir, "missing") + ":/t", layout}, cli.ExitIO},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"podspec.dev/podspec/cmd/internal/cli"
 )
 
 func init() { register(newListCmd) }
@@ -20,7 +22,7 @@ func newListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List every pod in the state root (JSON array, sorted by name)",
-		Args:  usageArgs(0),
+		Args:  cli.Args(0),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, _ []string) error {
@@ -45,7 +47,7 @@ func newListCmd() *cobra.Command {
 			}
 			out = append(out, listEntry{Name: n, UID: st.Pod.Status.UID, Phase: string(st.Pod.Status.Phase), CreatedAt: st.CreatedAt})
 		}
-		return printJSON(out)
+		return cli.PrintJSON(out)
 	})
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/cmd/internal/cli"
 )
 
 func init() { register(newLogsCmd) }
@@ -18,7 +19,7 @@ func newLogsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "logs POD CONTAINER",
 		Short: "Print the output of a container's current (or --previous) instance, also after exit",
-		Args:  usageArgs(2),
+		Args:  cli.Args(2),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().BoolVar(&previous, "previous", false, "the instance before the current one")

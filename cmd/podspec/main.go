@@ -6,37 +6,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"podspec.dev/podspec/cmd/internal/cli"
 )
-
-// Exit codes shared by every verb (runtime verbs document further codes in
-// docs/runtime-interface.md).
-const (
-	exitOK       = 0
-	exitFindings = 1
-	exitUsage    = 2
-	exitIO       = 3
-)
-
-// exitError carries the exit code a verb wants; err may be nil when the verb already printed
-// everything it had to say.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitError) Unwrap() error { return e.err }
 
 // verbs collects the constructors of every verb; filled by init functions in this package.
 var verbs []func() *cobra.Command
@@ -52,7 +28,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: err}
+		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	})
 	for _, v := range verbs {
 		root.AddCommand(v())
@@ -69,17 +45,13 @@ func run(args []string) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
-		return exitOK
+		return cli.ExitOK
 	}
-	code, msg := exitUsage, err // cobra's own argument and unknown-command errors are usage errors
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code, msg = ee.code, ee.err
-	}
+	code, msg := cli.Status(err)
 	if msg == nil {
 		return code
 	}
-	if code == exitUsage && jsonErrors(args) {
+	if code == cli.ExitUsage && jsonErrors(args) {
 		// The runtime contract's error JSON, also for errors found before a verb ran
 		// (unknown flags, wrong argument counts).
 		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": "Usage", "message": msg.Error()}})

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/notify"
@@ -46,7 +47,7 @@ func newNotifyCmd() *cobra.Command {
 			"and `notification results` to follow it.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 && len(args) != 2 {
-				return &exitError{code: exitUsage, err: fmt.Errorf("notify takes MANIFEST or POD NOTIFIER, got %d argument(s)", len(args))}
+				return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("notify takes MANIFEST or POD NOTIFIER, got %d argument(s)", len(args))}
 			}
 			return nil
 		},
@@ -78,7 +79,7 @@ func newNotifyCmd() *cobra.Command {
 		if err := f.spawnRunner(ns, obj.Notification.Metadata.Name); err != nil {
 			return err
 		}
-		return printJSON(obj.Notification)
+		return cli.PrintJSON(obj.Notification)
 	})
 	return cmd
 }
@@ -261,12 +262,12 @@ func newNotificationCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "notification",
 		Short: "Inspect or delete Notifications (status, results, rm)",
-		Args:  usageArgs(0),
+		Args:  cli.Args(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return &exitError{code: exitUsage, err: fmt.Errorf("notification needs a subcommand: status, results or rm")}
+			return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("notification needs a subcommand: status, results or rm")}
 		},
 	}
-	status := &cobra.Command{Use: "status NAME", Short: "Print a Notification's bounded status (NotificationStatus JSON)", Args: usageArgs(1)}
+	status := &cobra.Command{Use: "status NAME", Short: "Print a Notification's bounded status (NotificationStatus JSON)", Args: cli.Args(1)}
 	fs := addRuntimeFlags(status)
 	status.RunE = fs.wrap(func(cmd *cobra.Command, args []string) error {
 		_, obj, err := fs.notification(args[0])
@@ -277,9 +278,9 @@ func newNotificationCmd() *cobra.Command {
 		if st == nil {
 			st = &v1alpha1.NotificationStatus{Phase: v1alpha1.NotificationPending}
 		}
-		return printJSON(st)
+		return cli.PrintJSON(st)
 	})
-	results := &cobra.Command{Use: "results NAME", Short: "Print the per-pod records of a Notification (JSON array of PodNotificationRecord)", Args: usageArgs(1)}
+	results := &cobra.Command{Use: "results NAME", Short: "Print the per-pod records of a Notification (JSON array of PodNotificationRecord)", Args: cli.Args(1)}
 	fr := addRuntimeFlags(results)
 	results.RunE = fr.wrap(func(cmd *cobra.Command, args []string) error {
 		ns, _, err := fr.notification(args[0])
@@ -293,9 +294,9 @@ func newNotificationCmd() *cobra.Command {
 			}
 			return err
 		}
-		return printJSON(recs)
+		return cli.PrintJSON(recs)
 	})
-	rm := &cobra.Command{Use: "rm NAME", Short: "Delete a Notification (running deliveries finish; no new one starts)", Args: usageArgs(1)}
+	rm := &cobra.Command{Use: "rm NAME", Short: "Delete a Notification (running deliveries finish; no new one starts)", Args: cli.Args(1)}
 	fm := addRuntimeFlags(rm)
 	rm.RunE = fm.wrap(func(cmd *cobra.Command, args []string) error {
 		s, err := fm.store()
@@ -324,7 +325,7 @@ func newNotificationRunnerCmd() *cobra.Command {
 		Use:    "notification-runner NAME",
 		Short:  "Deliver one Notification to its target pods (started by notify; not for direct use)",
 		Hidden: true,
-		Args:   usageArgs(1),
+		Args:   cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {

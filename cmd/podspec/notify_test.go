@@ -28,7 +28,7 @@ func runnersOf(root string) []string {
 }
 
 // notificationStatus reads `notification status` and checks it against the schema.
-func notificationStatus(t *testing.T, c cli, name string) v1alpha1.NotificationStatus {
+func notificationStatus(t *testing.T, c cmdline, name string) v1alpha1.NotificationStatus {
 	t.Helper()
 	out, code := c.run("notification", "status", name)
 	if code != 0 {
@@ -46,7 +46,7 @@ func notificationStatus(t *testing.T, c cli, name string) v1alpha1.NotificationS
 	return st
 }
 
-func notificationResults(t *testing.T, c cli, name string) []v1alpha1.PodNotificationRecord {
+func notificationResults(t *testing.T, c cmdline, name string) []v1alpha1.PodNotificationRecord {
 	t.Helper()
 	out, code := c.run("notification", "results", name)
 	if code != 0 {
@@ -66,7 +66,7 @@ func notificationResults(t *testing.T, c cli, name string) []v1alpha1.PodNotific
 	return recs
 }
 
-func waitNotificationFinal(t *testing.T, c cli, name string) v1alpha1.NotificationStatus {
+func waitNotificationFinal(t *testing.T, c cmdline, name string) v1alpha1.NotificationStatus {
 	t.Helper()
 	var st v1alpha1.NotificationStatus
 	waitFor(t, "notification "+name+" final", 120*time.Second, func() bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/store"
@@ -20,7 +21,7 @@ func newRmCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rm POD",
 		Short: "Remove a terminal pod: state, logs, filesystems, volumes (--force stops it first)",
-		Args:  usageArgs(1),
+		Args:  cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().BoolVar(&force, "force", false, "force-stop a pod that is not terminal, then remove it")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/validator"
 )
 
@@ -25,7 +26,7 @@ func newRulesCmd() *cobra.Command {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(rules); err != nil {
-					return &exitError{code: exitIO, err: fmt.Errorf("write rules: %w", err)}
+					return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write rules: %w", err)}
 				}
 			case "text":
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
@@ -34,7 +35,7 @@ func newRulesCmd() *cobra.Command {
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Text)
 				}
 				if err := tw.Flush(); err != nil {
-					return &exitError{code: exitIO, err: fmt.Errorf("write rules: %w", err)}
+					return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write rules: %w", err)}
 				}
 			default:
 				return usageErr("--format must be text or json, not %q", format)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/backend"
@@ -41,7 +42,7 @@ func newRunCmd() *cobra.Command {
 		Long: "Validates the manifest, resolves its images, creates the pod and starts its supervisor.\n" +
 			"With --detach it prints {\"name\",\"uid\"} and returns. In the foreground it streams events\n" +
 			"and container logs on stderr; Ctrl-C stops the pod gracefully, a second Ctrl-C forces it.",
-		Args: usageArgs(1),
+		Args: cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return once the pod is created")
@@ -51,14 +52,14 @@ func newRunCmd() *cobra.Command {
 		if err != nil {
 			rerr := f.report(err)
 			if !detach {
-				if ee, ok := rerr.(*exitError); ok && ee.code != exitUsage {
-					ee.code = exitNotCreated
+				if ee, ok := rerr.(*cli.ExitError); ok && ee.Code != cli.ExitUsage {
+					ee.Code = exitNotCreated
 				}
 			}
 			return rerr
 		}
 		if detach {
-			return f.report(printJSON(map[string]string{"name": p.Name, "uid": uid}))
+			return f.report(cli.PrintJSON(map[string]string{"name": p.Name, "uid": uid}))
 		}
 		return f.report(f.foreground(cmd.Context(), p))
 	}
@@ -255,7 +256,7 @@ func (f *rtFlags) foreground(ctx context.Context, p *store.Pod) error {
 		code = int(*st.Pod.Status.ExitCode)
 	}
 	if code != 0 {
-		return &exitError{code: code}
+		return &cli.ExitError{Code: code}
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
@@ -85,7 +86,7 @@ func (f *rtFlags) report(err error) error {
 	if err == nil {
 		return nil
 	}
-	var ee *exitError
+	var ee *cli.ExitError
 	if errors.As(err, &ee) {
 		return err
 	}
@@ -105,12 +106,12 @@ func (f *rtFlags) report(err error) error {
 		}
 		b, _ := json.Marshal(map[string]any{"error": obj})
 		fmt.Fprintln(os.Stderr, string(b))
-		return &exitError{code: code}
+		return &cli.ExitError{Code: code}
 	}
 	for _, fd := range re.findings {
 		fmt.Fprintf(os.Stderr, "%s:%d:%d: %s %s: %s\n", fd.Pos.File, fd.Pos.Line, fd.Pos.Column, fd.Severity, fd.Rule, fd.Message)
 	}
-	return &exitError{code: code, err: re.err}
+	return &cli.ExitError{Code: code, Err: re.err}
 }
 
 func classify(err error) string {
@@ -134,16 +135,6 @@ func (f *rtFlags) wrap(fn func(cmd *cobra.Command, args []string) error) func(*c
 			return f.report(errf(codeUsage, "--error-format must be text or json"))
 		}
 		return f.report(fn(cmd, args))
-	}
-}
-
-// usageArgs is a positional-argument check that reports a Usage error.
-func usageArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return &exitError{code: exitUsage, err: fmt.Errorf("%s takes %d argument(s), got %d", cmd.Name(), n, len(args))}
-		}
-		return nil
 	}
 }
 
@@ -276,13 +267,4 @@ func (f *rtFlags) ociRuntimePath() (string, error) {
 		return "", &rtError{code: codeRuntimeUnavailable, err: fmt.Errorf("OCI runtime %q: %w", f.ociRuntime, err)}
 	}
 	return p, nil
-}
-
-func printJSON(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(os.Stdout, string(b))
-	return err
 }

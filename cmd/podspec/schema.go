@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/schema"
 )
 
@@ -39,7 +40,7 @@ Kinds: ` + strings.Join(schema.Kinds(), ", ") + `.`,
 				return usageErr("no schema for kind %q (kinds: %s)", kind, strings.Join(schema.Kinds(), ", "))
 			}
 			if _, err := cmd.OutOrStdout().Write(b); err != nil {
-				return &exitError{code: exitIO, err: fmt.Errorf("write schema: %w", err)}
+				return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write schema: %w", err)}
 			}
 			return nil
 		},

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/cmd/internal/cli"
 )
 
 func init() { register(newStatusCmd) }
@@ -20,7 +21,7 @@ func newStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status POD",
 		Short: "Print a pod's status (PodStatus) as json, yaml or text",
-		Args:  usageArgs(1),
+		Args:  cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "json, yaml or text")
@@ -51,7 +52,7 @@ func newStatusCmd() *cobra.Command {
 		case "text":
 			return printStatusText(args[0], st.Pod.Status)
 		}
-		return printJSON(st.Pod.Status)
+		return cli.PrintJSON(st.Pod.Status)
 	})
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
 )
@@ -18,7 +19,7 @@ func newStopCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stop POD",
 		Short: "Request a graceful (or --force) stop; returns once the request is recorded",
-		Args:  usageArgs(1),
+		Args:  cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().Int64Var(&grace, "grace-period", -1, "seconds for the whole stop sequence (default: the pod's terminationGracePeriodSeconds; 0 forces)")

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/supervisor"
 )
 
@@ -16,7 +17,7 @@ func newSuperviseCmd() *cobra.Command {
 		Use:    "supervise POD",
 		Short:  "Run the supervisor of one pod (started by run; not for direct use)",
 		Hidden: true,
-		Args:   usageArgs(1),
+		Args:   cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {

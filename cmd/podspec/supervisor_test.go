@@ -26,14 +26,14 @@ func init() {
 	}
 }
 
-// cli runs the podspec command line (this test binary) with a root; it returns stdout and the
+// cmdline runs the podspec command line (this test binary) with a root; it returns stdout and the
 // exit status.
-type cli struct {
+type cmdline struct {
 	t    *testing.T
 	root string
 }
 
-func (c cli) run(args ...string) (string, int) {
+func (c cmdline) run(args ...string) (string, int) {
 	c.t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -56,7 +56,7 @@ func (c cli) run(args ...string) (string, int) {
 	return out.String(), code
 }
 
-func runtimeTestSetup(t *testing.T) (cli, string) {
+func runtimeTestSetup(t *testing.T) (cmdline, string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
@@ -72,7 +72,7 @@ func runtimeTestSetup(t *testing.T) (cli, string) {
 	if _, err := image.Build(context.Background(), layout, image.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
 		t.Fatal(err)
 	}
-	c := cli{t: t, root: filepath.Join(dir, "root")}
+	c := cmdline{t: t, root: filepath.Join(dir, "root")}
 	return c, layout
 }
 
@@ -93,7 +93,7 @@ func readState(t *testing.T, root, name string) *store.State {
 	return st
 }
 
-func events(t *testing.T, c cli, pod string) []store.Event {
+func events(t *testing.T, c cmdline, pod string) []store.Event {
 	t.Helper()
 	out, code := c.run("events", pod)
 	if code != 0 {

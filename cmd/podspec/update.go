@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/backend"
@@ -33,7 +34,7 @@ func newUpdateCmd() *cobra.Command {
 			"supervisor: resources are applied live, a changed image, command, args or env restarts only\n" +
 			"that container. A change that is not allowed in place is refused with its UPD findings (exit\n" +
 			"1) and the pod is left as it was; a terminating or terminal pod is a Conflict (exit 5).",
-		Args: usageArgs(2),
+		Args: cli.Args(2),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
@@ -87,7 +88,7 @@ func newUpdateCmd() *cobra.Command {
 		default:
 			return &rtError{code: codeInvalidManifest, err: errors.New(ur.Message)}
 		}
-		return printJSON(ur.Status)
+		return cli.PrintJSON(ur.Status)
 	})
 	return cmd
 }

@@ -19,13 +19,13 @@ import (
 )
 
 // runStderr runs a runtime verb and also returns its standard error.
-func (c cli) runStderr(args ...string) (string, string, int) {
+func (c cmdline) runStderr(args ...string) (string, string, int) {
 	c.t.Helper()
 	return c.runRaw(append([]string{"--root", c.root, "--error-format", "json"}, args...)...)
 }
 
 // runRaw runs the podspec command line as given.
-func (c cli) runRaw(args ...string) (string, string, int) {
+func (c cmdline) runRaw(args ...string) (string, string, int) {
 	c.t.Helper()
 	self, err := os.Executable()
 	if err != nil {

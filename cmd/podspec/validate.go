@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
 	"podspec.dev/podspec/validator"
@@ -77,7 +78,7 @@ See docs/validate.md.`,
 }
 
 func usageErr(format string, a ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, a...)}
+	return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf(format, a...)}
 }
 
 func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
@@ -97,11 +98,11 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
-			return &exitError{code: exitIO, err: fmt.Errorf("create profile: %w", err)}
+			return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("create profile: %w", err)}
 		}
 		defer pf.Close()
 		if err := pprof.StartCPUProfile(pf); err != nil {
-			return &exitError{code: exitIO, err: fmt.Errorf("start profile: %w", err)}
+			return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("start profile: %w", err)}
 		}
 		defer pprof.StopCPUProfile()
 	}
@@ -116,7 +117,7 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 	if f.output != "" && f.output != "-" {
 		file, err = os.Create(f.output)
 		if err != nil {
-			return &exitError{code: exitIO, err: fmt.Errorf("create report: %w", err)}
+			return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("create report: %w", err)}
 		}
 		defer file.Close()
 		out, toStdout = file, false
@@ -139,24 +140,24 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 		sum, runErr = v.Run(cmd.Context(), args, cmd.InOrStdin(), w.Result)
 	}
 	if err := w.Close(sum); err != nil {
-		return &exitError{code: exitIO, err: fmt.Errorf("write report: %w", err)}
+		return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write report: %w", err)}
 	}
 	if err := buf.Flush(); err != nil {
-		return &exitError{code: exitIO, err: fmt.Errorf("write report: %w", err)}
+		return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write report: %w", err)}
 	}
 	if file != nil {
 		if err := file.Close(); err != nil {
-			return &exitError{code: exitIO, err: fmt.Errorf("write report: %w", err)}
+			return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write report: %w", err)}
 		}
 	}
 	if runErr != nil {
 		if errors.Is(runErr, validator.ErrInvalidOld) {
-			return &exitError{code: exitFindings, err: runErr}
+			return &cli.ExitError{Code: cli.ExitFindings, Err: runErr}
 		}
-		return &exitError{code: exitIO, err: runErr}
+		return &cli.ExitError{Code: cli.ExitIO, Err: runErr}
 	}
 	if sum.Errors > 0 || (f.failOn == "warning" && sum.Warnings > 0) {
-		return &exitError{code: exitFindings}
+		return &cli.ExitError{Code: cli.ExitFindings}
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"podspec.dev/podspec/cmd/internal/cli"
 )
 
 // execute runs the podspec command line in-process and returns its exit status and stdout.
@@ -21,13 +23,13 @@ func execute(t *testing.T, stdin string, args ...string) (int, string) {
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
-		return exitOK, out.String()
+		return cli.ExitOK, out.String()
 	}
-	var ee *exitError
+	var ee *cli.ExitError
 	if errors.As(err, &ee) {
-		return ee.code, out.String()
+		return ee.Code, out.String()
 	}
-	return exitUsage, out.String()
+	return cli.ExitUsage, out.String()
 }
 
 const cleanPod = `apiVersion: podspec.dev/v1alpha1
@@ -55,19 +57,19 @@ func TestValidateExitStatus(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"a clean file exits 0", []string{"validate", clean}, exitOK},
-		{"warnings only exit 0", []string{"validate", warn}, exitOK},
-		{"warnings exit 1 with --fail-on warning", []string{"validate", "--fail-on", "warning", warn}, exitFindings},
-		{"an error exits 1", []string{"validate", clean, bad}, exitFindings},
-		{"a missing file exits 3", []string{"validate", filepath.Join(dir, "nope.yaml")}, exitIO},
-		{"no path is a usage error", []string{"validate"}, exitUsage},
-		{"an unknown format is a usage error", []string{"validate", "-o", "xml", clean}, exitUsage},
-		{"an unknown engine is a usage error", []string{"validate", "--engine", "magic", clean}, exitUsage},
-		{"an unknown flag is a usage error", []string{"validate", "--frobnicate", clean}, exitUsage},
-		{"--update-from with two files is a usage error", []string{"validate", "--update-from", clean, clean, bad}, exitUsage},
-		{"an illegal update exits 1", []string{"validate", "--update-from", clean, renamed}, exitFindings},
-		{"a legal update exits 0", []string{"validate", "--update-from", clean, clean}, exitOK},
-		{"an unreadable old manifest exits 3", []string{"validate", "--update-from", filepath.Join(dir, "nope.yaml"), clean}, exitIO},
+		{"a clean file exits 0", []string{"validate", clean}, cli.ExitOK},
+		{"warnings only exit 0", []string{"validate", warn}, cli.ExitOK},
+		{"warnings exit 1 with --fail-on warning", []string{"validate", "--fail-on", "warning", warn}, cli.ExitFindings},
+		{"an error exits 1", []string{"validate", clean, bad}, cli.ExitFindings},
+		{"a missing file exits 3", []string{"validate", filepath.Join(dir, "nope.yaml")}, cli.ExitIO},
+		{"no path is a usage error", []string{"validate"}, cli.ExitUsage},
+		{"an unknown format is a usage error", []string{"validate", "-o", "xml", clean}, cli.ExitUsage},
+		{"an unknown engine is a usage error", []string{"validate", "--engine", "magic", clean}, cli.ExitUsage},
+		{"an unknown flag is a usage error", []string{"validate", "--frobnicate", clean}, cli.ExitUsage},
+		{"--update-from with two files is a usage error", []string{"validate", "--update-from", clean, clean, bad}, cli.ExitUsage},
+		{"an illegal update exits 1", []string{"validate", "--update-from", clean, renamed}, cli.ExitFindings},
+		{"a legal update exits 0", []string{"validate", "--update-from", clean, clean}, cli.ExitOK},
+		{"an unreadable old manifest exits 3", []string{"validate", "--update-from", filepath.Join(dir, "nope.yaml"), clean}, cli.ExitIO},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +82,7 @@ func TestValidateExitStatus(t *testing.T) {
 
 func TestValidateFormats(t *testing.T) {
 	code, out := execute(t, strings.Replace(cleanPod, "name: web", "name: Web", 1), "validate", "-o", "sarif", "-")
-	if code != exitFindings {
+	if code != cli.ExitFindings {
 		t.Errorf("exit %d", code)
 	}
 	var log struct {
@@ -107,7 +109,7 @@ func TestValidateFormats(t *testing.T) {
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
 	code, out = execute(t, cleanPod, "validate", "-o", "json", "--output", report, "-")
-	if code != exitOK || out != "" {
+	if code != cli.ExitOK || out != "" {
 		t.Errorf("exit %d, stdout %q (the report goes to --output)", code, out)
 	}
 	data, err := os.ReadFile(report)
@@ -115,10 +117,10 @@ func TestValidateFormats(t *testing.T) {
 		t.Errorf("report file: %v\n%s", err, data)
 	}
 
-	if code, out := execute(t, "", "rules", "-o", "json"); code != exitOK || !strings.Contains(out, `"MAN-009"`) {
+	if code, out := execute(t, "", "rules", "-o", "json"); code != cli.ExitOK || !strings.Contains(out, `"MAN-009"`) {
 		t.Errorf("rules: exit %d\n%s", code, out)
 	}
-	if code, out := execute(t, "", "schema", "Notification"); code != exitOK || !strings.Contains(out, "2020-12") {
+	if code, out := execute(t, "", "schema", "Notification"); code != cli.ExitOK || !strings.Contains(out, "2020-12") {
 		t.Errorf("schema: exit %d\n%.200s", code, out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/oci"
 )
 
@@ -22,7 +23,7 @@ func newVersionCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the runtime contract version, the runtime and the OCI runtime in use (JSON)",
-		Args:  usageArgs(0),
+		Args:  cli.Args(0),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, _ []string) error {
@@ -45,7 +46,7 @@ func newVersionCmd() *cobra.Command {
 			}
 			out["ociRuntime"] = info
 		}
-		return printJSON(out)
+		return cli.PrintJSON(out)
 	})
 	return cmd
 }

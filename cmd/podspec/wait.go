@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"podspec.dev/podspec/cmd/internal/cli"
 )
 
 func init() { register(newWaitCmd) }
@@ -14,7 +16,7 @@ func newWaitCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wait POD",
 		Short: "Block until a pod is terminal, then print its final status (JSON)",
-		Args:  usageArgs(1),
+		Args:  cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (Go duration; 0: wait forever)")
@@ -39,7 +41,7 @@ func newWaitCmd() *cobra.Command {
 				return err
 			}
 			if st.Pod.Status.FinishedAt != nil {
-				return printJSON(st.Pod.Status)
+				return cli.PrintJSON(st.Pod.Status)
 			}
 			select {
 			case <-ctx.Done():

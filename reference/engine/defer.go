@@ -406,10 +406,7 @@ func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (t
 
 // killNow sends SIGKILL to an instance's process without recording an event.
 func (e *Engine) killNow(ctx context.Context, inst *instance) {
-	if inst.adopted && syscall.Kill(inst.pid, syscall.SIGKILL) == nil {
-		return
-	}
-	if err := e.be.Signal(ctx, inst.id, syscall.SIGKILL); err != nil {
+	if err := e.sendSignal(ctx, inst, syscall.SIGKILL); err != nil && err != errProcessGone {
 		e.logf("signal %s SIGKILL: %v", inst.id, err)
 	}
 }
@@ -429,6 +426,7 @@ func awaitKilled(inst *instance) ExitStatus {
 // recordDeferExit records the end of a defer attempt (ContainerExited) and returns its
 // termination; lost says it ended unobserved, killed that the runtime killed it.
 func (e *Engine) recordDeferExit(s *slot, inst *instance, ex ExitStatus) (term *v1alpha1.ContainerStateTerminated, lost, killed bool) {
+	inst.pidfd.close()
 	var oom uint64
 	if ex.Known || !inst.adopted {
 		oom = e.be.OOMKills(inst.id, e.info)
@@ -500,7 +498,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		}
 		return nil, fmt.Errorf("create container %s: %w", s.name, err)
 	}
-	inst := &instance{id: id, pid: pid, n: n}
+	inst := &instance{id: id, pid: pid, n: n, pidfd: openPidFD(pid)} // a child, as in startInstance
 	inst.exit = e.w.Watch(pid)
 	s.inst = inst
 	s.creating = false
@@ -520,12 +518,14 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		e.mu.Unlock()
 		e.be.DeleteInstance(bg, id, e.info)
 		<-inst.exit
+		inst.pidfd.close()
 		return nil, errStopped
 	}
 	e.mu.Unlock()
 	if err := e.be.StartInstance(bg, id); err != nil {
 		e.be.DeleteInstance(bg, id, e.info)
 		<-inst.exit
+		inst.pidfd.close()
 		e.mu.Lock()
 		s.inst = nil
 		r.PID = 0

@@ -285,7 +285,16 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 		inst.startedAt = st.State.Running.StartedAt
 	}
 	running := r.Running
+	// The pidfd is opened before the start time is compared: if the process is still the
+	// recorded one after the open, the pidfd is that process's (a later one reusing the pid
+	// would have another start time).
+	inst.pidfd = openPidFD(r.PID)
 	alive := r.StartTime != 0 && store.ProcessStartTime(r.PID) == r.StartTime
+	if !alive {
+		// The recorded process has ended: closed, so that no signal goes to its pid.
+		inst.pidfd.close()
+		inst.pidfd = &pidFD{fd: -1}
+	}
 	e.mu.Unlock()
 	if !running && e.startedUnrecorded(ctx, inst, alive) {
 		// The lost supervisor had started it (runc start) but not recorded it: record the
@@ -297,6 +306,7 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 	}
 	if !running {
 		// Created but never started: discard it; the slot creates a fresh instance.
+		inst.pidfd.close()
 		e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
 		e.mu.Lock()
 		r.PID = 0

@@ -421,13 +421,7 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(num), Number: num}
 		e.commitLocked(ev)
 		e.mu.Unlock()
-		var err error
-		if inst.adopted {
-			err = syscall.Kill(inst.pid, sig)
-		} else {
-			err = e.be.Signal(ctx, inst.id, sig)
-		}
-		if err != nil {
+		if err := e.sendSignal(ctx, inst, sig); err != nil {
 			if gone, why := ended(); gone {
 				return v1alpha1.NotificationFailed, why, "the container instance ended before the signal was delivered", nil
 			}

@@ -39,6 +39,9 @@ type instance struct {
 	// killReason (Unhealthy, StartError) and killMsg are set when the runtime killed the
 	// instance outside a stop (failed probe or postStart hook).
 	killReason, killMsg string
+	// pidfd is the init process's pidfd (nil if it could not be opened), the path of the
+	// signals (pidfd.go); it is closed once the exit was handled.
+	pidfd *pidFD
 }
 
 func (e *Engine) buildSlots() {
@@ -238,9 +241,11 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 		case ex = <-inst.exit:
 		case <-ctx.Done():
 			cancel()
+			inst.pidfd.close()
 			return
 		}
 		cancel()
+		inst.pidfd.close()
 		if !e.afterExit(ctx, s, inst, &ex, nil) {
 			return
 		}
@@ -327,7 +332,9 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
 		return nil, fmt.Errorf("create container %s: %w", s.name, err)
 	}
-	inst := &instance{id: id, pid: pid, n: n}
+	// The init process is this supervisor's child (its subreaper) once runc create exited,
+	// not reaped before the watcher below waits for it: the pid is still that process.
+	inst := &instance{id: id, pid: pid, n: n, pidfd: openPidFD(pid)}
 	inst.exit = e.w.Watch(pid)
 	s.inst = inst
 	s.creating = false
@@ -347,6 +354,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		e.mu.Unlock()
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
 		<-inst.exit
+		inst.pidfd.close()
 		e.mu.Lock()
 		e.skipLocked(s)
 		e.mu.Unlock()
@@ -357,6 +365,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	if err := e.be.StartInstance(ctx, id); err != nil {
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
 		<-inst.exit
+		inst.pidfd.close()
 		e.mu.Lock()
 		s.inst = nil
 		e.mu.Unlock()
@@ -617,8 +626,8 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *ExitStatus, oom bool) {
 	}
 }
 
-// signalLocked sends sig to the slot's live instance and records SignalSent; the runtime call
-// runs without the lock.
+// signal records SignalSent for the slot's live instance and then sends it sig (sendSignal),
+// without the lock.
 func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why string) {
 	e.mu.Lock()
 	inst := s.inst
@@ -631,14 +640,7 @@ func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why st
 	ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
 	e.commitLocked(ev)
 	e.mu.Unlock()
-	if inst.adopted {
-		// Not our child: signal the process directly (runc may no longer know the container
-		// if its state was lost); fall back to the runtime.
-		if err := syscall.Kill(inst.pid, sig); err == nil {
-			return
-		}
-	}
-	if err := e.be.Signal(context.WithoutCancel(ctx), inst.id, sig); err != nil {
+	if err := e.sendSignal(context.WithoutCancel(ctx), inst, sig); err != nil && err != errProcessGone {
 		e.logf("signal %s %s: %v", inst.id, ev.Signal.Name, err)
 	}
 }

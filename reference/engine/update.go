@@ -432,12 +432,7 @@ func (e *Engine) signalInstance(ctx context.Context, s *slot, inst *instance, si
 	ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
 	e.commitLocked(ev)
 	e.mu.Unlock()
-	if inst.adopted {
-		if err := syscall.Kill(inst.pid, sig); err == nil {
-			return true
-		}
-	}
-	if err := e.be.Signal(context.WithoutCancel(ctx), inst.id, sig); err != nil {
+	if err := e.sendSignal(context.WithoutCancel(ctx), inst, sig); err != nil && err != errProcessGone {
 		e.logf("signal %s %s: %v", inst.id, ev.Signal.Name, err)
 	}
 	return true

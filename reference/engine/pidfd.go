@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// pidFD is a pidfd of an instance's init process. A signal sent through it reaches that
+// process or nobody, never a later process that reused the pid, and costs one system call
+// instead of an OCI runtime process. It is safe for concurrent use: a signal being sent keeps
+// the descriptor open, so closing it never lets a signal reach whatever reuses the number.
+type pidFD struct {
+	mu sync.Mutex
+	fd int // -1 once closed
+}
+
+// errPidFDClosed: the instance's pidfd was closed (its exit was handled, or its supervision
+// ended).
+var errPidFDClosed = errors.New("pidfd closed")
+
+// errProcessGone: the instance's process has ended; its exit will be (or was) observed.
+var errProcessGone = errors.New("the process has ended")
+
+// openPidFD opens a pidfd of pid, or returns nil when it cannot (the signals then go through
+// the backend). The caller makes sure pid is still the instance's process: its own unreaped
+// child, or a process whose start time it checks after the open.
+func openPidFD(pid int) *pidFD {
+	if pid <= 0 {
+		return nil
+	}
+	fd, err := unix.PidfdOpen(pid, 0) // close-on-exec
+	if err != nil {
+		return nil
+	}
+	return &pidFD{fd: fd}
+}
+
+// send sends sig through the pidfd: nil when sent, ESRCH when the process has ended,
+// errPidFDClosed after close, another error when the call failed. A nil pidFD has none.
+func (p *pidFD) send(sig syscall.Signal) error {
+	if p == nil {
+		return errPidFDClosed
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fd < 0 {
+		return errPidFDClosed
+	}
+	return unix.PidfdSendSignal(p.fd, sig, nil, 0)
+}
+
+// close closes the pidfd once the instance's exit was handled (or its supervision ended); it
+// is idempotent, and a nil pidFD has nothing to close.
+func (p *pidFD) close() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fd >= 0 {
+		unix.Close(p.fd)
+		p.fd = -1
+	}
+}
+
+// sendSignal sends sig to the instance's init process: through its pidfd, and through the
+// backend (the OCI runtime's kill) when it has none or the pidfd call failed for another
+// reason than the end of the process. An adopted instance without a pidfd is first signalled
+// by pid (the OCI runtime may no longer know the container if its state was lost). It returns
+// errProcessGone when the process has ended: nothing to do, its exit is observed anyway.
+//
+// Every signal the engine sends to an instance goes through here, after its SignalSent (if
+// any) was committed: the record comes first, so an adopting supervisor never misses a signal
+// that was sent.
+func (e *Engine) sendSignal(ctx context.Context, inst *instance, sig syscall.Signal) error {
+	err := inst.pidfd.send(sig)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.ESRCH):
+		return errProcessGone
+	case err != errPidFDClosed:
+		e.logf("signal %s %s through its pidfd: %v; sending it through the runtime", inst.id, sig, err)
+	}
+	if inst.adopted && inst.pidfd == nil && syscall.Kill(inst.pid, sig) == nil {
+		return nil
+	}
+	return e.be.Signal(ctx, inst.id, sig)
+}

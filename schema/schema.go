@@ -5,8 +5,8 @@
 // truth (see README.md): `go generate ./schema/` rewrites them, and the generator's test fails
 // when the committed files differ from what the CUE source generates.
 //
-// Validation uses github.com/santhosh-tekuri/jsonschema/v6. The schemas are compiled once, on
-// first use, and the compiled schemas are safe for concurrent use. No loader is installed that
+// Validation uses github.com/santhosh-tekuri/jsonschema/v6. Each kind's schema is compiled once,
+// on its first use, and the compiled schemas are safe for concurrent use. No loader is installed that
 // could reach the network or the file system: every schema is self-contained.
 //
 // Errors are the leaves of the validator's error tree, re-rendered as short messages with the
@@ -62,50 +62,54 @@ func JSON(kind string) []byte {
 	return b
 }
 
-// compiled holds the compiled schemas and their parsed documents (to look up oneOf and not
-// alternatives by schema location when rendering errors). It is never modified after load.
+// compiled is the compiled schema of one kind and its parsed document (to look up oneOf and not
+// alternatives by schema location when rendering errors). It is never modified after compile.
 type compiled struct {
-	schemas map[string]*jsonschema.Schema
-	docs    map[string]any // schema URL without fragment → parsed document
+	schema *jsonschema.Schema
+	id     string // the schema's $id: schema locations in errors start with it
+	doc    any
 }
 
-// load compiles every embedded schema once.
-var load = sync.OnceValues(func() (*compiled, error) {
+// kindSchemas compiles each kind's schema once, on its first use: a command that validates one
+// Pod compiles only the Pod schema (a third of the work of compiling all five, on the start
+// path of every `podspec run`). Each kind has a compiler of its own (the schemas are
+// self-contained), so kinds compile concurrently without sharing a compiler.
+var kindSchemas = func() map[string]func() (*compiled, error) {
+	m := map[string]func() (*compiled, error){}
+	for kind, name := range kindFiles {
+		m[kind] = sync.OnceValues(func() (*compiled, error) { return compile(kind, name) })
+	}
+	return m
+}()
+
+// compile compiles the embedded schema file name of kind.
+func compile(kind, name string) (*compiled, error) {
+	data, err := files.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read embedded schema %s: %w", name, err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("parse embedded schema %s: %w", name, err)
+	}
+	obj, _ := doc.(map[string]any)
+	id, _ := obj["$id"].(string)
+	if id == "" {
+		return nil, fmt.Errorf("embedded schema %s has no $id", name)
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(noLoader{})
 	c.AssertFormat()
-	out := &compiled{schemas: map[string]*jsonschema.Schema{}, docs: map[string]any{}}
-	ids := map[string]string{}
-	for kind, name := range kindFiles {
-		data, err := files.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("read embedded schema %s: %w", name, err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("parse embedded schema %s: %w", name, err)
-		}
-		obj, _ := doc.(map[string]any)
-		id, _ := obj["$id"].(string)
-		if id == "" {
-			return nil, fmt.Errorf("embedded schema %s has no $id", name)
-		}
-		if err := c.AddResource(id, doc); err != nil {
-			return nil, fmt.Errorf("add embedded schema %s: %w", name, err)
-		}
-		ids[kind] = id
-		out.docs[id] = doc
+	if err := c.AddResource(id, doc); err != nil {
+		return nil, fmt.Errorf("add embedded schema %s: %w", name, err)
 	}
-	for kind, id := range ids {
-		s, err := c.Compile(id)
-		if err != nil {
-			return nil, fmt.Errorf("compile schema of %s: %w", kind, err)
-		}
-		out.schemas[kind] = s
+	sch, err := c.Compile(id)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema of %s: %w", kind, err)
 	}
-	return out, nil
-})
+	return &compiled{schema: sch, id: id, doc: doc}, nil
+}
 
 // noLoader refuses every URL: the embedded schemas are self-contained, and validation never
 // reaches the network or the file system.
@@ -127,15 +131,15 @@ func Validate(kind string, value any) field.ErrorList {
 // Violations is Validate before rendering: the structural violations of a document, sorted by
 // path, without duplicates.
 func Violations(kindName string, value any) []Violation {
+	load, ok := kindSchemas[kindName]
+	if !ok {
+		return []Violation{{Kind: NotInEnum, Tokens: []string{"kind"}, Value: kindName, HasValue: true, Want: Kinds()}}
+	}
 	c, err := load()
 	if err != nil {
 		return []Violation{{Kind: Other, Want: []string{"internal error: " + err.Error()}}}
 	}
-	s, ok := c.schemas[kindName]
-	if !ok {
-		return []Violation{{Kind: NotInEnum, Tokens: []string{"kind"}, Value: kindName, HasValue: true, Want: Kinds()}}
-	}
-	err = s.Validate(value)
+	err = c.schema.Validate(value)
 	if err == nil {
 		return nil
 	}
@@ -226,10 +230,10 @@ func Lookup(v any, toks []string) (any, bool) {
 // schemaAt returns the schema object at an absolute schema location.
 func (w *walker) schemaAt(loc string) map[string]any {
 	base, frag, _ := strings.Cut(loc, "#")
-	doc, ok := w.c.docs[base]
-	if !ok {
+	if base != w.c.id {
 		return nil
 	}
+	doc := w.c.doc
 	if frag != "" {
 		if f, err := url.PathUnescape(frag); err == nil {
 			frag = f

@@ -62,10 +62,16 @@ func CgroupParent(uid string) string { return "/podspec/" + uid }
 // ResolveImages resolves every image of the pod (defer containers' included), keeps its content
 // in the image store (Store.Keep: instances start from it even if the layout changes, IMG-004)
 // and returns, per container name, the pinned reference (absolute layout path and manifest
-// digest) that instances are created from. baseDir resolves relative layout paths.
+// digest) that instances are created from. baseDir resolves relative layout paths. Containers
+// that name the same image share one resolution.
 func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, baseDir string) (map[string]string, error) {
 	out := map[string]string{}
+	pinned := map[string]string{} // image as written → pinned reference
 	add := func(name, ref string) error {
+		if p, ok := pinned[ref]; ok {
+			out[name] = p
+			return nil
+		}
 		r, err := image.ParseReference(ref, baseDir)
 		if err != nil {
 			return fmt.Errorf("container %s: %w", name, err)
@@ -78,6 +84,7 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 			return fmt.Errorf("container %s: image %s: %w", name, ref, err)
 		}
 		out[name] = image.Transport + r.Path + "@" + img.Digest
+		pinned[ref] = out[name]
 		return nil
 	}
 	for _, c := range spec.InitContainers {

@@ -1,6 +1,7 @@
 package image
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,9 @@ func (s *Store) Keep(ctx context.Context, img *Image) error {
 	data, err := json.Marshal(img)
 	if err != nil {
 		return fmt.Errorf("keep %s: %w", img.Ref, err)
+	}
+	if old, err := os.ReadFile(s.keptPath(img.Digest)); err == nil && bytes.Equal(old, data) {
+		return nil // kept already, as it is: no write (and no fsync) for each new pod
 	}
 	if err := os.MkdirAll(filepath.Join(s.Root, keptDir), 0o700); err != nil {
 		return fmt.Errorf("keep %s: %w", img.Ref, err)

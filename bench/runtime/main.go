@@ -136,6 +136,9 @@ func run(bin string, n, pods int) error {
 	fmt.Printf("| stop: stop → PodFinished (containers exit on SIGTERM) | %s | %s | %.2f× |\n", stats(psStop), stats(flStop), ratio(psStop, flStop))
 
 	// The latency figures are printed first: the many-pod run may fail on an overloaded machine.
+	if pods <= 0 {
+		return nil
+	}
 	rss, supBin, leftovers, err := manyPods(bin, root, calmManifest, pods)
 	if err != nil {
 		return err

@@ -16,15 +16,9 @@ import (
 
 // runnersOf lists live notification-runner processes working on root.
 func runnersOf(root string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), "notification-runner") && strings.Contains(string(b), root) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+	return processes(func(cmdline string) bool {
+		return strings.Contains(cmdline, "notification-runner") && strings.Contains(cmdline, root)
+	})
 }
 
 // notificationStatus reads `notification status` and checks it against the schema.

@@ -31,6 +31,10 @@ import (
 // exitNotCreated is run's exit status (foreground) when the pod could not be created.
 const exitNotCreated = 125
 
+// ociRuntimeStamp, in the state root, remembers the OCI runtime binary that last answered
+// --version, so that run does not start it again on every pod (oci.CheckAvailableCached).
+const ociRuntimeStamp = "oci-runtime.checked"
+
 func init() { register(newRunCmd) }
 
 func newRunCmd() *cobra.Command {
@@ -73,7 +77,25 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 	// manifest is validated; its answer is looked at where it always was, so an invalid
 	// manifest is still reported first.
 	available := make(chan error, 1)
-	go func() { available <- (&oci.Runtime{Binary: f.ociRuntime}).CheckAvailable(ctx) }()
+	go func() {
+		available <- (&oci.Runtime{Binary: f.ociRuntime}).CheckAvailableCached(ctx, filepath.Join(f.root, ociRuntimeStamp))
+	}()
+	// The supervisor process starts now too, and waits for its pod: its start overlaps the
+	// validation instead of following the pod's creation. Errors are reported in the same
+	// order as always; when it cannot be started early it is started after the creation.
+	rtPath, rtErr := f.ociRuntimePath()
+	var pending *supervisor.Pending
+	if rtErr == nil {
+		if argv, err := f.superviseArgv(supervisor.PendingPod); err == nil {
+			argv[5] = rtPath
+			pending, _ = supervisor.Prepare(argv)
+		}
+	}
+	defer func() {
+		if pending != nil {
+			pending.Cancel()
+		}
+	}()
 	var data []byte
 	var err error
 	base := "."
@@ -106,9 +128,8 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 			return nil, "", errf(codeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
 		}
 	}
-	rtPath, err := f.ociRuntimePath()
-	if err != nil {
-		return nil, "", err
+	if rtErr != nil {
+		return nil, "", rtErr
 	}
 	s, err := f.store()
 	if err != nil {
@@ -139,12 +160,17 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 	if err := s.AcquireSharedVolumes(p.Name, uid, pod.Spec.Volumes); err != nil {
 		return undo(errf(codeFailed, "shared volumes: %v", err))
 	}
-	argv, err := f.superviseArgv(p.Name)
-	if err != nil {
-		return undo(err)
+	if pending != nil {
+		err = pending.Start(ctx, p)
+	} else {
+		var argv []string
+		if argv, err = f.superviseArgv(p.Name); err != nil {
+			return undo(err)
+		}
+		argv[5] = rtPath
+		err = supervisor.Spawn(ctx, p, argv)
 	}
-	argv[5] = rtPath
-	if err := supervisor.Spawn(ctx, p, argv); err != nil {
+	if err != nil {
 		// Stop whatever the supervisor managed to start, then remove the pod.
 		return undo(errf(codeFailed, "start the pod: %v", err))
 	}

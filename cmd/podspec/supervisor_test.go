@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -510,5 +511,67 @@ spec:
 	}
 	if len(created) != 1 || created[appID] != 1 {
 		t.Errorf("app's instances created: %v, want only %s", created, appID)
+	}
+}
+
+// processes lists "PID: command line" of the live processes whose command line (arguments
+// separated by NUL bytes) matches.
+func processes(match func(cmdline string) bool) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && match(string(b)) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// supervisorsOf lists the live supervisor processes started for root (`supervise --root ROOT`).
+func supervisorsOf(root string) []string {
+	return processes(func(cmdline string) bool { return strings.Contains(cmdline, "supervise\x00--root\x00"+root+"\x00") })
+}
+
+// TestRunsThatFailLeaveNoSupervisor: run starts the pod's supervisor while it validates the
+// manifest, before the pod exists. When the run then fails (an invalid manifest, a name
+// already taken, a missing OCI runtime), that supervisor exits without touching anything; the
+// pod that holds the name keeps its own.
+func TestRunsThatFailLeaveNoSupervisor(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: taken}
+spec:
+  containers:
+  - {name: app, image: "oci:`+layout+`", command: [sleep, "60"]}
+`), 0o644)
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("apiVersion: podspec.dev/v1alpha1\nkind: Pod\nmetadata: {name: Bad_Name}\nspec: {containers: []}\n"), 0o644)
+	t.Cleanup(func() { c.run("rm", "--force", "taken") })
+
+	if _, code := c.run("run", "--detach", bad); code != 1 {
+		t.Fatalf("run of an invalid manifest: exit %d, want 1", code)
+	}
+	waitFor(t, "no supervisor after an invalid manifest", 10*time.Second, func() bool { return len(supervisorsOf(c.root)) == 0 })
+	if _, code := c.run("run", "--detach", good); code != 0 {
+		t.Fatalf("run --detach: exit %d", code)
+	}
+	st := readState(t, c.root, "taken")
+	if _, code := c.run("run", "--detach", good); code != 5 {
+		t.Fatalf("second run with the same name: exit %d, want 5 (Conflict)", code)
+	}
+	if _, code := c.run("--oci-runtime", "/nonexistent/runc", "run", "--detach", "--name", "other", good); code != 6 {
+		t.Fatalf("run with a missing OCI runtime: exit %d, want 6", code)
+	}
+	waitFor(t, "only the pod's own supervisor", 10*time.Second, func() bool { return len(supervisorsOf(c.root)) == 1 })
+	sups := supervisorsOf(c.root)
+	if want := strings.SplitN(sups[0], ":", 2)[0]; want != strconv.Itoa(st.Supervisor.PID) {
+		t.Errorf("the live supervisor is %s, want the pod's own (pid %d)", sups[0], st.Supervisor.PID)
+	}
+	if st2 := readState(t, c.root, "taken"); st2.Supervisor != st.Supervisor || st2.Pod.Status.Phase == v1alpha1.PodFailed {
+		t.Errorf("the failed runs changed the pod: supervisor %+v -> %+v, phase %s", st.Supervisor, st2.Supervisor, st2.Pod.Status.Phase)
 	}
 }

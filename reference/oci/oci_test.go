@@ -548,3 +548,49 @@ func TestCheckAvailable(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAvailableCachedRunsTheBinaryOnceUntilItChanges counts the runs of a fake runtime
+// (a script that appends to a file): a second check with the same stamp does not run it; a
+// changed binary is run again; a binary that disappeared is reported whatever the stamp says.
+func TestCheckAvailableCachedRunsTheBinaryOnceUntilItChanges(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	bin, runs, stamp := filepath.Join(dir, "fake-runc"), filepath.Join(dir, "runs"), filepath.Join(dir, "stamp")
+	write := func(version string) {
+		script := "#!/bin/sh\necho run >> " + runs + "\necho 'fake-runc version " + version + "'\n"
+		if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		b, _ := os.ReadFile(runs)
+		return strings.Count(string(b), "run\n")
+	}
+	write("1")
+	rt := &Runtime{Binary: bin}
+	for i := 0; i < 3; i++ {
+		if err := rt.CheckAvailableCached(ctx, stamp); err != nil {
+			t.Fatalf("check %d: %v", i, err)
+		}
+	}
+	if n := count(); n != 1 {
+		t.Errorf("three checks with one stamp ran the binary %d times, want 1", n)
+	}
+	time.Sleep(10 * time.Millisecond) // a distinct modification time even on coarse clocks
+	write("2.0")
+	if err := rt.CheckAvailableCached(ctx, stamp); err != nil || count() != 2 {
+		t.Errorf("after the binary changed: err %v, %d runs, want it run again (2)", err, count())
+	}
+	if err := rt.CheckAvailable(ctx); err != nil || count() != 3 {
+		t.Errorf("CheckAvailable without a stamp: err %v, %d runs, want it run (3)", err, count())
+	}
+	os.Remove(bin)
+	if err := rt.CheckAvailableCached(ctx, stamp); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("a removed binary with a stamp left: err = %v, want ErrUnavailable", err)
+	}
+	write("3")
+	os.WriteFile(bin, []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	if err := rt.CheckAvailableCached(ctx, stamp); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("a binary replaced by a broken one: err = %v, want ErrUnavailable", err)
+	}
+}

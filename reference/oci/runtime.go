@@ -144,15 +144,52 @@ func (r *Runtime) binary() string {
 // CheckAvailable reports, wrapped in ErrUnavailable, why the runtime binary cannot be used:
 // not found in PATH, not executable, or `BINARY --version` failing.
 func (r *Runtime) CheckAvailable(ctx context.Context) error {
+	return r.CheckAvailableCached(ctx, "")
+}
+
+// CheckAvailableCached is CheckAvailable that remembers a binary that worked in the file
+// stamp (when not empty): the binary is not run again until its path, size, modification or
+// change time differ, so a command that checks on every run spares a process start. A missing
+// or non-executable binary is reported whatever the stamp says. The stamp is only a cache:
+// written atomically but not synced, and losing it costs one more `--version`.
+func (r *Runtime) CheckAvailableCached(ctx context.Context, stamp string) error {
 	bin := r.binary()
 	path, err := exec.LookPath(bin)
 	if err != nil {
 		return fmt.Errorf("%w: %q not found (install runc, or select another runtime with --oci-runtime): %v", ErrUnavailable, bin, err)
 	}
+	id := binaryIdentity(path)
+	if stamp != "" && id != "" {
+		if b, err := os.ReadFile(stamp); err == nil && string(b) == id {
+			return nil
+		}
+	}
 	if _, err := r.Version(ctx); err != nil {
 		return fmt.Errorf("%w: %s does not work: %v", ErrUnavailable, path, err)
 	}
+	if stamp != "" && id != "" {
+		tmp := fmt.Sprintf("%s.%d.tmp", stamp, os.Getpid())
+		if os.WriteFile(tmp, []byte(id), 0o600) == nil {
+			if os.Rename(tmp, stamp) != nil {
+				os.Remove(tmp)
+			}
+		}
+	}
 	return nil
+}
+
+// binaryIdentity names the file at path as it is now (resolved path, size, modification and
+// change time, inode), or "" when it cannot be read.
+func binaryIdentity(path string) string {
+	abs, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(abs, &st); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\n%d %d %d.%d %d.%d\n", abs, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
 }
 
 // Version returns the first line of `BINARY --version` (e.g. "runc version 1.1.5+ds1").

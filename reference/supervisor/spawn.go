@@ -1,9 +1,11 @@
 package supervisor
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -23,20 +25,114 @@ func Spawn(ctx context.Context, pod *store.Pod, argv []string) error {
 		return fmt.Errorf("start supervisor of %s: %w", pod.Name, err)
 	}
 	defer logf.Close()
-	devnull, err := os.Open(os.DevNull)
+	exited, err := start(argv, logf, nil)
 	if err != nil {
 		return fmt.Errorf("start supervisor of %s: %w", pod.Name, err)
 	}
+	return waitReady(ctx, pod, exited)
+}
+
+// PendingPod is the pod argument of a supervisor started by Prepare: it reads its pod's name
+// from file descriptor 3.
+const PendingPod = "-"
+
+// Pending is a supervisor process started before its pod exists (Prepare).
+type Pending struct {
+	name   *os.File // the write end of the supervisor's descriptor 3
+	exited <-chan error
+}
+
+// Prepare starts a detached supervisor before the pod it will supervise exists, so that its
+// process start overlaps the creating command's validation instead of following it: argv is
+// the `supervise` command line with PendingPod as the pod. The supervisor waits until Start
+// names its pod; Cancel (or the end of this process) makes it exit without doing anything.
+func Prepare(argv []string) (*Pending, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start supervisor: %w", err)
+	}
+	defer r.Close()
+	exited, err := start(argv, nil, r)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("start supervisor: %w", err)
+	}
+	return &Pending{name: w, exited: exited}, nil
+}
+
+// Start hands the supervisor its pod, which must exist by now, and waits as Spawn does until
+// the pod has a live supervisor or is terminal.
+func (p *Pending) Start(ctx context.Context, pod *store.Pod) error {
+	if p.name == nil {
+		return fmt.Errorf("start supervisor of %s: already started or cancelled", pod.Name)
+	}
+	_, err := fmt.Fprintln(p.name, pod.Name)
+	p.name.Close()
+	p.name = nil
+	if err != nil {
+		return fmt.Errorf("start supervisor of %s: %w", pod.Name, err)
+	}
+	return waitReady(ctx, pod, p.exited)
+}
+
+// Cancel tells a supervisor that was never started that there is no pod: it exits. Cancel
+// after Start does nothing.
+func (p *Pending) Cancel() {
+	if p.name != nil {
+		p.name.Close()
+		p.name = nil
+	}
+}
+
+// AwaitPod is the first thing a supervisor started with PendingPod does: it reads the name of
+// its pod from descriptor 3. ok is false when the creating command gave up (end of file): the
+// supervisor then exits without touching anything.
+func AwaitPod() (name string, ok bool, err error) {
+	f := os.NewFile(3, "pod name")
+	if f == nil {
+		return "", false, errors.New("no pod name descriptor")
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(io.LimitReader(f, 1024)).ReadString('\n')
+	if err == io.EOF && line == "" {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read the pod name: %w", err)
+	}
+	return strings.TrimSuffix(line, "\n"), true, nil
+}
+
+// start starts argv detached (new session, working directory /, stdin /dev/null, stdout and
+// stderr to out or /dev/null, podName as descriptor 3 when set) and returns a channel that
+// receives its exit.
+func start(argv []string, out, podName *os.File) (<-chan error, error) {
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
 	defer devnull.Close()
+	if out == nil {
+		out = devnull
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, out, out
+	if podName != nil {
+		cmd.ExtraFiles = []*os.File{podName}
+	}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start supervisor of %s: %w", pod.Name, err)
+		return nil, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	return exited, nil
+}
+
+// waitReady waits until the pod has a live supervisor that answers, or is terminal; exited
+// reports the end of the supervisor process this command started.
+func waitReady(ctx context.Context, pod *store.Pod, exited <-chan error) error {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if ready(ctx, pod) {

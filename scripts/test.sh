@@ -13,6 +13,9 @@ step() { printf '\n=== [%4ss] %s\n' "$(( $(date +%s) - start ))" "$*"; }
 step "install dependencies"
 scripts/install-deps.sh
 
+step "sweep what killed test runs left behind (older than 2 hours)"
+scripts/sweep-tests.sh
+
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then

@@ -440,18 +440,10 @@ func (e *Engine) recordDeferExit(s *slot, inst *instance, ex ExitStatus) (term *
 		term.StartedAt = now
 	}
 	fillExit(term, &ex, oom > 0)
-	switch {
-	case term.Reason == ReasonExitStatusLost && r.StopReason == "":
-		lost = true
-	case r.StopReason == v1alpha1.ReasonForced:
-		term.Reason = v1alpha1.ReasonForced
-		killed = true
-	case term.Reason == v1alpha1.ReasonOOMKilled:
-		killed = r.StopReason != ""
-	case r.StopReason != "":
-		term.Reason = r.StopReason
-		killed = true
-	}
+	term.Reason, term.Message = terminatedReason(exitFacts{kind: s.kind, status: term.Reason, statusMsg: term.Message,
+		stopReason: r.StopReason, forced: e.forced})
+	lost = term.Reason == ReasonExitStatusLost
+	killed = r.StopReason != ""
 	ev := e.instEvent(store.EventContainerExited, s, inst, term.Reason, term.Message)
 	ev.ExitCode = term.ExitCode
 	ev.Signal = term.Signal

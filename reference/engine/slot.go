@@ -474,20 +474,8 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 			term.StartedAt = now
 		}
 		fillExit(term, ex, oom > 0)
-		// STAT-006: the first reason of the table whose condition holds.
-		switch {
-		case term.Reason == ReasonExitStatusLost && r.StopReason == "" && !e.forced:
-		case e.forced && (r.StopReason != "" || e.st.Stop.Reason == TerminationForced):
-			term.Reason = v1alpha1.ReasonForced
-		case term.Reason == v1alpha1.ReasonOOMKilled:
-		case r.StopReason != "":
-			term.Reason = r.StopReason
-		case inst.killReason != "":
-			term.Reason = inst.killReason
-		}
-		if inst.killMsg != "" {
-			term.Message = inst.killMsg
-		}
+		term.Reason, term.Message = terminatedReason(exitFacts{kind: s.kind, status: term.Reason, statusMsg: term.Message,
+			stopReason: r.StopReason, forced: e.forced, killReason: inst.killReason, killMsg: inst.killMsg})
 		ev = e.instEvent(store.EventContainerExited, s, inst, term.Reason, term.Message)
 		ev.ExitCode = term.ExitCode
 		ev.Signal = term.Signal

@@ -388,7 +388,7 @@ func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (t
 			go func() {
 				defer e.wg.Done()
 				e.killNow(bg, inst)
-				term, _, _ := e.recordDeferExit(s, inst, awaitKilled(inst))
+				term, _, _ := e.recordDeferExit(s, inst, e.awaitKilled(bg, inst))
 				e.be.DeleteInstance(bg, inst.id, e.info)
 				e.mu.Lock()
 				e.endRunLocked(s, term, false)
@@ -398,7 +398,7 @@ func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (t
 		}
 		e.mu.Unlock()
 		e.signal(bg, s, syscall.SIGKILL, why)
-		ex = awaitKilled(inst)
+		ex = e.awaitKilled(bg, inst)
 	}
 	term, lost, killed = e.recordDeferExit(s, inst, ex)
 	return term, lost, killed, false
@@ -411,14 +411,16 @@ func (e *Engine) killNow(ctx context.Context, inst *instance) {
 	}
 }
 
-// awaitKilled waits for the exit of an instance that was sent SIGKILL.
-func awaitKilled(inst *instance) ExitStatus {
+// awaitKilled waits for the exit of an instance that was sent SIGKILL. When the kill has not
+// taken effect after 5 s, it sends SIGKILL once more, without a record, and keeps waiting. It
+// goes through sendSignal like every signal: the pidfd reaches the instance's process or
+// nobody, where a kill by pid could reach a process that reused the pid of an adopted one.
+func (e *Engine) awaitKilled(ctx context.Context, inst *instance) ExitStatus {
 	select {
 	case ex := <-inst.exit:
 		return ex
 	case <-time.After(5 * time.Second):
-		// runc could not deliver it: kill the process directly and keep waiting.
-		syscall.Kill(inst.pid, syscall.SIGKILL)
+		e.killNow(ctx, inst)
 		return <-inst.exit
 	}
 }

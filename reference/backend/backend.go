@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -40,6 +41,8 @@ type Backend struct {
 	Sandboxes Sandboxer
 	// SharedDir holds shared named volumes.
 	SharedDir string
+
+	held heldInstances // created instances waiting in their createRuntime hook (held.go)
 }
 
 // New returns the backend of a runtime root: OCI runtime state in root/runc, images in
@@ -258,6 +261,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		JoinNamespaces: sb.Namespaces,
 		CgroupsPath:    CgroupParent(pod.UID) + "/" + req.ID,
 		Annotations:    map[string]string{"dev.podspec.pod": pod.Name, "dev.podspec.pod-uid": pod.UID, "dev.podspec.container": c.Name},
+		CreateRuntime:  []specs.Hook{heldHook(bundle)},
 	}
 	if len(cfg.Args) == 0 {
 		return 0, fmt.Errorf("container %s: no command: the image has no entrypoint or cmd and the container sets none", c.Name)
@@ -283,11 +287,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		return 0, fmt.Errorf("log file: %w", err)
 	}
 	defer lf.Close()
-	// runc create is never cut off half-way (that would leave its "runc init" process behind,
-	// unknown to runc); it is bounded by its own timeout instead of the caller's context.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-	defer cancel()
-	return b.Runtime.Create(cctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
+	return b.createHeld(ctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
 }
 
 // instanceImage is the content an instance starts from: the image kept when the pod was created
@@ -379,8 +379,13 @@ func resources(r *v1alpha1.ResourceRequirements, out *oci.Resources) error {
 	return nil
 }
 
-// StartInstance starts a created instance.
+// StartInstance starts a created instance: it releases the hold of the runtime invocation
+// that created it (held.go), or, for a container created by `create` (by a supervisor before
+// this one), runs the runtime's `start`.
 func (b *Backend) StartInstance(ctx context.Context, id string) error {
+	if wasHeld, err := b.release(id, true); wasHeld {
+		return err
+	}
 	return b.Runtime.Start(ctx, id)
 }
 
@@ -451,6 +456,8 @@ func readCounter(path, key string) (uint64, bool) {
 
 // DeleteInstance removes the OCI container (killing it if needed), its cgroup and its bundle.
 func (b *Backend) DeleteInstance(ctx context.Context, id string, pod *engine.PodInfo) error {
+	// A held instance is abandoned first: its hook fails and the runtime destroys it.
+	b.release(id, false)
 	var errs []error
 	if err := b.Runtime.Delete(ctx, id, true); err != nil && !errors.Is(err, oci.ErrNotFound) {
 		errs = append(errs, err)

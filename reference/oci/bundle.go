@@ -72,6 +72,10 @@ type ContainerConfig struct {
 	OOMScoreAdj int
 	// Annotations are copied into config.json.
 	Annotations map[string]string
+	// CreateRuntime are createRuntime hooks: the runtime runs them, in the runtime's namespace,
+	// once the container exists and before its process runs its program (OCI runtime spec,
+	// "Lifecycle").
+	CreateRuntime []specs.Hook
 }
 
 // Resources are per-container cgroup limits.
@@ -122,7 +126,8 @@ var (
 //     profile (Docker's default profile for the granted capabilities); devices cgroup deny
 //     all (the runtime adds its standard /dev/null, /dev/zero, ... allowances);
 //     namespaces pid, network, ipc, uts, mount — new unless joined via JoinNamespaces;
-//   - hostname only in a new UTS namespace.
+//   - hostname only in a new UTS namespace;
+//   - hooks: only the given createRuntime hooks.
 func Spec(c ContainerConfig) (*specs.Spec, error) {
 	if c.Rootfs == "" {
 		return nil, fmt.Errorf("container config: rootfs is required")
@@ -266,6 +271,9 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		g.AddAnnotation(k, c.Annotations[k])
+	}
+	if len(c.CreateRuntime) > 0 {
+		g.Config.Hooks = &specs.Hooks{CreateRuntime: c.CreateRuntime}
 	}
 	return g.Config, nil
 }

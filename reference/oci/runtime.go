@@ -69,6 +69,24 @@ type IO struct {
 	Stdin, Stdout, Stderr *os.File
 }
 
+// orDevNull returns io with /dev/null for every stream it leaves unset, and the function that
+// closes what it opened.
+func (io IO) orDevNull() (IO, func(), error) {
+	if io.Stdin != nil && io.Stdout != nil && io.Stderr != nil {
+		return io, func() {}, nil
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return io, nil, err
+	}
+	for _, f := range []**os.File{&io.Stdin, &io.Stdout, &io.Stderr} {
+		if *f == nil {
+			*f = devnull
+		}
+	}
+	return io, func() { devnull.Close() }, nil
+}
+
 // Container statuses reported by State, as defined by the OCI runtime specification.
 const (
 	StatusCreating = "creating"
@@ -254,17 +272,36 @@ func readAll(f *os.File) []byte {
 // runtime failed, an *Error with its diagnostics. errStart reports that the binary could not be
 // started at all.
 func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag string, err error) {
+	p, err := r.begin(ctx, inv)
+	if err != nil {
+		return -1, "", err
+	}
+	return p.end()
+}
+
+// invoked is a runtime process that was started (begin) and is waited for by end.
+type invoked struct {
+	r      *Runtime
+	ctx    context.Context
+	inv    invocation
+	cmd    *exec.Cmd
+	lf, ef *os.File // the runtime's --log file and stderr, both unlinked temporary files
+	done   chan struct{}
+}
+
+// begin starts the runtime process of inv.
+func (r *Runtime) begin(ctx context.Context, inv invocation) (*invoked, error) {
 	args := []string{}
 	var lf *os.File
+	var err error
 	if inv.globalFlags {
 		if r.Root != "" {
 			args = append(args, "--root", r.Root)
 		}
 		lf, err = unlinkedTemp("log")
 		if err != nil {
-			return -1, "", err
+			return nil, err
 		}
-		defer lf.Close()
 		args = append(args, "--log", procPath(lf), "--log-format", "json")
 	}
 	args = append(args, inv.args...)
@@ -273,10 +310,12 @@ func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag s
 	// container for create, and read only after the runtime exited.
 	ef, err := unlinkedTemp("stderr")
 	if err != nil {
-		return -1, "", err
+		if lf != nil {
+			lf.Close()
+		}
+		return nil, err
 	}
-	defer ef.Close()
-
+	p := &invoked{r: r, ctx: ctx, inv: inv, lf: lf, ef: ef, done: make(chan struct{})}
 	cmd := exec.Command(r.binary(), args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, ef
 	if inv.io.Stdin != nil {
@@ -295,34 +334,48 @@ func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag s
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
 	if err := cmd.Start(); err != nil {
+		p.closeFiles()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-			return -1, "", fmt.Errorf("%w: %s: %v", ErrUnavailable, r.binary(), err)
+			return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, r.binary(), err)
 		}
-		return -1, "", fmt.Errorf("start %s %s: %w", r.binary(), inv.op, err)
+		return nil, fmt.Errorf("start %s %s: %w", r.binary(), inv.op, err)
 	}
+	p.cmd = cmd
 	if inv.onStart != nil {
 		inv.onStart(cmd.Process)
 	}
 	// The runtime verbs are short; a cancelled context kills the runtime process itself (not
 	// the container: containers live in their own process trees).
-	done := make(chan struct{})
 	go func() {
 		select {
 		case <-ctx.Done():
 			_ = cmd.Process.Kill()
-		case <-done:
+		case <-p.done:
 		}
 	}()
-	werr := cmd.Wait()
-	close(done)
+	return p, nil
+}
+
+func (p *invoked) closeFiles() {
+	if p.lf != nil {
+		p.lf.Close()
+	}
+	p.ef.Close()
+}
+
+// end waits for the runtime process and returns what run returns.
+func (p *invoked) end() (exitCode int, diag string, err error) {
+	defer p.closeFiles()
+	werr := p.cmd.Wait()
+	close(p.done)
 
 	var logMsg string
-	if lf != nil {
-		logMsg = readLogErrors(readAll(lf))
+	if p.lf != nil {
+		logMsg = readLogErrors(readAll(p.lf))
 	}
 	stderrMsg := ""
-	if inv.io.Stderr == nil {
-		stderrMsg = strings.TrimSpace(string(readAll(ef)))
+	if p.inv.io.Stderr == nil {
+		stderrMsg = strings.TrimSpace(string(readAll(p.ef)))
 	}
 	diag = logMsg
 	if diag == "" {
@@ -333,10 +386,10 @@ func (r *Runtime) run(ctx context.Context, inv invocation) (exitCode int, diag s
 	}
 	var ee *exec.ExitError
 	if !errors.As(werr, &ee) {
-		return -1, diag, fmt.Errorf("%s %s: %w", r.binary(), inv.op, werr)
+		return -1, diag, fmt.Errorf("%s %s: %w", p.r.binary(), p.inv.op, werr)
 	}
-	if ctx.Err() != nil {
-		return -1, diag, fmt.Errorf("%s %s %s: %w", r.binary(), inv.op, inv.id, ctx.Err())
+	if p.ctx.Err() != nil {
+		return -1, diag, fmt.Errorf("%s %s %s: %w", p.r.binary(), p.inv.op, p.inv.id, p.ctx.Err())
 	}
 	return ee.ExitCode(), diag, nil
 }
@@ -411,20 +464,11 @@ func (r *Runtime) Create(ctx context.Context, id, bundle string, io IO) (int, er
 	pidFile := filepath.Join(abs, ".podspec-"+id+".pid")
 	_ = os.Remove(pidFile)
 	defer os.Remove(pidFile)
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	io, closeIO, err := io.orDevNull()
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", id, err)
 	}
-	defer devnull.Close()
-	if io.Stdin == nil {
-		io.Stdin = devnull
-	}
-	if io.Stdout == nil {
-		io.Stdout = devnull
-	}
-	if io.Stderr == nil {
-		io.Stderr = devnull
-	}
+	defer closeIO()
 	code, diag, err := r.run(ctx, invocation{op: "create", id: id, io: io, globalFlags: true,
 		args: []string{"create", "--bundle", abs, "--pid-file", pidFile, id}})
 	if err != nil {
@@ -442,6 +486,46 @@ func (r *Runtime) Create(ctx context.Context, id, bundle string, io IO) (int, er
 		return 0, fmt.Errorf("create %s: bad pid file content %q", id, b)
 	}
 	return pid, nil
+}
+
+// RunDetached starts `run --detach --no-subreaper --bundle B id`, which creates the container
+// and starts its program in one invocation (a createRuntime hook in the bundle can hold it in
+// between). It returns once the runtime process started; the channel receives the invocation's
+// result when the runtime exits: nil, or an error with its diagnostics. Until then the
+// container's process is the runtime's child (runc starts it with CLONE_PARENT); with
+// --no-subreaper it is reparented to the caller's subreaper when the runtime exits, so the
+// caller can wait for it by pid. A cancelled ctx kills the runtime process.
+func (r *Runtime) RunDetached(ctx context.Context, id, bundle string, io IO) <-chan error {
+	done := make(chan error, 1)
+	if err := ValidateID(id); err != nil {
+		done <- fmt.Errorf("run: %w", err)
+		return done
+	}
+	abs, err := filepath.Abs(bundle)
+	if err != nil {
+		done <- fmt.Errorf("run %s: bundle path: %w", id, err)
+		return done
+	}
+	io, closeIO, err := io.orDevNull()
+	if err != nil {
+		done <- fmt.Errorf("run %s: %w", id, err)
+		return done
+	}
+	defer closeIO() // the runtime has descriptors of its own once started
+	p, err := r.begin(ctx, invocation{op: "run", id: id, io: io, globalFlags: true,
+		args: []string{"run", "--detach", "--no-subreaper", "--bundle", abs, id}})
+	if err != nil {
+		done <- err
+		return done
+	}
+	go func() {
+		code, diag, err := p.end()
+		if err == nil && code != 0 {
+			err = &Error{Op: "run", ID: id, ExitCode: code, Message: diag, kind: classify(diag)}
+		}
+		done <- err
+	}()
+	return done
 }
 
 // ValidateID checks a container id the way runc does ([A-Za-z0-9_+.-], not "." or "..",

@@ -1,7 +1,8 @@
 // Package reaper makes the calling process a child subreaper and reports the end of processes:
 // exit statuses of its children (container init processes are reparented to it once the OCI
-// runtime's create command exits), and the bare end of other processes (instances adopted from
-// a supervisor that died), through pidfds.
+// runtime invocation that created them exits; until then a watched process that is a child of
+// one of its children is simply waited for again), and the bare end of other processes
+// (instances adopted from a supervisor that died), through pidfds.
 //
 // It reaps only processes it was asked to watch, plus zombies of unknown children that stayed
 // zombies across two scans 5 s apart (orphans reparented to the subreaper), so it does not
@@ -90,11 +91,46 @@ func (r *Reaper) poll() {
 		case err == nil && got == pid:
 			ch <- engine.ExitStatus{Known: true, Status: syscall.WaitStatus(ws)}
 			delete(r.watched, pid)
+		case errors.Is(err, unix.ECHILD) && r.grandchild(pid):
+			// Still the child of a child: the OCI runtime invocation that created it, which
+			// this process becomes the parent of (as subreaper) when the invocation exits.
+			// That exit's SIGCHLD polls again.
 		case errors.Is(err, unix.ECHILD):
 			delete(r.watched, pid)
 			go watchForeign(pid, ch)
 		}
 	}
+}
+
+// grandchild reports whether pid's parent is a child of this process.
+func (r *Reaper) grandchild(pid int) bool {
+	parent, ok := parentOf(pid)
+	if !ok || parent <= 1 {
+		return false
+	}
+	grand, ok := parentOf(parent)
+	return ok && grand == r.self
+}
+
+// parentOf reads a process's parent pid from /proc.
+func parentOf(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name, in parentheses, may hold anything; the state and the parent pid follow
+	// its closing parenthesis.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return ppid, err == nil
 }
 
 // watchForeign waits for the end of a process that is not a child, through a pidfd.

@@ -1,0 +1,174 @@
+package backend
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/reference/oci"
+)
+
+// An instance is created and started by one `run --detach` of the OCI runtime, held between
+// the two by a createRuntime hook (part of the OCI runtime spec, so any runtime that runs hooks
+// will do). The hook reports the container process's pid to the supervisor through the FIFO
+// createdFIFO and waits on startFIFO: "go" starts the process, the end of the file (the
+// supervisor gave up, or died) makes the hook fail, and the runtime then destroys the
+// container. The engine gets what `create` then `start` gave it — a pid before the process
+// runs its program, so that ContainerCreated is recorded first and an update or a stop can
+// still abandon the instance — for one runtime process per instance instead of two.
+const (
+	createdFIFO = "created.fifo"
+	startFIFO   = "start.fifo"
+)
+
+// heldHookScript is the createRuntime hook, run by /bin/sh with the bundle directory as $1.
+// runc passes the container's state as JSON on stdin, without a trailing newline; its pid is
+// the first "pid" member (ociVersion, id and status come before it, and neither the id nor the
+// status can hold a quote). The start FIFO is opened before the pid is reported, so that the
+// supervisor's "go" is never written to a FIFO nobody holds open.
+const heldHookScript = `IFS= read -r state || [ -n "$state" ] || exit 1
+pid=${state#*\"pid\":}
+pid=${pid%%[!0-9]*}
+[ -n "$pid" ] || exit 1
+exec 3<"$1/` + startFIFO + `" || exit 1
+printf '%s\n' "$pid" >"$1/` + createdFIFO + `" || exit 1
+IFS= read -r answer <&3 && [ "$answer" = go ]`
+
+// heldHookTimeout bounds the hook (seconds): the engine answers within milliseconds of the pid
+// (one state write), so only a stuck supervisor reaches it; the runtime then fails the run.
+const heldHookTimeout = 120
+
+// heldHook is the createRuntime hook of an instance whose bundle is dir.
+func heldHook(dir string) specs.Hook {
+	timeout := heldHookTimeout
+	return specs.Hook{Path: "/bin/sh", Args: []string{"sh", "-c", heldHookScript, "podspec-created", dir}, Timeout: &timeout}
+}
+
+// held is an instance whose runtime invocation waits in its hook for StartInstance or
+// DeleteInstance.
+type held struct {
+	start  *os.File     // the supervisor's end of startFIFO (opened read-write: never blocks)
+	done   <-chan error // the runtime invocation's result
+	cancel func()       // ends the invocation's context once it returned
+	dir    string
+}
+
+// heldInstances are the instances between CreateInstance and StartInstance or DeleteInstance.
+type heldInstances struct {
+	mu sync.Mutex
+	m  map[string]*held
+}
+
+func (h *heldInstances) put(id string, x *held) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[string]*held{}
+	}
+	h.m[id] = x
+}
+
+func (h *heldInstances) take(id string) *held {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	x := h.m[id]
+	delete(h.m, id)
+	return x
+}
+
+// createHeld runs the instance's container up to its hook and returns the pid of its process.
+// That process is the runtime invocation's child until the invocation exits, then this
+// subreaper's (the runtime runs without a subreaper of its own); reaper.Watch follows it
+// across the move.
+//
+// The runtime invocation is never cut off half-way by the caller's context (that would leave
+// its "runc init" process behind, unknown to the runtime): it is bounded by a timeout of its
+// own, and it runs on after createHeld returns, until release.
+func (b *Backend) createHeld(ctx context.Context, id, bundle string, io oci.IO) (pid int, err error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer func() {
+		if err != nil {
+			cancel()
+		}
+	}()
+	created, start := filepath.Join(bundle, createdFIFO), filepath.Join(bundle, startFIFO)
+	for _, p := range []string{created, start} {
+		os.Remove(p)
+		if err := unix.Mkfifo(p, 0o600); err != nil {
+			return 0, fmt.Errorf("create %s: %w", id, err)
+		}
+	}
+	// Read-write opens of a FIFO never block; holding the write side of startFIFO is what
+	// lets the hook open it, and closing it (or dying) is what ends the hook's wait.
+	cf, err := os.OpenFile(created, os.O_RDWR, 0)
+	if err != nil {
+		return 0, fmt.Errorf("create %s: %w", id, err)
+	}
+	defer cf.Close()
+	sf, err := os.OpenFile(start, os.O_RDWR, 0)
+	if err != nil {
+		return 0, fmt.Errorf("create %s: %w", id, err)
+	}
+	done := b.Runtime.RunDetached(ctx, id, bundle, io)
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(cf).ReadString('\n')
+		line <- s
+	}()
+	select {
+	case s := <-line:
+		pid, err = strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || pid <= 0 {
+			sf.Close()
+			<-done
+			return 0, fmt.Errorf("create %s: the createRuntime hook reported %q, not a pid", id, s)
+		}
+	case err := <-done:
+		sf.Close()
+		cf.Close() // ends the reader
+		if err == nil {
+			err = fmt.Errorf("create %s: the OCI runtime started the container without running its createRuntime hook", id)
+		}
+		return 0, err
+	}
+	b.held.put(id, &held{start: sf, done: done, cancel: cancel, dir: bundle})
+	return pid, nil
+}
+
+// release ends the hold of a held instance: go starts its process and waits until the runtime
+// has started it; otherwise the hook fails and the runtime destroys the container. It reports
+// the runtime's error, if any, and whether id was held at all.
+func (b *Backend) release(id string, run bool) (bool, error) {
+	x := b.held.take(id)
+	if x == nil {
+		return false, nil
+	}
+	defer func() {
+		x.cancel()
+		os.Remove(filepath.Join(x.dir, createdFIFO))
+		os.Remove(filepath.Join(x.dir, startFIFO))
+	}()
+	var err error
+	if run {
+		_, err = x.start.WriteString("go\n")
+	}
+	x.start.Close()
+	if err != nil {
+		<-x.done
+		return true, fmt.Errorf("start %s: %w", id, err)
+	}
+	rerr := <-x.done // bounded by the invocation's own timeout
+	if run {
+		return true, rerr
+	}
+	return true, nil // an abandoned run fails by design
+}

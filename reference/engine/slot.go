@@ -368,6 +368,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		inst.pidfd.close()
 		e.mu.Lock()
 		s.inst = nil
+		e.wakeLocked() // a signal waiting for the start (signal) has nothing to signal
 		e.mu.Unlock()
 		return nil, fmt.Errorf("start container %s: %w", s.name, err)
 	}
@@ -617,6 +618,12 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *ExitStatus, oom bool) {
 // signal records SignalSent for the slot's live instance and then sends it sig (sendSignal),
 // without the lock.
 func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why string) {
+	// An instance being started (created, its program not running yet: the OCI runtime is
+	// still setting the container up) gets the signal once its program runs, or not at all if
+	// its start fails. Sent now, it would reach the runtime's init process and kill the
+	// container before its program ran, turning a stop into a StartError. The wait is bounded
+	// by the start itself; it ignores ctx so that a signal is never lost.
+	e.waitUntil(context.WithoutCancel(ctx), func() bool { return s.inst == nil || s.rec().Running })
 	e.mu.Lock()
 	inst := s.inst
 	if inst == nil {

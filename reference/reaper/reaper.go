@@ -91,25 +91,43 @@ func (r *Reaper) poll() {
 		case err == nil && got == pid:
 			ch <- engine.ExitStatus{Known: true, Status: syscall.WaitStatus(ws)}
 			delete(r.watched, pid)
-		case errors.Is(err, unix.ECHILD) && r.grandchild(pid):
-			// Still the child of a child: the OCI runtime invocation that created it, which
-			// this process becomes the parent of (as subreaper) when the invocation exits.
-			// That exit's SIGCHLD polls again.
 		case errors.Is(err, unix.ECHILD):
-			delete(r.watched, pid)
-			go watchForeign(pid, ch)
+			soon, now := r.adoptee(pid)
+			if !soon {
+				delete(r.watched, pid)
+				go watchForeign(pid, ch)
+			} else if now {
+				// Moved after this poll's wait4: the SIGCHLD that would poll again may have
+				// been this poll's own.
+				select {
+				case r.kick <- struct{}{}:
+				default:
+				}
+			}
+			// Otherwise still the invocation's child: its exit's SIGCHLD polls again.
 		}
 	}
 }
 
-// grandchild reports whether pid's parent is a child of this process.
-func (r *Reaper) grandchild(pid int) bool {
-	parent, ok := parentOf(pid)
-	if !ok || parent <= 1 {
-		return false
+// adoptee tells, for a watched process that wait4 says is not a child of this process, whether
+// it is about to be one: its parent is a child of this process (the OCI runtime invocation
+// that created it; this subreaper becomes its parent when the invocation exits), or it is
+// already this process's child (the invocation exited between the wait4 and this look).
+func (r *Reaper) adoptee(pid int) (soon, now bool) {
+	for try := 0; try < 3; try++ {
+		parent, ok := parentOf(pid)
+		if !ok || parent <= 1 {
+			return false, false
+		}
+		if parent == r.self {
+			return true, true
+		}
+		if grand, ok := parentOf(parent); ok {
+			return grand == r.self, false
+		}
+		// The parent ended between the two reads: look at the process's parent again.
 	}
-	grand, ok := parentOf(parent)
-	return ok && grand == r.self
+	return false, false
 }
 
 // parentOf reads a process's parent pid from /proc.

@@ -32,6 +32,9 @@ func TestParseReference(t *testing.T) {
 		{"a docker transport is rejected", "docker://busybox:latest", Reference{}, true},
 		{"a registry name is rejected", "busybox", Reference{}, true},
 		{"an invalid tag is rejected", "oci:app:-bad", Reference{}, true},
+		{"a digest one hex digit too long is rejected", "oci:app@sha256:" + strings.Repeat("ab", 32) + "a", Reference{}, true},
+		{"a tag of 128 characters is a tag", "oci:app:" + strings.Repeat("t", 128), Reference{Path: "/base/app", Tag: strings.Repeat("t", 128)}, false},
+		{"a tag of 129 characters is rejected", "oci:app:" + strings.Repeat("t", 129), Reference{}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,10 +56,17 @@ var pins = []struct {
 	{oci.NamespaceUTS, "uts", unix.CLONE_NEWUTS},
 }
 
+// Lengths are checked apart from the patterns (validName): a bounded repetition such as
+// {0,61} compiles into one instruction per repetition, at every process start.
 var (
-	podNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-	podUIDRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,127}$`)
+	podNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	podUIDRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
 )
+
+// validName reports whether s has at most max bytes and matches re.
+func validName(re *regexp.Regexp, s string, max int) bool {
+	return len(s) <= max && re.MatchString(s)
+}
 
 // ErrNotFound is returned (wrapped) by Load when the directory holds no sandbox.
 var ErrNotFound = errors.New("sandbox not found")
@@ -84,10 +91,10 @@ type Sandbox struct {
 // an implementation that runs an infra container. On failure nothing is left behind.
 func Create(ctx context.Context, rt *oci.Runtime, dir, podName, podUID string) (*Sandbox, error) {
 	_ = rt
-	if !podNameRE.MatchString(podName) {
+	if !validName(podNameRE, podName, 63) {
 		return nil, fmt.Errorf("create sandbox: pod name %q is not a DNS label", podName)
 	}
-	if !podUIDRE.MatchString(podUID) {
+	if !validName(podUIDRE, podUID, 128) {
 		return nil, fmt.Errorf("create sandbox: pod UID %q has characters other than letters, digits and '-'", podUID)
 	}
 	if err := ctx.Err(); err != nil {
@@ -283,7 +290,7 @@ func (s *Sandbox) Destroy(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("remove sandbox dir: %w", err))
 		}
 	}
-	if podUIDRE.MatchString(s.PodUID) {
+	if validName(podUIDRE, s.PodUID, 128) {
 		if err := removeCgroup(ctx, s.CgroupParent()); err != nil {
 			errs = append(errs, err)
 		}

@@ -32,11 +32,13 @@ var ErrExists = errors.New("already exists")
 // ErrBusy is returned when a lock is held by someone else.
 var ErrBusy = errors.New("busy")
 
-var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+// dnsLabel is a DNS-1123 label but for its length (ValidName checks it apart: the bounded
+// repetition {0,61} would compile into one instruction per repetition at every process start).
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
 // ValidName reports whether name is a DNS-1123 label, the only form allowed in host paths.
 func ValidName(name string) error {
-	if !dnsLabel.MatchString(name) {
+	if len(name) > 63 || !dnsLabel.MatchString(name) {
 		return fmt.Errorf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)
 	}
 	return nil

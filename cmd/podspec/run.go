@@ -90,8 +90,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 	rtPath, rtErr := f.ociRuntimePath()
 	var pending *supervisor.Pending
 	if rtErr == nil {
-		if argv, err := f.superviseArgv(supervisor.PendingPod); err == nil {
-			argv[5] = rtPath
+		if argv, err := f.superviseArgv(supervisor.PendingPod, rtPath); err == nil {
 			pending, _ = supervisor.Prepare(argv)
 		}
 	}
@@ -168,10 +167,9 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 		err = pending.Start(ctx, p)
 	} else {
 		var argv []string
-		if argv, err = f.superviseArgv(p.Name); err != nil {
+		if argv, err = f.superviseArgv(p.Name, rtPath); err != nil {
 			return undo(err)
 		}
-		argv[5] = rtPath
 		err = supervisor.Spawn(ctx, p, argv)
 	}
 	if err != nil {

@@ -170,15 +170,16 @@ func (f *rtFlags) pod(name string) (*store.Pod, func(), error) {
 	return p, l.Unlock, nil
 }
 
-// superviseArgv is the command line that starts a supervisor for pod name: the
+// superviseArgv is the command line that starts a supervisor for pod name, driving the OCI
+// runtime ociRuntime (a name to look up, or the path run resolved): the
 // podspec-supervisor binary of this build when there is one (supervisorBinary), else this
 // binary's hidden supervise verb. Both take the same arguments.
-func (f *rtFlags) superviseArgv(name string) ([]string, error) {
+func (f *rtFlags) superviseArgv(name, ociRuntime string) ([]string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the podspec binary: %w", err)
 	}
-	return []string{supervisorBinary(self), "supervise", "--root", f.root, "--oci-runtime", f.ociRuntime, name}, nil
+	return []string{supervisorBinary(self), "supervise", "--root", f.root, "--oci-runtime", ociRuntime, name}, nil
 }
 
 // supervisorBinary returns SELF-supervisor (bin/podspec-supervisor beside bin/podspec) when
@@ -246,7 +247,7 @@ func buildSetting(bi *debug.BuildInfo, key string) string {
 
 // ensureSupervisor restarts a dead supervisor of a pod that is not terminal (adoption).
 func (f *rtFlags) ensureSupervisor(ctx context.Context, p *store.Pod) error {
-	argv, err := f.superviseArgv(p.Name)
+	argv, err := f.superviseArgv(p.Name, f.ociRuntime)
 	if err != nil {
 		return err
 	}

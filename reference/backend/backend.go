@@ -379,14 +379,14 @@ func resources(r *v1alpha1.ResourceRequirements, out *oci.Resources) error {
 	return nil
 }
 
-// StartInstance starts a created instance: it releases the hold of the runtime invocation
-// that created it (held.go), or, for a container created by `create` (by a supervisor before
-// this one), runs the runtime's `start`.
+// StartInstance starts an instance CreateInstance created: it releases the hold of the
+// runtime invocation that created it (held.go). (An instance a lost supervisor created but
+// never started is discarded on adoption, never started.)
 func (b *Backend) StartInstance(ctx context.Context, id string) error {
 	if wasHeld, err := b.release(id, true); wasHeld {
 		return err
 	}
-	return b.Runtime.Start(ctx, id)
+	return fmt.Errorf("start %s: the instance is not waiting to start", id)
 }
 
 // InstanceRan asks the OCI runtime whether the instance was started: a container it knows

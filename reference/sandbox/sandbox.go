@@ -29,13 +29,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/store"
 )
 
 // CgroupRoot is the cgroup under which every pod gets its parent (CgroupRoot/<pod-uid>).
@@ -56,16 +56,18 @@ var pins = []struct {
 	{oci.NamespaceUTS, "uts", unix.CLONE_NEWUTS},
 }
 
-// Lengths are checked apart from the patterns (validName): a bounded repetition such as
-// {0,61} compiles into one instruction per repetition, at every process start.
-var (
-	podNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	podUIDRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
-)
-
-// validName reports whether s has at most max bytes and matches re.
-func validName(re *regexp.Regexp, s string, max int) bool {
-	return len(s) <= max && re.MatchString(s)
+// validUID reports whether a pod UID is 1 to 128 letters, digits and '-', starting with a
+// letter or digit: safe in a host path and a cgroup name.
+func validUID(uid string) bool {
+	if len(uid) == 0 || len(uid) > 128 || uid[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(uid) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // ErrNotFound is returned (wrapped) by Load when the directory holds no sandbox.
@@ -91,10 +93,10 @@ type Sandbox struct {
 // an implementation that runs an infra container. On failure nothing is left behind.
 func Create(ctx context.Context, rt *oci.Runtime, dir, podName, podUID string) (*Sandbox, error) {
 	_ = rt
-	if !validName(podNameRE, podName, 63) {
+	if store.ValidName(podName) != nil {
 		return nil, fmt.Errorf("create sandbox: pod name %q is not a DNS label", podName)
 	}
-	if !validName(podUIDRE, podUID, 128) {
+	if !validUID(podUID) {
 		return nil, fmt.Errorf("create sandbox: pod UID %q has characters other than letters, digits and '-'", podUID)
 	}
 	if err := ctx.Err(); err != nil {
@@ -290,7 +292,7 @@ func (s *Sandbox) Destroy(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("remove sandbox dir: %w", err))
 		}
 	}
-	if validName(podUIDRE, s.PodUID, 128) {
+	if validUID(s.PodUID) {
 		if err := removeCgroup(ctx, s.CgroupParent()); err != nil {
 			errs = append(errs, err)
 		}

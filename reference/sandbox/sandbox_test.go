@@ -104,6 +104,9 @@ func TestCreateRejectsUnsafeNames(t *testing.T) {
 		{"an upper-case pod name", "Pod", "u"},
 		{"a pod UID with dot-dot", "p", "../x"},
 		{"an empty pod UID", "p", ""},
+		{"a pod UID starting with '-'", "p", "-x"},
+		{"a pod UID of 129 characters", "p", strings.Repeat("u", 129)},
+		{"a pod name of 64 characters", strings.Repeat("p", 64), "u"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -247,11 +247,7 @@ func buildSetting(bi *debug.BuildInfo, key string) string {
 
 // ensureSupervisor restarts a dead supervisor of a pod that is not terminal (adoption).
 func (f *rtFlags) ensureSupervisor(ctx context.Context, p *store.Pod) error {
-	argv, err := f.superviseArgv(p.Name, f.ociRuntime)
-	if err != nil {
-		return err
-	}
-	started, err := supervisor.Ensure(ctx, p, argv)
+	started, err := supervisor.Ensure(ctx, p, func() ([]string, error) { return f.superviseArgv(p.Name, f.ociRuntime) })
 	if err != nil {
 		return err
 	}

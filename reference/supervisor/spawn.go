@@ -182,20 +182,30 @@ func tail(path string) string {
 }
 
 // Ensure makes sure a pod that is not terminal has a live supervisor: if its supervisor died,
-// it starts a new one (which adopts the pod). It reports whether it started one.
-func Ensure(ctx context.Context, pod *store.Pod, argv []string) (bool, error) {
-	if terminal(pod) || pod.SupervisorAlive() {
+// it starts a new one (which adopts the pod) with the command line argv returns. It reports
+// whether it started one. Every verb calls it, so the usual case — a live supervisor — costs
+// one lock test: no state read, and argv (which reads the supervisor binary's build
+// information) is not asked for.
+func Ensure(ctx context.Context, pod *store.Pod, argv func() ([]string, error)) (bool, error) {
+	if pod.SupervisorAlive() {
 		return false, nil
 	}
 	st, err := pod.ReadState()
 	if err != nil {
 		return false, err
 	}
+	if st.Pod.Status != nil && st.Pod.Status.FinishedAt != nil {
+		return false, nil // terminal
+	}
 	if st.Supervisor.PID == 0 {
 		// Never supervised: the creating command is about to start the first supervisor.
 		return false, nil
 	}
-	if err := Spawn(ctx, pod, argv); err != nil {
+	args, err := argv()
+	if err != nil {
+		return false, err
+	}
+	if err := Spawn(ctx, pod, args); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -362,7 +362,17 @@ func (e *Engine) deferWait(ctx context.Context, s *slot, until time.Time, exit <
 // main containers' stop signals are not delayed by the dying defer (STOP-006, STOP-008).
 func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (term *v1alpha1.ContainerStateTerminated, lost, killed, detached bool) {
 	bg := context.WithoutCancel(ctx)
-	ex, got := e.deferWait(ctx, s, time.Now().Add(365*24*time.Hour), inst.exit)
+	// An attempt that has already ended (an adopting supervisor found it lost, or it exited
+	// just as its limit came) is recorded as it ended, never "killed" at a limit that passed
+	// after its end (SUP-005: an end nobody observed is ExitStatusLost, not Timeout).
+	var ex ExitStatus
+	got := false
+	select {
+	case ex = <-inst.exit:
+		got = true
+	default:
+		ex, got = e.deferWait(ctx, s, time.Now().Add(365*24*time.Hour), inst.exit)
+	}
 	if !got {
 		e.mu.Lock()
 		reason, why := v1alpha1.ReasonTimeout, "defer reached the limit of its run"

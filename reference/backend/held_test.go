@@ -26,7 +26,8 @@ type heldEnv struct {
 	id     string
 }
 
-func newHeldEnv(t *testing.T) *heldEnv {
+// newHeldEnv prepares the bundle of a container whose program is args (default: sleep 60).
+func newHeldEnv(t *testing.T, args ...string) *heldEnv {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
@@ -67,7 +68,10 @@ func newHeldEnv(t *testing.T) *heldEnv {
 		e.b.Runtime.Delete(context.Background(), e.id, true)
 		cleanup()
 	})
-	cfg := oci.ContainerConfig{Rootfs: filepath.Join(bundle, "rootfs"), Args: []string{"sleep", "60"},
+	if len(args) == 0 {
+		args = []string{"sleep", "60"}
+	}
+	cfg := oci.ContainerConfig{Rootfs: filepath.Join(bundle, "rootfs"), Args: args,
 		CgroupsPath: "/podspec-test/" + e.id, CreateRuntime: []specs.Hook{heldHook(bundle)}}
 	if err := oci.WriteBundle(bundle, cfg); err != nil {
 		t.Fatal(err)

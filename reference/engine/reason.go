@@ -59,3 +59,21 @@ func terminatedReason(f exitFacts) (reason, msg string) {
 	}
 	return f.status, msg
 }
+
+// countsAsFailure reports whether the end of an instance whose process ran, with exit code
+// code (nil: none), counts as a failure. An instance the runtime stopped (stopReason set: it
+// was sent its stop signal or SIGKILL, in a stop sequence or a forced stop) fails only with a
+// non-zero exit code (EXIT-013); one killed after a failed probe or postStart hook and not
+// stopped fails (HOOK-008..010); any other end fails with a non-zero exit code, a signal or
+// neither (EXIT-012). An instance that ended on its own during a forced stop, before the
+// forced stop signalled it, was not stopped by the runtime (docs/spec/terminology.md), as
+// terminatedReason says too.
+func countsAsFailure(f exitFacts, code *int32) bool {
+	switch {
+	case f.stopReason != "":
+		return code != nil && *code != 0
+	case f.killReason != "":
+		return true
+	}
+	return code == nil || *code != 0
+}

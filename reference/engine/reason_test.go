@@ -112,3 +112,72 @@ func TestSTAT006_TerminatedReasonIsTheFirstRowOfTheTableThatHolds(t *testing.T) 
 		}
 	}
 }
+
+// TestEXIT012_EXIT013_FailureFollowsWhetherTheRuntimeStoppedTheInstance runs the ends of an
+// instance through terminatedReason and countsAsFailure together: an instance the runtime
+// stopped (its stop reason is set) fails only with a non-zero exit code (EXIT-013); any other
+// end, including one on its own during a forced stop that had not signalled it yet, fails
+// with a non-zero exit code, a signal or neither (EXIT-012), and keeps its own reason.
+func TestEXIT012_EXIT013_FailureFollowsWhetherTheRuntimeStoppedTheInstance(t *testing.T) {
+	code := func(c int32) *int32 { return &c }
+	cases := []struct {
+		name    string
+		f       exitFacts
+		code    *int32
+		reason  string
+		failure bool
+	}{
+		{name: "an exit 0 on its own is a success",
+			f: exitFacts{status: v1alpha1.ReasonCompleted}, code: code(0), reason: v1alpha1.ReasonCompleted},
+		{name: "an exit 3 on its own is a failure",
+			f: exitFacts{status: v1alpha1.ReasonError}, code: code(3), reason: v1alpha1.ReasonError, failure: true},
+		{name: "a death by a signal the runtime did not send is a failure",
+			f: exitFacts{status: v1alpha1.ReasonSignaled}, reason: v1alpha1.ReasonSignaled, failure: true},
+		{name: "a lost status of an instance the runtime never stopped is a failure",
+			f: exitFacts{status: ReasonExitStatusLost}, reason: ReasonExitStatusLost, failure: true},
+
+		{name: "an exit 0 on the stop signal is a success",
+			f: exitFacts{status: v1alpha1.ReasonCompleted, stopReason: v1alpha1.ReasonStopped}, code: code(0), reason: v1alpha1.ReasonStopped},
+		{name: "an exit 3 on the stop signal is a failure",
+			f: exitFacts{status: v1alpha1.ReasonError, stopReason: v1alpha1.ReasonStoppedByPolicy}, code: code(3), reason: v1alpha1.ReasonStoppedByPolicy, failure: true},
+		{name: "a death by the stop signal is a success",
+			f: exitFacts{status: v1alpha1.ReasonSignaled, stopReason: v1alpha1.ReasonStopped}, reason: v1alpha1.ReasonStopped},
+		{name: "a death by the budget end's SIGKILL in a DeadlineExceeded sequence is a success",
+			f: exitFacts{status: v1alpha1.ReasonSignaled, stopReason: v1alpha1.ReasonDeadlineExceeded}, reason: v1alpha1.ReasonDeadlineExceeded},
+		{name: "a lost status of an instance the stop sequence stopped is a success",
+			f: exitFacts{status: ReasonExitStatusLost, stopReason: v1alpha1.ReasonStopped}, reason: v1alpha1.ReasonStopped},
+
+		{name: "a death by the forced stop's SIGKILL is a success",
+			f: exitFacts{status: v1alpha1.ReasonSignaled, stopReason: v1alpha1.ReasonForced, forced: true}, reason: v1alpha1.ReasonForced},
+		{name: "an exit 3 on a stop signal, the stop then forced, is a failure",
+			f: exitFacts{status: v1alpha1.ReasonError, stopReason: v1alpha1.ReasonStopped, forced: true}, code: code(3), reason: v1alpha1.ReasonForced, failure: true},
+		{name: "a lost status of an instance the forced stop killed is a success",
+			f: exitFacts{status: ReasonExitStatusLost, stopReason: v1alpha1.ReasonForced, forced: true}, reason: v1alpha1.ReasonForced},
+		{name: "an exit 0 on its own during a forced stop that had not signalled it is a success",
+			f: exitFacts{status: v1alpha1.ReasonCompleted, forced: true}, code: code(0), reason: v1alpha1.ReasonCompleted},
+		{name: "an exit 3 on its own during a forced stop that had not signalled it is a failure",
+			f: exitFacts{status: v1alpha1.ReasonError, forced: true}, code: code(3), reason: v1alpha1.ReasonError, failure: true},
+		{name: "a death by its own signal during a forced stop that had not signalled it is a failure",
+			f: exitFacts{status: v1alpha1.ReasonSignaled, forced: true}, reason: v1alpha1.ReasonSignaled, failure: true},
+		{name: "a lost status during a forced stop that had not signalled the instance is a failure",
+			f: exitFacts{status: ReasonExitStatusLost, forced: true}, reason: ReasonExitStatusLost, failure: true},
+
+		{name: "an exit 0 after the kill of a failed probe is a failure",
+			f: exitFacts{status: v1alpha1.ReasonCompleted, killReason: ReasonUnhealthy}, code: code(0), reason: ReasonUnhealthy, failure: true},
+		{name: "a probe kill overtaken by the stop signal is a success when it dies of a signal",
+			f: exitFacts{status: v1alpha1.ReasonSignaled, stopReason: v1alpha1.ReasonStopped, killReason: ReasonUnhealthy}, reason: v1alpha1.ReasonStopped},
+		{name: "a postStart kill ending during a forced stop that had not signalled it is a failure",
+			f: exitFacts{status: v1alpha1.ReasonSignaled, forced: true, killReason: v1alpha1.ReasonStartError}, reason: v1alpha1.ReasonStartError, failure: true},
+	}
+	for _, kind := range []string{KindInit, KindSidecar, KindMain} {
+		for _, c := range cases {
+			f := c.f
+			f.kind = kind
+			reason, _ := terminatedReason(f)
+			failure := countsAsFailure(f, c.code)
+			if reason != c.reason || failure != c.failure {
+				t.Errorf("%s (%s): reason %q, failure %v; want %q, %v", c.name, kind, reason, failure, c.reason, c.failure)
+			}
+		}
+	}
+}

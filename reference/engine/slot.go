@@ -462,6 +462,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 	replaced := e.replacedLocked(s, inst) // an update replaced the instance (update.go)
 	term := &v1alpha1.ContainerStateTerminated{FinishedAt: now, StartedAt: now}
 	var ev *store.Event
+	failed := true // a start that failed: neither an exitCode nor a signal (EXIT-012)
 	if startErr != nil {
 		term.Reason = v1alpha1.ReasonStartError
 		term.Message = startErr.Error()
@@ -475,23 +476,15 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 			term.StartedAt = now
 		}
 		fillExit(term, ex, oom > 0)
-		term.Reason, term.Message = terminatedReason(exitFacts{kind: s.kind, status: term.Reason, statusMsg: term.Message,
-			stopReason: r.StopReason, forced: e.forced, killReason: inst.killReason, killMsg: inst.killMsg})
+		facts := exitFacts{kind: s.kind, status: term.Reason, statusMsg: term.Message,
+			stopReason: r.StopReason, forced: e.forced, killReason: inst.killReason, killMsg: inst.killMsg}
+		term.Reason, term.Message = terminatedReason(facts)
+		failed = countsAsFailure(facts, term.ExitCode)
 		ev = e.instEvent(store.EventContainerExited, s, inst, term.Reason, term.Message)
 		ev.ExitCode = term.ExitCode
 		ev.Signal = term.Signal
 		ev.Time = now
 		s.inst = nil
-	}
-	stopped := r.StopReason != "" || e.forced
-	var failed bool
-	switch {
-	case inst != nil && inst.killReason != "" && r.StopReason == "":
-		failed = true // killed after a failed probe or postStart hook (HOOK-008..010)
-	case stopped && startErr == nil:
-		failed = term.ExitCode != nil && *term.ExitCode != 0 // EXIT-013
-	default:
-		failed = term.ExitCode == nil || *term.ExitCode != 0 // EXIT-012
 	}
 	r.Running = false
 	r.PID = 0

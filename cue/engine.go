@@ -3,6 +3,7 @@ package cue
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -59,6 +60,10 @@ func Violations(kind string, value any) []schema.Violation {
 		return []schema.Violation{{Kind: schema.Other, Want: []string{"internal error: " + err.Error()}}}
 	}
 	def := root.LookupPath(cue.MakePath(cue.Def(kind)))
+	// CUE cannot hold a NaN or an infinity (YAML can write them): each is one violation where
+	// it stands, as in package schema, and CUE checks the document with null in its place.
+	var nonJSON []schema.Violation
+	value, _ = withoutNonJSON(value, nil, &nonJSON)
 	ev := &evaluation{
 		ctx: ctx, def: def, root: value, groups: groups,
 		omitted: map[string]bool{}, added: map[string]bool{}, seen: map[string]bool{},
@@ -75,7 +80,54 @@ func Violations(kind string, value any) []schema.Violation {
 			break
 		}
 	}
-	return schema.Normalize(ev.out)
+	out := slices.DeleteFunc(ev.out, func(v schema.Violation) bool {
+		return slices.ContainsFunc(nonJSON, func(n schema.Violation) bool { return hasPrefix(v.Tokens, n.Tokens) })
+	})
+	return schema.Normalize(append(out, nonJSON...))
+}
+
+// withoutNonJSON returns v with every NaN and infinity replaced by null (copying only what it
+// changes) and whether it changed anything, and records a violation for each.
+func withoutNonJSON(v any, at []string, out *[]schema.Violation) (any, bool) {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			*out = append(*out, schema.Violation{Kind: schema.Other, Tokens: slices.Clone(at), Value: x, HasValue: true, Want: []string{schema.NotJSONValue}})
+			return nil, true
+		}
+	case map[string]any:
+		var m map[string]any
+		for k, e := range x {
+			if r, changed := withoutNonJSON(e, append(at[:len(at):len(at)], k), out); changed {
+				if m == nil {
+					m = maps.Clone(x)
+				}
+				m[k] = r
+			}
+		}
+		if m != nil {
+			return m, true
+		}
+	case []any:
+		var l []any
+		for i, e := range x {
+			if r, changed := withoutNonJSON(e, append(at[:len(at):len(at)], strconv.Itoa(i)), out); changed {
+				if l == nil {
+					l = slices.Clone(x)
+				}
+				l[i] = r
+			}
+		}
+		if l != nil {
+			return l, true
+		}
+	}
+	return v, false
+}
+
+// hasPrefix reports whether path starts with prefix.
+func hasPrefix(path, prefix []string) bool {
+	return len(path) >= len(prefix) && slices.Equal(path[:len(prefix)], prefix)
 }
 
 // group is one matchN call of the definitions: an object must match exactly Count of the

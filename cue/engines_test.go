@@ -14,16 +14,25 @@ import (
 
 	podcue "podspec.dev/podspec/cue"
 	"podspec.dev/podspec/schema"
+	"podspec.dev/podspec/schema/oracle"
 	"podspec.dev/podspec/validation/field"
 )
 
-// engines are the two structural engines; every case below must hold for both.
+// engines are the two structural engines, and the general JSON Schema library that package
+// schema's engine is held to; every case below must hold for each.
 var engines = []struct {
 	name     string
 	validate func(kind string, value any) field.ErrorList
 }{
 	{"jsonschema", schema.Validate},
 	{"cue", podcue.Validate},
+	{"library", func(kind string, value any) field.ErrorList {
+		vs, err := oracle.Violations(kind, value)
+		if err != nil {
+			return field.ErrorList{field.Invalid("ORACLE", nil, nil, err.Error())}
+		}
+		return schema.Errors(vs)
+	}},
 }
 
 // pod wraps a spec fragment (YAML, indented by two) into a minimal valid pod.

@@ -1,32 +1,28 @@
 // Package schema holds the JSON Schemas (draft 2020-12) of the podspec.dev/v1alpha1 API, embedded
-// in the binary, and a validation engine that checks decoded documents against them.
+// in the binary, and the validation engine that checks decoded documents against them.
 //
 // The schema files are generated from the CUE definitions in package cue, the single source of
 // truth (see README.md): `go generate ./schema/` rewrites them, and the generator's test fails
 // when the committed files differ from what the CUE source generates.
 //
-// Validation uses github.com/santhosh-tekuri/jsonschema/v6. Each kind's schema is compiled once,
-// on its first use, and the compiled schemas are safe for concurrent use. No loader is installed that
-// could reach the network or the file system: every schema is self-contained.
+// The engine (eval.go) evaluates the subset of JSON Schema the generated files use and refuses
+// any other keyword. Each kind's schema is compiled once, on its first use, and is then safe for
+// concurrent use; nothing is ever loaded from the network or the file system. Package
+// schema/oracle holds the engine to a general JSON Schema implementation in tests.
 //
-// Errors are the leaves of the validator's error tree, re-rendered as short messages with the
-// same rule IDs and paths the CUE engine reports (see Violation and RuleFor).
+// Violations are rendered as short messages with the same rule IDs and paths the CUE engine
+// reports (see Violation and RuleFor).
 package schema
 
 //go:generate go run ./internal/gen -cue ../cue -out .
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"podspec.dev/podspec/validation/field"
 )
@@ -62,62 +58,27 @@ func JSON(kind string) []byte {
 	return b
 }
 
-// compiled is the compiled schema of one kind and its parsed document (to look up oneOf and not
-// alternatives by schema location when rendering errors). It is never modified after compile.
-type compiled struct {
-	schema *jsonschema.Schema
-	id     string // the schema's $id: schema locations in errors start with it
-	doc    any
-}
-
 // kindSchemas compiles each kind's schema once, on its first use: a command that validates one
-// Pod compiles only the Pod schema (a third of the work of compiling all five, on the start
-// path of every `podspec run`). Each kind has a compiler of its own (the schemas are
-// self-contained), so kinds compile concurrently without sharing a compiler.
-var kindSchemas = func() map[string]func() (*compiled, error) {
-	m := map[string]func() (*compiled, error){}
+// Pod compiles only the Pod schema.
+var kindSchemas = func() map[string]func() (*node, error) {
+	m := map[string]func() (*node, error){}
 	for kind, name := range kindFiles {
-		m[kind] = sync.OnceValues(func() (*compiled, error) { return compile(kind, name) })
+		m[kind] = sync.OnceValues(func() (*node, error) { return compile(kind, name) })
 	}
 	return m
 }()
 
 // compile compiles the embedded schema file name of kind.
-func compile(kind, name string) (*compiled, error) {
+func compile(kind, name string) (*node, error) {
 	data, err := files.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("read embedded schema %s: %w", name, err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	n, err := compileSchema(data)
 	if err != nil {
-		return nil, fmt.Errorf("parse embedded schema %s: %w", name, err)
+		return nil, fmt.Errorf("compile schema of %s (%s): %w", kind, name, err)
 	}
-	obj, _ := doc.(map[string]any)
-	id, _ := obj["$id"].(string)
-	if id == "" {
-		return nil, fmt.Errorf("embedded schema %s has no $id", name)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	c.AssertFormat()
-	if err := c.AddResource(id, doc); err != nil {
-		return nil, fmt.Errorf("add embedded schema %s: %w", name, err)
-	}
-	sch, err := c.Compile(id)
-	if err != nil {
-		return nil, fmt.Errorf("compile schema of %s: %w", kind, err)
-	}
-	return &compiled{schema: sch, id: id, doc: doc}, nil
-}
-
-// noLoader refuses every URL: the embedded schemas are self-contained, and validation never
-// reaches the network or the file system.
-type noLoader struct{}
-
-// Load implements jsonschema.URLLoader by refusing.
-func (noLoader) Load(u string) (any, error) {
-	return nil, fmt.Errorf("schema %s is not embedded; podspec never loads schemas from elsewhere", u)
+	return n, nil
 }
 
 // Compile compiles the schema of kind now if it was not yet compiled (it otherwise is on its
@@ -144,21 +105,15 @@ func Violations(kindName string, value any) []Violation {
 	if !ok {
 		return []Violation{{Kind: NotInEnum, Tokens: []string{"kind"}, Value: kindName, HasValue: true, Want: Kinds()}}
 	}
-	c, err := load()
+	n, err := load()
 	if err != nil {
 		return []Violation{{Kind: Other, Want: []string{"internal error: " + err.Error()}}}
 	}
-	err = c.schema.Validate(value)
-	if err == nil {
+	var e evaluation
+	if n.valid(value, nil, &e) {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return []Violation{{Kind: Other, Want: []string{err.Error()}}}
-	}
-	w := walker{c: c, root: value}
-	w.visit(ve)
-	return Normalize(w.out)
+	return Normalize(e.out)
 }
 
 // Normalize sorts violations by path and kind and drops duplicates.
@@ -201,19 +156,6 @@ func lessToken(a, b string) bool {
 	return a < b
 }
 
-type walker struct {
-	c    *compiled
-	root any
-	out  []Violation
-}
-
-func (w *walker) add(v Violation) { w.out = append(w.out, v) }
-
-// at returns the value at tokens within the document.
-func (w *walker) at(toks []string) (any, bool) {
-	return Lookup(w.root, toks)
-}
-
 // Lookup returns the value at JSON-pointer tokens within a decoded document.
 func Lookup(v any, toks []string) (any, bool) {
 	for _, t := range toks {
@@ -236,218 +178,9 @@ func Lookup(v any, toks []string) (any, bool) {
 	return v, true
 }
 
-// schemaAt returns the schema object at an absolute schema location.
-func (w *walker) schemaAt(loc string) map[string]any {
-	base, frag, _ := strings.Cut(loc, "#")
-	if base != w.c.id {
-		return nil
-	}
-	doc := w.c.doc
-	if frag != "" {
-		if f, err := url.PathUnescape(frag); err == nil {
-			frag = f
-		}
-		toks := strings.Split(strings.TrimPrefix(frag, "/"), "/")
-		for i, t := range toks {
-			toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-		}
-		var ok bool
-		if doc, ok = Lookup(doc, toks); !ok {
-			return nil
-		}
-	}
-	m, _ := doc.(map[string]any)
-	return m
-}
-
-// requiredNames returns the "required" names of each schema in a list (oneOf alternatives).
-func requiredNames(list any) []string {
-	items, _ := list.([]any)
-	var names []string
-	for _, it := range items {
-		m, _ := it.(map[string]any)
-		req, _ := m["required"].([]any)
-		for _, r := range req {
-			if s, ok := r.(string); ok {
-				names = append(names, s)
-			}
-		}
-	}
-	return names
-}
-
-// visit walks the error tree to its leaves and records one violation per leaf, collapsing
-// oneOf and anyOf noise into one violation where it can.
-func (w *walker) visit(e *jsonschema.ValidationError) {
-	loc := e.InstanceLocation
-	val, has := w.at(loc)
-	base := Violation{Tokens: loc, Value: val, HasValue: has}
-	switch k := e.ErrorKind.(type) {
-	case *kind.Required:
-		for _, m := range k.Missing {
-			w.add(Violation{Kind: Missing, Tokens: loc, Names: []string{m}})
-		}
-	case *kind.AdditionalProperties:
-		for _, p := range k.Properties {
-			w.add(Violation{Kind: UnknownField, Tokens: append(loc[:len(loc):len(loc)], p)})
-		}
-	case *kind.Type:
-		base.Kind, base.Want = WrongType, k.Want
-		w.add(base)
-	case *kind.Enum:
-		base.Kind = NotInEnum
-		for _, x := range k.Want {
-			base.Want = append(base.Want, display(x))
-		}
-		w.add(base)
-	case *kind.Const:
-		base.Kind, base.Want = NotConst, []string{display(k.Want)}
-		w.add(base)
-	case *kind.Pattern:
-		base.Kind, base.Pattern = NoPatternMatch, k.Want
-		w.add(base)
-	case *kind.Minimum:
-		base.Kind, base.Op, base.Limit = OutOfRange, ">=", k.Want.RatString()
-		w.add(base)
-	case *kind.ExclusiveMinimum:
-		base.Kind, base.Op, base.Limit = OutOfRange, ">", k.Want.RatString()
-		w.add(base)
-	case *kind.Maximum:
-		base.Kind, base.Op, base.Limit = OutOfRange, "<=", k.Want.RatString()
-		w.add(base)
-	case *kind.ExclusiveMaximum:
-		base.Kind, base.Op, base.Limit = OutOfRange, "<", k.Want.RatString()
-		w.add(base)
-	case *kind.MinItems:
-		base.Kind, base.Limit = TooFewItems, strconv.Itoa(k.Want)
-		w.add(base)
-	case *kind.MaxItems:
-		base.Kind, base.Limit = TooManyItems, strconv.Itoa(k.Want)
-		w.add(base)
-	case *kind.Format:
-		base.Kind, base.Want = BadFormat, []string{k.Want}
-		w.add(base)
-	case *kind.OneOf:
-		w.oneOf(e, base)
-	case *kind.AnyOf:
-		w.anyOf(e, base)
-	case *kind.Not:
-		if _, isObj := val.(map[string]any); !isObj {
-			return
-		}
-		s := w.schemaAt(e.SchemaURL)
-		not, _ := s["not"].(map[string]any)
-		names := requiredNames([]any{not})
-		if len(names) == 0 {
-			base.Kind, base.Want = Other, []string{"must not match the schema under \"not\""}
-			w.add(base)
-			return
-		}
-		w.add(Violation{Kind: Exclusive, Tokens: loc, Names: names})
-	default:
-		if len(e.Causes) == 0 {
-			base.Kind, base.Want = Other, []string{e.ErrorKind.LocalizedString(nil)}
-			w.add(base)
-		}
-	}
-	for _, c := range e.Causes {
-		switch e.ErrorKind.(type) {
-		case *kind.OneOf, *kind.AnyOf, *kind.Not:
-			return // handled above
-		}
-		w.visit(c)
-	}
-}
-
-// oneOf reports an object that sets none or several of its "exactly one of" fields.
-func (w *walker) oneOf(e *jsonschema.ValidationError, base Violation) {
-	obj, isObj := base.Value.(map[string]any)
-	if !isObj {
-		return // the type error is reported by the object's own "type"
-	}
-	names := requiredNames(w.schemaAt(e.SchemaURL)["oneOf"])
-	if len(names) == 0 {
-		for _, c := range e.Causes {
-			w.visit(c)
-		}
-		return
-	}
-	var set []string
-	for _, n := range names {
-		if _, ok := obj[n]; ok {
-			set = append(set, n)
-		}
-	}
-	w.add(Violation{Kind: NotExactlyOne, Tokens: base.Tokens, Names: names, Set: set})
-}
-
-// anyOf reports the branch that fits the value's type; when no branch does, one type error.
-func (w *walker) anyOf(e *jsonschema.ValidationError, base Violation) {
-	var wants []string
-	var fitting []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		var leaves []*jsonschema.ValidationError
-		collectLeaves(c, &leaves)
-		typeOnly := len(leaves) > 0
-		for _, l := range leaves {
-			t, ok := l.ErrorKind.(*kind.Type)
-			if !ok || !samePath(l.InstanceLocation, base.Tokens) {
-				typeOnly = false
-				break
-			}
-			wants = append(wants, t.Want...)
-		}
-		if !typeOnly {
-			fitting = append(fitting, c)
-		}
-	}
-	if len(fitting) == 0 {
-		base.Kind, base.Want = WrongType, dedupe(wants)
-		w.add(base)
-		return
-	}
-	for _, c := range fitting {
-		w.visit(c)
-	}
-}
-
-func collectLeaves(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) {
-	if len(e.Causes) == 0 {
-		*out = append(*out, e)
-		return
-	}
-	for _, c := range e.Causes {
-		collectLeaves(c, out)
-	}
-}
-
-func samePath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func dedupe(ss []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// display renders an enum or const value for a message: strings bare (the empty string as
+// Display renders an enum or const value for a message: strings bare (the empty string as
 // ""), other values as JSON would write them.
-func display(v any) string {
+func Display(v any) string {
 	if s, ok := v.(string); ok {
 		if s == "" {
 			return `""`

@@ -39,6 +39,8 @@ go test -run '^$' -fuzz '^FuzzDecodeAndValidate$' -fuzztime "$fuzztime" ./valida
 go test -run '^$' -fuzz '^FuzzFastYAML$' -fuzztime "$fuzztime" ./manifest/
 go test -run '^$' -fuzz '^FuzzValidatePod$' -fuzztime "$fuzztime" ./validation/
 go test -run '^$' -fuzz '^FuzzValidateNotification$' -fuzztime "$fuzztime" ./validation/
+go test -run '^$' -fuzz '^FuzzTheEngineAgreesWithTheLibrary$' -fuzztime "$fuzztime" ./schema/oracle/
+go test -run '^$' -fuzz '^FuzzIsDateTime$' -fuzztime "$fuzztime" ./schema/
 
 step "the README's main job (scripts/demo.sh)"
 scripts/demo.sh

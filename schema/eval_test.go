@@ -1,0 +1,64 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEveryKindCompiles(t *testing.T) {
+	for _, kind := range Kinds() {
+		if _, err := kindSchemas[kind](); err != nil {
+			t.Errorf("%s: %v", kind, err)
+		}
+	}
+}
+
+// The engine implements a closed subset of JSON Schema: whatever it would not check, it
+// refuses to compile, so a schema change cannot be silently ignored.
+func TestCompileRefusesWhatTheEngineDoesNotImplement(t *testing.T) {
+	const head = `{"$schema": "https://json-schema.org/draft/2020-12/schema", `
+	for _, tc := range []struct{ schema, want string }{
+		{head + `"minLength": 1}`, `keyword "minLength" is not supported`},
+		{head + `"properties": {"a": {"uniqueItems": true}}}`, `#/properties/a/uniqueItems: keyword "uniqueItems"`},
+		{head + `"format": "email"}`, "format email is not supported"},
+		{head + `"$ref": "https://example.com/other.json"}`, "only references into the same document"},
+		{head + `"$ref": "#/$defs/Missing"}`, "does not resolve"},
+		{head + `"items": false}`, "the schema false is not supported"},
+		{head + `"type": "decimal"}`, "unknown type"},
+		{head + `"pattern": "("}`, "missing closing )"},
+		{`{"$schema": "http://json-schema.org/draft-07/schema#"}`, "only draft 2020-12"},
+		{`[]`, "parse"},
+	} {
+		_, err := compileSchema([]byte(tc.schema))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("compile %s: got %v, want an error containing %q", tc.schema, err, tc.want)
+		}
+	}
+}
+
+func TestRecursiveReferencesTerminate(t *testing.T) {
+	n, err := compileSchema([]byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"$ref": "#/$defs/Tree", "$defs": {"Tree": {"type": "object", "additionalProperties": false,
+		"properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := map[string]any{"children": []any{map[string]any{"children": []any{map[string]any{"leaf": true}}}}}
+	var e evaluation
+	if n.valid(tree, nil, &e) || len(e.out) != 1 || e.out[0].Kind != UnknownField ||
+		strings.Join(e.out[0].Tokens, "/") != "children/0/children/0/leaf" {
+		t.Fatalf("got %+v", e.out)
+	}
+}
+
+func TestNaNAndInfinitiesAreNotJSONValues(t *testing.T) {
+	for _, v := range []any{nanValue(), infValue()} {
+		vs := Violations("PodStatus", map[string]any{"uid": "u", "phase": "Running", "exitCode": v})
+		if len(vs) != 1 || vs[0].Kind != Other || vs[0].Want[0] != NotJSONValue {
+			t.Errorf("%v: got %+v", v, vs)
+		}
+	}
+}
+
+func nanValue() any { var z float64; return z / z }
+func infValue() any { var z float64; return 1 / z }

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -81,8 +82,21 @@ func deferOutcomeRows(killAfter int64) []deferOutcomeRow {
 			d: fw.ExitAfter(0, ms(200)).Codes("1", "0"), dOpts: []fw.DeferOpt{fw.DeferRestart(v1alpha1.RestartPolicyOnFailure)},
 			dEnd: ok, dStarts: 2,
 			reason: v1alpha1.ReasonCompleted, phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "app"},
+		{key: lateRetryRow, how: "app exiting 0", pod: exits(0).Backoff(float64(lateRetryBackoff(killAfter)), 1, float64(lateRetryBackoff(killAfter)), 600),
+			d: fw.ExitAfter(1, ms(200)), dOpts: []fw.DeferOpt{fw.DeferRestart(v1alpha1.RestartPolicyOnFailure), fw.DeferTimeout(killAfter)},
+			dEnd: exitWith(1, v1alpha1.ReasonError), dStarts: 1, failed: true,
+			reason: v1alpha1.ReasonCompleted, phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "app"},
 	}
 }
+
+// lateRetryRow is the row whose defer d fails under restartPolicy OnFailure with a back-off
+// that ends long after the limit of its run (its timeoutSeconds): the retry cannot start
+// before the limit, so it must not start, and d's run fails with its one attempt (DEFER-008).
+const lateRetryRow = "lateretry"
+
+// lateRetryBackoff is the pod's back-off delay (seconds) in the lateretry row: twice d's
+// timeoutSeconds, so the retry's moment is a whole timeout after the limit of the run.
+func lateRetryBackoff(killAfter int64) int64 { return 2 * killAfter }
 
 // String describes the row for its table entries.
 func (r deferOutcomeRow) String() string {
@@ -241,6 +255,7 @@ func (s *suite) registerDefers() {
 	s.registerDeferLimits()
 	s.registerDeferPolicies()
 	s.registerDeferCrash()
+	s.registerDeferCrashLate()
 }
 
 func (s *suite) registerDeferSequence() {
@@ -353,6 +368,35 @@ func (s *suite) registerDeferOutcomes() {
 				}
 				expectDeferCompleted(await(ctx, r), want)
 			}, entries(nil))
+		It("no retry starts when the pod's back-off after a failed attempt would end after the limit of the run", req("DEFER-008"),
+			func(ctx SpecContext) {
+				killAfter := killTimer(s.opts.Framework.Tolerances)
+				var late deferOutcomeRow
+				for _, r := range rows {
+					if r.key == lateRetryRow {
+						late = r
+					}
+				}
+				out := await(ctx, late)
+				tl := out.Timeline
+				starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "d"))
+				exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "d"))
+				Expect(starts).To(HaveLen(1), "d: its one failed attempt, no retry\n%s", tl)
+				Expect(exits).To(HaveLen(1), "d's attempt ended\n%s", tl)
+				// The setup: the attempt failed so soon after it started that the retry's moment
+				// (its exit plus the back-off) lies after the limit (its start plus timeoutSeconds).
+				timeout, backoff := time.Duration(killAfter)*time.Second, time.Duration(lateRetryBackoff(killAfter))*time.Second
+				Expect(exits[0].Time.Add(backoff).After(starts[0].Time.Add(timeout))).To(BeTrue(),
+					"d's attempt ended %v after it started: a retry after the back-off %v could start before the limit %v\n%s",
+					exits[0].Time.Sub(starts[0].Time), backoff, timeout, tl)
+				Expect(tl.Instances("d")).To(HaveLen(1), "one instance of d ran\n%s", tl)
+				c := out.Final.Container("d")
+				Expect(c).NotTo(BeNil(), "%s", out.Final)
+				Expect(c.RestartCount).To(BeZero(), "d's restartCount\n%s", out.Final)
+				// The run ended as failed with its one attempt: d's onFailure: Abort skipped next.
+				expectEnd(out, "d", late.dEnd)
+				expectSkipped(out, "next", skipAborted)
+			})
 	})
 }
 
@@ -501,6 +545,48 @@ func (s *suite) registerDeferPolicies() {
 	})
 }
 
+// crashWhileDeferRuns is the Drive of the defer scenarios that lose the supervisor: it stops
+// the pod once app runs, waits until the defer d (a workload waiting for the marker "go") runs,
+// crashes the supervisor, lets d's attempt exit while nothing supervises the pod, checks that
+// exit with exited (given the time of d's ContainerStarted; nil: no check), and adopts the pod
+// with `status` at adoptAt(that time), but never before d's process is gone.
+func crashWhileDeferRuns(d string, adoptAt func(started time.Time) time.Time, exited func(started time.Time) error) func(context.Context, *fw.Pod) error {
+	return func(ctx context.Context, p *fw.Pod) error {
+		if err := fw.StopWhen("app started", fw.AllStarted("app"), nil, false)(ctx, p); err != nil {
+			return err
+		}
+		tl, err := p.WaitFor(ctx, d+" running", p.PodTimeout(), func(tl *fw.Timeline) bool {
+			return tl.Started(d) && recorded(fw.EvContainerStarted, d, 1)(tl)
+		})
+		if err != nil {
+			return err
+		}
+		started, _ := tl.First(fw.RuntimeEv(fw.EvContainerStarted, d))
+		var gone time.Time
+		until := func(time.Time) time.Time {
+			if at := adoptAt(started.Time); at.After(gone) {
+				return at
+			}
+			return gone
+		}
+		_, err = crashThenAdopt(ctx, p, until, func() error {
+			if err := p.Touch("go"); err != nil {
+				return err
+			}
+			if err := p.WaitForProbe(ctx, d+"'s exit report", p.PodTimeout(), fw.ProbeReported(d, probe.TypeExit)); err != nil {
+				return err
+			}
+			// The report comes just before the exit: let the process be gone before any verb.
+			gone = time.Now().Add(time.Second)
+			if exited == nil {
+				return nil
+			}
+			return exited(started.Time)
+		})
+		return err
+	}
+}
+
 // registerDeferCrash loses the pod's supervisor (`crash`, profile recovery) while the second of
 // three defers runs, and lets that defer's attempt end (exit 0) while nothing supervises the
 // pod. The first verb afterwards adopts the pod: what it knows of first and second is what the
@@ -516,28 +602,7 @@ func (s *suite) registerDeferCrash() {
 			Defer("first", fw.ExitAfter(0, ms(100))).
 			Defer("second", fw.ExitAfter(0, 0).WaitFor("go").Counted(), fw.DeferOnFailure(v1alpha1.DeferAbort)).
 			Defer("third", fw.ExitAfter(0, ms(100))),
-		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if err := fw.StopWhen("app started", fw.AllStarted("app"), nil, false)(ctx, p); err != nil {
-				return err
-			}
-			running := func(tl *fw.Timeline) bool {
-				return tl.Started("second") && recorded(fw.EvContainerStarted, "second", 1)(tl)
-			}
-			if _, err := p.WaitFor(ctx, "second running", p.PodTimeout(), running); err != nil {
-				return err
-			}
-			_, err := crashThenAdopt(ctx, p, func(time.Time) time.Time { return time.Now() }, func() error {
-				if err := p.Touch("go"); err != nil {
-					return err
-				}
-				if err := p.WaitForProbe(ctx, "second's exit report", p.PodTimeout(), fw.ProbeReported("second", probe.TypeExit)); err != nil {
-					return err
-				}
-				// The report comes just before the exit: let the process be gone before any verb.
-				return sleepCtx(ctx, time.Second)
-			})
-			return err
-		},
+		Drive: crashWhileDeferRuns("second", func(time.Time) time.Time { return time.Time{} }, nil),
 	}
 	s.ordered("Defer containers after a supervisor loss", sc, func(get func() *fw.Outcome) {
 		It("resume at the first defer whose run had not ended", req("DEFER-014"), func() {
@@ -576,6 +641,56 @@ func (s *suite) registerDeferCrash() {
 			expectEnd(out, "second", exitWith(0, v1alpha1.ReasonCompleted))
 			expectEnd(out, "third", exitWith(0, v1alpha1.ReasonCompleted))
 			expectDeferCompleted(out, "")
+		})
+	})
+}
+
+// registerDeferCrashLate loses the pod's supervisor while the defer "lost" runs, lets that
+// attempt end (exit 0) while nothing supervises the pod, and adopts the pod only after the limit
+// of lost's run (its start plus timeoutSeconds) has passed: no time is left to start lost again,
+// so its run failed (DEFER-007), and lost has onFailure: Abort, so the defer after it is skipped.
+func (s *suite) registerDeferCrashLate() {
+	tol := s.opts.Framework.Tolerances
+	// Long enough for the crash and the attempt's end to come well before the limit.
+	timeout := 2 * killTimer(tol)
+	limit := time.Duration(timeout) * time.Second
+	sc := &fw.Scenario{
+		Short:   "defer-crash-late",
+		Profile: docs.ProfileDefer,
+		Needs:   []string{fw.ProfileRecovery},
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
+			Main("app", fw.Loop()).
+			Defer("lost", fw.ExitAfter(0, 0).WaitFor("go").Counted(), fw.DeferTimeout(timeout), fw.DeferOnFailure(v1alpha1.DeferAbort)).
+			Defer("after", fw.ExitAfter(0, ms(100))),
+		// Adopt once the limit has passed by more than a reaction tolerance.
+		Drive: crashWhileDeferRuns("lost", func(started time.Time) time.Time { return started.Add(limit + tol.Reaction.Value) },
+			func(started time.Time) error {
+				if time.Since(started) >= limit {
+					return fmt.Errorf("lost's attempt ended after the limit of its run (%v after its start): the machine is too slow for this scenario", limit)
+				}
+				return nil
+			}),
+	}
+	s.ordered("A defer whose attempt ended unobserved after a supervisor loss, adopted after its limit", sc, func(get func() *fw.Outcome) {
+		It("fails the run: the defer is not started again, and the next one is skipped under onFailure: Abort", req("DEFER-007"), func() {
+			out := get()
+			tl := out.Timeline
+			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "lost"))
+			Expect(starts).To(HaveLen(1), "lost: the attempt the loss hid and no other\n%s", tl)
+			Expect(tl.Instances("lost")).To(HaveLen(1), "one instance of lost ran\n%s", tl)
+			// The setup: the attempt ended by itself (nobody killed it) before its limit, and
+			// the pod was adopted after it.
+			Expect(tl.NeverHappened("a SIGKILL to lost", runtimeSignal("lost", "SIGKILL"))).To(Succeed())
+			exit, ok := tl.First(fw.ProbeEvent("lost", probe.TypeExit))
+			Expect(ok).To(BeTrue(), "lost reported its exit\n%s", tl)
+			limitAt := starts[0].Time.Add(limit)
+			Expect(exit.Time.Before(limitAt)).To(BeTrue(), "lost exited before its limit\n%s", tl)
+			adopted := noteTimeOf(out, noteAdopted)
+			Expect(adopted.After(limitAt)).To(BeTrue(), "the pod was adopted (%s) after lost's limit (%s)\n%s",
+				adopted.Format(time.RFC3339Nano), limitAt.Format(time.RFC3339Nano), tl)
+			expectEnd(out, "lost", end{reason: reasonExitStatusLost})
+			expectSkipped(out, "after", skipAborted)
+			expectDeferCompleted(out, deferFailed)
 		})
 	})
 }

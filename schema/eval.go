@@ -99,8 +99,21 @@ type patternNode struct {
 
 // compiler turns one self-contained schema document into nodes.
 type compiler struct {
-	doc   map[string]any
-	byRef map[string]*node // compiled "$ref" targets, so recursive references terminate
+	doc      map[string]any
+	byRef    map[string]*node          // compiled "$ref" targets, so recursive references terminate
+	patterns map[string]*regexp.Regexp // compiled patterns: the same few recur in every object
+}
+
+// regexp compiles a pattern once per document.
+func (c *compiler) regexp(pattern string) (*regexp.Regexp, error) {
+	if re, ok := c.patterns[pattern]; ok {
+		return re, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err == nil {
+		c.patterns[pattern] = re
+	}
+	return re, err
 }
 
 // compileSchema compiles a schema document. It refuses keywords outside the implemented subset
@@ -115,7 +128,7 @@ func compileSchema(data []byte) (*node, error) {
 	if s, _ := doc["$schema"].(string); s != "https://json-schema.org/draft/2020-12/schema" {
 		return nil, fmt.Errorf("$schema is %q; only draft 2020-12 is supported", s)
 	}
-	c := &compiler{doc: doc, byRef: map[string]*node{}}
+	c := &compiler{doc: doc, byRef: map[string]*node{}, patterns: map[string]*regexp.Regexp{}}
 	return c.compile(doc, "#")
 }
 
@@ -206,7 +219,7 @@ func (c *compiler) keyword(n *node, k string, v any, loc string) error {
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			re, err := regexp.Compile(name)
+			re, err := c.regexp(name)
 			if err != nil {
 				return fmt.Errorf("%s: %w", loc, err)
 			}
@@ -233,7 +246,7 @@ func (c *compiler) keyword(n *node, k string, v any, loc string) error {
 		if !ok {
 			return fmt.Errorf("%s: must be a string", loc)
 		}
-		n.pattern, err = regexp.Compile(s)
+		n.pattern, err = c.regexp(s)
 	case "minimum":
 		n.minimum, err = compileNumber(v, loc)
 	case "maximum":
@@ -391,6 +404,12 @@ func typeOf(v any) jsonType {
 
 // rat returns a number exactly as its shortest decimal form reads (so 0.1 is 1/10).
 func rat(v any) *big.Rat {
+	switch x := v.(type) {
+	case int64:
+		return new(big.Rat).SetInt64(x)
+	case int:
+		return new(big.Rat).SetInt64(int64(x))
+	}
 	r, ok := new(big.Rat).SetString(fmt.Sprint(v))
 	if !ok {
 		return nil
@@ -548,6 +567,12 @@ func (n *node) valid(v any, loc []string, e *evaluation) bool {
 const NotJSONValue = "must be a JSON value (NaN and infinities are not)"
 
 func isInteger(v any) bool {
+	switch x := v.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	case float64:
+		return x == math.Trunc(x)
+	}
 	r := rat(v)
 	return r != nil && r.IsInt()
 }

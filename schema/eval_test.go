@@ -62,3 +62,13 @@ func TestNaNAndInfinitiesAreNotJSONValues(t *testing.T) {
 
 func nanValue() any { var z float64; return z / z }
 func infValue() any { var z float64; return 1 / z }
+
+// BenchmarkCompilePod is what a fresh process pays before validating its first Pod.
+func BenchmarkCompilePod(b *testing.B) {
+	data := JSON("Pod")
+	for b.Loop() {
+		if _, err := compileSchema(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -151,10 +151,13 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 			if pid > 0 {
 				// The exec'd process leads its own group (runc: a new session) or shares the
 				// runtime's group (crun); both are groups of their own, never the caller's.
-				if pgid, err := syscall.Getpgid(pid); err == nil && pgid != syscall.Getpgrp() {
+				// The group is read before, and killed after, the tree: a process killed
+				// before its tree was collected has its children reparented out of reach.
+				pgid, err := syscall.Getpgid(pid)
+				KillProcessTree(pid)
+				if err == nil && pgid != syscall.Getpgrp() {
 					_ = syscall.Kill(-pgid, syscall.SIGKILL)
 				}
-				KillProcessTree(pid)
 			} else {
 				// No pid file: kill the runtime's group (the runtime and what it forked).
 				_ = syscall.Kill(-runtimeProc.Pid, syscall.SIGKILL)
@@ -244,22 +247,35 @@ func mergeEnv(base, extra []string) []string {
 	return out
 }
 
-// KillProcessTree sends SIGKILL to the process group led by pid and to every descendant of
-// pid (found through /proc/*/stat parent links), repeating until no descendant is found or
-// one second passed. It is best effort: processes that already exited are ignored.
+// KillProcessTree sends SIGKILL to pid, to the process group it leads and to every descendant
+// of pid (found through /proc/*/stat parent links). The tree is collected first while its
+// members are stopped (SIGSTOP, walking again until two walks find no new descendant, for at
+// most one second): once a process is killed its children are reparented away from the tree,
+// and a stopped process cannot fork a new one. Then every member is killed. It is best
+// effort: processes that already exited are ignored.
 func KillProcessTree(pid int) {
 	deadline := time.Now().Add(time.Second)
-	for {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		tree := descendants(pid)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		for _, c := range tree {
-			_ = syscall.Kill(c, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGSTOP)
+	tree := map[int]bool{}
+	// Two walks in a row, a moment apart, must find nothing new: a process that was forking
+	// when its SIGSTOP came shows its child only once the fork returned.
+	for quiet := 0; quiet < 2 && time.Now().Before(deadline); {
+		quiet++
+		for _, c := range descendants(pid) {
+			if !tree[c] {
+				tree[c] = true
+				quiet = 0
+				_ = syscall.Kill(c, syscall.SIGSTOP)
+			}
 		}
-		if len(tree) == 0 || time.Now().After(deadline) {
-			return
+		if quiet == 1 {
+			time.Sleep(5 * time.Millisecond)
 		}
-		time.Sleep(5 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	for c := range tree {
+		_ = syscall.Kill(c, syscall.SIGKILL)
 	}
 }
 

@@ -5,18 +5,21 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
 	"time"
 
 	"podspec.dev/podspec/conformance/probe"
 )
 
-// runHandler is `podspec-probe hook|notifier`: report the start, wait, create marker files,
-// report the end and exit with the requested code.
+// runHandler is `podspec-probe hook|notifier`: report the start, start its descendants (if
+// asked), wait, create marker files, report the end and exit with the requested code.
 func runHandler(kind string, args []string) (int, error) {
 	fs := flag.NewFlagSet("podspec-probe "+kind, flag.ContinueOnError)
 	var name, socket, handler string
 	var sleep time.Duration
-	var code int
+	var code, descendants, depth int
 	var touch listFlag
 	var report bool
 	fs.StringVar(&name, "name", "", "container name to report")
@@ -26,6 +29,8 @@ func runHandler(kind string, args []string) (int, error) {
 	fs.IntVar(&code, "exit", 0, "exit code")
 	fs.Var(&touch, "touch", "file created before exiting (repeatable)")
 	fs.BoolVar(&report, "report", false, "report what the handler sees (environment, namespaces, mounts) after starting")
+	fs.IntVar(&descendants, "descendants", 0, "start a chain of this many descendants (child, grandchild, ...), the first in a session of its own; each reports its start and, after -sleep, its end as handler HANDLER.1, HANDLER.2, ...")
+	fs.IntVar(&depth, "depth", 0, "this process's place in a chain of descendants (set by the parent)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, nil
@@ -39,10 +44,19 @@ func runHandler(kind string, args []string) (int, error) {
 	if kind == "notifier" {
 		role = probe.RoleNotifier
 	}
-	em := newEmitter(socket, name, role, handler)
+	reported := handler
+	if depth > 0 {
+		reported = handler + "." + strconv.Itoa(depth)
+	}
+	em := newEmitter(socket, name, role, reported)
 	em.emit(probe.Event{Type: probe.TypeHandlerStart})
 	if report {
 		em.emit(probe.Event{Type: probe.TypeReport, Report: gatherReport(nil, nil)})
+	}
+	if depth < descendants {
+		if err := startDescendant(kind, em.socket, em.container, handler, sleep, descendants, depth+1); err != nil {
+			fmt.Fprintln(os.Stderr, "podspec-probe:", err)
+		}
 	}
 	time.Sleep(sleep)
 	for _, p := range touch {
@@ -50,6 +64,24 @@ func runHandler(kind string, args []string) (int, error) {
 	}
 	em.exitEvent(probe.TypeHandlerEnd, code)
 	return code, nil
+}
+
+// startDescendant starts the next process of a handler's chain of descendants and leaves it
+// running (it is not waited for): the first one in a session (and so a process group) of its
+// own, so that only a runtime that kills a handler's whole process tree, not only its process
+// group, reaches it; the later ones are its children.
+func startDescendant(kind, socket, name, handler string, sleep time.Duration, descendants, depth int) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("descendant %d: %w", depth, err)
+	}
+	cmd := exec.Command(self, kind, "-name", name, "-socket", socket, "-handler", handler, "-sleep", sleep.String(),
+		"-descendants", strconv.Itoa(descendants), "-depth", strconv.Itoa(depth))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: depth == 1}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("descendant %d: %w", depth, err)
+	}
+	return nil
 }
 
 // runCheck is `podspec-probe check`: a probe command that succeeds when a marker exists, fails a

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -330,6 +332,61 @@ func TestHandlersReportStartAndEndWithTheirExitCode(t *testing.T) {
 	if evs := srv.Events(); len(evs) != 2 || evs[0].Role != probe.RoleNotifier || evs[0].Handler != "reload" {
 		t.Fatalf("notifier events %+v", evs)
 	}
+}
+
+// TestHandlerStartsAChainOfDescendants: -descendants 2 starts a child in a session of its own
+// and a grandchild under it; each reports its start and, after -sleep, its end under the
+// handler's name with its depth.
+func TestHandlerStartsAChainOfDescendants(t *testing.T) {
+	cmd, srv, _ := startProbe(t, "notifier", "-handler", "slow", "-sleep", "1s", "-descendants", "2")
+	started := func(evs []probe.Event) map[string]int {
+		pids := map[string]int{}
+		for _, ev := range evs {
+			if ev.Type == probe.TypeHandlerStart {
+				pids[ev.Handler] = ev.PID
+			}
+		}
+		return pids
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Wait(ctx, func(evs []probe.Event) bool { return len(started(evs)) == 3 }); err != nil {
+		t.Fatalf("three handler starts: %v (events %+v)", err, srv.Events())
+	}
+	pids := started(srv.Events())
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	// /proc/PID/stat after the command: state ppid pgrp session.
+	stat := func(pid int) []string {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			t.Fatalf("stat of %d: %v", pid, err)
+		}
+		s := string(b)
+		return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	}
+	child, grandchild := stat(pids["slow.1"]), stat(pids["slow.2"])
+	if child[1] != strconv.Itoa(cmd.Process.Pid) || child[3] != strconv.Itoa(pids["slow.1"]) {
+		t.Errorf("slow.1 (pid %d): ppid %s session %s, want the handler's child (%d) leading a session of its own", pids["slow.1"], child[1], child[3], cmd.Process.Pid)
+	}
+	if grandchild[1] != strconv.Itoa(pids["slow.1"]) || grandchild[3] != strconv.Itoa(pids["slow.1"]) {
+		t.Errorf("slow.2: ppid %s session %s, want slow.1's child in its session (%d)", grandchild[1], grandchild[3], pids["slow.1"])
+	}
+	if err := srv.Wait(ctx, func(evs []probe.Event) bool {
+		n := 0
+		for _, ev := range evs {
+			if ev.Type == probe.TypeHandlerEnd {
+				n++
+			}
+		}
+		return n == 3
+	}); err != nil {
+		t.Fatalf("three handler ends: %v (events %+v)", err, srv.Events())
+	}
+	waitStatus(t, cmd)
 }
 
 func TestCheckOutcomes(t *testing.T) {

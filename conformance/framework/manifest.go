@@ -426,6 +426,15 @@ func (h Handler) Report() Handler {
 	return h
 }
 
+// Descendants makes a hook or notifier handler start a chain of n descendant processes (a
+// child in a session of its own, its child, ...) that report their start and, after the
+// handler's sleep, their end, as handler NAME.1, NAME.2, ... (NTF-008: the whole process tree
+// of a timed-out action is killed).
+func (h Handler) Descendants(n int) Handler {
+	h.args = append(append([]string(nil), h.args...), "-descendants", strconv.Itoa(n))
+	return h
+}
+
 // List adds a directory listing to the workload's report.
 func (w Workload) List(dir string) Workload { return w.with("-list", dir) }
 

@@ -170,6 +170,7 @@ func (s *suite) registerNotifiers() {
 	s.registerNotificationParallelism()
 	s.registerNotificationSelection()
 	s.registerNotifierLoss()
+	s.registerNotifierTimeoutTree()
 }
 
 // registerNotifierDelivery: one pod with every kind of container and notifier; six
@@ -652,6 +653,56 @@ func (s *suite) registerNotifierTerminating() {
 			Expect(r.Reason).To(Equal(v1alpha1.ReasonPodTerminated), "%s", v)
 			Expect(r.Phase).To(Equal(v1alpha1.NotificationSkipped), "%s", v)
 			expectNoDelivery(get().Timeline, "app", "inspect")
+		})
+	})
+}
+
+// registerNotifierTimeoutTree: the action of notifier tree outlives its timeoutSeconds after
+// starting a child in a session of its own (so outside the action's process group) and a
+// grandchild under that child; each of the three would report its end treeSleep after its
+// start. NTF-008 requires the whole process tree killed at the timeout, so none of them may.
+func (s *suite) registerNotifierTimeoutTree() {
+	// The timeout leaves room for `runc exec` and the descendants' start on a loaded machine.
+	timeout := killTimer(s.opts.Framework.Tolerances)
+	treeSleep := time.Duration(2*timeout) * time.Second
+	tree := []string{"tree", "tree.1", "tree.2"} // the action, its child and its grandchild
+	seen := newNtfSeen()
+	sc := &fw.Scenario{
+		Short:   "ntf-tree",
+		Profile: docs.ProfileNotifier,
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(10).
+			Main("app", fw.Loop(), fw.NotifierExec("tree", fw.HookHandler(treeSleep, 0).Descendants(len(tree)-1)), fw.NotifierTimeout("tree", int32(timeout))),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := p.WaitContainersStarted(ctx, "app"); err != nil {
+				return err
+			}
+			if err := seen.notify(ctx, s.f, "tree", "nt-tree", v1alpha1.NotificationSpec{Notifier: "tree", Pods: []string{p.Name}}); err != nil {
+				return err
+			}
+			if err := seen.final(ctx, s.f, "tree"); err != nil {
+				return err
+			}
+			// Every process of the tree started before the delivery was final: one that
+			// survived would report its end treeSleep after its start.
+			if err := sleepCtx(ctx, treeSleep+s.f.Tolerances().Reaction.Value); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("A notifier action with descendants that outlives its timeout", sc, func(get func() *fw.Outcome) {
+		It("is killed with its whole process tree, descendants in a session of their own included, and recorded HandlerTimeout", req("NTF-008"), func() {
+			tl := get().Timeline
+			v := seen.view("tree")
+			d := v.Delivery(get().Pod.Name, "app")
+			Expect(d).NotTo(BeNil(), "%s", v)
+			Expect(d.Phase).To(Equal(v1alpha1.NotificationFailed), "%s", v)
+			Expect(d.Reason).To(Equal(v1alpha1.ReasonHandlerTimeout), "%s", v)
+			for _, h := range tree {
+				// Ground truth: the process was part of the tree before the timeout.
+				Expect(countMatches(tl, handlerEv("app", h, probe.TypeHandlerStart))).To(Equal(1), "%s reports its start once\n%s", h, tl)
+				Expect(tl.NeverHappened("the end of "+h+" (it sleeps "+treeSleep.String()+")", handlerEv("app", h, probe.TypeHandlerEnd))).To(Succeed())
+			}
 		})
 	})
 }

@@ -215,7 +215,11 @@ func (f *rtFlags) spawnRunner(ns *notify.Store, name string) error {
 		return err
 	}
 	defer devnull.Close()
-	cmd := exec.Command(self, "notification-runner", "--root", f.root, "--oci-runtime", f.ociRuntime, name)
+	root, err := f.absRoot()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "notification-runner", "--root", root, "--oci-runtime", f.ociRuntime, name)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

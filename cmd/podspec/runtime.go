@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -179,7 +180,21 @@ func (f *rtFlags) superviseArgv(name, ociRuntime string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find the podspec binary: %w", err)
 	}
-	return []string{supervisorBinary(self), "supervise", "--root", f.root, "--oci-runtime", ociRuntime, name}, nil
+	root, err := f.absRoot()
+	if err != nil {
+		return nil, err
+	}
+	return []string{supervisorBinary(self), "supervise", "--root", root, "--oci-runtime", ociRuntime, name}, nil
+}
+
+// absRoot is the state root as an absolute path, for the processes podspec starts: they run in
+// "/", where a relative --root would name another directory.
+func (f *rtFlags) absRoot() (string, error) {
+	root, err := filepath.Abs(f.root)
+	if err != nil {
+		return "", &rtError{code: codeIO, err: fmt.Errorf("state root %s: %w", f.root, err)}
+	}
+	return root, nil
 }
 
 // supervisorBinary returns SELF-supervisor (bin/podspec-supervisor beside bin/podspec) when

@@ -32,6 +32,7 @@ func init() {
 type cmdline struct {
 	t    *testing.T
 	root string
+	dir  string // working directory; empty: the test's
 }
 
 func (c cmdline) run(args ...string) (string, int) {
@@ -42,6 +43,7 @@ func (c cmdline) run(args ...string) (string, int) {
 	}
 	cmd := exec.Command(self, append([]string{"--root", c.root, "--error-format", "json"}, args...)...)
 	cmd.Env = append(os.Environ(), "PODSPEC_TEST_AS_CLI=1")
+	cmd.Dir = c.dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
@@ -573,5 +575,44 @@ spec:
 	}
 	if st2 := readState(t, c.root, "taken"); st2.Supervisor != st.Supervisor || st2.Pod.Status.Phase == v1alpha1.PodFailed {
 		t.Errorf("the failed runs changed the pod: supervisor %+v -> %+v, phase %s", st.Supervisor, st2.Supervisor, st2.Pod.Status.Phase)
+	}
+}
+
+// A relative --root names the same directory for the supervisors podspec starts (in "/") as
+// for the command itself: run, and a verb that replaces a killed supervisor, work with one.
+func TestRelativeRootReachesTheSupervisor(t *testing.T) {
+	_, layout := runtimeTestSetup(t)
+	dir := t.TempDir()
+	c := cmdline{t: t, root: "state", dir: dir}
+	manifest := filepath.Join(dir, "pod.yaml")
+	os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: rel}
+spec:
+  containers:
+  - {name: app, image: "oci:`+layout+`", command: [sleep, "60"]}
+`), 0o644)
+	t.Cleanup(func() { c.run("rm", "--force", "rel") })
+	if out, code := c.run("run", "--detach", "pod.yaml"); code != 0 {
+		t.Fatalf("run --detach with --root state: exit %d: %s", code, out)
+	}
+	abs := filepath.Join(dir, "state")
+	waitFor(t, "the container running", 20*time.Second, func() bool {
+		return readState(t, abs, "rel").Pod.Status.Phase == v1alpha1.PodRunning
+	})
+	if _, err := os.Stat(filepath.Join("/state", "pods", "rel")); err == nil {
+		t.Error("a supervisor used /state, not the relative root")
+	}
+	if _, code := c.run("crash", "rel"); code != 0 {
+		t.Fatalf("crash: exit %d", code)
+	}
+	if _, code := c.run("stop", "rel"); code != 0 {
+		t.Fatalf("stop after the supervisor was lost: exit %d", code)
+	}
+	if _, code := c.run("wait", "rel"); code != 0 {
+		t.Fatalf("wait: exit %d", code)
+	}
+	if st := readState(t, abs, "rel"); st.Pod.Status.FinishedAt == nil || st.Supervisor.Generation < 2 {
+		t.Errorf("the pod did not finish under a new supervisor: finishedAt %v, generation %d", st.Pod.Status.FinishedAt, st.Supervisor.Generation)
 	}
 }

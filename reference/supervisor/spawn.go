@@ -29,7 +29,7 @@ func Spawn(ctx context.Context, pod *store.Pod, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("start supervisor of %s: %w", pod.Name, err)
 	}
-	return waitReady(ctx, pod, exited)
+	return waitReady(ctx, pod, exited, nil)
 }
 
 // PendingPod is the pod argument of a supervisor started by Prepare: it reads its pod's name
@@ -40,6 +40,37 @@ const PendingPod = "-"
 type Pending struct {
 	name   *os.File // the write end of the supervisor's descriptor 3
 	exited <-chan error
+	early  *earlyOutput
+}
+
+// earlyOutput collects what a prepared supervisor writes before it has a pod whose log could
+// hold it (it then points its output at that log, which ends this pipe): the reason it exits
+// when it cannot even open its pod.
+type earlyOutput struct {
+	done chan struct{}
+	text string
+}
+
+func readEarly(r *os.File) *earlyOutput {
+	o := &earlyOutput{done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		defer r.Close()
+		b, _ := io.ReadAll(io.LimitReader(r, 4096))
+		io.Copy(io.Discard, r)
+		o.text = strings.TrimSpace(string(b))
+	}()
+	return o
+}
+
+// String returns the output once the supervisor has exited (its end of the pipe is closed).
+func (o *earlyOutput) String() string {
+	select {
+	case <-o.done:
+		return o.text
+	case <-time.After(time.Second):
+		return ""
+	}
 }
 
 // Prepare starts a detached supervisor before the pod it will supervise exists, so that its
@@ -52,12 +83,19 @@ func Prepare(argv []string) (*Pending, error) {
 		return nil, fmt.Errorf("start supervisor: %w", err)
 	}
 	defer r.Close()
-	exited, err := start(argv, nil, r)
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("start supervisor: %w", err)
 	}
-	return &Pending{name: w, exited: exited}, nil
+	exited, err := start(argv, outW, r)
+	outW.Close()
+	if err != nil {
+		w.Close()
+		outR.Close()
+		return nil, fmt.Errorf("start supervisor: %w", err)
+	}
+	return &Pending{name: w, exited: exited, early: readEarly(outR)}, nil
 }
 
 // Start hands the supervisor its pod, which must exist by now, and waits as Spawn does until
@@ -72,7 +110,7 @@ func (p *Pending) Start(ctx context.Context, pod *store.Pod) error {
 	if err != nil {
 		return fmt.Errorf("start supervisor of %s: %w", pod.Name, err)
 	}
-	return waitReady(ctx, pod, p.exited)
+	return waitReady(ctx, pod, p.exited, p.early)
 }
 
 // Cancel tells a supervisor that was never started that there is no pod: it exits. Cancel
@@ -132,7 +170,7 @@ func start(argv []string, out, podName *os.File) (<-chan error, error) {
 
 // waitReady waits until the pod has a live supervisor that answers, or is terminal; exited
 // reports the end of the supervisor process this command started.
-func waitReady(ctx context.Context, pod *store.Pod, exited <-chan error) error {
+func waitReady(ctx context.Context, pod *store.Pod, exited <-chan error, early fmt.Stringer) error {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if ready(ctx, pod) {
@@ -143,7 +181,11 @@ func waitReady(ctx context.Context, pod *store.Pod, exited <-chan error) error {
 			if ready(ctx, pod) || terminal(pod) {
 				return nil
 			}
-			return fmt.Errorf("supervisor of %s exited (%v): %s", pod.Name, err, tail(pod.Path(store.SupervisorLog)))
+			why := tail(pod.Path(store.SupervisorLog))
+			if why == "" && early != nil {
+				why = early.String()
+			}
+			return fmt.Errorf("supervisor of %s exited (%v): %s", pod.Name, err, why)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(10 * time.Millisecond):

@@ -8,7 +8,7 @@
 #   N=1000 RUNS=5 bench/validate.sh
 #   MULTI=1 bench/validate.sh         # one multi-document file instead (max-documents raised)
 #   INVALID=100 bench/validate.sh     # the first 100 manifests carry an error
-#   ENGINES=schema,semantic,cue bench/validate.sh
+#   ENGINES=schema bench/validate.sh  # the JSON Schema stage alone
 set -euo pipefail
 
 N=${N:-10000}

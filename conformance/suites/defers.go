@@ -91,7 +91,7 @@ func deferOutcomeRows(killAfter int64) []deferOutcomeRow {
 
 // lateRetryRow is the row whose defer d fails under restartPolicy OnFailure with a back-off
 // that ends long after the limit of its run (its timeoutSeconds): the retry cannot start
-// before the limit, so it must not start, and d's run fails with its one attempt (DEFER-008).
+// before the limit, so it must not start, and d's run fails with its one attempt (DEFER-017).
 const lateRetryRow = "lateretry"
 
 // lateRetryBackoff is the pod's back-off delay (seconds) in the lateretry row: twice d's
@@ -368,7 +368,7 @@ func (s *suite) registerDeferOutcomes() {
 				}
 				expectDeferCompleted(await(ctx, r), want)
 			}, entries(nil))
-		It("no retry starts when the pod's back-off after a failed attempt would end after the limit of the run", req("DEFER-008"),
+		It("no retry starts when the pod's back-off after a failed attempt would end after the limit of the run", req("DEFER-017"),
 			func(ctx SpecContext) {
 				killAfter := killTimer(s.opts.Framework.Tolerances)
 				var late deferOutcomeRow

@@ -37,6 +37,8 @@ MUTANTS=(
   "after_stop_defers_early;req:HB-013;;HB-013;had not ended when"
   "defer_on_forced_stop;req:FORCE-003 || req:FORCE-004;Defer containers in a forced stop;FORCE-003,FORCE-004;NeverStarted|is skipped"
   "notify_terminating;req:NOTIF-008;;NOTIF-008;PodTerminating"
+  "defer_late_retry;req:DEFER-017;;DEFER-017;no retry"
+  "exec_group_only_kill;req:NTF-008;A notifier action with descendants;NTF-008;must not happen"
 )
 
 # Mutants known to survive, with the reason: reported, not failing the run; a waived mutant that

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -305,7 +306,13 @@ func (e *Engine) afterDeferFailureLocked(ctx context.Context, s *slot, term *v1a
 	if s.policy == v1alpha1.RestartPolicyOnFailure && ctx.Err() == nil {
 		delay := backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
 		next := time.Now().UTC().Add(delay)
-		if next.Before(e.deferLimitLocked(s, r.RunStart)) {
+		limit := e.deferLimitLocked(s, r.RunStart)
+		if mutant.DeferLateRetry && !next.Before(limit) && r.Consecutive == 0 {
+			e.mutantNote("defer retry after the limit of its run")
+			r.RunStart = nil // the retry's run counts timeoutSeconds anew, so the retry starts
+			limit = e.deferLimitLocked(s, nil)
+		}
+		if next.Before(limit) {
 			r.Consecutive++
 			r.NextStart = &next
 			st.LastState = v1alpha1.ContainerState{Terminated: term}

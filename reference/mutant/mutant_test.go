@@ -28,6 +28,8 @@ var switches = map[string]bool{
 	"DeadlineLate":         DeadlineLate,
 	"SidecarNotRestarted":  SidecarNotRestarted,
 	"NotifyTerminating":    NotifyTerminating,
+	"DeferLateRetry":       DeferLateRetry,
+	"ExecGroupOnlyKill":    ExecGroupOnlyKill,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

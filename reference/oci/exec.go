@@ -15,6 +15,8 @@ import (
 	"time"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"podspec.dev/podspec/reference/mutant"
 )
 
 // runtimeGrace is how long Exec lets the runtime report after the exec'd tree was killed.
@@ -154,7 +156,9 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 				// The group is read before, and killed after, the tree: a process killed
 				// before its tree was collected has its children reparented out of reach.
 				pgid, err := syscall.Getpgid(pid)
-				KillProcessTree(pid)
+				if !mutant.ExecGroupOnlyKill { // the mutant leaves the tree: only the group dies
+					KillProcessTree(pid)
+				}
 				if err == nil && pgid != syscall.Getpgrp() {
 					_ = syscall.Kill(-pgid, syscall.SIGKILL)
 				}

@@ -72,6 +72,23 @@ func finishExtras(ctx context.Context, seen *ntfSeen) error {
 	return nil
 }
 
+// withExtras is the Drive of a scenario that starts extra pods: it waits until the scenario's
+// pod has app Started, runs body, then reads the timelines of the extra pods and removes them,
+// however body ended.
+func withExtras(seen *ntfSeen, body func(context.Context, *fw.Pod) error) func(context.Context, *fw.Pod) error {
+	return func(ctx context.Context, p *fw.Pod) (err error) {
+		defer func() {
+			if cerr := finishExtras(context.WithoutCancel(ctx), seen); err == nil {
+				err = cerr
+			}
+		}()
+		if err := p.WaitContainersStarted(ctx, "app"); err != nil {
+			return err
+		}
+		return body(ctx, p)
+	}
+}
+
 // firstWith polls the timelines of pods until one of them satisfies cond and returns its key.
 func firstWith(ctx context.Context, seen *ntfSeen, keys []string, what string, timeout time.Duration, cond func(*fw.Timeline) bool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -276,16 +293,8 @@ func (s *suite) registerNotificationSelection() {
 		Short:   "ntf-sel",
 		Profile: docs.ProfileNotifier,
 		Pod:     ntfTarget("sel", match),
-		Drive: func(ctx context.Context, p *fw.Pod) (err error) {
+		Drive: withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
 			f := s.f
-			defer func() {
-				if cerr := finishExtras(context.WithoutCancel(ctx), seen); err == nil {
-					err = cerr
-				}
-			}()
-			if err := p.WaitContainersStarted(ctx, "app"); err != nil {
-				return err
-			}
 			if _, err := s.startExtra(ctx, seen, "other", "ntf-sel-other", ntfTarget("sel", map[string]string{"role": "bystander"}), "app"); err != nil {
 				return err
 			}
@@ -364,7 +373,7 @@ func (s *suite) registerNotificationSelection() {
 				return err
 			}
 			return p.Stop(ctx, nil, false)
-		},
+		}),
 	}
 	s.ordered("Notification targets", sc, func(get func() *fw.Outcome) {
 		self := func() *fw.Pod { return get().Pod }
@@ -469,6 +478,67 @@ func (s *suite) registerNotificationSelection() {
 		It("keeps one pod record per target pod, readable with notification results", req("NOTIF-018"), func() {
 			for _, key := range []string{"pre", "all-later", "named", "many"} {
 				expectOneRecordPerTarget(seen.view(key))
+			}
+		})
+	})
+}
+
+// registerNotificationOrder: three target pods created one after another, each only once the
+// previous one's app is Started, so their creation times are distinct and their order is the
+// harness's. Their names sort in another order (m, z, a: a, m, z) and the Notification, with
+// parallelism 1, lists them in a third (a, z, m), so a runtime that takes its targets by name or
+// in list order delivers out of creation order (NOTIF-007).
+func (s *suite) registerNotificationOrder() {
+	seen := newNtfSeen()
+	created := []string{"m", "z", "a"} // creation order; the scenario's own pod is m
+	one := int32(1)
+	sc := &fw.Scenario{
+		Short:   "ntf-ord-m",
+		Profile: docs.ProfileNotifier,
+		Pod:     ntfTarget("ord", nil),
+		Drive: withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
+			f := s.f
+			names := map[string]string{"m": p.Name}
+			for _, k := range created[1:] {
+				x, err := s.startExtra(ctx, seen, k, "ntf-ord-"+k, ntfTarget("ord", nil), "app")
+				if err != nil {
+					return err
+				}
+				names[k] = x.Name
+			}
+			listed := []string{names["a"], names["z"], names["m"]}
+			if err := seen.notify(ctx, f, "ord", "no-ord", v1alpha1.NotificationSpec{Notifier: "hold", Pods: listed, Parallelism: &one}); err != nil {
+				return err
+			}
+			if err := seen.final(ctx, f, "ord"); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		}),
+	}
+	s.ordered("A Notification with parallelism 1 over pods created one after another", sc, func(get func() *fw.Outcome) {
+		It("takes the target pods in order of their creation, whatever their names and the order of spec.pods", req("NOTIF-007"), func() {
+			v := seen.view("ord")
+			Expect(v.Status.Phase).To(Equal(v1alpha1.NotificationSucceeded), "%s", v)
+			var prevCreated, prevStart fw.Entry
+			for i, k := range created {
+				tl := get().Timeline
+				if k != "m" {
+					tl = seen.timelines[k]
+				}
+				Expect(tl).NotTo(BeNil(), "timeline of pod %s", k)
+				c, ok := tl.First(fw.RuntimeEv(fw.EvPodCreated, ""))
+				Expect(ok).To(BeTrue(), "pod %s has a PodCreated\n%s", k, tl)
+				st, ok := tl.First(handlerEv("app", "hold", probe.TypeHandlerStart))
+				Expect(ok).To(BeTrue(), "pod %s got its delivery\n%s", k, tl)
+				if i > 0 {
+					// The setup: each pod was created after the previous one.
+					Expect(c.Time.After(prevCreated.Time)).To(BeTrue(), "pod %s (created %s) was created after pod %s (%s)",
+						k, c.Time.Format(time.StampMilli), created[i-1], prevCreated.Time.Format(time.StampMilli))
+					Expect(st.Time.After(prevStart.Time)).To(BeTrue(), "pod %s, created after pod %s, got its delivery at %s, not after pod %s's at %s\n%s",
+						k, created[i-1], st.Time.Format(time.StampMilli), created[i-1], prevStart.Time.Format(time.StampMilli), tl)
+				}
+				prevCreated, prevStart = c, st
 			}
 		})
 	})

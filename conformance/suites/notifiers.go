@@ -168,6 +168,7 @@ func (s *suite) registerNotifiers() {
 	s.registerNotifierOrder()
 	s.registerNotifierTerminating()
 	s.registerNotificationParallelism()
+	s.registerNotificationOrder()
 	s.registerNotificationSelection()
 	s.registerNotifierLoss()
 	s.registerNotifierTimeoutTree()

@@ -117,7 +117,7 @@ func findProbe(flagValue string) (string, error) {
 func newConformanceRunCmd() *cobra.Command {
 	var h harnessFlags
 	var certifyMode, verbose bool
-	var out, labelFilter string
+	var out, labelFilter, complianceLevel string
 	var focus, skip []string
 	var flakeAttempts, parallel int
 	var timeout time.Duration
@@ -129,11 +129,21 @@ func newConformanceRunCmd() *cobra.Command {
 --certify, every spec runs, selection and retries are refused, and the bundle in --out is sealed
 with SHA256SUMS for 'podspec conformance verify'.
 
-Exit status: 0 every spec passed; 1 a spec failed; 2 usage.`,
+--compliance-level sets the lowest requirement level whose failed spec fails the run. Under
+"must" (the default), a failed spec whose requirements are all SHOULD-level (per
+docs/requirements.yaml) is a warning: Ginkgo, junit.xml and the certification count it as
+passed, the coverage matrix shows "not met (SHOULD)" with the failure, and the run lists it
+after the coverage summary. Under "should" it fails like a MUST. The level is recorded in
+environment.json.
+
+Exit status: 0 every spec passed (warnings included); 1 a spec failed; 2 usage.`,
 		Args: cli.Args(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if certifyMode && (labelFilter != "" || len(focus) > 0 || len(skip) > 0 || flakeAttempts > 1) {
 				return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("--certify runs every spec once: --label-filter, --focus, --skip and --flake-attempts are refused")}
+			}
+			if !suites.ValidComplianceLevel(complianceLevel) {
+				return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--compliance-level %q: want %s or %s", complianceLevel, suites.ComplianceMust, suites.ComplianceShould)}
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("create %s: %w", out, err)}
@@ -150,12 +160,14 @@ Exit status: 0 every spec passed; 1 a spec failed; 2 usage.`,
 			return runConformance(cmd.Context(), cfg, conformanceRun{
 				out: out, certify: certifyMode, verbose: verbose, labelFilter: labelFilter, focus: focus, skip: skip,
 				flakeAttempts: flakeAttempts, parallel: parallel, timeout: timeout, slowFactor: h.slowFactor,
+				complianceLevel: complianceLevel,
 			})
 		},
 	}
 	h.add(cmd)
 	cmd.Flags().BoolVar(&certifyMode, "certify", false, "certification run: no selection, no retries; seal the bundle")
 	cmd.Flags().StringVar(&out, "out", "conformance-results", "directory for the bundle (junit.xml, report.json, suite.log, coverage, environment.json, SHA256SUMS)")
+	cmd.Flags().StringVar(&complianceLevel, "compliance-level", suites.ComplianceMust, "lowest requirement level whose failed spec fails the run: must (a failed SHOULD-only spec is a warning, \"not met\") or should")
 	cmd.Flags().StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter (not with --certify), e.g. 'req:HB-001 || profile:core'")
 	cmd.Flags().StringArrayVar(&focus, "focus", nil, "Ginkgo focus regular expression (not with --certify)")
 	cmd.Flags().StringArrayVar(&skip, "skip", nil, "Ginkgo skip regular expression (not with --certify)")
@@ -176,6 +188,7 @@ type conformanceRun struct {
 	parallel         int
 	timeout          time.Duration
 	slowFactor       float64
+	complianceLevel  string
 }
 
 func runConformance(ctx context.Context, cfg fw.Config, o conformanceRun) error {
@@ -207,6 +220,8 @@ func runConformance(ctx context.Context, cfg fw.Config, o conformanceRun) error 
 		CoverageFile: abs(certify.CoverageMD),
 		CoverageJSON: abs(certify.CoverageJSON),
 		Log:          os.Stdout,
+		// A failed spec of SHOULD requirements only is a warning at level must.
+		ComplianceLevel: o.complianceLevel,
 	})
 	fmt.Printf("wall time: %v\n", time.Since(started).Round(time.Millisecond))
 	if err := restore(); err != nil {
@@ -225,19 +240,20 @@ func runConformance(ctx context.Context, cfg fw.Config, o conformanceRun) error 
 		}
 	}
 	env := certify.Environment{
-		Certify:     o.certify,
-		Suite:       suite,
-		Runtime:     certify.RuntimeInfo{Command: strings.Fields(cfg.RuntimeCommand), Version: runtimeVersionJSON(ctx, cfg.RuntimeCommand)},
-		Host:        certify.DescribeHost(),
-		RunID:       cfg.RunID,
-		Seed:        sc.RandomSeed,
-		SlowFactor:  o.slowFactor,
-		Tolerances:  cfg.Tolerances.String(),
-		Selection:   selection,
-		StartedAt:   started.UTC(),
-		FinishedAt:  finished.UTC(),
-		WallSeconds: finished.Sub(started).Seconds(),
-		Passed:      passed,
+		Certify:         o.certify,
+		Suite:           suite,
+		Runtime:         certify.RuntimeInfo{Command: strings.Fields(cfg.RuntimeCommand), Version: runtimeVersionJSON(ctx, cfg.RuntimeCommand)},
+		Host:            certify.DescribeHost(),
+		RunID:           cfg.RunID,
+		Seed:            sc.RandomSeed,
+		SlowFactor:      o.slowFactor,
+		Tolerances:      cfg.Tolerances.String(),
+		Selection:       selection,
+		ComplianceLevel: o.complianceLevel,
+		StartedAt:       started.UTC(),
+		FinishedAt:      finished.UTC(),
+		WallSeconds:     finished.Sub(started).Seconds(),
+		Passed:          passed,
 	}
 	if err := certify.WriteEnvironment(o.out, env); err != nil {
 		return &cli.ExitError{Code: cli.ExitIO, Err: err}
@@ -340,7 +356,9 @@ func newConformanceVerifyCmd() *cobra.Command {
 		Long: `verify re-checks a bundle written by 'podspec conformance run --certify': every file is
 present and matches SHA256SUMS, the run had no selection and no retries and was made by this
 suite version, every spec of this suite is in the report and every spec of a declared profile
-passed, and junit.xml and suite.log agree with report.json.
+passed (a graded SHOULD-level spec "not met" at the bundle's compliance level passed: it is
+a warning), and junit.xml and suite.log agree with report.json. The compliance level must be
+recorded.
 
 Exit status: 0 the bundle is valid; 1 it is not (every problem is listed); 2 usage.`,
 		Args: cli.Args(1),

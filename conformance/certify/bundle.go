@@ -56,7 +56,10 @@ type Environment struct {
 	Tolerances string  `json:"tolerances"`
 	// Selection records Ginkgo's filters; empty in certify mode.
 	Selection Selection `json:"selection"`
-	StartedAt time.Time `json:"startedAt"`
+	// ComplianceLevel is the run's --compliance-level: "must" (a failed spec of SHOULD
+	// requirements only is a warning, "not met" in the coverage matrix) or "should".
+	ComplianceLevel string    `json:"complianceLevel"`
+	StartedAt       time.Time `json:"startedAt"`
 	// FinishedAt and WallSeconds are the run's end and duration.
 	FinishedAt  time.Time `json:"finishedAt"`
 	WallSeconds float64   `json:"wallSeconds"`

@@ -25,10 +25,11 @@ func writeBundle(t *testing.T, mutate func(env *Environment, rep *types.Report))
 		})
 	}
 	env := Environment{
-		Certify: true,
-		Suite:   SuiteInfo{ContractVersion: "1.0", SpecVersion: "0.1"},
-		Runtime: RuntimeInfo{Version: json.RawMessage(`{"profiles":["core"]}`)},
-		Passed:  true,
+		Certify:         true,
+		ComplianceLevel: "must",
+		Suite:           SuiteInfo{ContractVersion: "1.0", SpecVersion: "0.1"},
+		Runtime:         RuntimeInfo{Version: json.RawMessage(`{"profiles":["core"]}`)},
+		Passed:          true,
 	}
 	if mutate != nil {
 		mutate(&env, &rep)
@@ -67,6 +68,17 @@ func TestVerifyAcceptsAValidBundle(t *testing.T) {
 	}
 }
 
+// A spec graded below the run's compliance level passed for Ginkgo and carries its failure as a
+// "not met" report entry: a warning, which does not invalidate the bundle.
+func TestVerifyAcceptsANotMetWarning(t *testing.T) {
+	dir, exp := writeBundle(t, func(_ *Environment, r *types.Report) {
+		r.SpecReports[1].ReportEntries = types.ReportEntries{{Name: "not met", Value: types.WrapEntryValue("SHOULD requirement not met")}}
+	})
+	if err := Verify(dir, exp); err != nil {
+		t.Fatalf("bundle with a not-met warning rejected:\n%v", err)
+	}
+}
+
 func TestVerifyRejects(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -90,6 +102,7 @@ func TestVerifyRejects(t *testing.T) {
 			}
 		}, want: "missing"},
 		{name: "a run without --certify", mutate: func(e *Environment, _ *types.Report) { e.Certify = false }, want: "not from a --certify run"},
+		{name: "a run with no compliance level", mutate: func(e *Environment, _ *types.Report) { e.ComplianceLevel = "" }, want: "no compliance level"},
 		{name: "a label-filtered run", mutate: func(_ *Environment, r *types.Report) { r.SuiteConfig.LabelFilter = "req:HB-001" }, want: "narrowed"},
 		{name: "a failed spec", mutate: func(e *Environment, r *types.Report) {
 			r.SpecReports[1].State = types.SpecStateFailed

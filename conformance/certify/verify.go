@@ -24,7 +24,7 @@ type Expected struct {
 }
 
 // Verify checks a bundle: files present and matching SHA256SUMS, a certify run with no
-// selection and no retries, made by the same suite version; every expected spec of a profile the
+// selection and no retries and with its compliance level recorded, made by the same suite version; every expected spec of a profile the
 // runtime declared present and passed, nothing failed; junit.xml and suite.log consistent with
 // report.json. It returns every problem found.
 func Verify(dir string, exp Expected) error {
@@ -36,6 +36,9 @@ func Verify(dir string, exp Expected) error {
 	}
 	if !env.Certify {
 		errs = append(errs, fmt.Errorf("the bundle is not from a --certify run"))
+	}
+	if env.ComplianceLevel == "" {
+		errs = append(errs, fmt.Errorf("environment.json records no compliance level"))
 	}
 	if !env.Selection.Empty() {
 		errs = append(errs, fmt.Errorf("the run was narrowed or retried: %+v", env.Selection))

@@ -45,6 +45,9 @@ const (
 	VerdictSkipped = "skipped"
 	VerdictPending = "pending" // in the waiver list: no test yet
 	VerdictNoTest  = "no test" // neither tested nor waived: the traceability gate fails
+	// VerdictNotMet is "not met (SHOULD)" (or MAY): a graded spec failed below the run's compliance
+	// level; a warning, the run still passes. The row's note holds the failure.
+	VerdictNotMet = "not met"
 )
 
 // CoverageRow is one requirement of the matrix.
@@ -75,6 +78,7 @@ func Coverage(r types.Report) ([]CoverageRow, error) {
 	type result struct {
 		names  []string
 		states []types.SpecState
+		notMet []string // failures recorded by graded specs (NotMetEntry)
 	}
 	byID := map[string]*result{}
 	for _, sr := range r.SpecReports {
@@ -89,6 +93,11 @@ func Coverage(r types.Report) ([]CoverageRow, error) {
 			}
 			res.names = append(res.names, sr.FullText())
 			res.states = append(res.states, sr.State)
+			for _, e := range sr.ReportEntries {
+				if e.Name == NotMetEntry {
+					res.notMet = append(res.notMet, e.StringRepresentation())
+				}
+			}
 		}
 	}
 	var rows []CoverageRow
@@ -106,6 +115,10 @@ func Coverage(r types.Report) ([]CoverageRow, error) {
 		default:
 			row.Tests = res.names
 			row.Verdict = verdict(res.states)
+			if row.Verdict == VerdictPassed && len(res.notMet) > 0 {
+				row.Verdict = fmt.Sprintf("%s (%s)", VerdictNotMet, q.Level)
+				row.Note = strings.Join(res.notMet, "; ")
+			}
 		}
 		rows = append(rows, row)
 	}
@@ -151,7 +164,10 @@ func CoverageMarkdown(rows []CoverageRow) string {
 	b.WriteString("| requirement | level | profile | verdict | tests / note |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
 		detail := strings.Join(r.Tests, "<br>")
-		if r.Note != "" {
+		switch {
+		case strings.HasPrefix(r.Verdict, VerdictNotMet):
+			detail += "<br>" + strings.Join(strings.Fields(r.Note), " ")
+		case r.Note != "":
 			detail = r.Note
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.ID, r.Level, r.Profile, r.Verdict, strings.ReplaceAll(detail, "|", "\\|"))
@@ -184,4 +200,19 @@ func (s *suite) reportCoverage(r Report) {
 	}
 	first, _, _ := strings.Cut(strings.TrimPrefix(md, "# Conformance coverage matrix\n\n"), "\n")
 	fmt.Fprintf(s.opts.Log, "coverage: %s\n", first)
+	for _, w := range Warnings(rows) {
+		fmt.Fprintf(s.opts.Log, "warning: %s\n", w)
+	}
+}
+
+// Warnings lists the requirements a run did not meet without failing (verdict not met), one line
+// each with the failure.
+func Warnings(rows []CoverageRow) []string {
+	var out []string
+	for _, r := range rows {
+		if strings.HasPrefix(r.Verdict, VerdictNotMet) {
+			out = append(out, fmt.Sprintf("%s %s: %s", r.ID, r.Verdict, r.Note))
+		}
+	}
+	return out
 }

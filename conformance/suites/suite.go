@@ -41,6 +41,9 @@ type Options struct {
 	CoverageJSON string
 	// Log receives harness progress (runtime commands, tolerances); nil discards.
 	Log io.Writer
+	// ComplianceLevel is ComplianceMust (the default when empty) or ComplianceShould: the lowest
+	// requirement level whose failed spec fails the run (see gradedIt).
+	ComplianceLevel string
 }
 
 // suite is the state the specs share; it lives as long as one Run.
@@ -66,6 +69,9 @@ func Run(t GinkgoTestingT, opts Options) bool {
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	if opts.ComplianceLevel == "" {
+		opts.ComplianceLevel = ComplianceMust
 	}
 	s := &suite{opts: opts, scenarios: framework.NewScenarios(opts.Parallel)}
 	s.register()
@@ -131,6 +137,7 @@ func (s *suite) beforeSuite(ctx SpecContext) {
 	AddReportEntry("run", fmt.Sprintf("run ID %s; runtime %s %s; contract %s; declared profiles %v",
 		f.RunID(), f.Version.Runtime.Name, f.Version.Runtime.Version, f.Version.ContractVersion, f.Version.Profiles))
 	AddReportEntry("tolerances", f.Tolerances().String())
+	AddReportEntry("compliance level", s.opts.ComplianceLevel)
 	Expect(f.Version.ContractVersion).To(HavePrefix("1."), "contract version the harness speaks")
 	Expect(f.Version.Has(docs.ProfileCore)).To(BeTrue(), "a runtime must declare the core profile")
 	if s.opts.Prefetch {

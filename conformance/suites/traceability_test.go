@@ -11,7 +11,8 @@ import (
 )
 
 // TestTraceability runs the suite as a Ginkgo dry run and checks traceability both ways: every
-// spec names at least one requirement, every named requirement exists, every runtime-level MUST
+// spec names at least one requirement, every named requirement exists, every spec tracing only to
+// requirements below MUST is graded, every runtime-level MUST
 // of the registry has a spec or a pending entry with a reason, and no pending entry is stale.
 //
 // A dry run, rather than a scan of the source for Label("req:...") strings, sees the tree as
@@ -37,6 +38,11 @@ func TestTraceability(t *testing.T) {
 			if _, ok := docs.Lookup(id); !ok {
 				problems = append(problems, "spec names an unknown requirement "+id+": "+sr.FullText())
 			}
+		}
+		// A spec tracing only to SHOULD/MAY requirements must be graded, or it would fail a run at
+		// compliance level must.
+		if _, below := belowLevel(ids, ComplianceMust); below && !hasLabel(sr.Labels(), gradedLabel) {
+			problems = append(problems, "spec traces only to requirements below MUST but is not declared with gradedIt: "+sr.FullText())
 		}
 	}
 	if specs == 0 {
@@ -81,4 +87,13 @@ func TestTraceability(t *testing.T) {
 		t.Error(p)
 	}
 	t.Logf("%d specs; %s", specs, strings.SplitN(strings.TrimPrefix(CoverageMarkdown(rows), "# Conformance coverage matrix\n\n"), "\n", 2)[0])
+}
+
+func hasLabel(labels []string, want string) bool {
+	for _, l := range labels {
+		if l == want {
+			return true
+		}
+	}
+	return false
 }

@@ -24,9 +24,9 @@ type Expected struct {
 }
 
 // Verify checks a bundle: files present and matching SHA256SUMS, a certify run with no
-// selection and no retries and with its compliance level recorded, made by the same suite version; every expected spec of a profile the
-// runtime declared present and passed, nothing failed; junit.xml and suite.log consistent with
-// report.json. It returns every problem found.
+// selection and no retries and with its compliance level recorded, made by the same suite
+// version; every expected spec of a profile the runtime declared present and passed, nothing
+// failed; junit.xml and suite.log consistent with report.json. It returns every problem found.
 func Verify(dir string, exp Expected) error {
 	errs := checkSums(dir)
 	env, err := readEnvironment(dir)

@@ -191,15 +191,21 @@ func TestWorkloadFollowsItsPerInstancePlanAcrossRestarts(t *testing.T) {
 	dir := filepath.Dir(counter)
 	cmd, srv, _ := startProbe(t, "run", "-counter", counter, "-codes", "1,0,loop", "-touch", filepath.Join(dir, "started.{instance}"))
 	waitEvents(t, srv, 1)
+	// The file is created just after the start report: wait for it before the signal, which
+	// would otherwise race with it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "started.4")); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("{instance} not substituted in -touch: %v", err)
+		}
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, cmd)
 	if got := types(srv.Events()); got != "start signal:SIGTERM:exit exit" {
 		t.Fatalf("the looping fourth instance reported %q", got)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "started.4")); err != nil {
-		t.Fatalf("{instance} not substituted in -touch: %v", err)
 	}
 }
 

@@ -332,7 +332,10 @@ func (e *Engine) afterDeferFailureLocked(ctx context.Context, s *slot, term *v1a
 
 // deferWait waits until the moment until, the exit of an attempt (when exit is not nil), the
 // limit of the defer's run (it may move earlier) or the end of ctx, whichever comes first. It
-// returns the exit status and whether the exit arrived.
+// returns the exit status and whether the exit arrived. An exit that has already arrived wins
+// over a limit that has passed too: an attempt that ended before anyone looked (an adopting
+// supervisor found it lost, or it exited just as its limit came) is recorded as it ended,
+// never "killed" at a limit that passed after its end (SUP-005: ExitStatusLost, not Timeout).
 func (e *Engine) deferWait(ctx context.Context, s *slot, until time.Time, exit <-chan ExitStatus) (ExitStatus, bool) {
 	for {
 		e.mu.Lock()
@@ -344,7 +347,12 @@ func (e *Engine) deferWait(ctx context.Context, s *slot, until time.Time, exit <
 			until = limit
 		}
 		if ctx.Err() != nil || reserve || !time.Now().Before(until) {
-			return ExitStatus{}, false
+			select {
+			case ex := <-exit: // a nil exit never is ready
+				return ex, true
+			default:
+				return ExitStatus{}, false
+			}
 		}
 		t := time.NewTimer(time.Until(until))
 		select {
@@ -369,17 +377,7 @@ func (e *Engine) deferWait(ctx context.Context, s *slot, until time.Time, exit <
 // main containers' stop signals are not delayed by the dying defer (STOP-006, STOP-008).
 func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (term *v1alpha1.ContainerStateTerminated, lost, killed, detached bool) {
 	bg := context.WithoutCancel(ctx)
-	// An attempt that has already ended (an adopting supervisor found it lost, or it exited
-	// just as its limit came) is recorded as it ended, never "killed" at a limit that passed
-	// after its end (SUP-005: an end nobody observed is ExitStatusLost, not Timeout).
-	var ex ExitStatus
-	got := false
-	select {
-	case ex = <-inst.exit:
-		got = true
-	default:
-		ex, got = e.deferWait(ctx, s, time.Now().Add(365*24*time.Hour), inst.exit)
-	}
+	ex, got := e.deferWait(ctx, s, time.Now().Add(365*24*time.Hour), inst.exit)
 	if !got {
 		e.mu.Lock()
 		reason, why := v1alpha1.ReasonTimeout, "defer reached the limit of its run"

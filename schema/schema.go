@@ -81,15 +81,6 @@ func compile(kind, name string) (*node, error) {
 	return n, nil
 }
 
-// Compile compiles the schema of kind now if it was not yet compiled (it otherwise is on its
-// first use), so that a caller can overlap the compilation with other work. An unknown kind
-// is ignored.
-func Compile(kind string) {
-	if load, ok := kindSchemas[kind]; ok {
-		load()
-	}
-}
-
 // Validate checks a decoded document (map[string]any, []any, string, bool, nil and numbers as
 // float64, int64 or json.Number) against the schema of kind: "Pod", "Notification",
 // "PodStatus", "NotificationStatus" or "PodNotificationRecord". It returns every violation,

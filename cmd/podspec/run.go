@@ -25,7 +25,6 @@ import (
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
-	"podspec.dev/podspec/schema"
 	"podspec.dev/podspec/validator"
 )
 
@@ -77,9 +76,6 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 	// Whether the OCI runtime works (`runc --version`, a process start) is checked while the
 	// manifest is validated; its answer is looked at where it always was, so an invalid
 	// manifest is still reported first.
-	// The Pod schema's compilation (most of the validation's time in a fresh process) starts
-	// first, beside the set-up below.
-	go schema.Compile(v1alpha1.KindPod)
 	available := make(chan error, 1)
 	go func() {
 		available <- (&oci.Runtime{Binary: f.ociRuntime}).CheckAvailableCached(ctx, filepath.Join(f.root, ociRuntimeStamp))

@@ -39,21 +39,15 @@ const (
 	typeObject
 )
 
-// typeNames lists the types in the order type errors name them.
-var typeNames = []struct {
-	t    jsonType
-	name string
-}{
-	{typeNull, "null"}, {typeBoolean, "boolean"}, {typeNumber, "number"}, {typeInteger, "integer"},
-	{typeString, "string"}, {typeArray, "array"}, {typeObject, "object"},
-}
+// typeNames lists the types in the order type errors name them: bit i is typeNames[i].
+var typeNames = []string{"null", "boolean", "number", "integer", "string", "array", "object"}
 
 // names lists the types of a set, in the canonical order.
 func (t jsonType) names() []string {
 	var out []string
-	for _, tn := range typeNames {
-		if t&tn.t != 0 {
-			out = append(out, tn.name)
+	for i, name := range typeNames {
+		if t&(1<<i) != 0 {
+			out = append(out, name)
 		}
 	}
 	return out
@@ -331,16 +325,12 @@ func compileTypes(v any, loc string) (jsonType, error) {
 	}
 	var t jsonType
 	for _, name := range names {
-		i := slices.IndexFunc(typeNames, func(tn struct {
-			t    jsonType
-			name string
-		}) bool {
-			return tn.name == name
-		})
+		s, _ := name.(string)
+		i := slices.Index(typeNames, s)
 		if i < 0 {
 			return 0, fmt.Errorf("%s: unknown type %v", loc, name)
 		}
-		t |= typeNames[i].t
+		t |= 1 << i
 	}
 	if t == 0 {
 		return 0, fmt.Errorf("%s: must name at least one type", loc)

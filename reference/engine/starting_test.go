@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,29 +23,19 @@ import (
 type startGate struct {
 	*backend.Backend
 	container string
-	entered   chan struct{}
-	release   chan struct{}
-	once      sync.Once // the first start
-	released  sync.Once
+	*firstCall
 }
 
 func newStartGate(container string) *startGate {
-	return &startGate{container: container, entered: make(chan struct{}), release: make(chan struct{})}
+	return &startGate{container: container, firstCall: newFirstCall()}
 }
 
 func (g *startGate) StartInstance(ctx context.Context, id string) error {
 	if strings.HasSuffix(id, "-"+g.container+"-0") {
-		first := false
-		g.once.Do(func() { first = true })
-		if first {
-			close(g.entered)
-			<-g.release
-		}
+		g.wait()
 	}
 	return g.Backend.StartInstance(ctx, id)
 }
-
-func (g *startGate) open() { g.released.Do(func() { close(g.release) }) }
 
 // hold starts the pod with the gate in front of its backend and returns once the gated
 // container's instance is created and its start is held. The start is released on cleanup

@@ -327,26 +327,41 @@ spec:
 type gateBackend struct {
 	*backend.Backend
 	container string
-	entered   chan struct{}
-	release   chan struct{}
-	once      sync.Once
+	*firstCall
 }
 
 func (g *gateBackend) CreateInstance(ctx context.Context, pod *engine.PodInfo, sb json.RawMessage, req *engine.InstanceRequest) (int, error) {
 	if req.Container.Name == g.container {
-		first := false
-		g.once.Do(func() { first = true })
-		if first {
-			close(g.entered)
-			<-g.release
-		}
+		g.wait()
 	}
 	return g.Backend.CreateInstance(ctx, pod, sb, req)
 }
 
+// firstCall holds the first caller of wait until open; entered is closed when that call
+// arrives. Later calls, and every call after open, pass.
+type firstCall struct {
+	entered, release chan struct{}
+	first, released  sync.Once
+}
+
+func newFirstCall() *firstCall {
+	return &firstCall{entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (f *firstCall) wait() {
+	held := false
+	f.first.Do(func() { held = true })
+	if held {
+		close(f.entered)
+		<-f.release
+	}
+}
+
+func (f *firstCall) open() { f.released.Do(func() { close(f.release) }) }
+
 func TestUPD012_UpdateWhileAnInstanceIsBeingCreatedRecreatesItUnstarted(t *testing.T) {
 	t.Parallel()
-	gb := &gateBackend{container: "app", entered: make(chan struct{}), release: make(chan struct{})}
+	gb := &gateBackend{container: "app", firstCall: newFirstCall()}
 	tp := startPodWith(t, `
 metadata: {name: upd-creating}
 spec:
@@ -363,13 +378,13 @@ spec:
 	select {
 	case <-gb.entered:
 	case <-time.After(120 * time.Second):
-		close(gb.release)
+		gb.open()
 		t.Fatal("the instance was never created")
 	}
 	next := updNext(tp)
 	next.Spec.Containers[0].Env[0].Value = "two"
 	updApply(tp, next, nil)
-	close(gb.release)
+	gb.open()
 	st := updObserved(tp, 2)
 	if got := updWaitLines(tp, "data", "app", 1); got != "two\n" {
 		t.Errorf("runs %q, want only two: the instance created from the old definition must never start", got)

@@ -208,6 +208,11 @@ func syntaxFinding(file string, data []byte, idx int, err error) finding.Finding
 		}
 		return f
 	}
+	if off, ok := badCharacter(data); ok && readerProblems[strings.TrimPrefix(err.Error(), "yaml: ")] {
+		// The reader's problems carry no line; point at the offending byte.
+		f.Pos.Line, f.Pos.Column = lineCol(data, off)
+		return f
+	}
 	line, problem := 0, strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := reLine.FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
@@ -245,6 +250,46 @@ var parserProblems = map[string]bool{
 	"did not find expected node content": true, "found duplicate %TAG directive": true,
 	"found duplicate %YAML directive": true, "found incompatible YAML document": true,
 	"found undefined tag handle": true,
+}
+
+// readerProblems are the problems the YAML reader reports about the bytes of a stream, before
+// any token: an invalid UTF-8 sequence or a character YAML does not allow (NUL, other control
+// characters). yaml.v3 gives them no line.
+var readerProblems = map[string]bool{
+	"invalid leading UTF-8 octet": true, "incomplete UTF-8 octet sequence": true,
+	"invalid trailing UTF-8 octet": true, "invalid length of a UTF-8 sequence": true,
+	"invalid Unicode character": true, "control characters are not allowed": true,
+}
+
+// badCharacter returns the offset of the first byte of data that is not part of a character
+// YAML allows in a UTF-8 stream: an invalid UTF-8 sequence, or a character outside tab, line
+// feed, carriage return, U+0020-U+007E, U+0085, U+00A0-U+D7FF, U+E000-U+FFFD and
+// U+10000-U+10FFFF (YAML 1.2, 5.1). A byte order mark opening the stream is allowed; a stream
+// in UTF-16 or UTF-32 is not examined.
+func badCharacter(data []byte) (int, bool) {
+	if len(data) >= 2 && (data[0] == 0xfe && data[1] == 0xff || data[0] == 0xff && data[1] == 0xfe) {
+		return 0, false
+	}
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+				return i, true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return i, true
+		case r == 0xfeff && i == 0, r == 0x85, r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd, r >= 0x10000:
+		default:
+			return i, true
+		}
+		i += size
+	}
+	return 0, false
 }
 
 var reAnchor = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)

@@ -75,6 +75,16 @@ func TestDecodeFindings(t *testing.T) {
 			"a: [1, 2]]\n", DefaultLimits(), 0, []pos{{"MAN-006", 1, 0}}},
 		{"an unknown anchor is a syntax error",
 			"a: *nope\n", DefaultLimits(), 0, []pos{{"MAN-006", 1, 4}}},
+		{"a byte that is not UTF-8 is reported at its own line and column",
+			"a: 1\nb: [\"caf\xc3\xa9\", \"\xff\"]\n", DefaultLimits(), 0, []pos{{"MAN-006", 2, 14}}},
+		{"a truncated UTF-8 sequence is reported where it starts",
+			"a: 1\n\nb: x\xe2\x80\n", DefaultLimits(), 0, []pos{{"MAN-006", 3, 5}}},
+		{"a NUL byte is reported at its own line and column",
+			"a: 1\nb: x\x00y\n", DefaultLimits(), 0, []pos{{"MAN-006", 2, 5}}},
+		{"a control character in a later document is reported in that document",
+			"a: 1\n---\nb: 2\nc: '\x01'\n", DefaultLimits(), 1, []pos{{"MAN-006", 4, 5}}},
+		{"a NUL byte in JSON is reported where it is",
+			"{\"a\": 1,\n  \"b\": \"\x00\"}", DefaultLimits(), 0, []pos{{"MAN-006", 2, 9}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -134,27 +134,28 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 		}
 		for _, p := range paths {
 			if p == "-" {
-				data, err := readLimited(stdin, v.opts.Limits.MaxBytes)
-				if err != nil {
+				data, err := ReadStream(stdin, StdinName, v.opts.Limits.MaxBytes)
+				var big *TooLargeError
+				switch {
+				case errors.As(err, &big):
+					if !send(job{results: []*report.Result{tooLarge(big)}, first: true, last: true}) {
+						return
+					}
+				case err != nil:
 					addIOErr(fmt.Errorf("read stdin: %w", err))
-					continue
-				}
-				if !file(StdinName, data) {
+				case !file(StdinName, data):
 					return
 				}
 				continue
 			}
-			err := walk(p, func(name string) bool {
-				data, tooBig, err := readFile(name, v.opts.Limits.MaxBytes)
+			err := walk(p, v.opts.Skipped, func(name string) bool {
+				data, err := ReadFile(name, v.opts.Limits.MaxBytes)
+				var big *TooLargeError
 				switch {
+				case errors.As(err, &big):
+					return send(job{results: []*report.Result{tooLarge(big)}, first: true, last: true})
 				case err != nil:
 					return send(job{err: err, first: true, last: true})
-				case tooBig > 0:
-					return send(job{results: []*report.Result{{File: name, Findings: []finding.Finding{{
-						Rule: ruleLimit, Severity: finding.Error, Engine: engineDecode,
-						Message: fmt.Sprintf("file is %d bytes, over the limit of %d bytes", tooBig, v.opts.Limits.MaxBytes),
-						Pos:     finding.Position{File: name},
-					}}}}, first: true, last: true})
 				}
 				return file(name, data)
 			})
@@ -273,21 +274,20 @@ func hasError(r *report.Result) bool {
 	return false
 }
 
-// readLimited reads all of r, but at most max+1 bytes (so that "too big" can be detected
-// without reading an endless stream into memory).
-func readLimited(r io.Reader, max int64) ([]byte, error) {
-	if r == nil {
-		return nil, errors.New("no input")
-	}
-	if max > 0 {
-		r = io.LimitReader(r, max+1)
-	}
-	return io.ReadAll(r)
+// tooLarge is the result of an input over the size limit: one MAN-007 finding.
+func tooLarge(e *TooLargeError) *report.Result {
+	return &report.Result{File: e.Name, Findings: []finding.Finding{{
+		Rule: ruleLimit, Severity: finding.Error, Engine: engineDecode,
+		Message: e.Detail(), Pos: finding.Position{File: e.Name},
+	}}}
 }
 
-// walk calls send for path if it is a file, or for every manifest file under it if it is a
-// directory, in lexical order; it stops when send returns false.
-func walk(path string, send func(string) bool) error {
+// walk calls send for path if it is not a directory (a file named explicitly is read whatever
+// its type, a named pipe too), or for every manifest file under it if it is a directory, in
+// lexical order; it stops when send returns false. Under a directory only regular files (or
+// symbolic links to them) are read: a named pipe, socket or device named *.yaml could block the
+// walk or never end, so it is passed to skipped (when not nil) with the reason instead.
+func walk(path string, skipped func(name, why string), send func(string) bool) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -315,6 +315,12 @@ func walk(path string, send func(string) bool) error {
 		if !isManifestName(d.Name()) {
 			return nil
 		}
+		if why := notRegular(p, d); why != "" {
+			if skipped != nil {
+				skipped(p, why)
+			}
+			return nil
+		}
 		if !send(p) {
 			return stop
 		}
@@ -324,6 +330,40 @@ func walk(path string, send func(string) bool) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// notRegular says why a directory entry is not read as a manifest ("" when it is a regular
+// file, or a symbolic link to one).
+func notRegular(p string, d fs.DirEntry) string {
+	mode := d.Type()
+	if mode&fs.ModeSymlink != 0 {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().IsRegular() {
+			return "" // reading it reports a dangling link as any unreadable file
+		}
+		return "a symbolic link to " + typeName(st.Mode()) + ", not a regular file"
+	}
+	if mode.IsRegular() {
+		return ""
+	}
+	return typeName(mode) + ", not a regular file"
+}
+
+// typeName names the type of a file that is not a regular file.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
 }
 
 // isImageLayout reports whether dir is an OCI image layout (it has an oci-layout file), such as

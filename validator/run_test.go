@@ -192,6 +192,41 @@ func TestRunRefusesFilesOverTheSizeLimitWithoutReadingThem(t *testing.T) {
 	}
 }
 
+func TestInputsOfUnknownSizeAreReadOnlyUpToTheLimit(t *testing.T) {
+	lim := manifest.DefaultLimits()
+	lim.MaxBytes = 1 << 20
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		stdin string
+	}{
+		{"a device that never ends", []string{"/dev/zero"}, ""},
+		{"standard input", []string{"-"}, strings.Repeat("#", 1<<20+1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := run(t, Options{Limits: lim}, tc.paths, tc.stdin)
+			if c.err != nil || len(c.results) != 1 || len(c.results[0].Findings) != 1 {
+				t.Fatalf("results %v error %v", c.results, c.err)
+			}
+			f := c.results[0].Findings[0]
+			want := "more than 1048576 bytes, the limit: the input is not a regular file of known size and was read no further"
+			if f.Rule != "MAN-007" || f.Message != want {
+				t.Errorf("finding %s %q, want MAN-007 %q (no made-up size)", f.Rule, f.Message, want)
+			}
+		})
+	}
+	var big *TooLargeError
+	if _, err := ReadFile("/dev/zero", 4096); !errors.As(err, &big) || big.Size != -1 {
+		t.Errorf("ReadFile(/dev/zero) = %v, want a TooLargeError of unknown size", err)
+	}
+}
+
+func TestNewRejectsNegativeWorkers(t *testing.T) {
+	if _, err := New(Options{Workers: -1}); err == nil {
+		t.Error("New accepted Workers -1")
+	}
+}
+
 func TestRunStopsWhenEmitFails(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.yaml": fmt.Sprintf(validPod, "a"), "b.yaml": fmt.Sprintf(validPod, "b")})

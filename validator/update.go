@@ -21,23 +21,21 @@ var ErrInvalidOld = errors.New("old manifest is not a valid pod")
 // newFile. Reading either file may fail with an I/O error; an old manifest that does not decode
 // to pods fails with ErrInvalidOld.
 func (v *Validator) Update(oldFile, newFile string) ([]*report.Result, error) {
-	oldData, tooBig, err := readFile(oldFile, v.opts.Limits.MaxBytes)
+	oldData, err := ReadFile(oldFile, v.opts.Limits.MaxBytes)
+	var big *TooLargeError
+	if errors.As(err, &big) {
+		return nil, fmt.Errorf("%s: %w: %s", oldFile, ErrInvalidOld, big.Detail())
+	}
 	if err != nil {
 		return nil, err
-	}
-	if tooBig > 0 {
-		return nil, fmt.Errorf("%s: %w: %d bytes, over the limit of %d", oldFile, ErrInvalidOld, tooBig, v.opts.Limits.MaxBytes)
 	}
 	oldPods, err := v.pods(oldFile, oldData)
 	if err != nil {
 		return nil, err
 	}
-	newData, tooBig, err := readFile(newFile, v.opts.Limits.MaxBytes)
+	newData, err := ReadFile(newFile, v.opts.Limits.MaxBytes)
 	if err != nil {
 		return nil, err
-	}
-	if tooBig > 0 {
-		return nil, fmt.Errorf("%s: %d bytes, over the limit of %d", newFile, tooBig, v.opts.Limits.MaxBytes)
 	}
 	ordinal := 0
 	return v.bytesWith(newFile, newData, func(d *manifest.Document) []finding.Finding {

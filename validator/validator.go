@@ -63,6 +63,10 @@ type Options struct {
 	Workers int
 	// FailFast stops after the first file (in source order) with an unsuppressed error.
 	FailFast bool
+	// Skipped, when set, is told of every file with a manifest name that Run found under a
+	// directory and did not read because it is not a regular file (a named pipe, a socket, a
+	// device, a dangling symbolic link), with the reason. It is called from Run's reader.
+	Skipped func(name, why string)
 }
 
 // engineFunc validates one decoded document of a known kind.
@@ -113,7 +117,10 @@ func New(o Options) (*Validator, error) {
 	if o.Limits == (manifest.Limits{}) {
 		o.Limits = manifest.DefaultLimits()
 	}
-	if o.Workers <= 0 {
+	if o.Workers < 0 {
+		return nil, fmt.Errorf("workers must be positive (0 for GOMAXPROCS), not %d", o.Workers)
+	}
+	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if len(o.Engines) == 0 {

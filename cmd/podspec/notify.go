@@ -87,9 +87,9 @@ func newNotifyCmd() *cobra.Command {
 // readNotification validates a Notification manifest with the validator (schema and semantic
 // checks) and returns it defaulted.
 func (f *rtFlags) readNotification(file string) (*v1alpha1.Notification, error) {
-	data, err := os.ReadFile(file)
+	data, err := readManifest(file)
 	if err != nil {
-		return nil, &rtError{code: codeIO, err: fmt.Errorf("read manifest: %w", err)}
+		return nil, err
 	}
 	return loadNotification(file, data)
 }

@@ -95,17 +95,13 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 			pending.Cancel()
 		}
 	}()
-	var data []byte
-	var err error
 	base := "."
-	if file == "-" {
-		data, err = io.ReadAll(os.Stdin)
-	} else {
-		data, err = os.ReadFile(file)
+	if file != "-" {
 		base = filepath.Dir(file)
 	}
+	data, err := readManifest(file)
 	if err != nil {
-		return nil, "", &rtError{code: codeIO, err: fmt.Errorf("read manifest: %w", err)}
+		return nil, "", err
 	}
 	pod, err := loadPod(file, data)
 	if err != nil {

@@ -20,9 +20,11 @@ import (
 
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
+	"podspec.dev/podspec/validator"
 )
 
 // Error codes of the runtime contract (docs/runtime-interface.md) and their exit statuses.
@@ -279,4 +281,26 @@ func (f *rtFlags) ociRuntimePath() (string, error) {
 		return "", &rtError{code: codeRuntimeUnavailable, err: fmt.Errorf("OCI runtime %q: %w", f.ociRuntime, err)}
 	}
 	return p, nil
+}
+
+// readManifest reads the manifest a runtime verb is given ("-" is standard input), bounded by
+// the validator's size limit: a larger input is refused as InvalidManifest (MAN-007, as
+// `podspec validate` reports it) and never read further, a /dev/zero argument included.
+func readManifest(file string) ([]byte, error) {
+	limit := manifest.DefaultLimits().MaxBytes
+	var data []byte
+	var err error
+	if file == "-" {
+		data, err = validator.ReadStream(os.Stdin, validator.StdinName, limit)
+	} else {
+		data, err = validator.ReadFile(file, limit)
+	}
+	var big *validator.TooLargeError
+	if errors.As(err, &big) {
+		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("read manifest: %w (MAN-007)", err)}
+	}
+	if err != nil {
+		return nil, &rtError{code: codeIO, err: fmt.Errorf("read manifest: %w", err)}
+	}
+	return data, nil
 }

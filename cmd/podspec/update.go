@@ -107,9 +107,9 @@ func cond(s *v1alpha1.PodStatus, typ v1alpha1.PodConditionType) bool {
 // returns the new pod, defaulted. Error findings refuse it (InvalidManifest, exit 1); warnings
 // are printed.
 func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
-	data, err := os.ReadFile(file)
+	data, err := readManifest(file)
 	if err != nil {
-		return nil, &rtError{code: codeIO, err: fmt.Errorf("read manifest: %w", err)}
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "podspec-update-")
 	if err != nil {

@@ -91,6 +91,9 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 	if f.updateFrom != "" && (len(args) != 1 || args[0] == "-") {
 		return usageErr("--update-from OLD takes exactly one new manifest file")
 	}
+	if cmd.Flags().Changed("workers") && f.workers <= 0 {
+		return usageErr("--workers must be at least 1, not %d", f.workers)
+	}
 	if f.limits.MaxBytes <= 0 || f.limits.MaxDepth <= 0 || f.limits.MaxAliasExpansion <= 0 || f.limits.MaxDocuments <= 0 {
 		return usageErr("limits must be positive")
 	}
@@ -106,7 +109,9 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	v, err := validator.New(validator.Options{Engines: f.engines, Limits: f.limits, Workers: f.workers, FailFast: f.failFast})
+	stderr := cmd.ErrOrStderr()
+	skipped := func(name, why string) { fmt.Fprintf(stderr, "podspec: skipped %s: %s\n", name, why) }
+	v, err := validator.New(validator.Options{Engines: f.engines, Limits: f.limits, Workers: f.workers, FailFast: f.failFast, Skipped: skipped})
 	if err != nil {
 		return usageErr("%w", err)
 	}

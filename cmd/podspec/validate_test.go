@@ -70,6 +70,10 @@ func TestValidateExitStatus(t *testing.T) {
 		{"an illegal update exits 1", []string{"validate", "--update-from", clean, renamed}, cli.ExitFindings},
 		{"a legal update exits 0", []string{"validate", "--update-from", clean, clean}, cli.ExitOK},
 		{"an unreadable old manifest exits 3", []string{"validate", "--update-from", filepath.Join(dir, "nope.yaml"), clean}, cli.ExitIO},
+		{"--workers 0 is a usage error", []string{"validate", "--workers", "0", clean}, cli.ExitUsage},
+		{"negative --workers is a usage error", []string{"validate", "--workers", "-2", clean}, cli.ExitUsage},
+		{"--workers 1 is fine", []string{"validate", "--workers", "1", clean}, cli.ExitOK},
+		{"/dev/zero is refused at the size limit, not read forever", []string{"validate", "/dev/zero"}, cli.ExitFindings},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,5 +126,13 @@ func TestValidateFormats(t *testing.T) {
 	}
 	if code, out := execute(t, "", "schema", "Notification"); code != cli.ExitOK || !strings.Contains(out, "2020-12") {
 		t.Errorf("schema: exit %d\n%.200s", code, out)
+	}
+}
+
+func TestRuntimeVerbsReadAtMostTheManifestLimit(t *testing.T) {
+	_, err := readManifest("/dev/zero")
+	var re *rtError
+	if !errors.As(err, &re) || re.code != codeInvalidManifest || !strings.Contains(err.Error(), "more than 4194304 bytes") {
+		t.Errorf("readManifest(/dev/zero) = %v, want InvalidManifest: more than the limit", err)
 	}
 }

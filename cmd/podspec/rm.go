@@ -53,7 +53,8 @@ func newRmCmd() *cobra.Command {
 
 // forceStopAndWait stops a pod forcibly and waits until it is terminal.
 func (f *rtFlags) forceStopAndWait(ctx context.Context, p *store.Pod) error {
-	if err := f.requestStop(ctx, p, 0, true); err != nil {
+	zero := int64(0)
+	if err := f.requestStop(ctx, p, &zero, true); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(60 * time.Second)

@@ -244,7 +244,7 @@ func (f *rtFlags) foreground(ctx context.Context, p *store.Pod) error {
 				} else {
 					fmt.Fprintln(os.Stderr, "podspec: stopping the pod (Ctrl-C again to force)")
 				}
-				if err := f.requestStop(ctx, p, -1, force); err != nil {
+				if err := f.requestStop(ctx, p, nil, force); err != nil {
 					fmt.Fprintln(os.Stderr, "podspec:", err)
 				}
 			}

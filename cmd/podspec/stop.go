@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +17,7 @@ import (
 func init() { register(newStopCmd) }
 
 func newStopCmd() *cobra.Command {
-	var grace int64
+	var grace gracePeriod
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "stop POD",
@@ -22,7 +25,7 @@ func newStopCmd() *cobra.Command {
 		Args:  cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
-	cmd.Flags().Int64Var(&grace, "grace-period", -1, "seconds for the whole stop sequence (default: the pod's terminationGracePeriodSeconds; 0 forces)")
+	cmd.Flags().Var(&grace, "grace-period", "seconds (≥ 0) for the whole stop sequence (default: the pod's terminationGracePeriodSeconds; 0 forces; beyond the int64 range: the largest)")
 	cmd.Flags().BoolVar(&force, "force", false, "SIGKILL every container now: no hooks, no defers")
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
 		p, release, err := f.pod(args[0])
@@ -30,14 +33,42 @@ func newStopCmd() *cobra.Command {
 			return err
 		}
 		defer release()
-		return f.requestStop(cmd.Context(), p, grace, force)
+		return f.requestStop(cmd.Context(), p, grace.seconds, force)
 	})
 	return cmd
 }
 
+// gracePeriod is the value of stop's --grace-period: nil until given. A negative number is a
+// usage error (never "the pod's own"); a number beyond the int64 range saturates at the
+// largest int64 instead of being refused or wrapping, like every duration the runtime reads.
+type gracePeriod struct{ seconds *int64 }
+
+func (g *gracePeriod) String() string {
+	if g.seconds == nil {
+		return ""
+	}
+	return strconv.FormatInt(*g.seconds, 10)
+}
+
+func (g *gracePeriod) Set(s string) error {
+	// Beyond the int64 range ParseInt returns the nearest bound with ErrRange: the largest
+	// grace period, or a negative one refused below.
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("%q is not a whole number of seconds", s)
+	}
+	if n < 0 {
+		return fmt.Errorf("%s: the grace period must be at least 0 seconds (0 forces the stop)", s)
+	}
+	g.seconds = &n
+	return nil
+}
+
+func (g *gracePeriod) Type() string { return "seconds" }
+
 // requestStop sends a stop request to the pod's supervisor (restarting a dead one first).
-// grace < 0 means the pod's own grace period.
-func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace int64, force bool) error {
+// grace nil means the pod's own grace period.
+func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, force bool) error {
 	if err := f.ensureSupervisor(ctx, p); err != nil {
 		return err
 	}
@@ -48,10 +79,7 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace int64, fo
 	if st.Pod.Status.FinishedAt != nil {
 		return nil
 	}
-	req := &supervisor.Request{Op: supervisor.OpStop, Force: force}
-	if grace >= 0 {
-		req.GracePeriodSeconds = &grace
-	}
+	req := &supervisor.Request{Op: supervisor.OpStop, Force: force, GracePeriodSeconds: grace}
 	var last error
 	for i := 0; i < 50; i++ {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -155,7 +155,7 @@ func (e *Engine) deferLimitLocked(s *slot, start *time.Time) time.Time {
 		limit = end.Add(-window)
 	}
 	if t := e.deferSpec(s).TimeoutSeconds; t != nil && start != nil {
-		if l := start.Add(time.Duration(*t) * time.Second); l.Before(limit) {
+		if l := start.Add(secondsOf(*t)); l.Before(limit) {
 			limit = l
 		}
 	}

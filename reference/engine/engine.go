@@ -255,7 +255,7 @@ func (e *Engine) armDeadlineLocked() {
 		return
 	}
 	e.deadlineArmed = true
-	at := e.st.Pod.Status.StartedAt.Add(time.Duration(*d) * time.Second)
+	at := activeDeadline(*e.st.Pod.Status.StartedAt, *d)
 	if mutant.DeadlineLate {
 		e.mutantNote("deadline 3 s late")
 		at = at.Add(3 * time.Second)
@@ -296,6 +296,9 @@ func (e *Engine) Stop(ctx context.Context, grace *int64, force bool) error {
 	}
 	g := e.gracePeriod()
 	if grace != nil {
+		if *grace < 0 {
+			return fmt.Errorf("stop: gracePeriodSeconds %d: must be at least 0 (0 forces the stop)", *grace)
+		}
 		g = *grace
 	}
 	if g <= 0 {

@@ -97,7 +97,7 @@ func (e *Engine) recStarted(s *slot) bool {
 // first success and false after failureThreshold consecutive failures; otherwise (liveness) it
 // runs until failureThreshold consecutive failures (false) or ctx ends.
 func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name string, p *v1alpha1.Probe, untilSuccess bool) bool {
-	if !sleepCtx(ctx, time.Duration(p.InitialDelaySeconds)*time.Second) {
+	if !sleepCtx(ctx, secondsOf(int64(p.InitialDelaySeconds))) {
 		return false
 	}
 	fails := 0
@@ -134,7 +134,7 @@ func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name s
 
 // readiness keeps the container's Ready flag up to date.
 func (e *Engine) readiness(ctx context.Context, s *slot, inst *instance, p *v1alpha1.Probe) {
-	if !sleepCtx(ctx, time.Duration(p.InitialDelaySeconds)*time.Second) {
+	if !sleepCtx(ctx, secondsOf(int64(p.InitialDelaySeconds))) {
 		return
 	}
 	fails, succ := 0, 0
@@ -191,9 +191,9 @@ func untilNextAttempt(began time.Time, p *v1alpha1.Probe) time.Duration {
 
 func probePeriod(p *v1alpha1.Probe) time.Duration {
 	if p.PeriodSeconds <= 0 {
-		return time.Duration(v1alpha1.DefaultProbePeriodSeconds) * time.Second
+		return secondsOf(int64(v1alpha1.DefaultProbePeriodSeconds))
 	}
-	return time.Duration(p.PeriodSeconds) * time.Second
+	return secondsOf(int64(p.PeriodSeconds))
 }
 
 // probeOnce runs an exec probe once, bounded by its timeout.
@@ -201,7 +201,7 @@ func (e *Engine) probeOnce(ctx context.Context, inst *instance, p *v1alpha1.Prob
 	if p.Exec == nil || len(p.Exec.Command) == 0 {
 		return false, "probe has no exec command"
 	}
-	to := time.Duration(threshold(p.TimeoutSeconds, v1alpha1.DefaultProbeTimeoutSeconds)) * time.Second
+	to := secondsOf(int64(threshold(p.TimeoutSeconds, v1alpha1.DefaultProbeTimeoutSeconds)))
 	pctx, cancel := context.WithTimeout(ctx, to)
 	defer cancel()
 	code, err := e.be.Exec(pctx, inst.id, p.Exec.Command)
@@ -227,7 +227,7 @@ func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook stri
 	var code *int32
 	switch {
 	case h.Sleep != nil:
-		if sleepCtx(ctx, time.Duration(h.Sleep.Seconds)*time.Second) {
+		if sleepCtx(ctx, secondsOf(h.Sleep.Seconds)) {
 			result = ResultSucceeded
 		} else {
 			result, msg = ResultTimeout, "interrupted"

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -343,5 +344,33 @@ spec:
 	f := strings.Fields(a)
 	if len(f) != 6 || f[0] != "sandbox" || f[4] != "lo," || f[5] != "NoNewPrivs:1" {
 		t.Errorf("sandbox view %q, want hostname sandbox, only lo, NoNewPrivs:1", a)
+	}
+}
+
+func TestSTOP010_HugeGracePeriodSaturatesInsteadOfKillingAtOnce(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: huge-grace}
+spec:
+  restartPolicy: Never
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: app
+    image: IMAGE
+    command: [sh, -c, "trap 'sleep 0.5; exit 7' TERM; touch /data/app.trap; while true; do sleep 0.05; done"]
+    volumeMounts: [{name: data, mountPath: /data}]
+`)
+	waitRunning(tp, "app")
+	// 2^63-1 seconds: a budget computed by wrapping multiplication ends in the past, and the
+	// instance gets SIGKILL within milliseconds and never its stop signal.
+	tp.stop(ptr(int64(math.MaxInt64)), false)
+	tp.wait(20 * time.Second)
+	sigs := tp.all("SignalSent", "app")
+	if len(sigs) != 1 || sigs[0].Signal.Name != "SIGTERM" {
+		t.Fatalf("signals %v, want only the stop signal; events:\n%s", sigs, tp.timeline())
+	}
+	c := tp.container("app").State.Terminated
+	if c.ExitCode == nil || *c.ExitCode != 7 || c.Reason != "Stopped" {
+		t.Errorf("app %+v, want exit 7 of its TERM handler, Stopped", c)
 	}
 }

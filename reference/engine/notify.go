@@ -351,6 +351,15 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 	e.finishDelivery(d, idx, phase, reason, msg, code)
 }
 
+// endedWait is how long to wait for an instance's end seen under an action in a stopping pod
+// whose budget ends at deadline: until 2 s past that end, at least wait, at most a minute.
+func endedWait(wait time.Duration, deadline time.Time) time.Duration {
+	if d := addDuration(time.Until(deadline), 2*time.Second); d > wait {
+		return min(d, time.Minute)
+	}
+	return wait
+}
+
 // runAction runs the notifier's action in the instance and classifies the outcome.
 func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1alpha1.Notifier) (phase v1alpha1.NotificationPhase, reason, msg string, code *int32) {
 	ended := func() (bool, string) {
@@ -364,9 +373,7 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		}
 		e.mu.Lock()
 		if e.terminating && e.st.Stop != nil {
-			if d := time.Until(e.st.Stop.Deadline) + 2*time.Second; d > wait {
-				wait = min(d, time.Minute)
-			}
+			wait = endedWait(wait, e.st.Stop.Deadline)
 		}
 		e.mu.Unlock()
 		wctx, cancel := context.WithTimeout(ctx, wait)
@@ -384,9 +391,9 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 	}
 	switch {
 	case nf.Action.Exec != nil:
-		timeout := time.Duration(v1alpha1.DefaultNotifierTimeoutSeconds) * time.Second
+		timeout := secondsOf(int64(v1alpha1.DefaultNotifierTimeoutSeconds))
 		if nf.TimeoutSeconds != nil {
-			timeout = time.Duration(*nf.TimeoutSeconds) * time.Second
+			timeout = secondsOf(int64(*nf.TimeoutSeconds))
 		}
 		tctx, cancel := context.WithTimeout(ctx, timeout)
 		c, err := e.be.Exec(tctx, inst.id, nf.Action.Exec.Command)

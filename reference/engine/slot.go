@@ -508,7 +508,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 	}
 	var delay time.Duration
 	if restart {
-		if inst != nil && !inst.startedAt.IsZero() && now.Sub(inst.startedAt) >= seconds(*e.st.Pod.Spec.RestartBackoff.ResetAfterSeconds) {
+		if inst != nil && !inst.startedAt.IsZero() && now.Sub(inst.startedAt) >= fractionalSeconds(*e.st.Pod.Spec.RestartBackoff.ResetAfterSeconds) {
 			r.Consecutive = 0
 		}
 		delay = backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
@@ -562,8 +562,6 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 	return true
 }
 
-func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
-
 // backoffDelay is initial×factor^k, capped at max.
 func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
 	d := *b.InitialSeconds
@@ -573,7 +571,7 @@ func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
 	if d > *b.MaxSeconds {
 		d = *b.MaxSeconds
 	}
-	return seconds(d)
+	return fractionalSeconds(d)
 }
 
 // fillExit turns a wait status into exitCode XOR signal, reason and coreDumped.
@@ -646,7 +644,7 @@ func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, reas
 	sig := stopSignal(s.c)
 	e.signal(ctx, s, sig, msg)
 	e.mu.Lock()
-	grace := time.Duration(e.gracePeriod()) * time.Second // an update may change it (UPD-015)
+	grace := secondsOf(e.gracePeriod()) // an update may change it (UPD-015)
 	e.mu.Unlock()
 	if !e.sleep(ctx, grace, func() bool { return s.inst != inst }) {
 		return

@@ -63,7 +63,7 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 		return
 	}
 	now := time.Now().UTC()
-	deadline := now.Add(time.Duration(grace) * time.Second)
+	deadline := stopDeadline(now, grace)
 	if e.terminating {
 		if force && !e.forced {
 			e.st.Stop.Force = true

@@ -297,7 +297,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	// UPD-014: the new deadline counts from status.startedAt and takes effect at once.
 	if ch.ActiveDeadlineSeconds && ps.StartedAt != nil && p.Spec.ActiveDeadlineSeconds != nil {
 		if e.deadlineArmed {
-			go e.deadline(rc, ps.StartedAt.Add(time.Duration(*p.Spec.ActiveDeadlineSeconds)*time.Second))
+			go e.deadline(rc, activeDeadline(*ps.StartedAt, *p.Spec.ActiveDeadlineSeconds))
 		} else if e.runCtx != nil {
 			e.armDeadlineLocked()
 		}
@@ -411,7 +411,7 @@ func (e *Engine) replaceInstance(ctx context.Context, s *slot, inst *instance, g
 		return
 	}
 	e.mu.Lock()
-	grace := time.Duration(e.gracePeriod()) * time.Second
+	grace := secondsOf(e.gracePeriod())
 	e.mu.Unlock()
 	if !e.sleep(ctx, grace, func() bool { return s.inst != inst || e.terminating }) {
 		return

@@ -34,6 +34,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
@@ -81,7 +82,7 @@ func run(bin string, n, pods int) error {
 		os.RemoveAll(work)
 	}()
 	layout := filepath.Join(work, "busybox")
-	if _, err := image.Build(ctx, layout, image.BuildOptions{Busybox: true}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Busybox: true}); err != nil {
 		return err
 	}
 	writeManifest := func(file, cmd string) (string, error) {
@@ -107,7 +108,7 @@ func run(bin string, n, pods int) error {
 		return err
 	}
 	imgs := &image.Store{Root: filepath.Join(work, "floor-images")}
-	ref, _ := image.ParseReference("oci:"+layout, "")
+	ref, _ := ocilayout.ParseReference("oci:"+layout, "")
 	img, err := imgs.Resolve(ctx, ref)
 	if err != nil {
 		return err
@@ -211,7 +212,7 @@ func podspecOnce(bin, root, manifest, name string) (time.Duration, time.Duration
 // then stops them with SIGTERM and deletes them. It returns the time until the three `runc
 // run` returned, the time until the three programs run (each process no longer runc's init:
 // what podspec waits for before it records ContainerStarted), and the stop time.
-func floorOnce(ctx context.Context, work string, imgs *image.Store, img *image.Image, i int) (time.Duration, time.Duration, time.Duration, error) {
+func floorOnce(ctx context.Context, work string, imgs *image.Store, img *ocilayout.Image, i int) (time.Duration, time.Duration, time.Duration, error) {
 	rt := &oci.Runtime{Root: filepath.Join(work, "floor-runc")}
 	var bundles, ids []string
 	var cleanups []func() error

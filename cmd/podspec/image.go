@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/cmd/internal/cli"
-	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/ocilayout"
 )
 
 func init() { register(newImageCmd) }
@@ -48,13 +48,13 @@ root-owned with fixed timestamps, so the same inputs give the same digest.
   podspec image build --busybox --entrypoint /bin/sh --entrypoint -c --cmd 'echo hi' --tag v1 ./img`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts := image.BuildOptions{
+			opts := ocilayout.BuildOptions{
 				FromDir: f.fromDir, Busybox: f.busybox, BusyboxBinary: f.busyboxBinary, Tag: f.tag,
 				Entrypoint: f.entrypoint, Cmd: f.cmdArgs, Env: f.env, WorkingDir: f.workdir,
 				User: f.user, StopSignal: f.stopSignal,
 			}
 			if opts.Tag == "" {
-				opts.Tag = image.DefaultTag
+				opts.Tag = ocilayout.DefaultTag
 			}
 			for _, spec := range f.files {
 				file, err := parseFileFlag(spec)
@@ -75,14 +75,14 @@ root-owned with fixed timestamps, so the same inputs give the same digest.
 			if err != nil {
 				return &cli.ExitError{Code: cli.ExitIO, Err: err}
 			}
-			digest, err := image.Build(cmd.Context(), layout, opts)
+			digest, err := ocilayout.Build(cmd.Context(), layout, opts)
 			if err != nil {
 				return &cli.ExitError{Code: cli.ExitIO, Err: err}
 			}
 			out := struct {
 				Digest    string `json:"digest"`
 				Reference string `json:"reference"`
-			}{digest, image.Reference{Path: layout, Tag: opts.Tag}.String()}
+			}{digest, ocilayout.Reference{Path: layout, Tag: opts.Tag}.String()}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			if err := enc.Encode(out); err != nil {
 				return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write result: %w", err)}
@@ -93,9 +93,9 @@ root-owned with fixed timestamps, so the same inputs give the same digest.
 	fl := cmd.Flags()
 	fl.StringVar(&f.fromDir, "from-dir", "", "directory whose tree becomes the image's root filesystem")
 	fl.BoolVar(&f.busybox, "busybox", false, "add busybox at /bin/busybox with a /bin symlink per applet")
-	fl.StringVar(&f.busyboxBinary, "busybox-binary", image.BusyboxPath, "static busybox to copy with --busybox")
+	fl.StringVar(&f.busyboxBinary, "busybox-binary", ocilayout.BusyboxPath, "static busybox to copy with --busybox")
 	fl.StringArrayVar(&f.files, "file", nil, "add a host file: SRC:DEST[:MODE] (DEST absolute, MODE octal, e.g. ./probe:/bin/probe:0755); repeatable")
-	fl.StringVar(&f.tag, "tag", image.DefaultTag, "tag (org.opencontainers.image.ref.name) of the image in the layout")
+	fl.StringVar(&f.tag, "tag", ocilayout.DefaultTag, "tag (org.opencontainers.image.ref.name) of the image in the layout")
 	fl.StringArrayVar(&f.entrypoint, "entrypoint", nil, "one element of the image's Entrypoint; repeatable")
 	fl.StringArrayVar(&f.cmdArgs, "cmd", nil, "one element of the image's Cmd; repeatable")
 	fl.StringArrayVar(&f.env, "env", nil, "KEY=VALUE of the image's Env (PATH is added when missing); repeatable")
@@ -106,19 +106,19 @@ root-owned with fixed timestamps, so the same inputs give the same digest.
 }
 
 // parseFileFlag parses SRC:DEST[:MODE].
-func parseFileFlag(s string) (image.File, error) {
+func parseFileFlag(s string) (ocilayout.File, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" {
-		return image.File{}, fmt.Errorf("want SRC:DEST[:MODE]")
+		return ocilayout.File{}, fmt.Errorf("want SRC:DEST[:MODE]")
 	}
-	f := image.File{Source: parts[0], Dest: parts[1]}
+	f := ocilayout.File{Source: parts[0], Dest: parts[1]}
 	if !strings.HasPrefix(f.Dest, "/") {
-		return image.File{}, fmt.Errorf("DEST %q must be absolute", f.Dest)
+		return ocilayout.File{}, fmt.Errorf("DEST %q must be absolute", f.Dest)
 	}
 	if len(parts) == 3 {
 		m, err := strconv.ParseUint(parts[2], 8, 32)
 		if err != nil || m > 0o777 {
-			return image.File{}, fmt.Errorf("MODE %q must be octal permission bits like 0755", parts[2])
+			return ocilayout.File{}, fmt.Errorf("MODE %q must be octal permission bits like 0755", parts[2])
 		}
 		f.Mode = os.FileMode(m)
 	}

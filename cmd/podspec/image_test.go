@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 )
 
@@ -36,7 +37,7 @@ func TestImageBuildVerb(t *testing.T) {
 			}
 		})
 	}
-	ref, err := image.ParseReference("oci:"+layout+":v1", "")
+	ref, err := ocilayout.ParseReference("oci:"+layout+":v1", "")
 	if err != nil {
 		t.Fatal(err)
 	}

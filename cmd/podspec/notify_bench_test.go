@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/notify"
 )
 
@@ -63,7 +63,7 @@ func benchNotificationScale(b *testing.B, n int) {
 		}
 		return out.String(), nil
 	}
-	if _, err := image.Build(context.Background(), layout, image.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
+	if _, err := ocilayout.Build(context.Background(), layout, ocilayout.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
 		b.Fatal(err)
 	}
 	names := make([]string, n)

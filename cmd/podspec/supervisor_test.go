@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/schema"
 )
@@ -67,12 +67,12 @@ func runtimeTestSetup(t *testing.T) (cmdline, string) {
 	if _, err := exec.LookPath("runc"); err != nil {
 		t.Skip("needs runc")
 	}
-	if _, err := os.Stat(image.BusyboxPath); err != nil {
+	if _, err := os.Stat(ocilayout.BusyboxPath); err != nil {
 		t.Skip("needs busybox-static")
 	}
 	dir := t.TempDir()
 	layout := filepath.Join(dir, "busybox")
-	if _, err := image.Build(context.Background(), layout, image.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
+	if _, err := ocilayout.Build(context.Background(), layout, ocilayout.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
 		t.Fatal(err)
 	}
 	c := cmdline{t: t, root: filepath.Join(dir, "root")}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/ocilayout"
 )
 
 // ProbeImageTag is the tag of the test image in its OCI layout.
@@ -28,16 +28,16 @@ func BuildProbeImageTagged(ctx context.Context, dir, probeBinary, busybox, tag s
 		opts.Busybox = true
 		opts.BusyboxBinary = busybox
 	}
-	if _, err := image.Build(ctx, dir, opts); err != nil {
+	if _, err := ocilayout.Build(ctx, dir, opts); err != nil {
 		return "", fmt.Errorf("build the probe image: %w", err)
 	}
 	return "oci:" + dir + ":" + tag, nil
 }
 
 // probeImageOptions describe the test image: the probe as its entrypoint, nothing else.
-func probeImageOptions(probeBinary, tag string) image.BuildOptions {
-	return image.BuildOptions{
-		Files:      []image.File{{Source: probeBinary, Dest: ProbePath, Mode: 0o755}},
+func probeImageOptions(probeBinary, tag string) ocilayout.BuildOptions {
+	return ocilayout.BuildOptions{
+		Files:      []ocilayout.File{{Source: probeBinary, Dest: ProbePath, Mode: 0o755}},
 		Tag:        tag,
 		Entrypoint: []string{ProbePath},
 		WorkingDir: "/",
@@ -49,7 +49,7 @@ func probeImageOptions(probeBinary, tag string) image.BuildOptions {
 func BuildProbeImageUser(ctx context.Context, dir, probeBinary, user string) (string, error) {
 	opts := probeImageOptions(probeBinary, ProbeImageTag)
 	opts.User = user
-	if _, err := image.Build(ctx, dir, opts); err != nil {
+	if _, err := ocilayout.Build(ctx, dir, opts); err != nil {
 		return "", fmt.Errorf("build the probe image with user %q: %w", user, err)
 	}
 	return "oci:" + dir + ":" + ProbeImageTag, nil

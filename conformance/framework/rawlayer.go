@@ -14,7 +14,7 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/ocilayout"
 )
 
 // RawEntry is one entry of a hand-written layer, written exactly as given: no cleaning of its
@@ -61,19 +61,6 @@ func rawLayer(entries []RawEntry) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeLayoutBlob stores data in the layout's blob directory and describes it.
-func writeLayoutBlob(dir, mediaType string, data []byte) (ocispec.Descriptor, error) {
-	d := digest.FromBytes(data)
-	path := filepath.Join(dir, ocispec.ImageBlobsDir, d.Algorithm().String(), d.Encoded())
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return ocispec.Descriptor{}, err
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return ocispec.Descriptor{}, err
-	}
-	return ocispec.Descriptor{MediaType: mediaType, Digest: d, Size: int64(len(data))}, nil
-}
-
 // readLayoutJSON decodes the blob d of the layout at dir into v.
 func readLayoutJSON(dir string, d digest.Digest, v any) error {
 	data, err := os.ReadFile(filepath.Join(dir, ocispec.ImageBlobsDir, d.Algorithm().String(), d.Encoded()))
@@ -113,7 +100,7 @@ func AddRawLayer(dir, base, tag string, entries []RawEntry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	layerDesc, err := writeLayoutBlob(dir, ocispec.MediaTypeImageLayer, layer)
+	layerDesc, err := ocilayout.WriteBlob(dir, ocispec.MediaTypeImageLayer, layer)
 	if err != nil {
 		return "", err
 	}
@@ -123,14 +110,14 @@ func AddRawLayer(dir, base, tag string, entries []RawEntry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if manifest.Config, err = writeLayoutBlob(dir, ocispec.MediaTypeImageConfig, cfgBytes); err != nil {
+	if manifest.Config, err = ocilayout.WriteBlob(dir, ocispec.MediaTypeImageConfig, cfgBytes); err != nil {
 		return "", err
 	}
 	mBytes, err := json.Marshal(manifest)
 	if err != nil {
 		return "", err
 	}
-	mDesc, err := writeLayoutBlob(dir, ocispec.MediaTypeImageManifest, mBytes)
+	mDesc, err := ocilayout.WriteBlob(dir, ocispec.MediaTypeImageManifest, mBytes)
 	if err != nil {
 		return "", err
 	}
@@ -164,9 +151,9 @@ func BuildProbeImageWithFiles(ctx context.Context, dir, probeBinary, tag string,
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			return "", err
 		}
-		opts.Files = append(opts.Files, image.File{Source: path, Dest: dest, Mode: 0o644})
+		opts.Files = append(opts.Files, ocilayout.File{Source: path, Dest: dest, Mode: 0o644})
 	}
-	if _, err := image.Build(ctx, dir, opts); err != nil {
+	if _, err := ocilayout.Build(ctx, dir, opts); err != nil {
 		return "", fmt.Errorf("build the probe image: %w", err)
 	}
 	return "oci:" + dir + ":" + tag, nil

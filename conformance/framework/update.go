@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/ocilayout"
 )
 
 // This file drives the optional profiles `update` (docs/runtime-interface.md, section 4.10) and
@@ -149,14 +149,14 @@ const ImageMarkEnv = "PODSPEC_CONFORMANCE_IMAGE"
 // from. Call it once per mark (a second call rebuilds the layout).
 func (f *Framework) MarkedImage(ctx context.Context, mark string) (string, error) {
 	dir := filepath.Join(f.cfg.WorkDir, "image-"+mark)
-	opts := image.BuildOptions{
-		Files:      []image.File{{Source: f.cfg.ProbeBinary, Dest: ProbePath, Mode: 0o755}},
+	opts := ocilayout.BuildOptions{
+		Files:      []ocilayout.File{{Source: f.cfg.ProbeBinary, Dest: ProbePath, Mode: 0o755}},
 		Tag:        ProbeImageTag,
 		Entrypoint: []string{ProbePath},
 		WorkingDir: "/",
 		Env:        []string{ImageMarkEnv + "=" + mark},
 	}
-	if _, err := image.Build(ctx, dir, opts); err != nil {
+	if _, err := ocilayout.Build(ctx, dir, opts); err != nil {
 		return "", fmt.Errorf("build the marked image %q: %w", mark, err)
 	}
 	return "oci:" + dir + ":" + ProbeImageTag, nil

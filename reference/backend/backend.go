@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/mutant"
@@ -75,7 +76,7 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 			out[name] = p
 			return nil
 		}
-		r, err := image.ParseReference(ref, baseDir)
+		r, err := ocilayout.ParseReference(ref, baseDir)
 		if err != nil {
 			return fmt.Errorf("container %s: %w", name, err)
 		}
@@ -86,7 +87,7 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 		if err := b.Images.Keep(ctx, img); err != nil {
 			return fmt.Errorf("container %s: image %s: %w", name, ref, err)
 		}
-		out[name] = image.Transport + r.Path + "@" + img.Digest
+		out[name] = ocilayout.Transport + r.Path + "@" + img.Digest
 		pinned[ref] = out[name]
 		return nil
 	}
@@ -216,7 +217,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	if ref == "" {
 		ref = c.Image
 	}
-	r, err := image.ParseReference(ref, pod.Dir)
+	r, err := ocilayout.ParseReference(ref, pod.Dir)
 	if err != nil {
 		return 0, err
 	}
@@ -293,7 +294,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 // instanceImage is the content an instance starts from: the image kept when the pod was created
 // (or when an update changed it) for a pinned reference, whatever its layout holds now
 // (IMG-004); a fresh resolution otherwise.
-func (b *Backend) instanceImage(ctx context.Context, r image.Reference) (*image.Image, error) {
+func (b *Backend) instanceImage(ctx context.Context, r ocilayout.Reference) (*ocilayout.Image, error) {
 	if r.Digest != "" {
 		if img, err := b.Images.Kept(r.Digest); err == nil {
 			return img, nil
@@ -304,7 +305,7 @@ func (b *Backend) instanceImage(ctx context.Context, r image.Reference) (*image.
 
 // processArgs follows Kubernetes: command replaces the image entrypoint, args replace its cmd
 // (and a command without args drops the image cmd).
-func processArgs(c *v1alpha1.Container, img *image.Image) []string {
+func processArgs(c *v1alpha1.Container, img *ocilayout.Image) []string {
 	switch {
 	case len(c.Command) > 0:
 		return append(append([]string{}, c.Command...), c.Args...)

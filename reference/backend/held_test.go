@@ -14,6 +14,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
 )
@@ -35,7 +36,7 @@ func newHeldEnv(t *testing.T, args ...string) *heldEnv {
 	if _, err := exec.LookPath("runc"); err != nil {
 		t.Skip("needs runc")
 	}
-	if _, err := os.Stat(image.BusyboxPath); err != nil {
+	if _, err := os.Stat(ocilayout.BusyboxPath); err != nil {
 		t.Skip("needs busybox-static")
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -44,11 +45,11 @@ func newHeldEnv(t *testing.T, args ...string) *heldEnv {
 	ctx := context.Background()
 	dir := t.TempDir()
 	layout := filepath.Join(dir, "busybox")
-	if _, err := image.Build(ctx, layout, image.BuildOptions{Busybox: true}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Busybox: true}); err != nil {
 		t.Fatal(err)
 	}
 	images := &image.Store{Root: filepath.Join(dir, "images")}
-	ref, err := image.ParseReference("oci:"+layout, "")
+	ref, err := ocilayout.ParseReference("oci:"+layout, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/image"
 )
 
 // staleRootfs is the root filesystem of the mutant build mutant_stale_rootfs (package
@@ -15,7 +15,7 @@ import (
 // restart, so that a restarted instance sees what the previous one wrote. It is called only
 // from a branch guarded by the mutant switch; a normal build drops it. RemovePod unmounts it
 // with everything else under the pod directory.
-func (b *Backend) staleRootfs(ctx context.Context, pod *engine.PodInfo, container string, img *image.Image) (string, error) {
+func (b *Backend) staleRootfs(ctx context.Context, pod *engine.PodInfo, container string, img *ocilayout.Image) (string, error) {
 	dir, err := filepath.Abs(filepath.Join(pod.Dir, "podspec-mutant-rootfs", container))
 	if err != nil {
 		return "", fmt.Errorf("mutant rootfs: %w", err)

@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/validation"
@@ -45,8 +45,8 @@ func testMain(m *testing.M) int {
 		skipReason = "scenario tests need root"
 	} else if _, err := exec.LookPath("runc"); err != nil {
 		skipReason = "scenario tests need runc"
-	} else if _, err := os.Stat(image.BusyboxPath); err != nil {
-		skipReason = "scenario tests need busybox-static at " + image.BusyboxPath
+	} else if _, err := os.Stat(ocilayout.BusyboxPath); err != nil {
+		skipReason = "scenario tests need busybox-static at " + ocilayout.BusyboxPath
 	}
 	if skipReason != "" {
 		return m.Run()
@@ -60,7 +60,7 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	layout := filepath.Join(dir, "busybox")
-	if _, err := image.Build(ctx, layout, image.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
 		fmt.Fprintln(os.Stderr, "build test image:", err)
 		return 1
 	}

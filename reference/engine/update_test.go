@@ -15,9 +15,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/validation"
@@ -635,7 +635,7 @@ func TestUPD007_IMG004_ChangedImageRestartsFromTheNewImage(t *testing.T) {
 		t.Skip(skipReason)
 	}
 	layout := filepath.Join(t.TempDir(), "v2")
-	if _, err := image.Build(context.Background(), layout, image.BuildOptions{Busybox: true, Cmd: []string{"sh"}, Env: []string{"IMGV=2"}}); err != nil {
+	if _, err := ocilayout.Build(context.Background(), layout, ocilayout.BuildOptions{Busybox: true, Cmd: []string{"sh"}, Env: []string{"IMGV=2"}}); err != nil {
 		t.Fatal(err)
 	}
 	tp := startPod(t, `

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -36,7 +36,7 @@ func userImages(t *testing.T, users map[string]string) string {
 	}
 	layout := filepath.Join(t.TempDir(), "users")
 	for tag, user := range users {
-		if _, err := image.Build(context.Background(), layout, image.BuildOptions{FromDir: tree, Busybox: true, Tag: tag, User: user}); err != nil {
+		if _, err := ocilayout.Build(context.Background(), layout, ocilayout.BuildOptions{FromDir: tree, Busybox: true, Tag: tag, User: user}); err != nil {
 			t.Fatalf("build image %s: %v", tag, err)
 		}
 	}

@@ -11,46 +11,9 @@ import (
 	"testing"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-)
 
-func TestParseReference(t *testing.T) {
-	cases := []struct {
-		name    string
-		ref     string
-		want    Reference
-		wantErr bool
-	}{
-		{"a relative path is resolved against the base dir", "oci:images/app", Reference{Path: "/base/images/app"}, false},
-		{"a tag follows the last colon", "oci:images/app:v1.2", Reference{Path: "/base/images/app", Tag: "v1.2"}, false},
-		{"an absolute path ignores the base dir", "oci:/srv/img:latest", Reference{Path: "/srv/img", Tag: "latest"}, false},
-		{"a digest follows the at sign", "oci:./app@sha256:" + strings.Repeat("ab", 32), Reference{Path: "/base/app", Digest: "sha256:" + strings.Repeat("ab", 32)}, false},
-		{"a colon inside a directory name is part of the path", "oci:/srv/a:b/img", Reference{Path: "/srv/a:b/img"}, false},
-		{"dot-dot is cleaned", "oci:../x", Reference{Path: "/x"}, false},
-		{"a short digest is rejected", "oci:app@sha256:abc", Reference{}, true},
-		{"a non-sha256 digest is rejected", "oci:app@md5:" + strings.Repeat("a", 32), Reference{}, true},
-		{"an empty path is rejected", "oci::v1", Reference{}, true},
-		{"a docker transport is rejected", "docker://busybox:latest", Reference{}, true},
-		{"a registry name is rejected", "busybox", Reference{}, true},
-		{"an invalid tag is rejected", "oci:app:-bad", Reference{}, true},
-		{"a digest one hex digit too long is rejected", "oci:app@sha256:" + strings.Repeat("ab", 32) + "a", Reference{}, true},
-		{"a tag of 128 characters is a tag", "oci:app:" + strings.Repeat("t", 128), Reference{Path: "/base/app", Tag: strings.Repeat("t", 128)}, false},
-		{"a tag of 129 characters is rejected", "oci:app:" + strings.Repeat("t", 129), Reference{}, true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseReference(tc.ref, "/base")
-			if tc.wantErr {
-				if !errors.Is(err, ErrInvalidReference) {
-					t.Fatalf("ParseReference(%q) = %+v, %v; want ErrInvalidReference", tc.ref, got, err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("ParseReference(%q) = %+v, %v; want %+v", tc.ref, got, err, tc.want)
-			}
-		})
-	}
-}
+	"podspec.dev/podspec/ocilayout"
+)
 
 func needRoot(t *testing.T) {
 	t.Helper()
@@ -95,7 +58,7 @@ func writeTestFile(t *testing.T, p, content string, mode os.FileMode) {
 
 func TestBuildResolveUnpackRootfsRoundTrip(t *testing.T) {
 	needRoot(t)
-	if _, err := os.Stat(BusyboxPath); err != nil {
+	if _, err := os.Stat(ocilayout.BusyboxPath); err != nil {
 		t.Skip("busybox-static not installed")
 	}
 	ctx := context.Background()
@@ -112,16 +75,16 @@ func TestBuildResolveUnpackRootfsRoundTrip(t *testing.T) {
 	extra := filepath.Join(t.TempDir(), "probe")
 	writeTestFile(t, extra, "binary", 0o700)
 
-	dgst, err := Build(ctx, layout, BuildOptions{
-		FromDir: src, Busybox: true, Files: []File{{Source: extra, Dest: "/opt/probe/probe", Mode: 0o755}},
+	dgst, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{
+		FromDir: src, Busybox: true, Files: []ocilayout.File{{Source: extra, Dest: "/opt/probe/probe", Mode: 0o755}},
 		Tag: "v1", Entrypoint: []string{"/bin/sh", "-c"}, Cmd: []string{"echo hi"}, Env: []string{"A=b"},
 		WorkingDir: "/tmp", User: "0:0", StopSignal: "SIGINT",
 	})
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	again, err := Build(ctx, layout, BuildOptions{
-		FromDir: src, Busybox: true, Files: []File{{Source: extra, Dest: "/opt/probe/probe", Mode: 0o755}},
+	again, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{
+		FromDir: src, Busybox: true, Files: []ocilayout.File{{Source: extra, Dest: "/opt/probe/probe", Mode: 0o755}},
 		Tag: "v1", Entrypoint: []string{"/bin/sh", "-c"}, Cmd: []string{"echo hi"}, Env: []string{"A=b"},
 		WorkingDir: "/tmp", User: "0:0", StopSignal: "SIGINT",
 	})
@@ -129,7 +92,7 @@ func TestBuildResolveUnpackRootfsRoundTrip(t *testing.T) {
 		t.Fatalf("rebuild gave %s, %v; want the same digest %s (reproducible build)", again, err, dgst)
 	}
 
-	ref, err := ParseReference("oci:layout:v1", filepath.Dir(layout))
+	ref, err := ocilayout.ParseReference("oci:layout:v1", filepath.Dir(layout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,78 +207,16 @@ func TestCopyFallbackGivesTheSameTree(t *testing.T) {
 	}
 }
 
-func TestTagAndDigestSelection(t *testing.T) {
-	ctx := context.Background()
-	store, layout := testStore(t)
-	bin := filepath.Join(t.TempDir(), "f")
-	writeTestFile(t, bin, "x", 0o755)
-	build := func(tag string, cmd string) string {
-		d, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/f"}}, Tag: tag, Cmd: []string{cmd}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	only := build("v1", "one")
-	resolve := func(ref string) (*Image, error) {
-		r, err := ParseReference(ref, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return store.Resolve(ctx, r)
-	}
-	img, err := resolve("oci:" + layout)
-	if err != nil || img.Digest != only {
-		t.Fatalf("the only image is picked without a tag: %v, %v", img, err)
-	}
-	latest := build("latest", "two")
-	v2 := build("v2", "three")
-	replaced := build("v1", "four")
-
-	cases := []struct {
-		name    string
-		ref     string
-		want    string
-		wantErr error
-	}{
-		{"a tag selects its image", "oci:" + layout + ":v2", v2, nil},
-		{"the latest tag is an ordinary tag", "oci:" + layout + ":latest", latest, nil},
-		{"no tag among several images is ambiguous", "oci:" + layout, "", ErrNotFound},
-		{"a digest selects its image", "oci:" + layout + "@" + v2, v2, nil},
-		{"rebuilding a tag replaces it", "oci:" + layout + ":v1", replaced, nil},
-		{"an unknown tag is not found", "oci:" + layout + ":nope", "", ErrNotFound},
-		{"an unknown digest is not found", "oci:" + layout + "@sha256:" + strings.Repeat("0", 64), "", ErrNotFound},
-		{"a missing layout is not found", "oci:" + layout + "-missing", "", ErrNotFound},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			img, err := resolve(tc.ref)
-			if tc.wantErr != nil {
-				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("err = %v, want %v", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil || img.Digest != tc.want {
-				t.Fatalf("resolve = %v, %v; want digest %s", img, err, tc.want)
-			}
-		})
-	}
-	if _, err := resolve("oci:" + layout + ":nope"); err == nil || !strings.Contains(err.Error(), "v2") {
-		t.Errorf("unknown-tag error %v does not list the available tags", err)
-	}
-}
-
 func TestCorruptedOrMissingBlobs(t *testing.T) {
 	ctx := context.Background()
 	bin := filepath.Join(t.TempDir(), "f")
 	writeTestFile(t, bin, "content", 0o755)
-	setup := func(t *testing.T) (*Store, Reference, *Image) {
+	setup := func(t *testing.T) (*Store, ocilayout.Reference, *ocilayout.Image) {
 		store, layout := testStore(t)
-		if _, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/f"}}}); err != nil {
+		if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Files: []ocilayout.File{{Source: bin, Dest: "/f"}}}); err != nil {
 			t.Fatal(err)
 		}
-		ref, err := ParseReference("oci:"+layout, "")
+		ref, err := ocilayout.ParseReference("oci:"+layout, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,32 +226,32 @@ func TestCorruptedOrMissingBlobs(t *testing.T) {
 		}
 		return store, ref, img
 	}
-	blob := func(ref Reference, d ocispec.Descriptor) string {
+	blob := func(ref ocilayout.Reference, d ocispec.Descriptor) string {
 		return filepath.Join(ref.Path, "blobs", "sha256", strings.TrimPrefix(string(d.Digest), "sha256:"))
 	}
 	cases := []struct {
 		name    string
-		damage  func(t *testing.T, ref Reference, img *Image)
+		damage  func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image)
 		wantErr error
 	}{
-		{"a flipped byte in a layer is a digest mismatch", func(t *testing.T, ref Reference, img *Image) {
+		{"a flipped byte in a layer is a digest mismatch", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
 			p := blob(ref, img.Manifest.Layers[0])
 			b, _ := os.ReadFile(p)
 			b[len(b)/2] ^= 0xff
 			writeTestFile(t, p, string(b), 0o644)
-		}, ErrDigestMismatch},
-		{"an edited config is a digest mismatch", func(t *testing.T, ref Reference, img *Image) {
+		}, ocilayout.ErrDigestMismatch},
+		{"an edited config is a digest mismatch", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
 			writeTestFile(t, blob(ref, img.Manifest.Config), `{"architecture":"amd64"}`, 0o644)
-		}, ErrDigestMismatch},
-		{"a missing layer blob is not found", func(t *testing.T, ref Reference, img *Image) {
+		}, ocilayout.ErrDigestMismatch},
+		{"a missing layer blob is not found", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
 			os.Remove(blob(ref, img.Manifest.Layers[0]))
-		}, ErrNotFound},
-		{"a missing manifest blob is not found", func(t *testing.T, ref Reference, img *Image) {
+		}, ocilayout.ErrNotFound},
+		{"a missing manifest blob is not found", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
 			os.Remove(filepath.Join(ref.Path, "blobs", "sha256", strings.TrimPrefix(img.Digest, "sha256:")))
-		}, ErrNotFound},
-		{"a missing oci-layout file is not a layout", func(t *testing.T, ref Reference, img *Image) {
+		}, ocilayout.ErrNotFound},
+		{"a missing oci-layout file is not a layout", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
 			os.Remove(filepath.Join(ref.Path, "oci-layout"))
-		}, ErrNotFound},
+		}, ocilayout.ErrNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -364,8 +265,8 @@ func TestCorruptedOrMissingBlobs(t *testing.T) {
 				t.Errorf("error %q does not name the layout", err)
 			}
 			// Unpacking an image resolved before the damage fails too and leaves no cache entry.
-			if tc.wantErr == ErrDigestMismatch && strings.Contains(tc.name, "layer") {
-				if _, err := store.Unpack(ctx, img); !errors.Is(err, ErrDigestMismatch) {
+			if tc.wantErr == ocilayout.ErrDigestMismatch && strings.Contains(tc.name, "layer") {
+				if _, err := store.Unpack(ctx, img); !errors.Is(err, ocilayout.ErrDigestMismatch) {
 					t.Fatalf("unpack: err = %v, want ErrDigestMismatch", err)
 				}
 				entries, _ := os.ReadDir(filepath.Join(store.Root, "rootfs"))
@@ -384,10 +285,10 @@ func TestConcurrentUnpackRunsOnce(t *testing.T) {
 	store, layout := testStore(t)
 	bin := filepath.Join(t.TempDir(), "f")
 	writeTestFile(t, bin, "content", 0o755)
-	if _, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/bin/f"}}}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Files: []ocilayout.File{{Source: bin, Dest: "/bin/f"}}}); err != nil {
 		t.Fatal(err)
 	}
-	ref, _ := ParseReference("oci:"+layout, "")
+	ref, _ := ocilayout.ParseReference("oci:"+layout, "")
 	img, err := store.Resolve(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
@@ -420,10 +321,10 @@ func TestResolveOfAnUnpackedImageSkipsLayerHashing(t *testing.T) {
 	store, layout := testStore(t)
 	bin := filepath.Join(t.TempDir(), "f")
 	writeTestFile(t, bin, "content", 0o755)
-	if _, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/f"}}}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Files: []ocilayout.File{{Source: bin, Dest: "/f"}}}); err != nil {
 		t.Fatal(err)
 	}
-	ref, _ := ParseReference("oci:"+layout, "")
+	ref, _ := ocilayout.ParseReference("oci:"+layout, "")
 	img, err := store.Resolve(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
@@ -439,8 +340,8 @@ func TestResolveOfAnUnpackedImageSkipsLayerHashing(t *testing.T) {
 		t.Fatalf("resolve of an unpacked image needs its layer blob: %v", err)
 	}
 	fresh := &Store{Root: filepath.Join(t.TempDir(), "other")}
-	if _, err := fresh.Resolve(ctx, ref); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("a store without the unpacked image: err = %v, want ErrNotFound for the missing layer", err)
+	if _, err := fresh.Resolve(ctx, ref); !errors.Is(err, ocilayout.ErrNotFound) {
+		t.Fatalf("a store without the unpacked image: err = %v, want ocilayout.ErrNotFound for the missing layer", err)
 	}
 }
 
@@ -450,10 +351,10 @@ func TestUnpackRemovesLeftoversOfACrashedUnpack(t *testing.T) {
 	store, layout := testStore(t)
 	bin := filepath.Join(t.TempDir(), "f")
 	writeTestFile(t, bin, "content", 0o755)
-	if _, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/f"}}}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Files: []ocilayout.File{{Source: bin, Dest: "/f"}}}); err != nil {
 		t.Fatal(err)
 	}
-	ref, _ := ParseReference("oci:"+layout, "")
+	ref, _ := ocilayout.ParseReference("oci:"+layout, "")
 	img, err := store.Resolve(ctx, ref)
 	if err != nil {
 		t.Fatal(err)

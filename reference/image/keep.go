@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/ocilayout"
 )
 
 // keptDir holds, under the store's Root, one <manifest-hex>.json per kept image.
@@ -16,7 +19,7 @@ const keptDir = "kept"
 // Keep records a resolved image so that instances created later start from this content even
 // if its layout is changed or removed afterwards (IMG-004): it unpacks the image into the cache
 // (layer digests verified) and stores the resolution — manifest, config, reference — beside it.
-func (s *Store) Keep(ctx context.Context, img *Image) error {
+func (s *Store) Keep(ctx context.Context, img *ocilayout.Image) error {
 	if _, err := s.Unpack(ctx, img); err != nil {
 		return err
 	}
@@ -30,28 +33,28 @@ func (s *Store) Keep(ctx context.Context, img *Image) error {
 	if err := os.MkdirAll(filepath.Join(s.Root, keptDir), 0o700); err != nil {
 		return fmt.Errorf("keep %s: %w", img.Ref, err)
 	}
-	if err := writeFileAtomic(s.keptPath(img.Digest), data); err != nil {
+	if err := atomicfile.WriteFile(s.keptPath(img.Digest), data, 0o644); err != nil {
 		return fmt.Errorf("keep %s: %w", img.Ref, err)
 	}
 	return nil
 }
 
 // Kept returns the image Keep recorded for a manifest digest, provided its unpacked root
-// filesystem is still cached; otherwise an error wrapping ErrNotFound.
-func (s *Store) Kept(digest string) (*Image, error) {
-	if s.Root == "" || !digestRE.MatchString(digest) {
-		return nil, fmt.Errorf("%w: no kept image %s", ErrNotFound, digest)
+// filesystem is still cached; otherwise an error wrapping ocilayout.ErrNotFound.
+func (s *Store) Kept(digest string) (*ocilayout.Image, error) {
+	if s.Root == "" || !ocilayout.ValidDigest(digest) {
+		return nil, fmt.Errorf("%w: no kept image %s", ocilayout.ErrNotFound, digest)
 	}
-	if fi, err := os.Stat(filepath.Join(s.Root, "rootfs", strings.TrimPrefix(digest, "sha256:"))); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%w: image %s is not unpacked", ErrNotFound, digest)
+	if fi, err := os.Stat(s.rootfsPath(digest)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: image %s is not unpacked", ocilayout.ErrNotFound, digest)
 	}
 	data, err := os.ReadFile(s.keptPath(digest))
 	if err != nil {
-		return nil, fmt.Errorf("%w: no kept image %s: %v", ErrNotFound, digest, err)
+		return nil, fmt.Errorf("%w: no kept image %s: %v", ocilayout.ErrNotFound, digest, err)
 	}
-	var img Image
+	var img ocilayout.Image
 	if err := json.Unmarshal(data, &img); err != nil || img.Digest != digest {
-		return nil, fmt.Errorf("%w: kept image %s is unreadable", ErrNotFound, digest)
+		return nil, fmt.Errorf("%w: kept image %s is unreadable", ocilayout.ErrNotFound, digest)
 	}
 	return &img, nil
 }

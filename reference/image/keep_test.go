@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"podspec.dev/podspec/ocilayout"
 )
 
 func TestIMG004_AKeptImageOutlivesItsLayout(t *testing.T) {
@@ -14,15 +16,15 @@ func TestIMG004_AKeptImageOutlivesItsLayout(t *testing.T) {
 	store, layout := testStore(t)
 	bin := filepath.Join(t.TempDir(), "f")
 	writeTestFile(t, bin, "original", 0o755)
-	if _, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/f"}}, Entrypoint: []string{"/f"}}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Files: []ocilayout.File{{Source: bin, Dest: "/f"}}, Entrypoint: []string{"/f"}}); err != nil {
 		t.Fatal(err)
 	}
-	ref, _ := ParseReference("oci:"+layout, "")
+	ref, _ := ocilayout.ParseReference("oci:"+layout, "")
 	img, err := store.Resolve(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Kept(img.Digest); !errors.Is(err, ErrNotFound) {
+	if _, err := store.Kept(img.Digest); !errors.Is(err, ocilayout.ErrNotFound) {
 		t.Fatalf("Kept before Keep: %v, want ErrNotFound", err)
 	}
 	if err := store.Keep(ctx, img); err != nil {
@@ -33,7 +35,7 @@ func TestIMG004_AKeptImageOutlivesItsLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTestFile(t, bin, "changed", 0o755)
-	if _, err := Build(ctx, layout, BuildOptions{Files: []File{{Source: bin, Dest: "/f"}}}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Files: []ocilayout.File{{Source: bin, Dest: "/f"}}}); err != nil {
 		t.Fatal(err)
 	}
 	kept, err := store.Kept(img.Digest)

@@ -15,6 +15,8 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	specsgo "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"podspec.dev/podspec/ocilayout"
 )
 
 // handLayout writes a layout by hand from tar layers (gzipped when gz), so tests control
@@ -26,7 +28,7 @@ func handLayout(t *testing.T, dir string, layers [][]byte, gz, wrap bool, diffID
 		t.Fatal(err)
 	}
 	blob := func(mt string, b []byte) ocispec.Descriptor {
-		d, err := writeBlob(dir, mt, b)
+		d, err := ocilayout.WriteBlob(dir, mt, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +37,7 @@ func handLayout(t *testing.T, dir string, layers [][]byte, gz, wrap bool, diffID
 	var descs []ocispec.Descriptor
 	var ids []digest.Digest
 	for _, l := range layers {
-		ids = append(ids, digest.Digest(sha256Digest(l)))
+		ids = append(ids, digest.FromBytes(l))
 		if gz {
 			var buf bytes.Buffer
 			w := gzip.NewWriter(&buf)
@@ -90,7 +92,7 @@ func TestHandMadeLayouts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			store, layoutDir := testStore(t)
 			want := handLayout(t, layoutDir, [][]byte{lower, upper}, tc.gz, tc.wrap, nil)
-			ref, _ := ParseReference("oci:"+layoutDir+":hand", "")
+			ref, _ := ocilayout.ParseReference("oci:"+layoutDir+":hand", "")
 			img, err := store.Resolve(ctx, ref)
 			if err != nil {
 				t.Fatalf("resolve: %v", err)
@@ -116,14 +118,14 @@ func TestHandMadeLayouts(t *testing.T) {
 	}
 	t.Run("a layer whose content does not match the config's diff id fails to unpack", func(t *testing.T) {
 		store, layoutDir := testStore(t)
-		wrong := []digest.Digest{digest.Digest(sha256Digest(upper)), digest.Digest(sha256Digest(upper))}
+		wrong := []digest.Digest{digest.FromBytes(upper), digest.FromBytes(upper)}
 		handLayout(t, layoutDir, [][]byte{lower, upper}, true, false, wrong)
-		ref, _ := ParseReference("oci:"+layoutDir, "")
+		ref, _ := ocilayout.ParseReference("oci:"+layoutDir, "")
 		img, err := store.Resolve(ctx, ref)
 		if err != nil {
 			t.Fatalf("resolve: %v", err)
 		}
-		if _, err := store.Unpack(ctx, img); !errors.Is(err, ErrDigestMismatch) {
+		if _, err := store.Unpack(ctx, img); !errors.Is(err, ocilayout.ErrDigestMismatch) {
 			t.Fatalf("unpack: err = %v, want ErrDigestMismatch", err)
 		}
 		if entries, _ := os.ReadDir(filepath.Join(store.Root, "rootfs")); len(entries) != 0 {

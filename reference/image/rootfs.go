@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/ocilayout"
 )
 
 // Rootfs kinds reported by NewRootfsKind.
@@ -31,14 +33,14 @@ const (
 // mount fails (no overlayfs, unsupported backing filesystem, no privilege), the unpacked tree
 // is copied to dest instead (slower, same semantics: writes never reach the cache or another
 // instance).
-func (s *Store) NewRootfs(ctx context.Context, img *Image, dest string) (func() error, error) {
+func (s *Store) NewRootfs(ctx context.Context, img *ocilayout.Image, dest string) (func() error, error) {
 	cleanup, _, err := s.NewRootfsKind(ctx, img, dest)
 	return cleanup, err
 }
 
 // NewRootfsKind is NewRootfs that also reports which kind of root filesystem was made
 // (RootfsOverlay or RootfsCopy).
-func (s *Store) NewRootfsKind(ctx context.Context, img *Image, dest string) (func() error, string, error) {
+func (s *Store) NewRootfsKind(ctx context.Context, img *ocilayout.Image, dest string) (func() error, string, error) {
 	lower, err := s.Unpack(ctx, img)
 	if err != nil {
 		return nil, "", err

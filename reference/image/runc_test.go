@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/oci"
 )
 
@@ -22,7 +23,7 @@ func TestInstancesOnFreshRootfsUnderRunc(t *testing.T) {
 	if _, err := exec.LookPath(oci.DefaultBinary); err != nil {
 		t.Skip("runc not installed")
 	}
-	if _, err := os.Stat(BusyboxPath); err != nil {
+	if _, err := os.Stat(ocilayout.BusyboxPath); err != nil {
 		t.Skip("busybox-static not installed")
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -30,10 +31,10 @@ func TestInstancesOnFreshRootfsUnderRunc(t *testing.T) {
 	}
 	ctx := context.Background()
 	store, layout := testStore(t)
-	if _, err := Build(ctx, layout, BuildOptions{Busybox: true}); err != nil {
+	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Busybox: true}); err != nil {
 		t.Fatal(err)
 	}
-	ref, _ := ParseReference("oci:"+layout, "")
+	ref, _ := ocilayout.ParseReference("oci:"+layout, "")
 	img, err := store.Resolve(ctx, ref)
 	if err != nil {
 		t.Fatal(err)

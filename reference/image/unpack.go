@@ -2,9 +2,7 @@ package image
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,9 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"golang.org/x/sys/unix"
+	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/internal/flock"
+	"podspec.dev/podspec/ocilayout"
 )
 
 // Whiteout markers of the OCI layer format.
@@ -33,15 +34,15 @@ const (
 //
 // Extraction is path-safe (see extractLayer): no entry can create, modify or remove anything
 // outside the root filesystem, whatever its name, symlinks or hardlinks say.
-func (s *Store) Unpack(ctx context.Context, img *Image) (string, error) {
+func (s *Store) Unpack(ctx context.Context, img *ocilayout.Image) (string, error) {
 	if s.Root == "" {
 		return "", fmt.Errorf("unpack %s: store has no root directory", img.Ref)
 	}
 	hexd := strings.TrimPrefix(img.Digest, "sha256:")
-	if !digestRE.MatchString(img.Digest) {
-		return "", fmt.Errorf("unpack %s: %w: digest %q", img.Ref, ErrUnsupported, img.Digest)
+	if !ocilayout.ValidDigest(img.Digest) {
+		return "", fmt.Errorf("unpack %s: %w: digest %q", img.Ref, ocilayout.ErrUnsupported, img.Digest)
 	}
-	final := filepath.Join(s.Root, "rootfs", hexd)
+	final := s.rootfsPath(img.Digest)
 	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
 		return final, nil
 	}
@@ -50,7 +51,7 @@ func (s *Store) Unpack(ctx context.Context, img *Image) (string, error) {
 			return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
 		}
 	}
-	unlock, err := lockFile(ctx, filepath.Join(s.Root, "locks", hexd+".lock"))
+	unlock, err := flock.Exclusive(ctx, filepath.Join(s.Root, "locks", hexd+".lock"))
 	if err != nil {
 		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
 	}
@@ -86,156 +87,28 @@ func (s *Store) Unpack(ctx context.Context, img *Image) (string, error) {
 			return "", fmt.Errorf("unpack %s: layer %d (%s): %w", img.Ref, i, l.Digest, err)
 		}
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := atomicfile.SyncDir(tmp); err != nil {
 		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
 	}
 	ok = true
-	_ = syncDir(filepath.Dir(final))
+	_ = atomicfile.SyncDir(filepath.Dir(final))
 	return final, nil
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
-}
-
-// lockFile takes an exclusive flock on path, polling so the context can cancel the wait.
-func lockFile(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-type compression int
-
-const (
-	compressionNone compression = iota
-	compressionGzip
-)
-
-func layerCompression(mediaType string) (compression, error) {
-	switch mediaType {
-	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable: //nolint:staticcheck // still valid in layouts
-		return compressionNone, nil
-	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, mediaTypeDockerLayerGzip: //nolint:staticcheck
-		return compressionGzip, nil
-	}
-	return 0, fmt.Errorf("%w: layer media type %q (tar and tar+gzip are supported)", ErrUnsupported, mediaType)
 }
 
 // unpackLayer verifies and extracts one layer blob into root.
 func unpackLayer(ctx context.Context, layout string, d ocispec.Descriptor, diffID, root string) error {
-	comp, err := layerCompression(d.MediaType)
+	l, err := ocilayout.OpenLayer(ctx, layout, d, diffID)
 	if err != nil {
 		return err
 	}
-	p, err := blobPath(layout, d)
-	if err != nil {
+	defer l.Close()
+	if err := extractLayer(l, root); err != nil {
 		return err
 	}
-	// Verify before extracting (a damaged blob gives a digest error, not a decompression
-	// error) and again while extracting (the blob could change in between).
-	if err := verifyBlob(ctx, layout, d); err != nil {
-		return err
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return fmt.Errorf("%w: blob %s: %v", ErrNotFound, d.Digest, err)
-	}
-	defer f.Close()
-	blobHash := sha256.New()
-	counted := &countingReader{r: io.TeeReader(ctxReader{ctx, f}, blobHash)}
-	var tr io.Reader = counted
-	if comp == compressionGzip {
-		gz, err := gzip.NewReader(counted)
-		if err != nil {
-			return fmt.Errorf("gzip: %w", err)
-		}
-		defer gz.Close()
-		tr = gz
-	}
-	diffHash := sha256.New()
-	if err := extractLayer(io.TeeReader(tr, diffHash), root); err != nil {
-		return err
-	}
-	// Drain what the tar reader left (padding, gzip trailer) so both digests cover it all.
-	if _, err := io.Copy(diffHash, tr); err != nil {
-		return fmt.Errorf("read layer: %w", err)
-	}
-	if _, err := io.Copy(io.Discard, counted); err != nil {
-		return fmt.Errorf("read layer: %w", err)
-	}
-	var sum [32]byte
-	copy(sum[:], blobHash.Sum(nil))
-	if err := checkDigest(d, counted.n, sum); err != nil {
-		return err
-	}
-	if diffID != "" {
-		if got := fmt.Sprintf("sha256:%x", diffHash.Sum(nil)); got != diffID {
-			return fmt.Errorf("%w: uncompressed layer digest %s, config diff id %s", ErrDigestMismatch, got, diffID)
-		}
-	}
-	return nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// safeRel turns a tar entry name into a clean path relative to the root. Leading '/' is
-// dropped (absolute names are taken relative to the root); a name that climbs out of the root
-// with ".." is rejected.
-func safeRel(name string) (string, error) {
-	if strings.ContainsRune(name, 0) {
-		return "", fmt.Errorf("entry name %q contains NUL", name)
-	}
-	rel := path.Clean("/" + strings.TrimLeft(name, "/"))
-	// path.Clean of a rooted path cannot climb above "/", so check the raw name too.
-	depth := 0
-	for _, part := range strings.Split(name, "/") {
-		switch part {
-		case "", ".":
-		case "..":
-			depth--
-			if depth < 0 {
-				return "", fmt.Errorf("entry %q climbs out of the root filesystem", name)
-			}
-		default:
-			depth++
-		}
-	}
-	return strings.TrimPrefix(rel, "/"), nil
+	return l.Verify()
 }
 
 // rootFS performs file operations scoped to a root directory. Every path is resolved with
@@ -326,7 +199,7 @@ func removeAt(fd int, name string) error {
 
 // extractLayer applies one uncompressed tar layer to root.
 //
-// Safety rules: entry names are made relative (safeRel) and ".." escapes are rejected; every
+// Safety rules: entry names are made relative (ocilayout.EntryPath) and ".." escapes are rejected; every
 // parent directory is resolved inside the root (rootFS), so a symlink planted by an earlier
 // entry or layer cannot redirect a write, hardlink or whiteout outside; hardlink targets are
 // resolved inside the root too; character and block devices are skipped (containers get
@@ -350,7 +223,7 @@ func extractLayer(r io.Reader, root string) error {
 		if err != nil {
 			return fmt.Errorf("read tar: %w", err)
 		}
-		rel, err := safeRel(hdr.Name)
+		rel, err := ocilayout.EntryPath(hdr.Name)
 		if err != nil {
 			return err
 		}
@@ -453,7 +326,7 @@ func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, writte
 		}
 		setTimes(pfd, base, hdr.ModTime)
 	case tar.TypeLink:
-		trel, err := safeRel(hdr.Linkname)
+		trel, err := ocilayout.EntryPath(hdr.Linkname)
 		if err != nil || trel == "" {
 			return fmt.Errorf("hardlink target %q: outside the root filesystem", hdr.Linkname)
 		}

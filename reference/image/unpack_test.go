@@ -259,28 +259,3 @@ func TestWhiteouts(t *testing.T) {
 		t.Fatalf("tree after whiteouts = %v, want %v (b whited out, d opaque except this layer's new, fifo removed)", got, want)
 	}
 }
-
-func TestSafeRel(t *testing.T) {
-	cases := []struct {
-		name, in, want string
-		wantErr        bool
-	}{
-		{"a plain name is kept", "a/b", "a/b", false},
-		{"a leading dot-slash is dropped", "./a/b", "a/b", false},
-		{"an absolute name becomes relative", "/etc/passwd", "etc/passwd", false},
-		{"an inner dot-dot that stays inside is cleaned", "a/../b", "b", false},
-		{"the root itself is empty", "./", "", false},
-		{"a leading dot-dot is rejected", "../x", "", true},
-		{"an inner climb above the root is rejected", "a/../../x", "", true},
-		{"an absolute climb above the root is rejected", "/../x", "", true},
-		{"a NUL byte is rejected", "a\x00b", "", true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := safeRel(tc.in)
-			if (err != nil) != tc.wantErr || got != tc.want {
-				t.Fatalf("safeRel(%q) = %q, %v; want %q (err %v)", tc.in, got, err, tc.want, tc.wantErr)
-			}
-		})
-	}
-}

@@ -1,12 +1,10 @@
-package image
+package ocilayout
 
 import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +23,8 @@ import (
 	digest "github.com/opencontainers/go-digest"
 	specsgo "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/internal/flock"
 )
 
 // BusyboxPath is where Build looks for busybox when BuildOptions.Busybox is set and
@@ -149,7 +149,7 @@ func build(ctx context.Context, layoutDir string, opts BuildOptions) (string, er
 		}
 	}
 	for _, f := range opts.Files {
-		rel, err := safeRel(f.Dest)
+		rel, err := EntryPath(f.Dest)
 		if err != nil || rel == "" || !path.IsAbs(f.Dest) {
 			return "", fmt.Errorf("file destination %q must be an absolute path inside the image", f.Dest)
 		}
@@ -165,7 +165,7 @@ func build(ctx context.Context, layoutDir string, opts BuildOptions) (string, er
 	if err := writeLayer(ctx, &tarBuf, entries); err != nil {
 		return "", err
 	}
-	diffID := sha256Digest(tarBuf.Bytes())
+	diffID := digest.FromBytes(tarBuf.Bytes())
 	var gzBuf bytes.Buffer
 	gz, err := gzip.NewWriterLevel(&gzBuf, gzip.BestSpeed)
 	if err != nil {
@@ -197,7 +197,7 @@ func build(ctx context.Context, layoutDir string, opts BuildOptions) (string, er
 			Entrypoint: opts.Entrypoint, Cmd: opts.Cmd, Env: env, WorkingDir: opts.WorkingDir,
 			User: opts.User, StopSignal: opts.StopSignal, Labels: opts.Labels,
 		},
-		RootFS: ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{digest.Digest(diffID)}},
+		RootFS: ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{diffID}},
 	}
 	cfgBytes, err := json.Marshal(cfg)
 	if err != nil {
@@ -207,16 +207,16 @@ func build(ctx context.Context, layoutDir string, opts BuildOptions) (string, er
 	if err := os.MkdirAll(filepath.Join(layoutDir, "blobs", "sha256"), 0o755); err != nil {
 		return "", err
 	}
-	unlock, err := lockFile(ctx, filepath.Join(layoutDir, ".podspec-build.lock"))
+	unlock, err := flock.Exclusive(ctx, filepath.Join(layoutDir, ".podspec-build.lock"))
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	layerDesc, err := writeBlob(layoutDir, ocispec.MediaTypeImageLayerGzip, gzBuf.Bytes())
+	layerDesc, err := WriteBlob(layoutDir, ocispec.MediaTypeImageLayerGzip, gzBuf.Bytes())
 	if err != nil {
 		return "", err
 	}
-	cfgDesc, err := writeBlob(layoutDir, ocispec.MediaTypeImageConfig, cfgBytes)
+	cfgDesc, err := WriteBlob(layoutDir, ocispec.MediaTypeImageConfig, cfgBytes)
 	if err != nil {
 		return "", err
 	}
@@ -230,7 +230,7 @@ func build(ctx context.Context, layoutDir string, opts BuildOptions) (string, er
 	if err != nil {
 		return "", err
 	}
-	mDesc, err := writeBlob(layoutDir, ocispec.MediaTypeImageManifest, mBytes)
+	mDesc, err := WriteBlob(layoutDir, ocispec.MediaTypeImageManifest, mBytes)
 	if err != nil {
 		return "", err
 	}
@@ -238,7 +238,7 @@ func build(ctx context.Context, layoutDir string, opts BuildOptions) (string, er
 	mDesc.Platform = &ocispec.Platform{OS: "linux", Architecture: runtime.GOARCH}
 
 	layoutBytes, _ := json.Marshal(ocispec.ImageLayout{Version: ocispec.ImageLayoutVersion})
-	if err := writeFileAtomic(filepath.Join(layoutDir, ocispec.ImageLayoutFile), layoutBytes); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(layoutDir, ocispec.ImageLayoutFile), layoutBytes, 0o644); err != nil {
 		return "", err
 	}
 	var index ocispec.Index
@@ -259,50 +259,24 @@ func build(ctx context.Context, layoutDir string, opts BuildOptions) (string, er
 	if err != nil {
 		return "", err
 	}
-	if err := writeFileAtomic(indexPath, iBytes); err != nil {
+	if err := atomicfile.WriteFile(indexPath, iBytes, 0o644); err != nil {
 		return "", err
 	}
 	return string(mDesc.Digest), nil
 }
 
-func sha256Digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-func writeBlob(layoutDir, mediaType string, b []byte) (ocispec.Descriptor, error) {
-	d := sha256Digest(b)
-	p := filepath.Join(layoutDir, "blobs", "sha256", strings.TrimPrefix(d, "sha256:"))
-	if err := writeFileAtomic(p, b); err != nil {
+// WriteBlob stores b in the layout's blob directory (created if missing), under its sha256
+// digest, atomically, and returns its descriptor with mediaType.
+func WriteBlob(layoutDir, mediaType string, b []byte) (ocispec.Descriptor, error) {
+	d := digest.FromBytes(b)
+	dir := filepath.Join(layoutDir, ocispec.ImageBlobsDir, d.Algorithm().String())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ocispec.Descriptor{}, err
 	}
-	return ocispec.Descriptor{MediaType: mediaType, Digest: digest.Digest(d), Size: int64(len(b))}, nil
-}
-
-// writeFileAtomic writes b to p through a temporary file, fsync and rename.
-func writeFileAtomic(p string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-"+filepath.Base(p)+"-")
-	if err != nil {
-		return err
+	if err := atomicfile.WriteFile(filepath.Join(dir, d.Encoded()), b, 0o644); err != nil {
+		return ocispec.Descriptor{}, err
 	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	return nil
+	return ocispec.Descriptor{MediaType: mediaType, Digest: d, Size: int64(len(b))}, nil
 }
 
 // busyboxApplets lists the applets of a busybox binary.
@@ -332,7 +306,7 @@ func addFile(entries map[string]*layerEntry, f File) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("file %s is not a regular file", f.Source)
 	}
-	rel, err := safeRel(f.Dest)
+	rel, err := EntryPath(f.Dest)
 	if err != nil || rel == "" {
 		return fmt.Errorf("file destination %q is not valid", f.Dest)
 	}

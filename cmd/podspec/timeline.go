@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/timeline"
+)
+
+func init() { register(newTimelineCmd) }
+
+func newTimelineCmd() *cobra.Command {
+	var eventsFile, out string
+	var grace int64
+	cmd := &cobra.Command{
+		Use:   "timeline (POD | --events FILE) [-o FILE]",
+		Short: "Draw a pod's life as an SVG picture, from its events or a saved events stream",
+		Long: `Draws the pod's life as a self-contained SVG: one lane per container in the order they
+were first created, one bar per instance (created, started, ready, exited: exit code or signal),
+restarts as further bars with their back-off, markers for probes, hooks, signals sent, the exit
+policy and notifier deliveries, and each stop request with its grace budget shaded up to the
+deadline. --events FILE reads a saved 'podspec events POD' stream ("-": stdin) instead of a pod;
+a stop sequence begun by the exit policy gets its budget from the pod's
+terminationGracePeriodSeconds, which --grace-period gives for a saved stream.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if eventsFile != "" {
+				return cli.Args(0)(cmd, args)
+			}
+			return cli.Args(1)(cmd, args)
+		},
+	}
+	f := addRuntimeFlags(cmd)
+	cmd.Flags().StringVar(&eventsFile, "events", "", "a saved events stream (JSON lines; - for stdin) instead of a pod")
+	cmd.Flags().StringVarP(&out, "output", "o", "-", "where to write the SVG (- for stdout)")
+	cmd.Flags().Int64Var(&grace, "grace-period", -1, "the pod's terminationGracePeriodSeconds, for --events (default: unknown)")
+	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
+		var evs []store.Event
+		var opt timeline.Options
+		if grace >= 0 {
+			g := time.Duration(grace) * time.Second
+			opt.Grace = &g
+		}
+		if eventsFile != "" {
+			var err error
+			if evs, err = readEventsFile(eventsFile); err != nil {
+				return err
+			}
+		} else {
+			p, release, err := f.pod(args[0])
+			if err != nil {
+				return err
+			}
+			defer release()
+			if err := f.ensureSupervisor(cmd.Context(), p); err != nil {
+				return err
+			}
+			if evs, err = p.ReadEvents(0); err != nil {
+				return err
+			}
+			st, err := p.ReadState()
+			if err != nil {
+				return err
+			}
+			if opt.Grace == nil {
+				g := time.Duration(v1alpha1.DefaultTerminationGracePeriodSeconds) * time.Second
+				if s := st.Pod.Spec.TerminationGracePeriodSeconds; s != nil {
+					g = time.Duration(*s) * time.Second
+				}
+				opt.Grace = &g
+			}
+		}
+		if len(evs) == 0 {
+			return errf(codeFailed, "no events to draw")
+		}
+		return writeOutput(out, timeline.SVG(timeline.Build(evs, opt)))
+	})
+	return cmd
+}
+
+// readEventsFile reads a saved events stream: JSON lines, blank lines ignored. A line that is
+// not an event fails with its line number.
+func readEventsFile(name string) ([]store.Event, error) {
+	var r io.Reader = os.Stdin
+	if name != "-" {
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, errf(codeIO, "read events: %v", err)
+		}
+		defer fh.Close()
+		r = fh
+	}
+	var evs []store.Event
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var ev store.Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			return nil, errf(codeUsage, "%s:%d: not an event: %v", name, n, err)
+		}
+		evs = append(evs, ev)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, errf(codeIO, "read events: %v", err)
+	}
+	return evs, nil
+}
+
+// writeOutput writes data to the file name, atomically (a failed write never leaves half a
+// picture), or to stdout for "-".
+func writeOutput(name string, data []byte) error {
+	if name == "-" {
+		_, err := os.Stdout.Write(data)
+		return err
+	}
+	if err := store.WriteFileAtomic(name, data, 0o644); err != nil {
+		return errf(codeIO, "write %s: %v", name, err)
+	}
+	return nil
+}

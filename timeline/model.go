@@ -1,0 +1,461 @@
+// Package timeline draws a pod's life as a self-contained SVG picture from its events stream
+// (docs/runtime-interface.md, section 5): one lane per container in the order the containers were
+// first created, one bar per instance (created → started → ready → exited), restarts as further
+// bars, markers for probes, hooks, signals sent, the exit policy and notifier deliveries, and the
+// stop request with its grace budget as a shaded span ending at its deadline.
+//
+// Build turns events into a Model (what is drawn, in time); Render lays the model out as SVG.
+// The picture holds no script, loads nothing (no web font, no image, no style sheet) and
+// follows the reader's light or dark colour scheme. Every text of an event (names, reasons,
+// messages) is untrusted and escaped.
+package timeline
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"podspec.dev/podspec/reference/store"
+)
+
+// event is the runtime contract's event object.
+type event = store.Event
+
+// Event types the picture knows (docs/runtime-interface.md, 5.2). Others are ignored.
+const (
+	evPodCreated          = "PodCreated"
+	evPodStarted          = "PodStarted"
+	evContainerCreated    = "ContainerCreated"
+	evContainerStarted    = "ContainerStarted"
+	evStartupSucceeded    = "StartupProbeSucceeded"
+	evContainerReady      = "ContainerReady"
+	evContainerNotReady   = "ContainerNotReady"
+	evProbeFailed         = "ProbeFailed"
+	evHookStarted         = "HookStarted"
+	evHookFinished        = "HookFinished"
+	evSignalSent          = "SignalSent"
+	evContainerExited     = "ContainerExited"
+	evContainerRestarting = "ContainerRestarting"
+	evContainerSkipped    = "ContainerSkipped"
+	evDependencyFailed    = "DependencyFailed"
+	evPolicyFired         = "PolicyFired"
+	evStopRequested       = "StopRequested"
+	evPodTerminating      = "PodTerminating"
+	evNotifierStarted     = "NotifierStarted"
+	evNotifierFinished    = "NotifierFinished"
+	evUpdateApplied       = "UpdateApplied"
+	evPodFinished         = "PodFinished"
+)
+
+// Options adjust a picture.
+type Options struct {
+	// Title heads the picture; empty: "pod NAME".
+	Title string
+	// Grace is the pod's terminationGracePeriodSeconds. A stop request carries its own grace
+	// period; a stop sequence begun without one (the exit policy fired) has this budget. Nil:
+	// unknown, and such a stop sequence is drawn without a budget span.
+	Grace *time.Duration
+	// Notes are further observations drawn on the containers' lanes, e.g. what the workload
+	// itself reported in a conformance run.
+	Notes []Note
+}
+
+// Note is an observation from outside the events stream, shown as a small mark on its
+// container's lane (or the pod's lane when Container is empty or unknown).
+type Note struct {
+	Time      time.Time `json:"time"`
+	Container string    `json:"container,omitempty"`
+	Text      string    `json:"text"`
+}
+
+// Model is what a picture shows, in time. Build makes it; Render draws it.
+type Model struct {
+	Title string
+	Pod   string
+	// Start and End bound the time axis: the first and the last event (or note).
+	Start, End time.Time
+	// PodMarks are the pod-level events: created, started, stop requested, terminating,
+	// policy fired, update applied, finished.
+	PodMarks []Mark
+	// Lanes are the containers, in the order they were first created (containers that never
+	// got an instance, e.g. skipped ones, follow in the order of their first event).
+	Lanes []*Lane
+	// Budgets are the grace budgets of the stop sequence, one per stop request that set a
+	// deadline (a later, shorter request ends the budget earlier and gets a span of its own).
+	Budgets []Budget
+	// Finished reports that PodFinished was recorded.
+	Finished bool
+}
+
+// Lane is one container.
+type Lane struct {
+	Container string
+	Kind      string // init, sidecar, main or defer
+	Bars      []*Bar
+	Marks     []Mark
+	// open holds the index in Marks of each hook or delivery begun and not yet ended.
+	open map[string]int
+}
+
+// Bar is one container instance.
+type Bar struct {
+	ContainerID  string
+	RestartCount int32
+	// Created, Started, Ready and Exited are the instance's moments; zero when not recorded.
+	Created, Started, Ready, Exited time.Time
+	// ExitCode or Signal describe its end (at most one is set); Reason is the terminated reason.
+	ExitCode *int32
+	Signal   string
+	Reason   string
+}
+
+// begin is the bar's first recorded moment.
+func (b *Bar) begin() time.Time {
+	for _, t := range []time.Time{b.Created, b.Started, b.Ready, b.Exited} {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// EndLabel is the text at the bar's end: "exit 3", "SIGKILL", "lost" or "running".
+func (b *Bar) EndLabel() string {
+	switch {
+	case b.Exited.IsZero():
+		return "running"
+	case b.ExitCode != nil:
+		return fmt.Sprintf("exit %d", *b.ExitCode)
+	case b.Signal != "":
+		return b.Signal
+	case b.Reason != "":
+		return strings.ToLower(strings.TrimPrefix(b.Reason, "ExitStatus"))
+	}
+	return "ended"
+}
+
+// Mark kinds.
+const (
+	MarkPod      = "pod"      // a pod-level event
+	MarkProbe    = "probe"    // a probe succeeded or failed, readiness changed
+	MarkHook     = "hook"     // a postStart or preStop handler (a span)
+	MarkSignal   = "signal"   // a signal the runtime sent
+	MarkPolicy   = "policy"   // the exit policy fired
+	MarkStop     = "stop"     // a stop request
+	MarkRestart  = "restart"  // a restart decided (the back-off follows)
+	MarkSkip     = "skip"     // the container will never run
+	MarkNotifier = "notifier" // a notifier delivery (a span)
+	MarkNote     = "note"     // an observation from Options.Notes
+)
+
+// Mark is an event drawn as a point (End zero) or a short span on a lane.
+type Mark struct {
+	Kind  string
+	Time  time.Time
+	End   time.Time
+	Label string
+	// Detail is the longer text shown as the mark's tooltip.
+	Detail string
+	Failed bool
+}
+
+// Budget is a grace budget: from the stop request (or the stop sequence's start) to the
+// deadline when whatever still runs is killed.
+type Budget struct {
+	From, Deadline time.Time
+	Grace          time.Duration
+	Reason         string
+	Force          bool
+}
+
+// Build turns a pod's events (in seq order) into a model.
+func Build(events []store.Event, opt Options) *Model {
+	m := &Model{Title: opt.Title}
+	lanes := map[string]*Lane{}
+	bars := map[string]*Bar{} // by container and instance
+	lane := func(ev *event) *Lane {
+		l := lanes[ev.Container]
+		if l == nil {
+			l = &Lane{Container: ev.Container, Kind: ev.ContainerKind}
+			lanes[ev.Container] = l
+			m.Lanes = append(m.Lanes, l)
+		}
+		if l.Kind == "" {
+			l.Kind = ev.ContainerKind
+		}
+		return l
+	}
+	instKey := func(ev *event) string {
+		if ev.ContainerID != "" {
+			return ev.Container + "\x00" + ev.ContainerID
+		}
+		rc := int32(-1)
+		if ev.RestartCount != nil {
+			rc = *ev.RestartCount
+		}
+		return fmt.Sprintf("%s\x00#%d", ev.Container, rc)
+	}
+	bar := func(ev *event) *Bar {
+		l := lane(ev)
+		k := instKey(ev)
+		b := bars[k]
+		if b == nil {
+			b = &Bar{ContainerID: ev.ContainerID}
+			if ev.RestartCount != nil {
+				b.RestartCount = *ev.RestartCount
+			}
+			bars[k] = b
+			l.Bars = append(l.Bars, b)
+		}
+		return b
+	}
+	var terminating bool
+	for i := range events {
+		ev := &events[i]
+		if m.Pod == "" {
+			m.Pod = ev.Pod
+		}
+		m.stretch(ev.Time)
+		switch ev.Type {
+		case evPodCreated, evPodStarted, evUpdateApplied:
+			label := map[string]string{evPodCreated: "created", evPodStarted: "started", evUpdateApplied: "update"}[ev.Type]
+			if ev.Type == evUpdateApplied && ev.Generation != 0 {
+				label = fmt.Sprintf("update g%d", ev.Generation)
+			}
+			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: label, Detail: detail(ev)})
+		case evPodFinished:
+			m.Finished = true
+			label := "finished"
+			if ev.Phase != "" {
+				label = string(ev.Phase)
+			}
+			if ev.ExitCode != nil {
+				label += fmt.Sprintf(" (exit %d)", *ev.ExitCode)
+			}
+			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: label, Detail: detail(ev), Failed: ev.Phase == "Failed"})
+		case evStopRequested:
+			label := "stop"
+			if ev.Force {
+				label = "forced stop"
+			} else if ev.Reason != "" {
+				label = "stop: " + ev.Reason
+			}
+			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkStop, Time: ev.Time, Label: label, Detail: detail(ev)})
+			if ev.GracePeriodSeconds != nil || ev.Force {
+				g := time.Duration(0)
+				if ev.GracePeriodSeconds != nil && !ev.Force {
+					g = time.Duration(*ev.GracePeriodSeconds) * time.Second
+				}
+				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(g), Grace: g, Reason: ev.Reason, Force: ev.Force})
+			}
+		case evPodTerminating:
+			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkStop, Time: ev.Time, Label: "terminating", Detail: detail(ev)})
+			if !terminating && len(m.Budgets) == 0 && opt.Grace != nil {
+				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(*opt.Grace), Grace: *opt.Grace, Reason: ev.Reason})
+			}
+			terminating = true
+		case evPolicyFired:
+			mk := Mark{Kind: MarkPolicy, Time: ev.Time, Label: "policy " + ev.Reason, Detail: detail(ev)}
+			m.PodMarks = append(m.PodMarks, mk)
+			if ev.Container != "" {
+				lane(ev).Marks = append(lane(ev).Marks, mk)
+			}
+		case evContainerCreated:
+			bar(ev).Created = ev.Time
+		case evContainerStarted:
+			bar(ev).Started = ev.Time
+		case evContainerReady:
+			if b := bar(ev); b.Ready.IsZero() {
+				b.Ready = ev.Time
+			}
+		case evContainerExited:
+			b := bar(ev)
+			b.Exited, b.ExitCode, b.Reason = ev.Time, ev.ExitCode, ev.Reason
+			if ev.Signal != nil {
+				b.Signal = ev.Signal.Name
+			}
+		case evStartupSucceeded:
+			l := lane(ev)
+			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: "startup ok", Detail: detail(ev)})
+		case evContainerNotReady:
+			l := lane(ev)
+			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: "not ready", Detail: detail(ev), Failed: true})
+		case evProbeFailed:
+			l := lane(ev)
+			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: ev.Probe + " failed", Detail: detail(ev), Failed: true})
+		case evSignalSent:
+			l := lane(ev)
+			name := "signal"
+			if ev.Signal != nil {
+				name = ev.Signal.Name
+			}
+			l.Marks = append(l.Marks, Mark{Kind: MarkSignal, Time: ev.Time, Label: name, Detail: detail(ev)})
+		case evContainerRestarting:
+			l := lane(ev)
+			l.Marks = append(l.Marks, Mark{Kind: MarkRestart, Time: ev.Time, Label: restartLabel(ev.Message), Detail: detail(ev)})
+		case evContainerSkipped, evDependencyFailed:
+			l := lane(ev)
+			label := "skipped"
+			if ev.Type == evDependencyFailed {
+				label = "dependency failed"
+			}
+			if ev.Reason != "" {
+				label += ": " + ev.Reason
+			}
+			l.Marks = append(l.Marks, Mark{Kind: MarkSkip, Time: ev.Time, Label: label, Detail: detail(ev), Failed: true})
+		case evHookStarted, evNotifierStarted:
+			l := lane(ev)
+			kind, what := MarkHook, ev.Hook
+			if ev.Type == evNotifierStarted {
+				kind, what = MarkNotifier, ev.Notifier
+			}
+			l.Marks = append(l.Marks, Mark{Kind: kind, Time: ev.Time, Label: what, Detail: detail(ev)})
+			l.begin(kind + "\x00" + what + "\x00" + ev.Notification)
+		case evHookFinished, evNotifierFinished:
+			l := lane(ev)
+			kind, what := MarkHook, ev.Hook
+			if ev.Type == evNotifierFinished {
+				kind, what = MarkNotifier, ev.Notifier
+			}
+			if mk := l.close(kind + "\x00" + what + "\x00" + ev.Notification); mk != nil {
+				mk.End = ev.Time
+				mk.Failed = ev.Result != "" && ev.Result != "Succeeded"
+				if ev.Result != "" {
+					mk.Label += " " + strings.ToLower(ev.Result)
+				}
+				mk.Detail += "\n" + detail(ev)
+			} else {
+				l.Marks = append(l.Marks, Mark{Kind: kind, Time: ev.Time, Label: what + " " + strings.ToLower(ev.Result), Detail: detail(ev), Failed: ev.Result != "Succeeded"})
+			}
+		}
+	}
+	for _, n := range opt.Notes {
+		if n.Time.IsZero() {
+			continue
+		}
+		m.stretch(n.Time)
+		mk := Mark{Kind: MarkNote, Time: n.Time, Label: n.Text, Detail: n.Text}
+		if l := lanes[n.Container]; l != nil && n.Container != "" {
+			l.Marks = append(l.Marks, mk)
+		} else {
+			m.PodMarks = append(m.PodMarks, mk)
+		}
+	}
+	// A running pod's axis reaches its deadline; a finished one's ends with its last event, and
+	// a deadline after it is drawn at the edge.
+	for _, b := range m.Budgets {
+		if !m.Finished {
+			m.stretch(b.Deadline)
+		}
+	}
+	m.order()
+	if m.Title == "" && m.Pod != "" {
+		m.Title = "pod " + m.Pod
+	}
+	return m
+}
+
+// begin remembers the last mark as a begun span under key.
+func (l *Lane) begin(key string) {
+	if l.open == nil {
+		l.open = map[string]int{}
+	}
+	l.open[key] = len(l.Marks) - 1
+}
+
+// close returns the begun span under key, if any, and forgets it.
+func (l *Lane) close(key string) *Mark {
+	i, ok := l.open[key]
+	if !ok {
+		return nil
+	}
+	delete(l.open, key)
+	return &l.Marks[i]
+}
+
+func (m *Model) stretch(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if m.Start.IsZero() || t.Before(m.Start) {
+		m.Start = t
+	}
+	if t.After(m.End) {
+		m.End = t
+	}
+}
+
+// addBudget records a budget; a later request that ends the budget earlier gets a span of its
+// own, one that ends it later changes nothing (the earliest deadline holds).
+func (m *Model) addBudget(b Budget) {
+	if n := len(m.Budgets); n > 0 && !b.Deadline.Before(m.Budgets[n-1].Deadline) {
+		return
+	}
+	m.Budgets = append(m.Budgets, b)
+}
+
+// order sorts the lanes by their first instance's creation (containers without an instance
+// last, by their first mark), keeping the event order between equals.
+func (m *Model) order() {
+	first := func(l *Lane) (time.Time, bool) {
+		if len(l.Bars) > 0 {
+			return l.Bars[0].begin(), true
+		}
+		if len(l.Marks) > 0 {
+			return l.Marks[0].Time, false
+		}
+		return time.Time{}, false
+	}
+	sort.SliceStable(m.Lanes, func(i, j int) bool {
+		ti, bi := first(m.Lanes[i])
+		tj, bj := first(m.Lanes[j])
+		if bi != bj {
+			return bi
+		}
+		return ti.Before(tj)
+	})
+}
+
+// restartLabel shortens "back-off 1s" to the delay.
+func restartLabel(msg string) string {
+	if d, ok := strings.CutPrefix(msg, "back-off "); ok {
+		return "restart in " + d
+	}
+	return "restart"
+}
+
+// detail is an event's tooltip: its type and every field that says something.
+func detail(ev *event) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d %s %s", ev.Seq, ev.Type, ev.Time.UTC().Format("15:04:05.000"))
+	if ev.Container != "" {
+		fmt.Fprintf(&b, " %s (%s)", ev.Container, ev.ContainerKind)
+	}
+	if ev.RestartCount != nil {
+		fmt.Fprintf(&b, " restartCount=%d", *ev.RestartCount)
+	}
+	if ev.ExitCode != nil {
+		fmt.Fprintf(&b, " exitCode=%d", *ev.ExitCode)
+	}
+	if ev.Signal != nil {
+		fmt.Fprintf(&b, " signal=%s", ev.Signal.Name)
+	}
+	for _, kv := range [][2]string{{"hook", ev.Hook}, {"probe", ev.Probe}, {"notifier", ev.Notifier},
+		{"notification", ev.Notification}, {"result", ev.Result}, {"reason", ev.Reason},
+		{"phase", string(ev.Phase)}, {"decidedBy", ev.DecidedBy}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
+		}
+	}
+	if ev.GracePeriodSeconds != nil {
+		fmt.Fprintf(&b, " grace=%ds", *ev.GracePeriodSeconds)
+	}
+	if ev.Force {
+		b.WriteString(" force")
+	}
+	if ev.Message != "" {
+		fmt.Fprintf(&b, " message=%q", ev.Message)
+	}
+	return b.String()
+}

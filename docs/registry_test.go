@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"podspec.dev/podspec/spec"
 )
 
 // requirementLine is the one form a normative sentence may take in the spec.
@@ -64,22 +66,34 @@ func normalise(s string) string { return strings.Join(strings.Fields(s), " ") }
 func levelOf(kw string) string {
 	switch kw {
 	case "MUST", "MUST NOT":
-		return LevelMust
+		return spec.Must
 	case "SHOULD", "SHOULD NOT":
-		return LevelShould
+		return spec.Should
 	case "MAY":
-		return LevelMay
+		return spec.May
 	}
 	return ""
 }
 
-func mustRequirements(t *testing.T) []Requirement {
+func mustRequirements(t *testing.T) []spec.Requirement {
 	t.Helper()
-	reqs, err := Requirements()
+	return spec.All()
+}
+
+// idPattern is the shape of every requirement ID.
+var idPattern = regexp.MustCompile(`^[A-Z]+-[0-9]{3}$`)
+
+// anchorPattern finds requirement anchors in the spec text.
+var anchorPattern = regexp.MustCompile(`<a name="([A-Z]+-[0-9]{3})"></a>`)
+
+// specFiles lists the embedded spec documents in reading order: spec.md, then spec/*.md sorted.
+func specFiles(fsys fs.FS) ([]string, error) {
+	names, err := fs.Glob(fsys, "spec/*.md")
 	if err != nil {
-		t.Fatalf("load registry: %v", err)
+		return nil, err
 	}
-	return reqs
+	slices.Sort(names)
+	return append([]string{"spec.md"}, names...), nil
 }
 
 func TestEveryRegistryIDIsAnchoredExactlyOnceInTheSpec(t *testing.T) {
@@ -100,7 +114,7 @@ func TestEveryRegistryIDIsAnchoredExactlyOnceInTheSpec(t *testing.T) {
 
 func TestEverySpecAnchorIsInTheRegistry(t *testing.T) {
 	for _, s := range specSentences(t) {
-		if _, ok := Lookup(s.id); !ok {
+		if _, ok := spec.Lookup(s.id); !ok {
 			t.Errorf("%s:%d: %s is anchored in the spec but missing from requirements.yaml", s.file, s.line, s.id)
 		}
 	}
@@ -116,7 +130,7 @@ func TestEveryAnchoredSentenceHasExactlyOneKeyWord(t *testing.T) {
 
 func TestRegistryLevelIsTheKeyWordOfTheSentence(t *testing.T) {
 	for _, s := range specSentences(t) {
-		r, ok := Lookup(s.id)
+		r, ok := spec.Lookup(s.id)
 		if !ok {
 			continue // reported by TestEverySpecAnchorIsInTheRegistry
 		}
@@ -129,7 +143,7 @@ func TestRegistryLevelIsTheKeyWordOfTheSentence(t *testing.T) {
 
 func TestRegistryTextIsTheAnchoredSentence(t *testing.T) {
 	for _, s := range specSentences(t) {
-		r, ok := Lookup(s.id)
+		r, ok := spec.Lookup(s.id)
 		if !ok {
 			continue
 		}
@@ -201,7 +215,7 @@ func TestEveryLinkToARequirementPointsAtItsAnchor(t *testing.T) {
 		}
 		for _, m := range specLink.FindAllStringSubmatch(string(data), -1) {
 			target, id := m[1], m[2]
-			r, ok := Lookup(id)
+			r, ok := spec.Lookup(id)
 			if !ok {
 				t.Errorf("%s links to unknown requirement %s", name, id)
 				continue
@@ -243,40 +257,6 @@ func pathJoin(dir, rel string) string {
 	return strings.Join(parts, "/")
 }
 
-// planValidatorRules are the validator rule IDs fixed by the project plan, with their severity.
-var planValidatorRules = []struct {
-	id    string
-	level string
-}{
-	{"MAN-001", LevelMust}, {"MAN-002", LevelMust}, {"MAN-003", LevelMust}, {"MAN-004", LevelMust},
-	{"MAN-005", LevelMust}, {"MAN-006", LevelMust}, {"MAN-007", LevelMust}, {"MAN-008", LevelShould},
-	{"MAN-009", LevelShould}, {"ID-001", LevelMust}, {"ID-002", LevelMust}, {"ID-003", LevelMust},
-	{"MAIN-001", LevelMust}, {"DEP-001", LevelMust}, {"DEP-002", LevelMust}, {"DEP-003", LevelMust},
-	{"DEP-004", LevelMust}, {"DEP-005", LevelMust}, {"DEP-006", LevelMust}, {"EXIT-001", LevelShould},
-	{"RST-001", LevelMust}, {"STOP-001", LevelMust}, {"STOP-002", LevelShould}, {"HOOK-001", LevelMust},
-	{"HOOK-002", LevelMust}, {"NTF-001", LevelMust}, {"NTF-002", LevelMust}, {"NTF-003", LevelMust},
-	{"NOTIF-001", LevelMust}, {"VOL-001", LevelMust}, {"VOL-002", LevelMust}, {"VOL-003", LevelMust},
-	{"RES-001", LevelMust}, {"DEFER-001", LevelMust}, {"UPD-001", LevelMust}, {"UPD-002", LevelMust},
-	{"IMG-001", LevelMust},
-}
-
-func TestEveryPlannedValidatorRuleIsARegisteredValidatorRequirement(t *testing.T) {
-	for _, tc := range planValidatorRules {
-		t.Run(tc.id+" is a validator rule of level "+tc.level, func(t *testing.T) {
-			r, ok := Lookup(tc.id)
-			if !ok {
-				t.Fatalf("%s is not in the registry", tc.id)
-			}
-			if !r.ValidatorRule() {
-				t.Errorf("%s: enforcedBy %v lacks validator", tc.id, r.EnforcedBy)
-			}
-			if r.Level != tc.level {
-				t.Errorf("%s: level %s, the plan's severity needs %s", tc.id, r.Level, tc.level)
-			}
-		})
-	}
-}
-
 func TestManifestFormRulesAreValidatorOnly(t *testing.T) {
 	for _, r := range mustRequirements(t) {
 		if r.Area == "MAN" && r.ID <= "MAN-009" && r.RuntimeTested() {
@@ -284,89 +264,6 @@ func TestManifestFormRulesAreValidatorOnly(t *testing.T) {
 		}
 	}
 }
-
-func TestLookup(t *testing.T) {
-	cases := []struct {
-		name   string
-		id     string
-		wantOK bool
-	}{
-		{"a known requirement is found", "STOP-001", true},
-		{"an unknown ID is not found", "STOP-999", false},
-		{"an ID in lower case is not found", "stop-001", false},
-		{"the empty string is not found", "", false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			r, ok := Lookup(tc.id)
-			if ok != tc.wantOK {
-				t.Fatalf("Lookup(%q) ok = %v, want %v", tc.id, ok, tc.wantOK)
-			}
-			if ok && (r.ID != tc.id || r.Source == "" || r.Link() != "docs/"+r.Source+"#"+tc.id) {
-				t.Errorf("Lookup(%q) = %+v", tc.id, r)
-			}
-		})
-	}
-}
-
-func TestRequirementsReturnsACopy(t *testing.T) {
-	first := mustRequirements(t)
-	first[0].Text = "changed"
-	first[0].EnforcedBy[0] = "changed"
-	second := mustRequirements(t)
-	if second[0].Text == "changed" || second[0].EnforcedBy[0] == "changed" {
-		t.Error("changing the result of Requirements changed the registry")
-	}
-}
-
-func TestLoadRejectsABrokenRegistry(t *testing.T) {
-	cases := []struct {
-		name    string
-		yaml    string
-		wantErr string
-	}{
-		{"an unknown field is rejected", "requirements:\n  - id: A-001\n    colour: red\n", "colour"},
-		{"a malformed ID is rejected", entry("A-1", "MUST", "A", "core", "runtime"), "does not match"},
-		{"an area that is not the prefix is rejected", entry("A-001", "MUST", "B", "core", "runtime"), "area"},
-		{"an unknown level is rejected", entry("A-001", "MUST NOT", "A", "core", "runtime"), "level"},
-		{"an unknown profile is rejected", entry("A-001", "MUST", "A", "extra", "runtime"), "profile"},
-		{"an unknown enforcer is rejected", entry("A-001", "MUST", "A", "core", "linter"), "enforcedBy"},
-		{"a duplicate ID is rejected", entry("A-001", "MUST", "A", "core", "runtime") + strings.TrimPrefix(entry("A-001", "MUST", "A", "core", "runtime"), "requirements:\n"), "duplicate"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			fsys := overlayFS{base: files, name: "requirements.yaml", data: []byte(tc.yaml)}
-			_, err := load(fsys)
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("load() error = %v, want one mentioning %q", err, tc.wantErr)
-			}
-		})
-	}
-}
-
-func entry(id, level, area, profile, by string) string {
-	return fmt.Sprintf("requirements:\n  - id: %s\n    level: %s\n    area: %s\n    profile: %s\n    since: \"0.1\"\n    enforcedBy: [%s]\n    text: \"A runtime MUST do it.\"\n", id, level, area, profile, by)
-}
-
-// overlayFS replaces one file of a base file system.
-type overlayFS struct {
-	base fs.FS
-	name string
-	data []byte
-}
-
-func (o overlayFS) Open(name string) (fs.File, error) { return o.base.Open(name) }
-
-// ReadFile lets fs.ReadFile see the replaced file.
-func (o overlayFS) ReadFile(name string) ([]byte, error) {
-	if name == o.name {
-		return slices.Clone(o.data), nil
-	}
-	return fs.ReadFile(o.base, name)
-}
-
-// Glob keeps fs.Glob working on the base file system.
-func (o overlayFS) Glob(pattern string) ([]string, error) { return fs.Glob(o.base, pattern) }
 
 func TestEverySpecDocumentIsListedInTheIndex(t *testing.T) {
 	index, err := fs.ReadFile(files, "spec.md")

@@ -22,7 +22,7 @@ import (
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/preflight"
 	"podspec.dev/podspec/conformance/suites"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 func newRootCmd() *cobra.Command {
@@ -336,10 +336,7 @@ func suiteInfo(probe string) certify.SuiteInfo {
 
 // specVersion is the newest "since" in the requirements registry.
 func specVersion() string {
-	reqs, err := docs.Requirements()
-	if err != nil {
-		return ""
-	}
+	reqs := spec.All()
 	v := ""
 	for _, r := range reqs {
 		if r.Since > v {
@@ -410,7 +407,7 @@ func expectedSpecs() (certify.Expected, error) {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
-		profile := docs.ProfileCore
+		profile := spec.ProfileCore
 		for _, l := range sr.Labels() {
 			if p, ok := strings.CutPrefix(l, "profile:"); ok {
 				profile = p

@@ -12,7 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"go.yaml.in/yaml/v3"
 
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // pendingYAML lists the runtime-level requirements the suite does not test yet, each with the
@@ -63,10 +63,7 @@ type CoverageRow struct {
 
 // Coverage computes the matrix (runtime-tested requirements → specs → verdict) from a report.
 func Coverage(r types.Report) ([]CoverageRow, error) {
-	reqs, err := docs.Requirements()
-	if err != nil {
-		return nil, err
-	}
+	reqs := spec.All()
 	pending, err := PendingRequirements()
 	if err != nil {
 		return nil, err

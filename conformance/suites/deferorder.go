@@ -6,7 +6,7 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // registerDeferOrder declares the specs of where defer containers sit in the stop sequence:
@@ -19,7 +19,7 @@ func (s *suite) registerDeferOrder() {
 	// machine; the sequence ends when the defer has run.
 	after := &fw.Scenario{
 		Short:   "defer-after",
-		Profile: docs.ProfileDefer,
+		Profile: spec.ProfileDefer,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
 			Main("app", fw.Loop().On("SIGTERM", "exit:3s:0")).
 			Defer("cleanup", fw.ExitAfter(0, ms(200)), fw.DeferPhase(v1alpha1.DeferAfterStop)),
@@ -39,7 +39,7 @@ func (s *suite) registerDeferOrder() {
 
 	forced := &fw.Scenario{
 		Short:   "defer-forced",
-		Profile: docs.ProfileDefer,
+		Profile: spec.ProfileDefer,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
 			Main("app", fw.Loop()).
 			Defer("before", fw.ExitAfter(0, ms(200)), fw.DeferPhase(v1alpha1.DeferBeforeStop)).

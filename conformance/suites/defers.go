@@ -12,7 +12,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // Values of the defer profile that have no constant in the API package (docs/spec/defer.md).
@@ -266,7 +266,7 @@ func (s *suite) registerDeferSequence() {
 	before := fw.DeferPhase(v1alpha1.DeferBeforeStop)
 	seq := &fw.Scenario{
 		Short:   "defer-seq",
-		Profile: docs.ProfileDefer,
+		Profile: spec.ProfileDefer,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).EmptyDir("data", false).
 			Main("app", fw.Loop().Write("/data/payload", "from-app").Report(),
 				fw.WithMount("data", "/data", false), fw.PreStop(fw.HookHandler(ms(200), 0))).
@@ -319,13 +319,13 @@ func (s *suite) registerDeferOutcomes() {
 	for _, r := range rows {
 		b := r.pod.Defer("d", r.d.Report(), append([]fw.DeferOpt{fw.DeferOnFailure(v1alpha1.DeferAbort)}, r.dOpts...)...).
 			Defer("next", fw.ExitAfter(0, ms(100)))
-		scen[r.key] = s.scenarios.Add(&fw.Scenario{Short: "defer-out-" + r.key, Profile: docs.ProfileDefer, Pod: b, Drive: r.drive})
+		scen[r.key] = s.scenarios.Add(&fw.Scenario{Short: "defer-out-" + r.key, Profile: spec.ProfileDefer, Pod: b, Drive: r.drive})
 	}
 	entries := func(keep func(deferOutcomeRow) bool) []TableEntry {
 		return rowEntries(rows, func(r deferOutcomeRow) string { return r.key + ": " + r.String() }, keep)
 	}
 	await := func(ctx context.Context, r deferOutcomeRow) *fw.Outcome { return s.await(ctx, scen[r.key]) }
-	Describe("How a defer's run ends", profileLabel(docs.ProfileDefer), func() {
+	Describe("How a defer's run ends", profileLabel(spec.ProfileDefer), func() {
 		DescribeTable("the defer sees the termination reason in PODSPEC_TERMINATION_REASON", req("DEFER-003"),
 			func(ctx SpecContext, r deferOutcomeRow) {
 				out := await(ctx, r)
@@ -404,7 +404,7 @@ func (s *suite) registerDeferLimits() {
 	rows := deferLimitRows(killTimer(s.opts.Framework.Tolerances))
 	scen := map[string]*fw.Scenario{}
 	for _, r := range rows {
-		scen[r.key] = s.scenarios.Add(&fw.Scenario{Short: "defer-limit-" + r.key, Profile: docs.ProfileDefer, Pod: r.pod(), Drive: r.drive()})
+		scen[r.key] = s.scenarios.Add(&fw.Scenario{Short: "defer-limit-" + r.key, Profile: spec.ProfileDefer, Pod: r.pod(), Drive: r.drive()})
 	}
 	entries := func(keep func(deferLimitRow) bool) []TableEntry {
 		return rowEntries(rows, func(r deferLimitRow) string {
@@ -412,7 +412,7 @@ func (s *suite) registerDeferLimits() {
 		}, keep)
 	}
 	await := func(ctx context.Context, r deferLimitRow) *fw.Outcome { return s.await(ctx, scen[r.key]) }
-	Describe("The limit of a defer's run", profileLabel(docs.ProfileDefer), func() {
+	Describe("The limit of a defer's run", profileLabel(spec.ProfileDefer), func() {
 		DescribeTable("a defer still running at its limit is killed with SIGKILL then, and ends with reason Timeout", req("DEFER-005"),
 			func(ctx SpecContext, r deferLimitRow) {
 				out := await(ctx, r)
@@ -445,7 +445,7 @@ func (s *suite) registerDeferPolicies() {
 	before := fw.DeferPhase(v1alpha1.DeferBeforeStop)
 	abort := &fw.Scenario{
 		Short:   "defer-abort",
-		Profile: docs.ProfileDefer,
+		Profile: spec.ProfileDefer,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
 			Sidecar("side", fw.Loop()).
 			Main("app", fw.Loop()).
@@ -475,7 +475,7 @@ func (s *suite) registerDeferPolicies() {
 	cont := fw.DeferOnFailure(v1alpha1.DeferContinue)
 	continued := &fw.Scenario{
 		Short:   "defer-continue",
-		Profile: docs.ProfileDefer,
+		Profile: spec.ProfileDefer,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
 			Main("app", fw.ExitAfter(0, ms(300))).
 			Defer("f1", fw.ExitAfter(3, ms(100)), cont).
@@ -507,7 +507,7 @@ func (s *suite) registerDeferPolicies() {
 	onFailure := fw.DeferRestart(v1alpha1.RestartPolicyOnFailure)
 	retry := &fw.Scenario{
 		Short:   "defer-retry",
-		Profile: docs.ProfileDefer,
+		Profile: spec.ProfileDefer,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).Backoff(backoff.Seconds(), 1, backoff.Seconds(), 600).Grace(deferGrace).
 			Sidecar("side", fw.Loop().On("SIGTERM", "exit:2s:0")).
 			Main("app", fw.ExitAfter(0, ms(300))).
@@ -595,7 +595,7 @@ func crashWhileDeferRuns(d string, adoptAt func(started time.Time) time.Time, ex
 func (s *suite) registerDeferCrash() {
 	sc := &fw.Scenario{
 		Short:   "defer-crash",
-		Profile: docs.ProfileDefer,
+		Profile: spec.ProfileDefer,
 		Needs:   []string{fw.ProfileRecovery},
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
 			Main("app", fw.Loop()).
@@ -656,7 +656,7 @@ func (s *suite) registerDeferCrashLate() {
 	limit := time.Duration(timeout) * time.Second
 	sc := &fw.Scenario{
 		Short:   "defer-crash-late",
-		Profile: docs.ProfileDefer,
+		Profile: spec.ProfileDefer,
 		Needs:   []string{fw.ProfileRecovery},
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
 			Main("app", fw.Loop()).

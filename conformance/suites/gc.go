@@ -14,7 +14,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // The garbage-collection and shared-volume specs (profile gc, docs/spec/gc-volumes.md).
@@ -71,7 +71,7 @@ func (s *suite) registerRetention() {
 	const short = "gc-retain"
 	sc := &fw.Scenario{
 		Short:   short,
-		Profile: docs.ProfileGC,
+		Profile: spec.ProfileGC,
 		Pod: fastBackoff(fw.NewPod()).RestartPolicy(v1alpha1.RestartPolicyOnFailure).EmptyDir("mem", true).
 			Init("i1", fw.Exit(0).Stdout("init says hello"), markPod(short)).
 			Main("app", fw.ExitAfter(0, ms(300)).Codes("1", "0").Stdout("app says hello"), markPod(short), fw.WithMount("mem", "/mem", false)),
@@ -115,7 +115,7 @@ func (s *suite) registerRetention() {
 			list, err := s.f.RT.List(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(slices.ContainsFunc(list, func(e fw.ListEntry) bool { return e.Name == out.Pod.Name })).To(BeTrue(), "list shows the terminal pod")
-			if !s.f.Version.Has(docs.ProfileDefer) {
+			if !s.f.Version.Has(spec.ProfileDefer) {
 				return // defer containers are a profile of their own; without it there are none to keep
 			}
 			p, err := s.f.Start(ctx, short+"-defer", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
@@ -223,7 +223,7 @@ func (s *suite) registerRetention() {
 				{"logs", name, "app", "--previous"}, {"wait", name, "--timeout", "5s"}, {"stop", name}, {"stop", name, "--force"},
 				{"rm", name}, {"rm", name, "--force"},
 			}
-			if s.f.Version.Has(docs.ProfileUpdate) {
+			if s.f.Version.Has(spec.ProfileUpdate) {
 				verbs = append(verbs, []string{"update", name, out.Pod.Manifest})
 			}
 			for _, args := range verbs {
@@ -239,9 +239,9 @@ func (s *suite) registerRetention() {
 func (s *suite) registerRmRunning() {
 	const short = "gc-rm-running"
 	var p *fw.Pod
-	Describe("rm of a pod that is not terminal", Ordered, ContinueOnFailure, profileLabel(docs.ProfileGC), func() {
+	Describe("rm of a pod that is not terminal", Ordered, ContinueOnFailure, profileLabel(spec.ProfileGC), func() {
 		BeforeAll(func(ctx SpecContext) {
-			s.requireProfile(docs.ProfileGC)
+			s.requireProfile(spec.ProfileGC)
 			var err error
 			p, err = s.f.Start(ctx, short, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
 				Main("app", fw.Loop().On("SIGTERM", "ignore"), markPod(short), fw.PreStop(fw.HookHandler(0, 0))))
@@ -303,9 +303,9 @@ type collectorRun struct {
 // GC-004), in a root of its own.
 func (s *suite) registerCollector() {
 	var r collectorRun
-	Describe("gc", Ordered, ContinueOnFailure, profileLabel(docs.ProfileGC), func() {
+	Describe("gc", Ordered, ContinueOnFailure, profileLabel(spec.ProfileGC), func() {
 		BeforeAll(func(ctx SpecContext) {
-			s.requireProfile(docs.ProfileGC)
+			s.requireProfile(spec.ProfileGC)
 			iso, err := s.f.Isolated("gc")
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(func(ctx SpecContext) { Expect(iso.CleanupPods(ctx)).To(Succeed()) })
@@ -394,9 +394,9 @@ func (s *suite) registerSharedVolumes() {
 		report *probe.Report
 	}
 	pods := map[string]*volPod{}
-	Describe("Shared volumes", Ordered, ContinueOnFailure, profileLabel(docs.ProfileGC), func() {
+	Describe("Shared volumes", Ordered, ContinueOnFailure, profileLabel(spec.ProfileGC), func() {
 		BeforeAll(func(ctx SpecContext) {
-			s.requireProfile(docs.ProfileGC)
+			s.requireProfile(spec.ProfileGC)
 			shared := s.f.RunID() + "-shared"
 			mk := func(policy v1alpha1.ReclaimPolicy, w fw.Workload) *fw.PodBuilder {
 				return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Shared("s", shared, policy).

@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // Compliance levels of a run (podspec-conformance run --compliance-level): the lowest level of
@@ -27,7 +27,7 @@ const NotMetEntry = "not met"
 const gradedLabel = "graded"
 
 // levelRank orders the registry's levels; the compliance levels map onto the same ranks.
-var levelRank = map[string]int{docs.LevelMay: 1, docs.LevelShould: 2, docs.LevelMust: 3, ComplianceShould: 2, ComplianceMust: 3}
+var levelRank = map[string]int{spec.May: 1, spec.Should: 2, spec.Must: 3, ComplianceShould: 2, ComplianceMust: 3}
 
 // ValidComplianceLevel reports whether level is one a run accepts.
 func ValidComplianceLevel(level string) bool {
@@ -45,7 +45,7 @@ func belowLevel(ids []string, level string) (string, bool) {
 	}
 	top := ""
 	for _, id := range ids {
-		r, ok := docs.Lookup(id)
+		r, ok := spec.Lookup(id)
 		if !ok {
 			return "", false
 		}

@@ -6,23 +6,20 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // registryIDs returns one runtime-tested requirement ID of each level, from the registry.
 func registryIDs(t *testing.T) map[string]string {
 	t.Helper()
-	reqs, err := docs.Requirements()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reqs := spec.All()
 	out := map[string]string{}
 	for _, r := range reqs {
 		if r.RuntimeTested() && out[r.Level] == "" {
 			out[r.Level] = r.ID
 		}
 	}
-	for _, l := range []string{docs.LevelMust, docs.LevelShould} {
+	for _, l := range []string{spec.Must, spec.Should} {
 		if out[l] == "" {
 			t.Fatalf("the registry has no runtime-tested %s requirement", l)
 		}
@@ -32,7 +29,7 @@ func registryIDs(t *testing.T) map[string]string {
 
 func TestBelowLevel(t *testing.T) {
 	ids := registryIDs(t)
-	must, should := ids[docs.LevelMust], ids[docs.LevelShould]
+	must, should := ids[spec.Must], ids[spec.Should]
 	for _, tc := range []struct {
 		name      string
 		ids       []string
@@ -40,10 +37,10 @@ func TestBelowLevel(t *testing.T) {
 		wantLevel string
 		wantBelow bool
 	}{
-		{"a SHOULD-only spec under must is not met, a warning", []string{should}, ComplianceMust, docs.LevelShould, true},
-		{"a SHOULD-only spec under should fails", []string{should}, ComplianceShould, docs.LevelShould, false},
-		{"a spec tracing to a MUST and a SHOULD fails under must", []string{should, must}, ComplianceMust, docs.LevelMust, false},
-		{"a MUST spec fails under must", []string{must}, ComplianceMust, docs.LevelMust, false},
+		{"a SHOULD-only spec under must is not met, a warning", []string{should}, ComplianceMust, spec.Should, true},
+		{"a SHOULD-only spec under should fails", []string{should}, ComplianceShould, spec.Should, false},
+		{"a spec tracing to a MUST and a SHOULD fails under must", []string{should, must}, ComplianceMust, spec.Must, false},
+		{"a MUST spec fails under must", []string{must}, ComplianceMust, spec.Must, false},
 		{"a spec naming an unknown requirement fails", []string{should, "NOPE-999"}, ComplianceMust, "", false},
 		{"a spec naming no requirement fails", nil, ComplianceMust, "", false},
 		{"an unknown compliance level grades nothing", []string{should}, "may", "", false},
@@ -60,7 +57,7 @@ func TestBelowLevel(t *testing.T) {
 
 func TestCoverageNotMet(t *testing.T) {
 	ids := registryIDs(t)
-	must, should := ids[docs.LevelMust], ids[docs.LevelShould]
+	must, should := ids[spec.Must], ids[spec.Should]
 	spec := func(text string, state types.SpecState, entry string, reqs ...string) types.SpecReport {
 		sr := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, LeafNodeLabels: req(reqs...), State: state}
 		if entry != "" {

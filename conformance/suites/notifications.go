@@ -11,7 +11,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // Notification specs across pods: target selection and policies, parallelism, deletion, and
@@ -115,7 +115,7 @@ func (s *suite) registerNotificationParallelism() {
 	one := int32(1)
 	sc := &fw.Scenario{
 		Short:   "ntf-par",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		Pod:     ntfTarget("par", nil),
 		Drive: func(ctx context.Context, p *fw.Pod) (err error) {
 			f := s.f
@@ -291,7 +291,7 @@ func (s *suite) registerNotificationSelection() {
 	match := map[string]string{"role": "target"}
 	sc := &fw.Scenario{
 		Short:   "ntf-sel",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		Pod:     ntfTarget("sel", match),
 		Drive: withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
 			f := s.f
@@ -494,7 +494,7 @@ func (s *suite) registerNotificationOrder() {
 	one := int32(1)
 	sc := &fw.Scenario{
 		Short:   "ntf-ord-m",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		Pod:     ntfTarget("ord", nil),
 		Drive: withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
 			f := s.f

@@ -10,7 +10,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // registerNotifierLoss: a delivery runs when the pod's supervisor is lost (`crash`, profile
@@ -28,7 +28,7 @@ func (s *suite) registerNotifierLoss() {
 	}
 	sc := &fw.Scenario{
 		Short:   "ntf-lost",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		Needs:   []string{fw.ProfileRecovery},
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(10).
 			Main("app", fw.Loop(), fw.NotifierExec("hold", fw.HookHandler(3*time.Second, 0)), fw.NotifierTimeout("hold", ntfTimeout)),

@@ -12,7 +12,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // Notifier specs (profile notifier, docs/spec/notifiers.md). A scenario's Drive creates the
@@ -184,7 +184,7 @@ func (s *suite) registerNotifierDelivery() {
 	inspect := fw.HookHandler(time.Second, 0)
 	sc := &fw.Scenario{
 		Short:   "ntf-deliver",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(10).
 			Sidecar("side", fw.Loop(), fw.NotifierExec("inspect", inspect), fw.NotifierTimeout("inspect", ntfTimeout)).
 			Main("app", fw.Loop().Report(), fw.WithEnv("NTF_MARK", "app-only"),
@@ -453,7 +453,7 @@ func (s *suite) registerNotifierInstanceEnds() {
 	seen := newNtfSeen()
 	sc := &fw.Scenario{
 		Short:   "ntf-ends",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		// app's first instance exits 1 once the harness creates "die"; the next one loops.
 		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyAlways).Grace(10)).
 			Main("app", fw.ExitAfter(1, 0).WaitFor("die").Codes("1", "loop"),
@@ -534,7 +534,7 @@ func (s *suite) registerNotifierOrder() {
 	keys := []string{"tick-1", "tick-2", "tick-3"}
 	sc := &fw.Scenario{
 		Short:   "ntf-order",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(10).
 			Main("a", fw.Loop(), fw.NotifierExec("tick", fw.HookHandler(time.Second, 0)), fw.NotifierTimeout("tick", ntfTimeout),
 				fw.NotifierExec("long", fw.HookHandler(4*time.Second, 0)), fw.NotifierTimeout("long", ntfTimeout)).
@@ -602,7 +602,7 @@ func (s *suite) registerNotifierTerminating() {
 	seen := newNtfSeen()
 	sc := &fw.Scenario{
 		Short:   "ntf-terminating",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		// app lingers 6 s after its stop signal: the pod stays terminating long enough for the
 		// Notification's turn to come.
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(30).
@@ -670,7 +670,7 @@ func (s *suite) registerNotifierTimeoutTree() {
 	seen := newNtfSeen()
 	sc := &fw.Scenario{
 		Short:   "ntf-tree",
-		Profile: docs.ProfileNotifier,
+		Profile: spec.ProfileNotifier,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(10).
 			Main("app", fw.Loop(), fw.NotifierExec("tree", fw.HookHandler(treeSleep, 0).Descendants(len(tree)-1)), fw.NotifierTimeout("tree", int32(timeout))),
 		Drive: func(ctx context.Context, p *fw.Pod) error {

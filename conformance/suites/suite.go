@@ -21,7 +21,7 @@ import (
 	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best dot-imported
 
 	"podspec.dev/podspec/conformance/framework"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // Options configure one run of the suite.
@@ -88,7 +88,7 @@ func (s *suite) register() {
 	// Every spec quotes the requirements it checks, shown with a failure (or in verbose mode).
 	BeforeEach(func() {
 		for _, id := range reqIDs(CurrentSpecReport().Labels()) {
-			if r, ok := docs.Lookup(id); ok {
+			if r, ok := spec.Lookup(id); ok {
 				AddReportEntry("requirement "+id, fmt.Sprintf("%s (%s, %s): %s", r.ID, r.Level, r.Link(), r.Text), ReportEntryVisibilityFailureOrVerbose)
 			}
 		}
@@ -139,7 +139,7 @@ func (s *suite) beforeSuite(ctx SpecContext) {
 	AddReportEntry("tolerances", f.Tolerances().String())
 	AddReportEntry("compliance level", s.opts.ComplianceLevel)
 	Expect(f.Version.ContractVersion).To(HavePrefix("1."), "contract version the harness speaks")
-	Expect(f.Version.Has(docs.ProfileCore)).To(BeTrue(), "a runtime must declare the core profile")
+	Expect(f.Version.Has(spec.ProfileCore)).To(BeTrue(), "a runtime must declare the core profile")
 	if s.opts.Prefetch {
 		s.scenarios.Prefetch(func(sc *framework.Scenario) bool {
 			for _, p := range sc.Profiles() {
@@ -196,7 +196,7 @@ func profileLabel(p string) Labels { return Labels{"profile:" + p} }
 
 // requireProfile skips the current spec when the runtime does not declare an optional profile.
 func (s *suite) requireProfile(p string) {
-	if p == "" || p == docs.ProfileCore {
+	if p == "" || p == spec.ProfileCore {
 		return
 	}
 	if s.f != nil && !s.f.Version.Has(p) {
@@ -241,7 +241,7 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 
 func profileOf(sc *framework.Scenario) string {
 	if sc.Profile == "" {
-		return docs.ProfileCore
+		return spec.ProfileCore
 	}
 	return sc.Profile
 }

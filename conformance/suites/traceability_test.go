@@ -7,7 +7,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // TestTraceability runs the suite as a Ginkgo dry run and checks traceability both ways: every
@@ -35,7 +35,7 @@ func TestTraceability(t *testing.T) {
 			problems = append(problems, "spec without a requirement label: "+sr.FullText())
 		}
 		for _, id := range ids {
-			if _, ok := docs.Lookup(id); !ok {
+			if _, ok := spec.Lookup(id); !ok {
 				problems = append(problems, "spec names an unknown requirement "+id+": "+sr.FullText())
 			}
 		}
@@ -58,7 +58,7 @@ func TestTraceability(t *testing.T) {
 	}
 	tested := map[string]bool{}
 	for _, r := range rows {
-		if r.Verdict == VerdictNoTest && r.Level == docs.LevelMust {
+		if r.Verdict == VerdictNoTest && r.Level == spec.Must {
 			problems = append(problems, "runtime-level MUST without a test or a pending entry: "+r.ID)
 		}
 		if len(r.Tests) > 0 {
@@ -67,7 +67,7 @@ func TestTraceability(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, p := range pending {
-		q, ok := docs.Lookup(p.ID)
+		q, ok := spec.Lookup(p.ID)
 		switch {
 		case !ok:
 			problems = append(problems, "pending.yaml names an unknown requirement "+p.ID)

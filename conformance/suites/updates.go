@@ -17,8 +17,8 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
-	"podspec.dev/podspec/docs"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validator"
 )
 
@@ -254,7 +254,7 @@ func (s *suite) registerLiveUpdate() {
 	all := []string{"side", "steady", "img", "cmd", "args", "env", "sized", "sizedr"}
 	sc := &fw.Scenario{
 		Short:   "update-live",
-		Profile: docs.ProfileUpdate,
+		Profile: spec.ProfileUpdate,
 		Pod:     liveUpdatePod(false, ""),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			return s.driveLiveUpdate(ctx, p, rec, all, gen2, refusedRows, refusedNames)
@@ -548,7 +548,7 @@ func (s *suite) registerWaitingUpdate() {
 	var updated *fw.Result
 	sc := &fw.Scenario{
 		Short:   "update-waiting",
-		Profile: docs.ProfileUpdate,
+		Profile: spec.ProfileUpdate,
 		Pod:     pod("1"),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			timeout := p.PodTimeout()
@@ -629,7 +629,7 @@ func (s *suite) registerDeadlineUpdates() {
 		}
 	}
 	passed := &fw.Scenario{
-		Short: "update-deadline-passed", Profile: docs.ProfileUpdate, Pod: app(fw.NewPod()),
+		Short: "update-deadline-passed", Profile: spec.ProfileUpdate, Pod: app(fw.NewPod()),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			if err := waitRunning(ctx, p, 2*time.Second); err != nil {
 				return err
@@ -659,7 +659,7 @@ func (s *suite) registerDeadlineUpdates() {
 	// cannot make it pass before the runtime has the update.
 	var laterDeadline time.Duration
 	later := &fw.Scenario{
-		Short: "update-deadline-later", Profile: docs.ProfileUpdate, Pod: app(fw.NewPod().Deadline(600)),
+		Short: "update-deadline-later", Profile: spec.ProfileUpdate, Pod: app(fw.NewPod().Deadline(600)),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			if err := waitRunning(ctx, p, tol().Reaction.Value+time.Second); err != nil {
 				return err
@@ -700,7 +700,7 @@ func (s *suite) registerGraceUpdate() {
 			Main("app", fw.Loop().On("SIGTERM", "ignore"))
 	}
 	sc := &fw.Scenario{
-		Short: "update-grace", Profile: docs.ProfileUpdate, Pod: pod(30),
+		Short: "update-grace", Profile: spec.ProfileUpdate, Pod: pod(30),
 		// The update sets 3 s: above the minimum stop window (STOP-008), far below the old 30 s.
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			if _, err := p.WaitFor(ctx, "app running", p.PodTimeout(), fw.AllStarted("app")); err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"podspec.dev/podspec/conformance/suites"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // modulePath is the module whose tree is scanned.
@@ -33,7 +33,7 @@ type goTest struct {
 // trace is what checks each requirement, by requirement ID.
 type trace struct {
 	root    string // the module root
-	reqs    []docs.Requirement
+	reqs    []spec.Requirement
 	corpus  map[string][]string // validator corpus cases: slash paths relative to testdata/
 	goTests map[string][]goTest
 	specs   map[string][]string // conformance spec texts
@@ -44,11 +44,8 @@ type trace struct {
 
 // collect gathers the trace of the module at root; report is a dry run of the conformance suite.
 func collect(root string, report types.Report) (*trace, error) {
-	reqs, err := docs.Requirements()
-	if err != nil {
-		return nil, err
-	}
-	tr := &trace{root: root, reqs: reqs, specs: specsByRequirement(report), pending: map[string]string{}}
+	tr := &trace{root: root, reqs: spec.All(), specs: specsByRequirement(report), pending: map[string]string{}}
+	var err error
 	if tr.corpus, err = corpusCases(filepath.Join(root, "testdata")); err != nil {
 		return nil, err
 	}
@@ -62,17 +59,13 @@ func collect(root string, report types.Report) (*trace, error) {
 	for _, w := range waivers {
 		tr.pending[w.ID] = w.Reason
 	}
-	known := map[string]bool{}
-	for _, r := range reqs {
-		known[r.ID] = true
-	}
 	for id, cases := range tr.corpus {
-		if !known[id] {
+		if !spec.Known(id) {
 			tr.problems = append(tr.problems, fmt.Sprintf("corpus case testdata/%s expects unknown requirement %s", cases[0], id))
 		}
 	}
 	for id, tests := range tr.goTests {
-		if !known[id] {
+		if !spec.Known(id) {
 			tr.problems = append(tr.problems, fmt.Sprintf("%s: %s is named after unknown requirement %s", tests[0].File, tests[0].Name, id))
 		}
 	}

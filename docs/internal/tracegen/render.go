@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // header opens docs/traceability.md; links in the file are relative to docs/.
@@ -95,7 +95,7 @@ func goTestCell(tests []goTest) string {
 	return strings.Join(parts, "<br>")
 }
 
-func specCell(tr *trace, r docs.Requirement) string {
+func specCell(tr *trace, r spec.Requirement) string {
 	texts := tr.specs[r.ID]
 	if len(texts) == 0 {
 		if reason := tr.pending[r.ID]; reason != "" {

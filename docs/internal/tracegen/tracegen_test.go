@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"podspec.dev/podspec/conformance/suites"
-	"podspec.dev/podspec/docs"
+	"podspec.dev/podspec/spec"
 )
 
 // current is the trace of this module's working tree (Ginkgo allows one dry run per process).
@@ -183,7 +183,7 @@ func TestCorpusCasesAreReadFromTheExpectationHeader(t *testing.T) {
 }
 
 func TestRenderNamesWhatChecksEachRequirement(t *testing.T) {
-	reqs := []docs.Requirement{
+	reqs := []spec.Requirement{
 		{ID: "DEP-003", Level: "MUST", Profile: "core", EnforcedBy: []string{"validator"}, Source: "spec/ordering.md"},
 		{ID: "STOP-006", Level: "MUST", Profile: "core", EnforcedBy: []string{"runtime"}, Source: "spec/stop.md"},
 		{ID: "GC-001", Level: "MUST", Profile: "gc", EnforcedBy: []string{"runtime"}, Source: "spec/stop.md"},

@@ -1,0 +1,166 @@
+// Package spec is the rule catalog: every requirement of podspec's specification as a typed
+// value, generated from docs/requirements.yaml and the anchors of docs/spec.md and
+// docs/spec/*.md by `go generate ./spec/` (catalog.go; a test fails when it is stale).
+//
+// Each requirement has a constant for its ID (spec.MAN001 is "MAN-001"), its RFC 2119 level,
+// the severity a finding under it has (derived from the level), its sentence verbatim from the
+// spec, the spec file that anchors it, its area, capability profile, enforcers and the spec
+// version that introduced it. Every other package that names a rule, its severity or its text
+// reads it from here: the validator's engines, `podspec rules`, the reports, the traceability
+// generator and the conformance suite. The package imports nothing of podspec, so any package
+// can depend on it.
+package spec
+
+import "slices"
+
+// Levels of a requirement: the RFC 2119 key word of its sentence (MUST NOT counts as MUST,
+// SHOULD NOT as SHOULD).
+const (
+	Must   = "MUST"
+	Should = "SHOULD"
+	May    = "MAY"
+)
+
+// Enforcers of a requirement.
+const (
+	// EnforcedByValidator marks a requirement the validator checks. Alone, it makes the
+	// requirement a rule that `podspec validate` reports findings under (see IsRule).
+	EnforcedByValidator = "validator"
+	// EnforcedByRuntime marks a requirement a runtime must meet: a conformance spec labelled
+	// req:<ID>, a Go test named after it on the reference runtime, or an entry in the suite's
+	// pending list must exist for it (see docs/traceability.md).
+	EnforcedByRuntime = "runtime"
+)
+
+// Capability profiles a requirement can belong to.
+const (
+	ProfileCore     = "core"
+	ProfileDefer    = "defer"
+	ProfileNotifier = "notifier"
+	ProfileUpdate   = "update"
+	ProfileGC       = "gc"
+)
+
+// Severity of a finding reported under a requirement: error or warning.
+type Severity string
+
+// Severities. A MUST requirement's findings are errors, a SHOULD requirement's warnings; the
+// generator refuses a validator rule of level MAY.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// SeverityForLevel is the severity of findings under a requirement of the given level: Error for
+// MUST, Warning otherwise.
+func SeverityForLevel(level string) Severity {
+	if level == Must {
+		return Error
+	}
+	return Warning
+}
+
+// Requirement is one normative sentence of the specification.
+type Requirement struct {
+	// ID is the stable identifier, AREA-NNN (e.g. STOP-006); it is also the anchor in the spec.
+	ID string `json:"id"`
+	// Level is Must, Should or May.
+	Level string `json:"level"`
+	// Severity is the severity of a finding under this requirement, derived from Level.
+	Severity Severity `json:"severity"`
+	// Area is the ID's prefix (e.g. STOP).
+	Area string `json:"area"`
+	// Text is the sentence, verbatim from the spec (Markdown inline code kept).
+	Text string `json:"text"`
+	// EnforcedBy lists EnforcedByValidator and/or EnforcedByRuntime.
+	EnforcedBy []string `json:"enforcedBy"`
+	// Profile is the capability profile: core, defer, notifier, update or gc.
+	Profile string `json:"profile"`
+	// Since is the specification version that introduced the requirement.
+	Since string `json:"since"`
+	// Source is the spec file that holds the requirement's anchor, relative to docs/
+	// (e.g. "spec/stop.md").
+	Source string `json:"source"`
+}
+
+// ValidatorRule reports whether the validator checks this requirement.
+func (r Requirement) ValidatorRule() bool {
+	return slices.Contains(r.EnforcedBy, EnforcedByValidator)
+}
+
+// RuntimeTested reports whether the conformance suite tests this requirement on a runtime.
+func (r Requirement) RuntimeTested() bool {
+	return slices.Contains(r.EnforcedBy, EnforcedByRuntime)
+}
+
+// IsRule reports whether `podspec validate` reports findings under this requirement's ID: the
+// validator enforces it and no runtime does. A requirement both enforce (MAN-010, UPD-003) is a
+// runtime's duty to refuse what the validator finds; its findings carry the validator's rules.
+func (r Requirement) IsRule() bool {
+	return r.ValidatorRule() && !r.RuntimeTested()
+}
+
+// Link is the requirement's location in the repository, e.g. "docs/spec/stop.md#STOP-006".
+func (r Requirement) Link() string {
+	return "docs/" + r.Source + "#" + r.ID
+}
+
+func (r Requirement) clone() Requirement {
+	r.EnforcedBy = slices.Clone(r.EnforcedBy)
+	return r
+}
+
+// byID indexes requirements by ID.
+var byID = func() map[string]int {
+	m := make(map[string]int, len(requirements))
+	for i, r := range requirements {
+		m[r.ID] = i
+	}
+	return m
+}()
+
+// All returns every requirement in registry order (the order of the spec's documents). The
+// slice is a fresh copy the caller may modify.
+func All() []Requirement {
+	out := make([]Requirement, len(requirements))
+	for i, r := range requirements {
+		out[i] = r.clone()
+	}
+	return out
+}
+
+// Rules returns the requirements `podspec validate` reports findings under (IsRule), in
+// registry order.
+func Rules() []Requirement {
+	var out []Requirement
+	for _, r := range requirements {
+		if r.IsRule() {
+			out = append(out, r.clone())
+		}
+	}
+	return out
+}
+
+// Lookup returns the requirement with the given ID, and false for an unknown one.
+func Lookup(id string) (Requirement, bool) {
+	i, ok := byID[id]
+	if !ok {
+		return Requirement{}, false
+	}
+	return requirements[i].clone(), true
+}
+
+// Known reports whether id is a requirement ID.
+func Known(id string) bool {
+	_, ok := byID[id]
+	return ok
+}
+
+// SeverityOf is the severity of a finding under the rule id. An unknown ID is an Error: the
+// catalog's tests hold every rule the code reports to a known ID.
+func SeverityOf(id string) Severity {
+	if i, ok := byID[id]; ok {
+		return requirements[i].Severity
+	}
+	return Error
+}

@@ -1,0 +1,90 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSeverityIsDerivedFromTheLevel(t *testing.T) {
+	for _, r := range All() {
+		if r.Severity != SeverityForLevel(r.Level) {
+			t.Errorf("%s: level %s, severity %s", r.ID, r.Level, r.Severity)
+		}
+		if got := SeverityOf(r.ID); got != r.Severity {
+			t.Errorf("SeverityOf(%s) = %s, want %s", r.ID, got, r.Severity)
+		}
+	}
+	for level, want := range map[string]Severity{Must: Error, Should: Warning, May: Warning} {
+		if got := SeverityForLevel(level); got != want {
+			t.Errorf("SeverityForLevel(%s) = %s, want %s", level, got, want)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	cases := []struct {
+		name   string
+		id     string
+		wantOK bool
+	}{
+		{"a known requirement is found", STOP001, true},
+		{"an unknown ID is not found", "STOP-999", false},
+		{"an ID in lower case is not found", "stop-001", false},
+		{"the empty string is not found", "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, ok := Lookup(tc.id)
+			if ok != tc.wantOK || Known(tc.id) != tc.wantOK {
+				t.Fatalf("Lookup(%q) ok = %v, Known = %v, want %v", tc.id, ok, Known(tc.id), tc.wantOK)
+			}
+			if ok && (r.ID != tc.id || r.Source == "" || r.Link() != "docs/"+r.Source+"#"+tc.id) {
+				t.Errorf("Lookup(%q) = %+v", tc.id, r)
+			}
+		})
+	}
+}
+
+func TestAResultIsACopy(t *testing.T) {
+	first := All()
+	first[0].Text = "changed"
+	first[0].EnforcedBy[0] = "changed"
+	r, _ := Lookup(first[0].ID)
+	r.EnforcedBy[0] = "changed too"
+	rules := Rules()
+	rules[0].EnforcedBy[0] = "changed as well"
+	second := All()
+	if second[0].Text == "changed" || strings.HasPrefix(second[0].EnforcedBy[0], "changed") {
+		t.Error("changing a result of All, Lookup or Rules changed the catalog")
+	}
+}
+
+func TestRulesAreTheValidatorOnlyRequirements(t *testing.T) {
+	rules := Rules()
+	if len(rules) == 0 {
+		t.Fatal("no rules")
+	}
+	n := 0
+	for _, r := range All() {
+		if r.ValidatorRule() && !r.RuntimeTested() {
+			if rules[n].ID != r.ID {
+				t.Fatalf("rule %d is %s, want %s", n, rules[n].ID, r.ID)
+			}
+			n++
+		}
+	}
+	if n != len(rules) {
+		t.Errorf("Rules() has %d entries, the registry %d validator-only requirements", len(rules), n)
+	}
+	for _, id := range []string{MAN010, UPD003} {
+		if r, _ := Lookup(id); r.IsRule() || !r.ValidatorRule() {
+			t.Errorf("%s: a runtime sentence the validator also checks is not a rule of its own", id)
+		}
+	}
+}
+
+func TestAnUnknownRuleIsAnError(t *testing.T) {
+	if got := SeverityOf("XYZ-001"); got != Error {
+		t.Errorf("SeverityOf(unknown) = %s, want error", got)
+	}
+}

@@ -39,6 +39,8 @@ MUTANTS=(
   "notify_terminating;req:NOTIF-008;;NOTIF-008;PodTerminating"
   "defer_late_retry;req:DEFER-017;;DEFER-017;no retry"
   "exec_group_only_kill;req:NTF-008;A notifier action with descendants;NTF-008;must not happen"
+  "backoff_uncapped;req:RST-008;Back-off cap;RST-008;capped at maxSeconds"
+  "sidecar_not_restarted_in_stop;req:SIDE-001;Sidecars exiting during the stop sequence;SIDE-001;was not restarted"
 )
 
 # Mutants known to survive, with the reason: reported, not failing the run; a waived mutant that

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -34,6 +35,33 @@ func (s *suite) registerRestart() {
 			Expect(gap).To(BeNumerically("<", time.Duration(resetInitial*resetFactor*float64(time.Second))-tol.EarlyMargin.Value),
 				"the second restart waited %v: the back-off was not reset (initial %vs, factor %v)\n%s", gap, resetInitial, resetFactor, tl)
 			Expect(gap).To(BeNumerically("<=", time.Duration(resetInitial*float64(time.Second))+tol.Reaction.Value), "second restart after %v\n%s", gap, tl)
+		})
+	})
+
+	// A factor of 4 from 0.5 s reaches maxSeconds 1 s at the second restart: the delays are
+	// 0.5 s, 1 s, 1 s. A runtime that never caps the back-off waits 2 s and then 8 s, far past
+	// the third restart's cap plus the reaction tolerance.
+	const capInitial, capFactor, capMax = 0.5, 4.0, 1.0
+	capped := &fw.Scenario{
+		Short: "backoff-cap",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).Backoff(capInitial, capFactor, capMax, 600).
+			Main("a", fw.ExitAfter(0, ms(100)).Codes("1", "1", "1", "0")),
+	}
+	s.ordered("Back-off cap", capped, func(get func() *fw.Outcome) {
+		It("caps the back-off at maxSeconds, from the restart whose delay would exceed it on", req("RST-008"), func() {
+			tl := get().Timeline
+			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "a"))
+			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "a"))
+			Expect(starts).To(HaveLen(4), "%s", tl)
+			Expect(len(exits)).To(BeNumerically(">=", 3), "%s", tl)
+			tol := s.f.Tolerances()
+			for n := 1; n <= 3; n++ {
+				want := min(capInitial*math.Pow(capFactor, float64(n-1)), capMax)
+				delay := time.Duration(want * float64(time.Second))
+				gap := starts[n].Time.Sub(exits[n-1].Time)
+				Expect(gap).To(BeNumerically(">=", delay-tol.EarlyMargin.Value), "restart %d came %v after the exit, before its back-off %v (%s %v)\n%s", n, gap, delay, tol.EarlyMargin.Name, tol.EarlyMargin.Value, tl)
+				Expect(gap).To(BeNumerically("<=", delay+tol.Reaction.Value), "restart %d came %v after the exit, later than its back-off %v capped at maxSeconds %vs + %s %v\n%s", n, gap, delay, capMax, tol.Reaction.Name, tol.Reaction.Value, tl)
+			}
 		})
 	})
 

@@ -80,9 +80,10 @@ type Engine struct {
 	forced      bool
 	// reserveReached is set at the reserve point of the grace budget.
 	reserveReached bool
-	// sidecarsStopping is set when the sidecars' stop step begins: no more sidecar restarts.
-	sidecarsStopping bool
-	deadlineArmed    bool
+	// killingAll is set when the stop sequence's final SIGKILL of everything still running
+	// begins (budget over, forced, or every step done): no more sidecar restarts.
+	killingAll    bool
+	deadlineArmed bool
 	// started is set once Run launched the container goroutines; a stop requested earlier
 	// is recorded and its sequence started by Run.
 	started    bool

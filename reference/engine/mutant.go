@@ -65,3 +65,12 @@ func (e *Engine) mutantDefersOnForce(ctx context.Context) {
 	e.forced = true
 	e.mu.Unlock()
 }
+
+// mutantUncappedBackoff is initial×factor^k without the cap at maxSeconds.
+func mutantUncappedBackoff(b *v1alpha1.Backoff, k int) time.Duration {
+	d := *b.InitialSeconds
+	for i := 0; i < k; i++ {
+		d *= *b.Factor
+	}
+	return fractionalSeconds(d)
+}

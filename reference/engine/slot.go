@@ -23,6 +23,9 @@ type slot struct {
 
 	inst     *instance // the live instance, nil between instances
 	creating bool      // an instance is being created
+	// stopStep is set when a sidecar's own step of the stop sequence begins: from then on it
+	// is not restarted (SIDE-001).
+	stopStep bool
 }
 
 // instance is one OCI container of a slot.
@@ -256,7 +259,11 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 // containers once the stop sequence began, sidecars once their own stop step began.
 func (e *Engine) noRestartLocked(s *slot) bool {
 	if s.kind == KindSidecar {
-		return e.sidecarsStopping || e.forced || (e.terminating && !s.rec().EverRan)
+		if mutant.SidecarNotRestartedInStop && e.terminating {
+			e.mutantNote("sidecar not restarted once the stop sequence began")
+			return true
+		}
+		return s.stopStep || e.killingAll || e.forced || (e.terminating && !s.rec().EverRan)
 	}
 	return e.terminating
 }
@@ -564,6 +571,9 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 
 // backoffDelay is initial×factor^k, capped at max.
 func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
+	if mutant.BackoffUncapped {
+		return mutantUncappedBackoff(b, k)
+	}
 	d := *b.InitialSeconds
 	for i := 0; i < k && d < *b.MaxSeconds; i++ {
 		d *= *b.Factor

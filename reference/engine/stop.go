@@ -173,7 +173,7 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 	e.endDefers(budget)
 	// Budget over, forced, or all steps done: SIGKILL whatever still runs, until it is gone.
 	e.mu.Lock()
-	e.sidecarsStopping = true
+	e.killingAll = true
 	e.commitLocked()
 	e.mu.Unlock()
 	for {
@@ -308,12 +308,9 @@ func (e *Engine) stopMains(ctx context.Context) {
 }
 
 // stopSidecars is step 4: the sidecars one at a time in reverse list order — preStop hook,
-// stop signal, wait for the exit. From here on sidecars are no longer restarted.
+// stop signal, wait for the exit. A sidecar is no longer restarted once its own step begins;
+// until then it is, also while a later sidecar is being stopped (SIDE-001).
 func (e *Engine) stopSidecars(ctx context.Context) {
-	e.mu.Lock()
-	e.sidecarsStopping = true
-	e.commitLocked()
-	e.mu.Unlock()
 	for i := len(e.slots) - 1; i >= 0; i-- {
 		s := e.slots[i]
 		if mutant.SidecarsForward {
@@ -324,6 +321,7 @@ func (e *Engine) stopSidecars(ctx context.Context) {
 			continue
 		}
 		e.mu.Lock()
+		s.stopStep = true
 		inst := s.inst
 		resumed := e.hookEndedBeforeAdoptionLocked(s, inst)
 		e.mu.Unlock()

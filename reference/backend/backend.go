@@ -51,12 +51,16 @@ type Backend struct {
 // counted by the store).
 func New(root, ociRuntime string) *Backend {
 	return &Backend{
-		Runtime:   &oci.Runtime{Binary: ociRuntime, Root: filepath.Join(root, "runc")},
+		Runtime:   &oci.Runtime{Binary: ociRuntime, Root: filepath.Join(root, "runc"), FeaturesFile: filepath.Join(root, FeaturesFile)},
 		Images:    &image.Store{Root: filepath.Join(root, "images")},
 		Sandboxes: pinnedSandboxer{},
 		SharedDir: filepath.Join(root, store.SharedVolumesDir),
 	}
 }
+
+// FeaturesFile, in a runtime root, keeps what the OCI runtime was found to support
+// (oci.Features), so that each supervisor does not probe it again.
+const FeaturesFile = "oci-features.json"
 
 var _ engine.Backend = (*Backend)(nil)
 

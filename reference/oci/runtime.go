@@ -34,6 +34,7 @@ import (
 	"time"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
 )
 
 // DefaultBinary is the runtime used when Runtime.Binary is empty.
@@ -59,6 +60,11 @@ type Runtime struct {
 	// Root is the runtime's state directory (global --root flag). Empty means the runtime's
 	// default. Pods of one podspec installation share one Root.
 	Root string
+	// FeaturesFile, when set, keeps the runtime's probed Features across processes.
+	FeaturesFile string
+
+	// features, when set, is used instead of probing (the probe's own containers).
+	features *Features
 }
 
 // IO is the standard streams of a container's or exec'd process. A nil file means /dev/null.
@@ -85,6 +91,32 @@ func (io IO) orDevNull() (IO, func(), error) {
 		}
 	}
 	return io, func() { devnull.Close() }, nil
+}
+
+// dup returns io with each stream's descriptor duplicated, and the function that closes the
+// duplicates (for a retried invocation once the first has closed its own).
+func (io IO) dup() (IO, func(), error) {
+	var out IO
+	var opened []*os.File
+	closeAll := func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}
+	for _, s := range []struct{ src, dst **os.File }{{&io.Stdin, &out.Stdin}, {&io.Stdout, &out.Stdout}, {&io.Stderr, &out.Stderr}} {
+		if *s.src == nil {
+			continue
+		}
+		fd, err := unix.FcntlInt((*s.src).Fd(), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			closeAll()
+			return IO{}, nil, err
+		}
+		f := os.NewFile(uintptr(fd), (*s.src).Name())
+		opened = append(opened, f)
+		*s.dst = f
+	}
+	return out, closeAll, nil
 }
 
 // Container statuses reported by State, as defined by the OCI runtime specification.
@@ -317,6 +349,16 @@ func (r *Runtime) begin(ctx context.Context, inv invocation) (*invoked, error) {
 	}
 	p := &invoked{r: r, ctx: ctx, inv: inv, lf: lf, ef: ef, done: make(chan struct{})}
 	cmd := exec.Command(r.binary(), args...)
+	if inv.globalFlags {
+		f, err := r.Features(ctx)
+		if err == nil && f.MaskHybridControllers {
+			cmd, err = maskedCommand(r.binary(), args)
+		}
+		if err != nil {
+			p.closeFiles()
+			return nil, err
+		}
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, ef
 	if inv.io.Stdin != nil {
 		cmd.Stdin = inv.io.Stdin
@@ -331,7 +373,10 @@ func (r *Runtime) begin(ctx context.Context, inv invocation) (*invoked, error) {
 		cmd.Stderr = inv.io.Stderr
 	}
 	if inv.newGroup {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setpgid = true
 	}
 	if err := cmd.Start(); err != nil {
 		p.closeFiles()
@@ -469,8 +514,12 @@ func (r *Runtime) Create(ctx context.Context, id, bundle string, io IO) (int, er
 		return 0, fmt.Errorf("create %s: %w", id, err)
 	}
 	defer closeIO()
-	code, diag, err := r.run(ctx, invocation{op: "create", id: id, io: io, globalFlags: true,
-		args: []string{"create", "--bundle", abs, "--pid-file", pidFile, id}})
+	inv := invocation{op: "create", id: id, io: io, globalFlags: true,
+		args: []string{"create", "--bundle", abs, "--pid-file", pidFile, id}}
+	code, diag, err := r.run(ctx, inv)
+	if err == nil && code != 0 && r.retryMasked(ctx) {
+		code, diag, err = r.run(ctx, inv)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -488,7 +537,8 @@ func (r *Runtime) Create(ctx context.Context, id, bundle string, io IO) (int, er
 	return pid, nil
 }
 
-// RunDetached starts `run --detach --no-subreaper --bundle B id`, which creates the container
+// RunDetached starts `run --detach [--no-subreaper] --bundle B id` (--no-subreaper where the
+// runtime's Features have it: runsc has no such flag and no subreaper), which creates the container
 // and starts its program in one invocation (a createRuntime hook in the bundle can hold it in
 // between). It returns once the runtime process started; the channel receives the invocation's
 // result when the runtime exits: nil, or an error with its diagnostics. Until then the
@@ -512,14 +562,35 @@ func (r *Runtime) RunDetached(ctx context.Context, id, bundle string, io IO) <-c
 		return done
 	}
 	defer closeIO() // the runtime has descriptors of its own once started
-	p, err := r.begin(ctx, invocation{op: "run", id: id, io: io, globalFlags: true,
-		args: []string{"run", "--detach", "--no-subreaper", "--bundle", abs, id}})
+	f, err := r.Features(ctx)
+	if err != nil {
+		done <- fmt.Errorf("run %s: %w", id, err)
+		return done
+	}
+	args := []string{"run", "--detach"}
+	if f.NoSubreaper {
+		args = append(args, "--no-subreaper")
+	}
+	inv := invocation{op: "run", id: id, io: io, globalFlags: true, args: append(args, "--bundle", abs, id)}
+	p, err := r.begin(ctx, inv)
 	if err != nil {
 		done <- err
 		return done
 	}
+	var reopen func() // keeps the streams open for a retry
+	if io, closeIO, err = io.dup(); err == nil {
+		inv.io, reopen = io, closeIO
+	}
 	go func() {
 		code, diag, err := p.end()
+		if err == nil && code != 0 && reopen != nil && r.retryMasked(ctx) {
+			if p, err = r.begin(ctx, inv); err == nil {
+				code, diag, err = p.end()
+			}
+		}
+		if reopen != nil {
+			reopen()
+		}
 		if err == nil && code != 0 {
 			err = &Error{Op: "run", ID: id, ExitCode: code, Message: diag, kind: classify(diag)}
 		}
@@ -610,6 +681,11 @@ func (r *Runtime) List(ctx context.Context) ([]State, error) {
 func (r *Runtime) Update(ctx context.Context, id string, res *specs.LinuxResources) error {
 	if res == nil {
 		return fmt.Errorf("update %s: no resources given", id)
+	}
+	if feat, err := r.Features(ctx); err != nil {
+		return fmt.Errorf("update %s: %w", id, err)
+	} else if !feat.Update {
+		return fmt.Errorf("update %s: %w: %s has no update verb", id, ErrUnsupported, r.binary())
 	}
 	f, err := os.CreateTemp("", "podspec-oci-resources-*.json")
 	if err != nil {

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"podspec.dev/podspec/ocilayout"
+	"podspec.dev/podspec/reference/backend"
+	"podspec.dev/podspec/reference/oci"
+)
+
+// demoOn runs examples/demo.yaml (edited by edit, when not nil) on the OCI runtime oci with
+// `run --detach` and `wait`; it returns the final PodStatus, the pod's events, and the root.
+func demoOn(t *testing.T, ociRuntime string, edit func(string) string) (map[string]any, string, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	if _, err := os.Stat(ocilayout.BusyboxPath); err != nil {
+		t.Skip("needs busybox-static")
+	}
+	dir := t.TempDir()
+	if _, err := ocilayout.Build(context.Background(), filepath.Join(dir, "images", "busybox"), ocilayout.BuildOptions{Busybox: true, Tag: "latest"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../../examples/demo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := string(b)
+	if edit != nil {
+		manifest = edit(manifest)
+	}
+	path := filepath.Join(dir, "demo.yaml")
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := cmdline{t: t, root: filepath.Join(dir, "root")}
+	if _, code := c.run("--oci-runtime", ociRuntime, "run", "--detach", path); code != 0 {
+		t.Fatalf("run --detach on %s: exit %d", ociRuntime, code)
+	}
+	t.Cleanup(func() { c.run("--oci-runtime", ociRuntime, "rm", "--force", "demo") })
+	out, code := c.run("--oci-runtime", ociRuntime, "wait", "--timeout", "120s", "demo")
+	if code != 0 {
+		t.Fatalf("wait on %s: exit %d", ociRuntime, code)
+	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("wait: %v: %s", err, out)
+	}
+	evs, _ := c.run("--oci-runtime", ociRuntime, "events", "demo")
+	return st, evs, c.root
+}
+
+func needRuntime(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not installed", name)
+	}
+	return path
+}
+
+// TestDemoPodOnEachOCIRuntime runs the demo pod of the README on every OCI runtime this host
+// has (skipping only those not installed): it must succeed on each, as on runc.
+func TestDemoPodOnEachOCIRuntime(t *testing.T) {
+	succeeds := func(t *testing.T, ociRuntime string, edit func(string) string) string {
+		st, evs, root := demoOn(t, ociRuntime, edit)
+		if st["phase"] != "Succeeded" {
+			t.Fatalf("the demo pod on %s: phase %v, want Succeeded; events:\n%s", ociRuntime, st["phase"], evs)
+		}
+		return root
+	}
+	t.Run("runc", func(t *testing.T) { succeeds(t, needRuntime(t, "runc"), nil) })
+	t.Run("crun", func(t *testing.T) {
+		root := succeeds(t, needRuntime(t, "crun"), nil)
+		// On a hybrid-cgroup host whose cgroup2 holds a controller, crun refuses every
+		// container unless the controllers are masked; the probe must have found that.
+		b, err := os.ReadFile(filepath.Join(root, backend.FeaturesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f oci.Features
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		ctl, _ := os.ReadFile(oci.HybridControllers)
+		if hybrid := len(strings.TrimSpace(string(ctl))) > 0; f.MaskHybridControllers != hybrid {
+			t.Errorf("crun's features %+v: maskHybridControllers %v, want %v (cgroup2 controllers %q)", f, f.MaskHybridControllers, hybrid, ctl)
+		}
+	})
+	t.Run("runsc", func(t *testing.T) {
+		needRuntime(t, "runsc")
+		// Without its pids limit: see TestRunscDifferences for why.
+		succeeds(t, runscHostNetwork(t), func(m string) string { return strings.Replace(m, ", pids: 32", "", 1) })
+	})
+}
+
+// runscHostNetwork is scripts/runsc-host-network (runsc --network=host).
+func runscHostNetwork(t *testing.T) string {
+	p, err := filepath.Abs("../../scripts/runsc-host-network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunscDifferences shows the two limits docs/runtime.md documents for gVisor's runsc:
+// its default network mode refuses the pod's network namespace (runsc 20221219 on kernels
+// with a per-namespace /proc/sys/net/core/rmem_default), and the sandbox's own threads count
+// against a container's pids limit, so the demo's db (pids: 32) cannot start its sandbox.
+func TestRunscDifferences(t *testing.T) {
+	path := needRuntime(t, "runsc")
+	t.Run("default network", func(t *testing.T) {
+		out, _ := exec.Command(path, "--version").Output()
+		if !strings.Contains(string(out), "0.0~20221219") {
+			t.Skipf("documented for runsc 0.0~20221219 only; this is %q", strings.TrimSpace(string(out)))
+		}
+		st, evs, _ := demoOn(t, path, nil)
+		if st["phase"] != "Failed" || !strings.Contains(evs, "cannot run with network enabled in root network namespace") {
+			t.Fatalf("the demo pod on %s: phase %v; want Failed with runsc's network refusal; events:\n%s", path, st["phase"], evs)
+		}
+	})
+	t.Run("pids limit", func(t *testing.T) {
+		st, evs, _ := demoOn(t, runscHostNetwork(t), nil)
+		if st["phase"] != "Failed" || st["exitCode"] != 2.0 || !strings.Contains(evs, `"container":"db","containerKind":"main"`) {
+			t.Fatalf("the demo pod on runsc: phase %v, exitCode %v; want db's sandbox to fail under pids: 32 (exit 2); events:\n%s", st["phase"], st["exitCode"], evs)
+		}
+	})
+}

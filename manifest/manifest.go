@@ -142,11 +142,7 @@ func (s Segment) Decode(lim Limits) ([]*Document, []finding.Finding) {
 			break
 		}
 		if err != nil {
-			f := syntaxFinding(s.File, s.Data, s.Index, err)
-			if f.Pos.Line > 0 {
-				f.Pos.Line += s.Line
-			}
-			fs = append(fs, f)
+			fs = append(fs, syntaxFinding(s.File, s.Data, s.Index, s.Line, err))
 			break
 		}
 		shiftLines(root, s.Line)
@@ -195,7 +191,17 @@ func decodeNode(dec *yaml.Decoder, n *yaml.Node) (err error) {
 	return dec.Decode(n)
 }
 
-func syntaxFinding(file string, data []byte, idx int, err error) finding.Finding {
+// syntaxFinding turns a YAML library error about data, which starts after offset lines of its
+// stream, into a MAN-006 (or MAN-007) finding positioned in the stream.
+func syntaxFinding(file string, data []byte, idx, offset int, err error) finding.Finding {
+	f := segmentSyntaxFinding(file, data, idx, offset, err)
+	if f.Pos.Line > 0 {
+		f.Pos.Line += offset
+	}
+	return f
+}
+
+func segmentSyntaxFinding(file string, data []byte, idx, offset int, err error) finding.Finding {
 	f := finding.Finding{
 		Rule: RuleSyntax, Severity: finding.Error, Engine: engineDecode, Document: idx,
 		Message: "not well-formed YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: "),
@@ -237,7 +243,7 @@ func syntaxFinding(file string, data []byte, idx int, err error) finding.Finding
 		f.Pos.Line = last
 	}
 	if strings.HasPrefix(problem, "did not find expected ',' or") && context < f.Pos.Line {
-		f.Message += fmt.Sprintf(" (in the flow collection opened on line %d)", context)
+		f.Message += fmt.Sprintf(" (in the flow collection opened on line %d)", context+offset)
 	}
 	return f
 }

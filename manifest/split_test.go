@@ -10,8 +10,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"podspec.dev/podspec/finding"
 )
 
 func TestSplit(t *testing.T) {
@@ -132,5 +135,107 @@ func TestASyntaxErrorLosesOnlyItsDocument(t *testing.T) {
 	}
 	if got := positions(fs); !reflect.DeepEqual(got, []pos{{"MAN-006", 1, 0}, {"MAN-006", 5, 0}}) {
 		t.Errorf("findings %v", got)
+	}
+}
+
+// streamAll reads every segment and finding of a Stream over r.
+func streamAll(t *testing.T, r io.Reader, lim Limits) ([]Segment, []finding.Finding) {
+	t.Helper()
+	s := NewStream("f", r, lim)
+	var segs []Segment
+	for {
+		seg, ok := s.Next()
+		if !ok {
+			break
+		}
+		segs = append(segs, seg)
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	return segs, s.Findings()
+}
+
+// A Stream cuts the same segments, with the same findings, as Split of the whole input,
+// whatever sizes the reads come in and however long the lines are.
+func TestStreamCutsLikeSplit(t *testing.T) {
+	inputs := []string{
+		"a: 1\nb: 2\n", "---\na: 1\n", "# c\n%YAML 1.2\n---\na: 1\n---\nb: 2\n", "--- {a: 1}\n--- |\n  text\n",
+		"a: |\n  ---\n  x\n---\nb: 1\n", "a: 1\n...\nb: 2\n", "a: 1\n...\n---\nb: 2\n", "a: 1\r\n---\r\nb: 2",
+		"a: 1\n--- # next\nb: 2\n", "a: 1\n----\n", "{\n  \"a\": 1\n}\n", "", "\n", "a: 1\n---", "---\n---\n",
+		"# only a comment", "a: 1\n---\n# comment\n---\nb: 2\n...\n",
+		"a: " + strings.Repeat("x", 3*streamBuffer) + "\n---\nb: " + strings.Repeat("y", streamBuffer) + "\n---\nc: 1",
+	}
+	for _, dir := range []string{"../testdata/valid", "../testdata/invalid", "../examples"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		var all []string
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs = append(inputs, string(data))
+			all = append(all, string(data))
+		}
+		inputs = append(inputs, strings.Join(all, "\n---\n"))
+	}
+	limits := []Limits{{}, {MaxDocuments: 1}, {MaxDocuments: 2}, {MaxDocuments: 3}}
+	readers := map[string]func(string) io.Reader{
+		"whole":    func(s string) io.Reader { return strings.NewReader(s) },
+		"one byte": func(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) },
+		"data+EOF": func(s string) io.Reader { return iotest.DataErrReader(strings.NewReader(s)) },
+	}
+	for i, in := range inputs {
+		for _, lim := range limits {
+			want, wantF := Split("f", []byte(in), lim)
+			for name, r := range readers {
+				got, gotF := streamAll(t, r(in), lim)
+				if len(got) != len(want) {
+					t.Fatalf("input %d, %+v, %s reads: %d segments, Split cut %d", i, lim, name, len(got), len(want))
+				}
+				for j := range got {
+					if got[j].Index != want[j].Index || got[j].Line != want[j].Line || !bytes.Equal(got[j].Data, want[j].Data) {
+						t.Errorf("input %d, %+v, %s reads: segment %d differs: %d/%d, %d/%d lines", i, lim, name, j, got[j].Index, want[j].Index, got[j].Line, want[j].Line)
+					}
+				}
+				if !reflect.DeepEqual(gotF, wantF) {
+					t.Errorf("input %d, %+v, %s reads: findings %v, Split's %v", i, lim, name, gotF, wantF)
+				}
+			}
+		}
+	}
+}
+
+// A stream past the size limit ends before the document that crosses it, with a MAN-007
+// finding that points at that document, and without reading it whole.
+func TestStreamStopsAtTheSizeLimit(t *testing.T) {
+	in := "a: 1\n---\nb: 2\n---\nc: " + strings.Repeat("x", 1<<20) + "\n"
+	segs, fs := streamAll(t, strings.NewReader(in), Limits{MaxBytes: 64 << 10})
+	if len(segs) != 2 || string(segs[1].Data) != "---\nb: 2\n" {
+		t.Fatalf("segments %+v", segs)
+	}
+	if len(fs) != 1 || fs[0].Rule != RuleLimit || fs[0].Document != 2 || fs[0].Pos.Line != 4 {
+		t.Errorf("findings %+v", fs)
+	}
+}
+
+// A read error ends the stream and is reported; the segments before it were returned.
+func TestStreamReportsReadErrors(t *testing.T) {
+	boom := errors.New("boom")
+	s := NewStream("f", io.MultiReader(strings.NewReader("a: 1\n---\nb: 2\n"), iotest.ErrReader(boom)), Limits{})
+	seg, ok := s.Next()
+	if !ok || string(seg.Data) != "a: 1\n" {
+		t.Fatalf("first segment %q %v", seg.Data, ok)
+	}
+	if _, ok := s.Next(); ok || !errors.Is(s.Err(), boom) {
+		t.Errorf("after the error: %v %v", ok, s.Err())
+	}
+}
+
+// A syntax error's message names lines of the stream, not of its document's segment.
+func TestSyntaxMessageLinesAreStreamLines(t *testing.T) {
+	_, fs := Decode("f", []byte("a: 1\n---\nb: [1,\n  2\nc: 3\n"), DefaultLimits())
+	if len(fs) != 1 || fs[0].Pos.Line != 5 || !strings.HasSuffix(fs[0].Message, "(in the flow collection opened on line 3)") {
+		t.Errorf("findings %+v", fs)
 	}
 }

@@ -132,6 +132,28 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 			}
 			return true
 		}
+		stream := func(name string, r io.Reader) bool {
+			st := manifest.NewStream(name, r, v.opts.Limits)
+			seg, ok := st.Next()
+			first := true
+			for ok {
+				cur := seg
+				seg, ok = st.Next()
+				last := !ok && len(st.Findings()) == 0 && st.Err() == nil
+				if !send(job{seg: &cur, first: first, last: last}) {
+					return false
+				}
+				first = false
+			}
+			if err := st.Err(); err != nil {
+				return send(job{err: err, first: first, last: true})
+			}
+			extra := v.streamFindings(name, st.Findings())
+			if first || len(extra) > 0 {
+				return send(job{results: extra, first: first, last: true})
+			}
+			return true
+		}
 		for _, p := range paths {
 			if p == "-" {
 				data, err := ReadStream(stdin, StdinName, v.opts.Limits.MaxBytes)
@@ -149,9 +171,12 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 				continue
 			}
 			err := walk(p, v.opts.Skipped, func(name string) bool {
-				data, err := ReadFile(name, v.opts.Limits.MaxBytes)
+				data, large, err := readOrOpen(name, v.opts.Limits.MaxBytes, streamAbove)
 				var big *TooLargeError
 				switch {
+				case large != nil:
+					defer large.Close()
+					return stream(name, large)
 				case errors.As(err, &big):
 					return send(job{results: []*report.Result{tooLarge(big)}, first: true, last: true})
 				case err != nil:
@@ -380,3 +405,8 @@ func isManifestName(name string) bool {
 	}
 	return false
 }
+
+// streamAbove is the file size above which a file is read one document at a time instead of
+// whole: memory stays bounded by the largest document however large the file is, and smaller
+// files (nearly all manifests) are read with one system call.
+const streamAbove = 1 << 20

@@ -12,6 +12,7 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/timeline"
 )
@@ -125,7 +126,7 @@ func writeOutput(name string, data []byte) error {
 		_, err := os.Stdout.Write(data)
 		return err
 	}
-	if err := store.WriteFileAtomic(name, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(name, data, 0o644); err != nil {
 		return errf(codeIO, "write %s: %v", name, err)
 	}
 	return nil

@@ -26,6 +26,18 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // masked by the umask). When write returns an error, path is unchanged and the error is
 // returned wrapped.
 func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
+	return replace(path, perm, write, true)
+}
+
+// WriteNoSync is Write without the fsyncs: readers still see the old content or the new, never
+// a part, but after a host crash path may hold either, or be empty. It is for files read at
+// once, in the same boot, and worth nothing after a crash (an OCI bundle's config.json, a
+// cache stamp), where a disk flush would only slow the path that writes them.
+func WriteNoSync(path string, perm os.FileMode, write func(io.Writer) error) error {
+	return replace(path, perm, write, false)
+}
+
+func replace(path string, perm os.FileMode, write func(io.Writer) error, durable bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -45,8 +57,10 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
 	if err := write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -55,6 +69,9 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
 		return fmt.Errorf("rename %s: %w", path, err)
 	}
 	ok = true
+	if !durable {
+		return nil
+	}
 	return SyncDir(dir)
 }
 

@@ -49,6 +49,24 @@ func TestAFailedWriteLeavesTheOldFileAndNoTemporary(t *testing.T) {
 	assertOnly(t, dir, "state.json")
 }
 
+func TestWriteNoSyncReplacesContent(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.json")
+	for _, content := range []string{"first", "second"} {
+		err := WriteNoSync(p, 0o600, func(w io.Writer) error {
+			_, err := io.WriteString(w, content)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != content {
+			t.Fatalf("content = %q, want %q", b, content)
+		}
+	}
+	assertOnly(t, dir, "config.json")
+}
+
 func TestWriteIntoAMissingDirectoryFails(t *testing.T) {
 	if err := WriteFile(filepath.Join(t.TempDir(), "no", "such"), nil, 0o600); err == nil {
 		t.Fatal("write into a missing directory succeeded")

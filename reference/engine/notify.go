@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
@@ -234,7 +235,7 @@ func (e *Engine) rememberTurn(req *notify.DeliverRequest) error {
 	if err != nil {
 		return err
 	}
-	return store.WriteFileAtomic(e.pod.Path(notifyDir, req.UID+".json"), b, 0o600)
+	return atomicfile.WriteFile(e.pod.Path(notifyDir, req.UID+".json"), b, 0o600)
 }
 
 func (e *Engine) forgetTurn(uid string) {

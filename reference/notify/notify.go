@@ -12,7 +12,7 @@
 //	notifications/<name>/runner.lock           held (flock) by the live runner process
 //	notifications/<name>/runner.log            the runner's diagnostics
 //
-// Every file is replaced atomically (store.WriteFileAtomic), like a pod's state. The status in
+// Every file is replaced atomically (internal/atomicfile), like a pod's state. The status in
 // notification.json stays bounded — a phase, six counters, two timestamps and at most
 // v1alpha1.MaxNotificationFailures failures — however many pods are targeted; the per-pod
 // detail is in the records (NOTIF-016 … NOTIF-018).
@@ -41,6 +41,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -240,7 +241,7 @@ func (s *Store) Create(n *v1alpha1.Notification, pods *store.Store) (*Object, er
 	if err := os.Rename(tmp, dir); err != nil {
 		return fail(fmt.Errorf("create notification %s: %w", name, err))
 	}
-	return obj, syncDir(s.Dir)
+	return obj, atomicfile.SyncDir(s.Dir)
 }
 
 func (s *Store) nextSeq() (int64, error) {
@@ -252,7 +253,7 @@ func (s *Store) nextSeq() (int64, error) {
 		return 0, fmt.Errorf("read notification sequence: %w", err)
 	}
 	seq++
-	if err := store.WriteFileAtomic(p, []byte(strconv.FormatInt(seq, 10)+"\n"), 0o600); err != nil {
+	if err := atomicfile.WriteFile(p, []byte(strconv.FormatInt(seq, 10)+"\n"), 0o600); err != nil {
 		return 0, err
 	}
 	return seq, nil
@@ -322,7 +323,7 @@ func writeObject(path string, o *Object) error {
 	if err != nil {
 		return fmt.Errorf("encode notification: %w", err)
 	}
-	return store.WriteFileAtomic(path, append(b, '\n'), 0o600)
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // Remove deletes a Notification (NOTIF-019, NOTIF-020): its directory is first renamed away
@@ -346,7 +347,7 @@ func (s *Store) Remove(name string) error {
 	if err := os.RemoveAll(tomb); err != nil {
 		return fmt.Errorf("remove notification %s: %w", name, err)
 	}
-	return syncDir(s.Dir)
+	return atomicfile.SyncDir(s.Dir)
 }
 
 // ReadRecord reads one pod record.
@@ -371,7 +372,7 @@ func WriteRecord(path string, r *v1alpha1.PodNotificationRecord) error {
 	if err != nil {
 		return fmt.Errorf("encode pod record: %w", err)
 	}
-	return store.WriteFileAtomic(path, append(b, '\n'), 0o600)
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // Records reads every pod record of the Notification in dir, sorted by pod name (then UID).
@@ -520,16 +521,4 @@ func addFailures(st *v1alpha1.NotificationStatus, r *v1alpha1.PodNotificationRec
 			add(v1alpha1.NotificationFailure{Pod: r.Pod, PodUID: r.PodUID, Container: d.Name, Reason: d.Reason, Message: d.Message})
 		}
 	}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package oci
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,8 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"github.com/opencontainers/runtime-tools/generate"
 	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/internal/atomicfile"
 )
 
 // Namespace types accepted in ContainerConfig.JoinNamespaces.
@@ -312,21 +315,10 @@ func WriteBundle(dir string, c ContainerConfig) error {
 		return fmt.Errorf("write bundle %s: %w", dir, err)
 	}
 	g := generate.NewFromSpec(spec)
-	tmp := filepath.Join(dir, ".config.json.tmp")
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	err = atomicfile.WriteNoSync(filepath.Join(dir, "config.json"), 0o600, func(w io.Writer) error {
+		return g.Save(w, generate.ExportOptions{})
+	})
 	if err != nil {
-		return fmt.Errorf("write bundle %s: %w", dir, err)
-	}
-	err = g.Save(f, generate.ExportOptions{})
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write bundle %s: %w", dir, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, "config.json")); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write bundle %s: %w", dir, err)
 	}
 	return nil

@@ -35,6 +35,8 @@ import (
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/internal/atomicfile"
 )
 
 // DefaultBinary is the runtime used when Runtime.Binary is empty.
@@ -218,12 +220,11 @@ func (r *Runtime) CheckAvailableCached(ctx context.Context, stamp string) error 
 		return fmt.Errorf("%w: %s does not work: %v", ErrUnavailable, path, err)
 	}
 	if stamp != "" && id != "" {
-		tmp := fmt.Sprintf("%s.%d.tmp", stamp, os.Getpid())
-		if os.WriteFile(tmp, []byte(id), 0o600) == nil {
-			if os.Rename(tmp, stamp) != nil {
-				os.Remove(tmp)
-			}
-		}
+		// A stamp that cannot be written only costs the next process the version check.
+		_ = atomicfile.WriteNoSync(stamp, 0o600, func(w io.Writer) error {
+			_, err := io.WriteString(w, id)
+			return err
+		})
 	}
 	return nil
 }

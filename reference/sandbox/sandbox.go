@@ -34,6 +34,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 )
@@ -133,7 +134,7 @@ func Create(ctx context.Context, rt *oci.Runtime, dir, podName, podUID string) (
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(abs, stateFile), b); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(abs, stateFile), b, 0o600); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
 	ok = true
@@ -315,28 +316,6 @@ func removeCgroup(ctx context.Context, path string) error {
 			return errors.Join(err, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
-	}
-	return err
-}
-
-func writeFileAtomic(p string, b []byte) error {
-	tmp := p + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
 	}
 	return err
 }

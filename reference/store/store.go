@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/atomicfile"
 )
 
 // ErrNotFound is returned for a pod that does not exist.
@@ -112,7 +113,7 @@ func (s *Store) Create(name string) (*Pod, error) {
 			return nil, fmt.Errorf("create pod directory: %w", err)
 		}
 	}
-	return &Pod{Name: name, Dir: dir}, syncDir(filepath.Dir(dir))
+	return &Pod{Name: name, Dir: dir}, atomicfile.SyncDir(filepath.Dir(dir))
 }
 
 // Pod returns an existing pod; ErrNotFound if there is none with a state file.
@@ -161,7 +162,7 @@ func (p *Pod) Remove() error {
 	if err := os.RemoveAll(p.Dir); err != nil {
 		return fmt.Errorf("remove pod %s: %w", p.Name, err)
 	}
-	return syncDir(filepath.Dir(p.Dir))
+	return atomicfile.SyncDir(filepath.Dir(p.Dir))
 }
 
 // SupervisorInfo identifies the supervisor process that owns a pod.
@@ -271,54 +272,7 @@ func (p *Pod) WriteState(st *State) error {
 	if err != nil {
 		return fmt.Errorf("encode state of %s: %w", p.Name, err)
 	}
-	return WriteFileAtomic(p.Path(StateFile), append(b, '\n'), 0o600)
-}
-
-// WriteFileAtomic writes data to a temporary file in the same directory, fsyncs it, renames it
-// over path and fsyncs the directory, so a reader sees the old or the new content, never a part.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename %s: %w", path, err)
-	}
-	ok = true
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
+	return atomicfile.WriteFile(p.Path(StateFile), append(b, '\n'), 0o600)
 }
 
 // Lock is a held lock (flock, or an open-file-description record lock); Unlock releases it.

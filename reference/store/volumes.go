@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/atomicfile"
 )
 
 // Shared named volumes (docs/spec/gc-volumes.md, VOL-010 … VOL-013) live below the runtime
@@ -83,7 +84,7 @@ func (s *Store) writeRefs(refs *volumeRefs) error {
 	if err != nil {
 		return fmt.Errorf("shared volume %s: %w", refs.Volume, err)
 	}
-	return WriteFileAtomic(s.refsPath(refs.Volume), append(b, '\n'), 0o600)
+	return atomicfile.WriteFile(s.refsPath(refs.Volume), append(b, '\n'), 0o600)
 }
 
 // sharedVolumes returns the shared volumes a pod declares, by shared.name (a pod that
@@ -178,7 +179,7 @@ func (s *Store) ReleaseSharedVolumes(uid string, vols []v1alpha1.Volume) ([]stri
 			errs = append(errs, fmt.Errorf("shared volume %s: %w", name, err))
 		}
 	}
-	if err := syncDir(filepath.Join(s.Root, SharedVolumesDir)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Join(s.Root, SharedVolumesDir)); err != nil {
 		errs = append(errs, err)
 	}
 	return deleted, errors.Join(errs...)

@@ -1,0 +1,183 @@
+package podman
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+)
+
+// Event is one event of the contract's stream (docs/runtime-interface.md, section 5.1).
+type Event struct {
+	Seq                int64             `json:"seq"`
+	Time               time.Time         `json:"time"`
+	Pod                string            `json:"pod"`
+	PodUID             string            `json:"podUID"`
+	Type               string            `json:"type"`
+	Container          string            `json:"container,omitempty"`
+	ContainerKind      string            `json:"containerKind,omitempty"`
+	ContainerID        string            `json:"containerID,omitempty"`
+	RestartCount       *int32            `json:"restartCount,omitempty"`
+	ExitCode           *int32            `json:"exitCode,omitempty"`
+	Reason             string            `json:"reason,omitempty"`
+	Message            string            `json:"message,omitempty"`
+	Phase              v1alpha1.PodPhase `json:"phase,omitempty"`
+	DecidedBy          string            `json:"decidedBy,omitempty"`
+	GracePeriodSeconds *int64            `json:"gracePeriodSeconds,omitempty"`
+	Force              *bool             `json:"force,omitempty"`
+	Signal             *v1alpha1.Signal  `json:"signal,omitempty"`
+}
+
+// podmanEvent is a line of `podman events --format json`.
+type podmanEvent struct {
+	ID                string    `json:"ID"`
+	Name              string    `json:"Name"`
+	Status            string    `json:"Status"`
+	Type              string    `json:"Type"`
+	Time              time.Time `json:"Time"`
+	ContainerExitCode *int32    `json:"ContainerExitCode"`
+}
+
+// Events translates podman's event log for the pod into the contract's stream: pod create →
+// PodCreated, pod start → PodStarted, a container's create, start and died → ContainerCreated,
+// ContainerStarted, ContainerExited (a start after a died: ContainerRestarting, then the new
+// instance's ContainerCreated and ContainerStarted), the adapter's own stop requests →
+// StopRequested and PodTerminating, and PodFinished once podman reports the pod exited. It is
+// computed again on each call from the append-only log, so it is the same every time.
+func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error) {
+	rec, err := a.load(name)
+	if err != nil {
+		return nil, false, err
+	}
+	out, err := a.run(ctx, "events", "--stream=false", "--format", "json", "--since", rec.CreatedAt.Add(-time.Second).Format(time.RFC3339Nano))
+	if err != nil {
+		return nil, false, err
+	}
+	byID := map[string]containerRecord{}
+	for _, c := range rec.Containers {
+		byID[c.ID] = c
+	}
+	var evs []Event
+	add := func(e Event) {
+		e.Pod, e.PodUID = rec.Name, rec.UID
+		evs = append(evs, e)
+	}
+	restarts := map[string]int32{}
+	running := map[string]bool{}
+	exited := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64*1024), 4<<20)
+	podCreated, podStarted := false, false
+	for sc.Scan() {
+		var pe podmanEvent
+		if json.Unmarshal(sc.Bytes(), &pe) != nil {
+			continue
+		}
+		if pe.Type == "pod" && pe.ID == rec.PodID {
+			switch pe.Status {
+			case "create":
+				if !podCreated {
+					podCreated = true
+					add(Event{Time: pe.Time, Type: "PodCreated"})
+				}
+			case "start":
+				if !podStarted {
+					podStarted = true
+					add(Event{Time: pe.Time, Type: "PodStarted"})
+				}
+			}
+			continue
+		}
+		c, ours := byID[pe.ID]
+		if pe.Type != "container" || !ours {
+			continue
+		}
+		n := restarts[c.ID]
+		base := Event{Time: pe.Time, Container: c.Name, ContainerKind: c.Kind}
+		inst := func(e Event, n int32) Event {
+			e.ContainerID, e.RestartCount = instanceID(c.ID, n), &n
+			return e
+		}
+		switch pe.Status {
+		case "create":
+			e := base
+			e.Type = "ContainerCreated"
+			add(inst(e, 0))
+		case "start", "restart":
+			if running[c.ID] {
+				continue
+			}
+			if exited[c.ID] {
+				n++
+				restarts[c.ID] = n
+				r := base
+				r.Type = "ContainerRestarting"
+				add(inst(r, n-1))
+				cr := base
+				cr.Type = "ContainerCreated"
+				add(inst(cr, n))
+			}
+			e := base
+			e.Type = "ContainerStarted"
+			add(inst(e, n))
+			running[c.ID], exited[c.ID] = true, false
+		case "died":
+			if !running[c.ID] {
+				continue
+			}
+			e := base
+			e.Type = "ContainerExited"
+			e.ExitCode = pe.ContainerExitCode
+			e.Reason = v1alpha1.ReasonCompleted
+			if e.ExitCode != nil && *e.ExitCode != 0 {
+				e.Reason = "Error"
+			}
+			add(inst(e, n))
+			running[c.ID], exited[c.ID] = false, true
+		}
+	}
+	for _, s := range rec.Stops {
+		g, f := s.GracePeriod, s.Force
+		add(Event{Time: s.Time, Type: "StopRequested", GracePeriodSeconds: &g, Force: &f})
+	}
+	if len(rec.Stops) > 0 {
+		add(Event{Time: rec.Stops[0].Time, Type: "PodTerminating", Reason: "StopRequested"})
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].Type == "PodCreated" != (evs[j].Type == "PodCreated") {
+			return evs[i].Type == "PodCreated"
+		}
+		return evs[i].Time.Before(evs[j].Time)
+	})
+	st, err := a.Status(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+	finished := st.Phase == v1alpha1.PodSucceeded || st.Phase == v1alpha1.PodFailed
+	if finished {
+		t := rec.CreatedAt
+		if len(evs) > 0 {
+			t = evs[len(evs)-1].Time
+		}
+		if st.FinishedAt != nil && st.FinishedAt.After(t) {
+			t = *st.FinishedAt
+		}
+		add(Event{Time: t, Type: "PodFinished", Phase: st.Phase, ExitCode: st.ExitCode, DecidedBy: st.DecidedBy, Reason: string(st.Phase)})
+	}
+	if len(evs) > 0 && evs[0].Type != "PodCreated" {
+		// podman's log lost the pod's creation (rotated): the adapter's record has it.
+		evs = append([]Event{{Time: rec.CreatedAt, Pod: rec.Name, PodUID: rec.UID, Type: "PodCreated"}}, evs...)
+	}
+	for i := range evs {
+		evs[i].Seq = int64(i + 1)
+		evs[i].Time = evs[i].Time.UTC()
+		if i > 0 && evs[i].Time.Before(evs[i-1].Time) {
+			evs[i].Time = evs[i-1].Time
+		}
+	}
+	return evs, finished, nil
+}

@@ -1,0 +1,790 @@
+// Package podman is a podspec runtime adapter (docs/runtime-interface.md, docs/adapters.md) on
+// rootful podman's own pods: a podspec Pod becomes a podman pod (`pod create --exit-policy
+// stop`, network none), its init containers podman init containers (`--init-ctr always`),
+// its main containers podman containers with podman's restart policy and stop timeout; podman
+// starts, restarts and stops them. The adapter translates and keeps no process of its own:
+// status is read from `podman inspect`, events from podman's event log (`podman events
+// --format json`), logs from `podman logs`. The only thing it records itself is what it was
+// asked (the pod's manifest and UID, and stop requests), in ROOT/pods.
+//
+// What podman cannot express is refused with Failed when a pod asks for it, never accepted and
+// ignored (see Unsupported); the optional profiles it cannot serve are not declared.
+package podman
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+)
+
+// Contract error codes (docs/runtime-interface.md, section 3).
+const (
+	CodeInvalidManifest    = "InvalidManifest"
+	CodeFailed             = "Failed"
+	CodeUsage              = "Usage"
+	CodeIO                 = "IO"
+	CodeNotFound           = "NotFound"
+	CodeConflict           = "Conflict"
+	CodeRuntimeUnavailable = "RuntimeUnavailable"
+	CodeTimeout            = "Timeout"
+)
+
+// ExitStatus is the exit status of each error code.
+var ExitStatus = map[string]int{CodeInvalidManifest: 1, CodeFailed: 1, CodeUsage: 2, CodeIO: 3,
+	CodeNotFound: 4, CodeConflict: 5, CodeRuntimeUnavailable: 6, CodeTimeout: 7}
+
+// Error is a contract error: a code and a message (and, for InvalidManifest, findings).
+type Error struct {
+	Code     string
+	Message  string
+	Findings []any
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Adapter runs podman for one state root.
+type Adapter struct {
+	// Root is the adapter's state directory: podman's storage and run state, its
+	// containers.conf, its event log, and the adapter's pod records all live under it.
+	Root string
+	// OCIRuntime is the OCI runtime podman runs containers with (its --runtime).
+	OCIRuntime string
+	// Podman is the podman binary; default "podman".
+	Podman string
+}
+
+// podRecord is what the adapter keeps of a pod: what it was asked.
+type podRecord struct {
+	Name       string            `json:"name"`
+	UID        string            `json:"uid"`
+	CreatedAt  time.Time         `json:"createdAt"`
+	PodID      string            `json:"podID"`
+	Spec       v1alpha1.PodSpec  `json:"spec"`
+	Containers []containerRecord `json:"containers"`
+	Stops      []stopRequest     `json:"stops,omitempty"`
+	Labels     map[string]string `json:"labels,omitempty"`
+}
+
+type containerRecord struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"` // init or main
+	ID    string `json:"id"`   // podman's container ID
+	Image string `json:"image"`
+}
+
+type stopRequest struct {
+	Time        time.Time `json:"time"`
+	GracePeriod int64     `json:"gracePeriodSeconds"`
+	Force       bool      `json:"force"`
+}
+
+func (a *Adapter) podman() string {
+	if a.Podman == "" {
+		return "podman"
+	}
+	return a.Podman
+}
+
+// setup writes the podman configuration of the root (once).
+func (a *Adapter) setup() error {
+	for _, d := range []string{"pods", "storage", "run", "tmp", "net", "volumes"} {
+		if err := os.MkdirAll(filepath.Join(a.Root, d), 0o700); err != nil {
+			return errorf(CodeIO, "state root %s: %v", a.Root, err)
+		}
+	}
+	conf := filepath.Join(a.Root, "containers.conf")
+	if _, err := os.Stat(conf); err == nil {
+		return nil
+	}
+	// Rootful podman on a host without systemd as PID 1 and without CAP_SYS_RESOURCE: cgroupfs,
+	// a file event log, rlimits within the host's hard limits.
+	text := fmt.Sprintf(`[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+events_logfile_path = %q
+tmp_dir = %q
+[network]
+network_config_dir = %q
+`, filepath.Join(a.Root, "events.log"), filepath.Join(a.Root, "tmp"), filepath.Join(a.Root, "net"))
+	tmp := conf + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+		return errorf(CodeIO, "write %s: %v", conf, err)
+	}
+	if err := os.Rename(tmp, conf); err != nil {
+		return errorf(CodeIO, "write %s: %v", conf, err)
+	}
+	return nil
+}
+
+// cmd is one podman invocation on this root.
+func (a *Adapter) cmd(ctx context.Context, args ...string) *exec.Cmd {
+	global := []string{"--root", filepath.Join(a.Root, "storage"), "--runroot", filepath.Join(a.Root, "run")}
+	if a.OCIRuntime != "" {
+		global = append(global, "--runtime", a.OCIRuntime)
+	}
+	c := exec.CommandContext(ctx, a.podman(), append(global, args...)...)
+	c.Env = append(os.Environ(), "CONTAINERS_CONF="+filepath.Join(a.Root, "containers.conf"))
+	return c
+}
+
+// run runs podman and returns its stdout; a failure carries podman's stderr.
+func (a *Adapter) run(ctx context.Context, args ...string) ([]byte, error) {
+	c := a.cmd(ctx, args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return nil, errorf(CodeRuntimeUnavailable, "podman: %v", err)
+		}
+		return out.Bytes(), errorf(CodeFailed, "podman %s: %s", args[0], strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+// Version is the adapter's `version` object.
+func (a *Adapter) Version(ctx context.Context) (map[string]any, error) {
+	out, err := exec.CommandContext(ctx, a.podman(), "--version").Output()
+	if err != nil {
+		return nil, errorf(CodeRuntimeUnavailable, "podman --version: %v", err)
+	}
+	v := map[string]any{
+		"contractVersion": "1.1",
+		"runtime":         map[string]string{"name": "podspec-podman", "version": "0.1.0"},
+		"podman":          strings.TrimSpace(string(out)),
+		// Only core: podman has no defer containers, no notifiers, no in-place update of a
+		// pod (podman update changes one container's cgroup, not a pod's spec), no retention
+		// policy and no supervisor to crash (conmon per container).
+		"profiles": []string{"core"},
+	}
+	rt := a.OCIRuntime
+	if rt == "" {
+		rt = "runc"
+	}
+	if path, err := exec.LookPath(rt); err == nil {
+		ver, _ := exec.CommandContext(ctx, path, "--version").Output()
+		line, _, _ := strings.Cut(string(ver), "\n")
+		f := strings.Fields(line)
+		info := map[string]string{"name": filepath.Base(path), "path": path}
+		if len(f) >= 3 {
+			info["version"] = f[2]
+		}
+		v["ociRuntime"] = info
+	}
+	return v, nil
+}
+
+func (a *Adapter) recordPath(name string) string { return filepath.Join(a.Root, "pods", name+".json") }
+
+func (a *Adapter) load(name string) (*podRecord, error) {
+	b, err := os.ReadFile(a.recordPath(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, errorf(CodeNotFound, "pod %q not found", name)
+	}
+	if err != nil {
+		return nil, errorf(CodeIO, "read pod %s: %v", name, err)
+	}
+	var r podRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, errorf(CodeIO, "pod %s: corrupt record: %v", name, err)
+	}
+	return &r, nil
+}
+
+// save writes the record atomically.
+func (a *Adapter) save(r *podRecord) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	p := a.recordPath(r.Name)
+	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return errorf(CodeIO, "write pod %s: %v", r.Name, err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return errorf(CodeIO, "write pod %s: %v", r.Name, err)
+	}
+	return nil
+}
+
+// Unsupported lists what of spec podman cannot do as podspec defines it; a pod that asks for
+// any of it is refused (Failed) rather than run with the feature ignored. Restart policies are
+// mapped to podman's, which restarts without back-off: the suite's verdict on the back-off
+// requirements is podman's (docs/certification/podman.md).
+func Unsupported(spec *v1alpha1.PodSpec) []string {
+	var out []string
+	if spec.ExitPolicy != "" && spec.ExitPolicy != v1alpha1.ExitPolicyAll {
+		out = append(out, fmt.Sprintf("exitPolicy %s (podman's --exit-policy stop ends a pod when all its containers have exited: All only)", spec.ExitPolicy))
+	}
+	if spec.ActiveDeadlineSeconds != nil {
+		out = append(out, "activeDeadlineSeconds (podman pods have no deadline)")
+	}
+	if len(spec.DeferContainers) > 0 {
+		out = append(out, "deferContainers (profile defer is not declared)")
+	}
+	for _, v := range spec.Volumes {
+		if v.Shared != nil {
+			out = append(out, fmt.Sprintf("volume %s: shared volumes (profile gc is not declared)", v.Name))
+		}
+		if v.EmptyDir != nil && v.EmptyDir.SizeLimit != nil {
+			out = append(out, fmt.Sprintf("volume %s: emptyDir sizeLimit", v.Name))
+		}
+	}
+	check := func(kind string, c *v1alpha1.Container) {
+		where := fmt.Sprintf("%s container %s", kind, c.Name)
+		if kind == "init" && c.RestartPolicy != nil && *c.RestartPolicy == v1alpha1.RestartPolicyAlways {
+			out = append(out, where+": sidecar (restartPolicy Always on an init container; podman has no sidecars)")
+		}
+		if len(c.DependsOn) > 0 {
+			out = append(out, where+": dependsOn (podman orders starts, it does not wait for a condition)")
+		}
+		if c.StartupProbe != nil || c.ReadinessProbe != nil || c.LivenessProbe != nil {
+			out = append(out, where+": probes (podman healthchecks do not gate starts, readiness or restarts as podspec's probes do)")
+		}
+		if c.Lifecycle != nil {
+			out = append(out, where+": lifecycle hooks (podman has no postStart/preStop)")
+		}
+		if len(c.Notifiers) > 0 {
+			out = append(out, where+": notifiers (profile notifier is not declared)")
+		}
+		if len(c.ResizePolicy) > 0 {
+			out = append(out, where+": resizePolicy (profile update is not declared)")
+		}
+	}
+	for i := range spec.InitContainers {
+		check("init", &spec.InitContainers[i])
+	}
+	for i := range spec.Containers {
+		check("main", &spec.Containers[i])
+	}
+	return out
+}
+
+// newUID returns a random UID for a pod incarnation.
+func newUID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Create creates and starts the pod (run --detach): every image is pulled from its OCI layout,
+// the podman pod and its containers are created, and the pod is started. On failure nothing of
+// it remains.
+func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string) (*podRecord, error) {
+	if err := a.setup(); err != nil {
+		return nil, err
+	}
+	if _, err := exec.LookPath(a.podman()); err != nil {
+		return nil, errorf(CodeRuntimeUnavailable, "podman: %v", err)
+	}
+	if u := Unsupported(&pod.Spec); len(u) > 0 {
+		return nil, errorf(CodeFailed, "podman cannot run this pod as podspec defines it: %s", strings.Join(u, "; "))
+	}
+	name := pod.Metadata.Name
+	if _, err := os.Stat(a.recordPath(name)); err == nil {
+		return nil, errorf(CodeConflict, "pod %q already exists", name)
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.HostPath != nil {
+			if _, err := os.Stat(v.HostPath.Path); err != nil {
+				return nil, errorf(CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
+			}
+		}
+	}
+	// The name is reserved by an exclusive create of the record.
+	f, err := os.OpenFile(a.recordPath(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, errorf(CodeConflict, "pod %q already exists", name)
+		}
+		return nil, errorf(CodeIO, "create pod %s: %v", name, err)
+	}
+	f.Close()
+	rec := &podRecord{Name: name, UID: newUID(), CreatedAt: time.Now().UTC(), Spec: pod.Spec, Labels: pod.Metadata.Labels}
+	ok := false
+	defer func() {
+		if !ok {
+			a.removeAll(context.WithoutCancel(ctx), rec)
+		}
+	}()
+	images := map[string]string{}
+	for _, c := range append(append([]v1alpha1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
+		if _, done := images[c.Image]; done {
+			continue
+		}
+		id, err := a.pull(ctx, c.Image, baseDir)
+		if err != nil {
+			return nil, err
+		}
+		images[c.Image] = id
+	}
+	out, err := a.run(ctx, "pod", "create", "--name", name, "--exit-policy", "stop", "--network", "none",
+		"--label", "podspec.uid="+rec.UID)
+	if err != nil {
+		return nil, err
+	}
+	rec.PodID = strings.TrimSpace(string(out))
+	if err := a.save(rec); err != nil {
+		return nil, err
+	}
+	volDir := filepath.Join(a.Root, "volumes", rec.UID)
+	for _, v := range pod.Spec.Volumes {
+		if v.EmptyDir != nil {
+			if err := os.MkdirAll(filepath.Join(volDir, v.Name), 0o777); err != nil {
+				return nil, errorf(CodeIO, "volume %s: %v", v.Name, err)
+			}
+		}
+	}
+	for _, kc := range []struct {
+		kind string
+		cs   []v1alpha1.Container
+	}{{"init", pod.Spec.InitContainers}, {"main", pod.Spec.Containers}} {
+		for _, c := range kc.cs {
+			args, err := a.createArgs(rec, kc.kind, &c, images[c.Image], volDir)
+			if err != nil {
+				return nil, err
+			}
+			out, err := a.run(ctx, args...)
+			if err != nil {
+				return nil, err
+			}
+			rec.Containers = append(rec.Containers, containerRecord{Name: c.Name, Kind: kc.kind, ID: strings.TrimSpace(string(out)), Image: c.Image})
+		}
+	}
+	if err := a.save(rec); err != nil {
+		return nil, err
+	}
+	if _, err := a.run(ctx, "pod", "start", name); err != nil {
+		return nil, err
+	}
+	ok = true
+	return rec, nil
+}
+
+// pull imports an image reference of the form oci:LAYOUT[:TAG] (relative to baseDir) with
+// podman's oci: transport and returns the image ID.
+func (a *Adapter) pull(ctx context.Context, ref, baseDir string) (string, error) {
+	rest, isOCI := strings.CutPrefix(ref, "oci:")
+	if !isOCI {
+		return "", errorf(CodeFailed, "image %s: only oci: layouts are supported (no registry)", ref)
+	}
+	path, tag := rest, ""
+	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
+		path, tag = rest[:i], rest[i+1:]
+	}
+	if strings.Contains(path, "@") {
+		return "", errorf(CodeFailed, "image %s: podman's oci: transport takes a tag, not a digest", ref)
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(baseDir, path)
+	}
+	src := "oci:" + path
+	if tag != "" {
+		src += ":" + tag
+	}
+	out, err := a.run(ctx, "pull", "-q", src)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) == 0 {
+		return "", errorf(CodeFailed, "podman pull %s printed no image ID", src)
+	}
+	return lines[len(lines)-1], nil
+}
+
+// createArgs is the `podman create` of one container.
+func (a *Adapter) createArgs(rec *podRecord, kind string, c *v1alpha1.Container, image, volDir string) ([]string, error) {
+	args := []string{"create", "--pod", rec.Name, "--name", rec.Name + "-" + c.Name,
+		"--label", "podspec.container=" + c.Name, "--label", "podspec.uid=" + rec.UID}
+	if kind == "init" {
+		args = append(args, "--init-ctr", "always")
+	} else {
+		restart := map[v1alpha1.RestartPolicy]string{v1alpha1.RestartPolicyAlways: "always", v1alpha1.RestartPolicyOnFailure: "on-failure"}[rec.Spec.RestartPolicy]
+		if restart == "" {
+			restart = "no"
+		}
+		args = append(args, "--restart", restart)
+	}
+	grace := int64(30)
+	if rec.Spec.TerminationGracePeriodSeconds != nil {
+		grace = *rec.Spec.TerminationGracePeriodSeconds
+	}
+	args = append(args, "--stop-timeout", strconv.FormatInt(grace, 10))
+	if c.StopSignal != "" {
+		args = append(args, "--stop-signal", c.StopSignal)
+	}
+	if c.WorkingDir != "" {
+		args = append(args, "--workdir", c.WorkingDir)
+	}
+	for _, e := range c.Env {
+		args = append(args, "--env", e.Name+"="+e.Value)
+	}
+	if c.Resources != nil {
+		if q, ok := c.Resources.Limits[v1alpha1.ResourceMemory]; ok {
+			b, err := q.Bytes()
+			if err != nil {
+				return nil, errorf(CodeFailed, "container %s: memory limit: %v", c.Name, err)
+			}
+			args = append(args, "--memory", strconv.FormatInt(b, 10))
+		}
+		if q, ok := c.Resources.Limits[v1alpha1.ResourceCPU]; ok {
+			m, err := q.MilliCPU()
+			if err != nil {
+				return nil, errorf(CodeFailed, "container %s: cpu limit: %v", c.Name, err)
+			}
+			args = append(args, "--cpus", strconv.FormatFloat(float64(m)/1000, 'f', 3, 64))
+		}
+		if q, ok := c.Resources.Limits[v1alpha1.ResourcePIDs]; ok {
+			n, err := q.Count()
+			if err != nil {
+				return nil, errorf(CodeFailed, "container %s: pids limit: %v", c.Name, err)
+			}
+			args = append(args, "--pids-limit", strconv.FormatInt(n, 10))
+		}
+	}
+	vols := map[string]v1alpha1.Volume{}
+	for _, v := range rec.Spec.Volumes {
+		vols[v.Name] = v
+	}
+	for _, m := range c.VolumeMounts {
+		v := vols[m.Name]
+		src := filepath.Join(volDir, v.Name)
+		if v.HostPath != nil {
+			src = v.HostPath.Path
+		}
+		opt := "rw"
+		if m.ReadOnly {
+			opt = "ro"
+		}
+		if v.EmptyDir != nil && v.EmptyDir.Medium == "Memory" {
+			args = append(args, "--mount", "type=tmpfs,destination="+m.MountPath)
+			continue
+		}
+		args = append(args, "--volume", src+":"+m.MountPath+":"+opt)
+	}
+	if len(c.Command) > 0 {
+		args = append(args, "--entrypoint", mustJSON(c.Command))
+	}
+	args = append(args, image)
+	args = append(args, c.Args...)
+	return args, nil
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// removeAll removes the podman pod, its volumes and the record, whatever exists of them.
+func (a *Adapter) removeAll(ctx context.Context, rec *podRecord) {
+	if rec.PodID != "" || rec.Name != "" {
+		_, _ = a.run(ctx, "pod", "rm", "--force", "--ignore", rec.Name)
+	}
+	os.RemoveAll(filepath.Join(a.Root, "volumes", rec.UID))
+	os.Remove(a.recordPath(rec.Name))
+}
+
+// inspected is what the adapter reads of a podman container.
+type inspected struct {
+	ID           string `json:"Id"`
+	RestartCount int32  `json:"RestartCount"`
+	State        struct {
+		Status     string    `json:"Status"`
+		Running    bool      `json:"Running"`
+		ExitCode   int32     `json:"ExitCode"`
+		OOMKilled  bool      `json:"OOMKilled"`
+		StartedAt  time.Time `json:"StartedAt"`
+		FinishedAt time.Time `json:"FinishedAt"`
+		Error      string    `json:"Error"`
+	} `json:"State"`
+}
+
+func (a *Adapter) inspect(ctx context.Context, rec *podRecord) (map[string]*inspected, error) {
+	out := map[string]*inspected{}
+	if len(rec.Containers) == 0 {
+		return out, nil
+	}
+	args := []string{"container", "inspect"}
+	for _, c := range rec.Containers {
+		args = append(args, c.ID)
+	}
+	b, err := a.run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var list []inspected
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, errorf(CodeFailed, "podman container inspect: %v", err)
+	}
+	for i := range list {
+		out[list[i].ID] = &list[i]
+	}
+	return out, nil
+}
+
+// Status is the pod's PodStatus, read from podman.
+func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus, error) {
+	rec, err := a.load(name)
+	if err != nil {
+		return nil, err
+	}
+	ins, err := a.inspect(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	st := &v1alpha1.PodStatus{UID: rec.UID, Phase: v1alpha1.PodPending}
+	anyStarted, allDone, failed := false, true, false
+	var decidedBy string
+	var exitCode int32
+	var finished time.Time
+	for _, c := range rec.Containers {
+		in := ins[c.ID]
+		cs := v1alpha1.ContainerStatus{Name: c.Name, Image: c.Image}
+		if in == nil {
+			cs.State.Waiting = &v1alpha1.ContainerStateWaiting{Reason: "ContainerGone"}
+			allDone = false
+		} else {
+			cs.ContainerID = instanceID(c.ID, in.RestartCount)
+			cs.RestartCount = in.RestartCount
+			switch {
+			case in.State.Running:
+				anyStarted, allDone = true, false
+				cs.Started, cs.Ready = true, true
+				cs.State.Running = &v1alpha1.ContainerStateRunning{StartedAt: in.State.StartedAt.UTC()}
+			case in.State.Status == "exited" || in.State.Status == "stopped":
+				anyStarted = true
+				code := in.State.ExitCode
+				reason := v1alpha1.ReasonCompleted
+				if code != 0 {
+					reason = "Error"
+				}
+				cs.State.Terminated = &v1alpha1.ContainerStateTerminated{ExitCode: &code, Reason: reason,
+					StartedAt: in.State.StartedAt.UTC(), FinishedAt: in.State.FinishedAt.UTC(), OOMKilled: in.State.OOMKilled, ContainerID: cs.ContainerID}
+				if c.Kind == "main" {
+					if code != 0 && !failed {
+						failed, decidedBy, exitCode = true, c.Name, code
+					}
+					if in.State.FinishedAt.After(finished) {
+						finished = in.State.FinishedAt
+						if !failed {
+							decidedBy = c.Name
+						}
+					}
+				}
+			default:
+				allDone = false
+				cs.State.Waiting = &v1alpha1.ContainerStateWaiting{Reason: "ContainerCreating"}
+			}
+		}
+		if c.Kind == "init" {
+			st.InitContainerStatuses = append(st.InitContainerStatuses, cs)
+		} else {
+			st.ContainerStatuses = append(st.ContainerStatuses, cs)
+		}
+	}
+	created := rec.CreatedAt
+	if anyStarted {
+		st.Phase = v1alpha1.PodRunning
+		st.StartedAt = &created
+	}
+	if allDone && anyStarted && a.podExited(ctx, rec) {
+		st.Phase = v1alpha1.PodSucceeded
+		if failed {
+			st.Phase = v1alpha1.PodFailed
+		}
+		st.ExitCode = &exitCode
+		st.DecidedBy = decidedBy
+		f := finished.UTC()
+		st.FinishedAt = &f
+	} else if len(rec.Stops) > 0 {
+		t := rec.Stops[0].Time
+		st.Conditions = append(st.Conditions, v1alpha1.PodCondition{Type: v1alpha1.PodTerminating, Status: v1alpha1.ConditionTrue, LastTransitionTime: &t})
+	}
+	return st, nil
+}
+
+// podExited reports whether podman says the pod has exited (its infra stopped by the exit
+// policy or a stop).
+func (a *Adapter) podExited(ctx context.Context, rec *podRecord) bool {
+	b, err := a.run(ctx, "pod", "inspect", "--format", "{{.State}}", rec.Name)
+	if err != nil {
+		return false
+	}
+	s := strings.TrimSpace(string(b))
+	return s == "Exited" || s == "Stopped"
+}
+
+// instanceID names one instance of a podman container: podman keeps one container ID across
+// restarts, podspec gives every instance its own.
+func instanceID(id string, restarts int32) string {
+	return fmt.Sprintf("%s-%d", id[:min(12, len(id))], restarts)
+}
+
+// Stop records a stop request and has podman stop the pod, without waiting for it.
+func (a *Adapter) Stop(ctx context.Context, name string, grace *int64, force bool) error {
+	rec, err := a.load(name)
+	if err != nil {
+		return err
+	}
+	st, err := a.Status(ctx, name)
+	if err != nil {
+		return err
+	}
+	if st.Phase == v1alpha1.PodSucceeded || st.Phase == v1alpha1.PodFailed {
+		return nil
+	}
+	g := int64(30)
+	if rec.Spec.TerminationGracePeriodSeconds != nil {
+		g = *rec.Spec.TerminationGracePeriodSeconds
+	}
+	if grace != nil {
+		g = *grace
+	}
+	if force {
+		g = 0
+	}
+	rec.Stops = append(rec.Stops, stopRequest{Time: time.Now().UTC(), GracePeriod: g, Force: force || g == 0})
+	if err := a.save(rec); err != nil {
+		return err
+	}
+	// podman pod stop blocks until the pod is down: it runs on in a session of its own.
+	c := a.cmd(context.WithoutCancel(ctx), "pod", "stop", "--time", strconv.FormatInt(g, 10), name)
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := c.Start(); err != nil {
+		return errorf(CodeFailed, "podman pod stop: %v", err)
+	}
+	go c.Wait()
+	return c.Process.Release()
+}
+
+// Wait blocks until the pod is terminal (polling podman) or timeout (0: none) has passed.
+func (a *Adapter) Wait(ctx context.Context, name string, timeout time.Duration) (*v1alpha1.PodStatus, error) {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	for {
+		st, err := a.Status(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if st.Phase == v1alpha1.PodSucceeded || st.Phase == v1alpha1.PodFailed {
+			return st, nil
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return nil, errorf(CodeTimeout, "pod %s is not terminal after %s", name, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Logs is `podman logs` of the container; podman keeps one log across restarts, so a previous
+// instance's own output cannot be told apart.
+func (a *Adapter) Logs(ctx context.Context, name, container string, previous bool) ([]byte, error) {
+	rec, err := a.load(name)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range rec.Containers {
+		if c.Name != container {
+			continue
+		}
+		if previous {
+			ins, err := a.inspect(ctx, rec)
+			if err != nil {
+				return nil, err
+			}
+			if in := ins[c.ID]; in != nil && in.RestartCount > 0 {
+				return nil, errorf(CodeFailed, "podman keeps one log for all instances of a container: the previous instance's output cannot be told apart")
+			}
+			return nil, nil
+		}
+		c := a.cmd(ctx, "logs", c.ID)
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Run(); err != nil {
+			return nil, errorf(CodeFailed, "podman logs: %v: %s", err, out.String())
+		}
+		return out.Bytes(), nil
+	}
+	return nil, errorf(CodeNotFound, "pod %s has no container %q", name, container)
+}
+
+// ListEntry is one element of `list`.
+type ListEntry struct {
+	Name      string            `json:"name"`
+	UID       string            `json:"uid"`
+	Phase     v1alpha1.PodPhase `json:"phase"`
+	CreatedAt time.Time         `json:"createdAt"`
+}
+
+// List lists every pod of the root, sorted by name.
+func (a *Adapter) List(ctx context.Context) ([]ListEntry, error) {
+	entries, err := os.ReadDir(filepath.Join(a.Root, "pods"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, errorf(CodeIO, "list: %v", err)
+	}
+	out := []ListEntry{}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		rec, err := a.load(name)
+		if err != nil {
+			continue // being created or removed
+		}
+		phase := v1alpha1.PodPending
+		if st, err := a.Status(ctx, name); err == nil {
+			phase = st.Phase
+		}
+		out = append(out, ListEntry{Name: rec.Name, UID: rec.UID, Phase: phase, CreatedAt: rec.CreatedAt})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Remove removes a terminal pod (or, with force, any pod after killing it).
+func (a *Adapter) Remove(ctx context.Context, name string, force bool) error {
+	rec, err := a.load(name)
+	if err != nil {
+		return err
+	}
+	if !force {
+		st, err := a.Status(ctx, name)
+		if err != nil {
+			return err
+		}
+		if st.Phase != v1alpha1.PodSucceeded && st.Phase != v1alpha1.PodFailed {
+			return errorf(CodeConflict, "pod %s is %s, not terminal (use --force)", name, st.Phase)
+		}
+	}
+	if _, err := a.run(ctx, "pod", "rm", "--force", "--time", "0", "--ignore", rec.Name); err != nil {
+		return err
+	}
+	a.removeAll(ctx, rec)
+	return nil
+}

@@ -1,0 +1,50 @@
+package podman
+
+import (
+	"strings"
+	"testing"
+
+	"podspec.dev/podspec/api/v1alpha1"
+)
+
+// TestUnsupportedRefusesWhatPodmanCannotDo: every feature podman cannot give podspec's meaning
+// is named, so that the pod is refused instead of run with it ignored; a plain pod passes.
+func TestUnsupportedRefusesWhatPodmanCannotDo(t *testing.T) {
+	always := v1alpha1.RestartPolicyAlways
+	deadline := int64(5)
+	plain := v1alpha1.PodSpec{RestartPolicy: v1alpha1.RestartPolicyOnFailure, ExitPolicy: v1alpha1.ExitPolicyAll,
+		InitContainers: []v1alpha1.Container{{Name: "i", Image: "oci:x"}},
+		Containers:     []v1alpha1.Container{{Name: "a", Image: "oci:x"}}}
+	if u := Unsupported(&plain); len(u) != 0 {
+		t.Errorf("a pod of init and main containers with exit policy All: %v, want nothing refused", u)
+	}
+	for _, c := range []struct {
+		want string
+		edit func(*v1alpha1.PodSpec)
+	}{
+		{"exitPolicy Any", func(s *v1alpha1.PodSpec) { s.ExitPolicy = v1alpha1.ExitPolicyAny }},
+		{"activeDeadlineSeconds", func(s *v1alpha1.PodSpec) { s.ActiveDeadlineSeconds = &deadline }},
+		{"sidecar", func(s *v1alpha1.PodSpec) { s.InitContainers[0].RestartPolicy = &always }},
+		{"dependsOn", func(s *v1alpha1.PodSpec) { s.Containers[0].DependsOn = []v1alpha1.Dependency{{Name: "i"}} }},
+		{"probes", func(s *v1alpha1.PodSpec) { s.Containers[0].ReadinessProbe = &v1alpha1.Probe{} }},
+		{"lifecycle hooks", func(s *v1alpha1.PodSpec) { s.Containers[0].Lifecycle = &v1alpha1.Lifecycle{} }},
+		{"deferContainers", func(s *v1alpha1.PodSpec) { s.DeferContainers = []v1alpha1.DeferContainer{{}} }},
+	} {
+		s := plain
+		s.InitContainers = append([]v1alpha1.Container{}, plain.InitContainers...)
+		s.Containers = append([]v1alpha1.Container{}, plain.Containers...)
+		c.edit(&s)
+		if u := strings.Join(Unsupported(&s), "; "); !strings.Contains(u, c.want) {
+			t.Errorf("%s: refused %q, want it named", c.want, u)
+		}
+	}
+}
+
+// TestInstanceIDChangesOnRestart: podman keeps one container ID across restarts; each instance
+// gets an ID of its own.
+func TestInstanceIDChangesOnRestart(t *testing.T) {
+	id := "0123456789abcdef0123"
+	if a, b := instanceID(id, 0), instanceID(id, 1); a == b || !strings.HasPrefix(a, id[:12]) {
+		t.Errorf("instance IDs %q and %q", a, b)
+	}
+}

@@ -53,6 +53,12 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 	if err != nil {
 		return nil, false, err
 	}
+	// The status first: when it is terminal, the log read after it holds every event up to
+	// the end.
+	st, err := a.Status(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
 	out, err := a.run(ctx, "events", "--stream=false", "--format", "json", "--since", rec.CreatedAt.Add(-time.Second).Format(time.RFC3339Nano))
 	if err != nil {
 		return nil, false, err
@@ -84,12 +90,14 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 					podCreated = true
 					add(Event{Time: pe.Time, Type: "PodCreated"})
 				}
-			case "start":
-				if !podStarted {
-					podStarted = true
-					add(Event{Time: pe.Time, Type: "PodStarted"})
-				}
 			}
+			continue
+		}
+		if pe.Type == "container" && pe.ID == rec.InfraID && pe.Status == "start" && !podStarted {
+			// The sandbox exists once podman's infra container runs (podman creates the pod's
+			// containers before it starts the pod, so this comes after their ContainerCreated).
+			podStarted = true
+			add(Event{Time: pe.Time, Type: "PodStarted"})
 			continue
 		}
 		c, ours := byID[pe.ID]
@@ -132,6 +140,10 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 			e := base
 			e.Type = "ContainerExited"
 			e.ExitCode = pe.ContainerExitCode
+			if e.ExitCode == nil { // podman leaves out an exit code of 0
+				zero := int32(0)
+				e.ExitCode = &zero
+			}
 			e.Reason = v1alpha1.ReasonCompleted
 			if e.ExitCode != nil && *e.ExitCode != 0 {
 				e.Reason = "Error"
@@ -153,10 +165,6 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 		}
 		return evs[i].Time.Before(evs[j].Time)
 	})
-	st, err := a.Status(ctx, name)
-	if err != nil {
-		return nil, false, err
-	}
 	finished := st.Phase == v1alpha1.PodSucceeded || st.Phase == v1alpha1.PodFailed
 	if finished {
 		t := rec.CreatedAt

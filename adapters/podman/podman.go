@@ -77,6 +77,7 @@ type podRecord struct {
 	UID        string            `json:"uid"`
 	CreatedAt  time.Time         `json:"createdAt"`
 	PodID      string            `json:"podID"`
+	InfraID    string            `json:"infraID"`
 	Spec       v1alpha1.PodSpec  `json:"spec"`
 	Containers []containerRecord `json:"containers"`
 	Stops      []stopRequest     `json:"stops,omitempty"`
@@ -346,6 +347,11 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 		return nil, err
 	}
 	rec.PodID = strings.TrimSpace(string(out))
+	out, err = a.run(ctx, "pod", "inspect", "--format", "{{.InfraContainerID}}", name)
+	if err != nil {
+		return nil, err
+	}
+	rec.InfraID = strings.TrimSpace(string(out))
 	if err := a.save(rec); err != nil {
 		return nil, err
 	}
@@ -641,6 +647,15 @@ func (a *Adapter) podExited(ctx context.Context, rec *podRecord) bool {
 // restarts, podspec gives every instance its own.
 func instanceID(id string, restarts int32) string {
 	return fmt.Sprintf("%s-%d", id[:min(12, len(id))], restarts)
+}
+
+// UID is the UID of pod name.
+func (a *Adapter) UID(name string) (string, error) {
+	rec, err := a.load(name)
+	if err != nil {
+		return "", err
+	}
+	return rec.UID, nil
 }
 
 // Stop records a stop request and has podman stop the pod, without waiting for it.

@@ -133,9 +133,7 @@ func run(argv []string) int {
 		root = abs
 	}
 	a := &podman.Adapter{Root: root, OCIRuntime: oci}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := do(ctx, a, inv); err != nil {
+	if err := do(context.Background(), a, inv); err != nil {
 		return report(format, err)
 	}
 	return 0
@@ -160,27 +158,26 @@ func do(ctx context.Context, a *podman.Adapter, inv *invocation) error {
 		}
 		return printJSON(v)
 	case "run":
-		if _, detach := inv.flags["detach"]; !detach {
-			return &podman.Error{Code: podman.CodeUsage, Message: "podspec-podman runs pods detached only: use run --detach, then events --follow"}
-		}
+		_, detach := inv.flags["detach"]
 		pod, base, err := load(arg(0))
+		if err == nil {
+			if n := inv.flags["name"]; n != "" {
+				pod.Metadata.Name = n
+			}
+			_, err = a.Create(ctx, pod, base)
+		}
 		if err != nil {
+			if !detach {
+				report(inv.global["error-format"], err)
+				os.Exit(125) // the pod could not be created
+			}
 			return err
 		}
-		if n := inv.flags["name"]; n != "" {
-			pod.Metadata.Name = n
+		if detach {
+			uid, _ := a.UID(pod.Metadata.Name)
+			return printJSON(map[string]string{"name": pod.Metadata.Name, "uid": uid})
 		}
-		rec, err := a.Create(ctx, pod, base)
-		if err != nil {
-			return err
-		}
-		st, _ := json.Marshal(rec)
-		var out struct {
-			Name string `json:"name"`
-			UID  string `json:"uid"`
-		}
-		_ = json.Unmarshal(st, &out)
-		return printJSON(out)
+		return foreground(ctx, a, pod.Metadata.Name)
 	case "status":
 		if o := inv.flags["o"] + inv.flags["output"]; o != "" && o != "json" {
 			return &podman.Error{Code: podman.CodeUsage, Message: "status prints json only (-o json)"}
@@ -257,6 +254,53 @@ func do(ctx context.Context, a *podman.Adapter, inv *invocation) error {
 		return a.Remove(ctx, arg(0), force)
 	}
 	return &podman.Error{Code: podman.CodeUsage, Message: "unknown verb " + inv.verb}
+}
+
+// foreground follows the pod's events on stderr (an interrupt stops it gracefully, a second
+// one forcibly) and exits with the pod's exit code once it is terminal.
+func foreground(ctx context.Context, a *podman.Adapter, name string) error {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	printed, interrupts := 0, 0
+	for {
+		evs, finished, err := a.Events(context.WithoutCancel(ctx), name)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs[min(printed, len(evs)):] {
+			line := e.Time.Local().Format("15:04:05.000") + " " + e.Type
+			if e.Container != "" {
+				line += " " + e.ContainerKind + "/" + e.Container
+			}
+			if e.ExitCode != nil {
+				line += fmt.Sprintf(" exitCode=%d", *e.ExitCode)
+			}
+			if e.Reason != "" {
+				line += " reason=" + e.Reason
+			}
+			fmt.Fprintln(os.Stderr, line)
+		}
+		printed = max(printed, len(evs))
+		if finished {
+			st, err := a.Status(context.WithoutCancel(ctx), name)
+			if err != nil {
+				return err
+			}
+			if st.ExitCode != nil && *st.ExitCode != 0 {
+				os.Exit(int(*st.ExitCode))
+			}
+			return nil
+		}
+		select {
+		case <-sigs:
+			interrupts++
+			if err := a.Stop(context.WithoutCancel(ctx), name, nil, interrupts > 1); err != nil {
+				return err
+			}
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // load reads and validates the manifest exactly as `podspec validate` does.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -22,6 +23,7 @@ func runHandler(kind string, args []string) (int, error) {
 	var code, descendants, depth int
 	var touch listFlag
 	var report bool
+	var lock string
 	fs.StringVar(&name, "name", "", "container name to report")
 	fs.StringVar(&socket, "socket", "", "harness socket")
 	fs.StringVar(&handler, "handler", "", "hook (postStart, preStop) or notifier name to report")
@@ -31,6 +33,7 @@ func runHandler(kind string, args []string) (int, error) {
 	fs.BoolVar(&report, "report", false, "report what the handler sees (environment, namespaces, mounts) after starting")
 	fs.IntVar(&descendants, "descendants", 0, "start a chain of this many descendants (child, grandchild, ...), the first in a session of its own; each reports its start and, after -sleep, its end as handler HANDLER.1, HANDLER.2, ...")
 	fs.IntVar(&depth, "depth", 0, "this process's place in a chain of descendants (set by the parent)")
+	fs.StringVar(&lock, "lock", "", "hold an exclusive flock on this file (created) from the start until the process exits, so that the harness can tell when it is gone")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0, nil
@@ -39,6 +42,17 @@ func runHandler(kind string, args []string) (int, error) {
 	}
 	if fs.NArg() > 0 {
 		return 2, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if lock != "" {
+		// The descriptor is close-on-exec and never closed: only this process's exit releases it.
+		f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o666)
+		if err != nil {
+			return 2, fmt.Errorf("-lock: %w", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			return 2, fmt.Errorf("-lock: %w", err)
+		}
+		defer runtime.KeepAlive(f)
 	}
 	role := probe.RoleHook
 	if kind == "notifier" {

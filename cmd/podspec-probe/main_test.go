@@ -340,6 +340,32 @@ func TestHandlersReportStartAndEndWithTheirExitCode(t *testing.T) {
 	}
 }
 
+// TestHandlerHoldsItsLockUntilItExits: -lock FILE is held from before the start report until
+// the process is gone, and only its exit frees it (the harness's Pod.Gone waits on that).
+func TestHandlerHoldsItsLockUntilItExits(t *testing.T) {
+	lock := filepath.Join(t.TempDir(), "h.lock")
+	cmd, srv, _ := startProbe(t, "notifier", "-handler", "hold", "-sleep", "300ms", "-lock", lock)
+	deadline := time.Now().Add(10 * time.Second)
+	for types(srv.Events()) == "" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	tryLock := func() error {
+		f, err := os.Open(lock)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err := tryLock(); !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatalf("after the start report the lock is free (%v), want held", err)
+	}
+	waitStatus(t, cmd)
+	if err := tryLock(); err != nil {
+		t.Fatalf("after the exit: %v, want the lock free", err)
+	}
+}
+
 // TestHandlerStartsAChainOfDescendants: -descendants 2 starts a child in a session of its own
 // and a grandchild under it; each reports its start and, after -sleep, its end under the
 // handler's name with its depth.

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"podspec.dev/podspec/conformance/probe"
@@ -311,6 +312,42 @@ func (p *Pod) WaitFor(ctx context.Context, what string, timeout time.Duration, c
 // Touch creates a marker file in the pod's probe directory (visible at ProbeMount/file).
 func (p *Pod) Touch(file string) error {
 	return os.WriteFile(filepath.Join(p.Dir, file), nil, 0o666)
+}
+
+// Locked reports whether a process holds the flock of file in the pod's probe directory (see
+// Handler.HoldsLock). It is an error if the file does not exist.
+func (p *Pod) Locked(file string) (bool, error) {
+	f, err := os.Open(filepath.Join(p.Dir, file))
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err // closing the file releases a lock taken here
+}
+
+// Gone waits until no process holds the flock of file in the pod's probe directory: the handler
+// that took it with Handler.HoldsLock has exited (the kernel frees the lock at its exit).
+func (p *Pod) Gone(ctx context.Context, file string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		held, err := p.Locked(file)
+		if err != nil {
+			return fmt.Errorf("the lock %s: %w", file, err)
+		}
+		if !held {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the process holding %s did not exit within %v", file, timeout)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Remove deletes a marker file from the pod's probe directory.

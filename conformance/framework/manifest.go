@@ -435,6 +435,14 @@ func (h Handler) Descendants(n int) Handler {
 	return h
 }
 
+// HoldsLock makes a hook or notifier handler hold an exclusive flock on file in the probe
+// directory from its start until its process exits; Pod.Gone tells when the lock is free again,
+// that is when the process has exited, not merely reported its end.
+func (h Handler) HoldsLock(file string) Handler {
+	h.args = append(append([]string(nil), h.args...), "-lock", ProbeMount+"/"+file)
+	return h
+}
+
 // List adds a directory listing to the workload's report.
 func (w Workload) List(dir string) Workload { return w.with("-list", dir) }
 

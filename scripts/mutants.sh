@@ -6,42 +6,27 @@
 # failure really is the mutant's. Exits non-zero if a mutant survives, is caught only by other
 # requirements, or the normal build fails. Needs root, runc and a static busybox (like the suite).
 #
-#   scripts/mutants.sh                 # every mutant
+#   scripts/mutants.sh                 # every mutant of reference/mutant/mutants.yaml
 #   scripts/mutants.sh no_backoff ...  # only these
 #
 # Environment: MUTANT_JOBS (conformance runs at once, default 3), MUTANT_SLOW_FACTOR (passed to
-# --slow-factor, default 1), MUTANT_KEEP=1 keeps the work directory (reports, logs).
+# --slow-factor, default 1), MUTANT_SAMPLE=N (only N mutants, rotating with the commit),
+# MUTANT_KEEP=1 keeps the work directory (reports, logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 
-# name ; label filter ; focus (Ginkgo regexp, may be empty) ; requirements whose specs must catch
-# it ; regexp the catching spec's failure message must match (may be empty). The regexp tells the
-# mutant's failure from a slow machine's: e.g. a restart "before its back-off" is the mutant, a
-# restart later than the back-off + Reaction is not. A spec catches only when it fails in its own
-# It, never in the BeforeAll that runs its scenario.
-MUTANTS=(
-  "reverse_stop_order;req:HB-011;;HB-011;had not exited before"
-  "exit_policy_ignored;req:EXIT-004;any-0: ;EXIT-004;not terminal within|PolicyFired"
-  "budget_overrun;req:STOP-010;;STOP-003,STOP-010,TIME-002;over the budget"
-  "parallel_init;req:HB-001;A long-running init container;HB-001;had not ended when"
-  "sidecar_counted;req:SIDE-002;;SIDE-002;yet the pod succeeds"
-  "stale_rootfs;req:RST-004;;RST-004,IMG-009;saw the marker"
-  "no_backoff;req:RST-008;;RST-008,TIME-001;before its back-off"
-  "signal_as_exit_code;req:STAT-003;The grace budget;STAT-002,STAT-003;"
-  "no_stop_signal;req:STOP-008;;STOP-007,STOP-008;endpoint is missing|took only"
-  "sidecars_forward;req:HB-015;;HB-015;had not exited before"
-  "prestop_not_awaited;req:HB-012;The stop sequence;HB-012;is not before|endpoint is missing"
-  "deadline_late;req:DL-002;;DL-002,TIME-002;the deadline fired"
-  "sidecar_not_restarted;req:SIDE-001;;SIDE-001;Restarted"
-  "after_stop_defers_early;req:HB-013;;HB-013;had not ended when"
-  "defer_on_forced_stop;req:FORCE-003 || req:FORCE-004;Defer containers in a forced stop;FORCE-003,FORCE-004;NeverStarted|is skipped"
-  "notify_terminating;req:NOTIF-008;;NOTIF-008;PodTerminating"
-  "defer_late_retry;req:DEFER-017;;DEFER-017;no retry"
-  "exec_group_only_kill;req:NTF-008;A notifier action with descendants;NTF-008;must not happen"
-  "backoff_uncapped;req:RST-008;Back-off cap;RST-008;capped at maxSeconds"
-  "sidecar_not_restarted_in_stop;req:SIDE-001;Sidecars exiting during the stop sequence;SIDE-001;was not restarted"
-)
+# The mutants come from the registry, reference/mutant/mutants.yaml (docs/mutants.md), through
+# `mutantcheck list`, one line each: name ; label filter ; focus (Ginkgo regexp, may be empty) ;
+# requirements whose specs must catch it ; regexp the catching spec's failure message must match
+# (may be empty). The regexp tells the mutant's failure from a slow machine's: e.g. a restart
+# "before its back-off" is the mutant, a restart later than the back-off + Reaction is not. A spec
+# catches only when it fails in its own It, never in the BeforeAll that runs its scenario.
+# MUTANT_SAMPLE=N runs N of them, rotating with the commit (CI); names on the command line pick.
+mkdir -p bin
+go build -o bin/mutantcheck ./scripts/mutantcheck
+mapfile -t MUTANTS < <(bin/mutantcheck list -sample "${MUTANT_SAMPLE:-0}" -seed "$(git rev-parse HEAD 2>/dev/null || date +%F)" "$@")
+[ "${#MUTANTS[@]}" -gt 0 ] || { echo "mutants: no mutant selected" >&2; exit 2; }
 
 # Mutants known to survive, with the reason: reported, not failing the run; a waived mutant that
 # is caught fails the run (the waiver is stale: remove it), like conformance/suites/pending.yaml.
@@ -51,17 +36,6 @@ JOBS="${MUTANT_JOBS:-3}"
 SLOW="${MUTANT_SLOW_FACTOR:-1}"
 start=$(date +%s)
 
-if [ $# -gt 0 ]; then
-  sel=()
-  for want in "$@"; do
-    found=
-    for m in "${MUTANTS[@]}"; do
-      if [ "${m%%;*}" = "$want" ]; then sel+=("$m"); found=1; fi
-    done
-    [ -n "$found" ] || { echo "mutants: unknown mutant $want" >&2; exit 2; }
-  done
-  MUTANTS=("${sel[@]}")
-fi
 
 work=$(mktemp -d /tmp/podspec-mutants.XXXXXX)
 bin="$work/bin"
@@ -87,7 +61,7 @@ trap cleanup EXIT
 echo "=== build: normal podspec, probe, mutantcheck and ${#MUTANTS[@]} mutant builds"
 go build -o "$bin/" ./cmd/podspec ./cmd/podspec-conformance
 CGO_ENABLED=0 go build -o "$bin/podspec-probe" ./cmd/podspec-probe
-go build -o "$bin/mutantcheck" ./scripts/mutantcheck
+cp bin/mutantcheck "$bin/"
 # The mutant builds, as many at a time as there are CPUs (each recompiles only the engine and
 # what depends on it, then links).
 building=0

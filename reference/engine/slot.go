@@ -265,6 +265,9 @@ func (e *Engine) noRestartLocked(s *slot) bool {
 		}
 		return s.stopStep || e.killingAll || e.forced || (e.terminating && !s.rec().EverRan)
 	}
+	if mutant.MainRestartedInStop && !e.forced && !e.killingAll {
+		return false // until the budget end, so that the pod still ends
+	}
 	return e.terminating
 }
 
@@ -515,7 +518,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 	}
 	var delay time.Duration
 	if restart {
-		if inst != nil && !inst.startedAt.IsZero() && now.Sub(inst.startedAt) >= fractionalSeconds(*e.st.Pod.Spec.RestartBackoff.ResetAfterSeconds) {
+		if !mutant.BackoffNeverReset && inst != nil && !inst.startedAt.IsZero() && now.Sub(inst.startedAt) >= fractionalSeconds(*e.st.Pod.Spec.RestartBackoff.ResetAfterSeconds) {
 			r.Consecutive = 0
 		}
 		delay = backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
@@ -527,8 +530,14 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		next := now.Add(delay)
 		r.NextStart = &next
 		r.StopReason = ""
-		st.LastState = v1alpha1.ContainerState{Terminated: term}
-		st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: ReasonBackOff,
+		if !mutant.LastStateNotKept {
+			st.LastState = v1alpha1.ContainerState{Terminated: term}
+		}
+		waiting := ReasonBackOff
+		if mutant.WaitingReasonCrashLoop {
+			waiting = "CrashLoopBackOff"
+		}
+		st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: waiting,
 			Message: fmt.Sprintf("restarting in %s", delay)}}
 		rev := e.instEvent(store.EventContainerRestarting, s, nil, "", fmt.Sprintf("back-off %s", delay))
 		n := st.RestartCount

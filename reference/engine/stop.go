@@ -373,6 +373,10 @@ func (e *Engine) stopOne(ctx context.Context, s *slot) {
 			sig = syscall.SIGKILL
 		}
 		e.signal(ctx, s, sig, why)
+		if mutant.StopSignalTwice && s.kind == KindMain {
+			e.mutantNote("stop signal sent twice")
+			e.signal(ctx, s, sig, why+", again")
+		}
 	}
 	e.waitUntil(ctx, func() bool { return s.inst != inst })
 }

@@ -32,6 +32,12 @@ var switches = map[string]bool{
 	"ExecGroupOnlyKill":         ExecGroupOnlyKill,
 	"BackoffUncapped":           BackoffUncapped,
 	"SidecarNotRestartedInStop": SidecarNotRestartedInStop,
+	"BackoffNeverReset":         BackoffNeverReset,
+	"LastStateNotKept":          LastStateNotKept,
+	"WaitingReasonCrashLoop":    WaitingReasonCrashLoop,
+	"UIDWithoutDashes":          UIDWithoutDashes,
+	"StopSignalTwice":           StopSignalTwice,
+	"MainRestartedInStop":       MainRestartedInStop,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

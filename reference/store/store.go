@@ -20,6 +20,8 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/reference/mutant"
+
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
 )
@@ -389,6 +391,9 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string) (*Pod, er
 		return nil, err
 	}
 	uid := uuid.NewString()
+	if mutant.UIDWithoutDashes {
+		uid = strings.ReplaceAll(uid, "-", "")
+	}
 	now := time.Now().UTC()
 	pod.Metadata.Generation = 1
 	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}

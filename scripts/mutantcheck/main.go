@@ -11,6 +11,14 @@
 //
 // It prints one line: the verdict and the failed specs with their requirement labels. Exit
 // status: 0 the expectation holds, 1 it does not, 2 usage or an unreadable report.
+//
+// It also reads the mutant registry, reference/mutant/mutants.yaml:
+//
+//	mutantcheck list [-registry FILE] [-sample N -seed S] [NAME ...]   # the mutants, one line each, for scripts/mutants.sh
+//	mutantcheck coverage [-registry FILE]                              # how many runtime requirements a mutant breaks
+//
+// The registry's gate (every runtime-level MUST and SHOULD has a mutant or a pending entry) is
+// this package's test, TestTheRegistryCoversEveryRuntimeRequirement.
 package main
 
 import (
@@ -154,6 +162,9 @@ func verdict(specs []spec, want string, reqs []string, match *regexp.Regexp) (bo
 }
 
 func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "list" || os.Args[1] == "coverage") {
+		os.Exit(registryCommand(os.Args[1], os.Args[2:]))
+	}
 	report := flag.String("report", "", "Ginkgo JSON report (report.json of `podspec conformance run --out DIR`)")
 	want := flag.String("want", "fail", "fail: a spec labelled with one of -req failed; pass: every spec passed")
 	reqList := flag.String("req", "", "comma-separated requirement IDs the mutant breaks (with -want fail)")
@@ -197,4 +208,45 @@ func matchNote(match *regexp.Regexp) string {
 		return ""
 	}
 	return fmt.Sprintf(" with a message matching %q", match.String())
+}
+
+// registryCommand runs `list` or `coverage` and returns the exit status.
+func registryCommand(verb string, args []string) int {
+	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
+	path := fs.String("registry", "reference/mutant/mutants.yaml", "the mutant registry")
+	n := fs.Int("sample", 0, "list only N mutants, rotating with -seed (0: all)")
+	seed := fs.String("seed", "", "what the sample rotates with (e.g. the commit)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	reg, err := loadRegistry(*path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutantcheck:", err)
+		return 2
+	}
+	if verb == "coverage" {
+		b, t := coverage(reg)
+		fmt.Printf("%d of %d runtime-level requirements (MUST and SHOULD) are broken by a mutant; %d pending\n", b, t, len(reg.Pending))
+		return 0
+	}
+	ms := reg.Mutants
+	if fs.NArg() > 0 {
+		byName := map[string]Mutant{}
+		for _, m := range ms {
+			byName[m.Name] = m
+		}
+		ms = nil
+		for _, name := range fs.Args() {
+			m, ok := byName[name]
+			if !ok {
+				fmt.Fprintf(os.Stderr, "mutantcheck: unknown mutant %s\n", name)
+				return 2
+			}
+			ms = append(ms, m)
+		}
+	}
+	for _, m := range sample(ms, *n, *seed) {
+		fmt.Println(m.line())
+	}
+	return 0
 }

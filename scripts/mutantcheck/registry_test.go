@@ -1,0 +1,126 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	registryFile = "../../reference/mutant/mutants.yaml"
+	mutantDir    = "../../reference/mutant"
+	mutantsDoc   = "../../docs/mutants.md"
+)
+
+// TestTheRegistryCoversEveryRuntimeRequirement is the gate of docs/mutants.md: every
+// runtime-level MUST and SHOULD is broken by a declared mutant or pending with a reason, and the
+// registry, the switches of reference/mutant and the table of docs/mutants.md agree.
+func TestTheRegistryCoversEveryRuntimeRequirement(t *testing.T) {
+	reg, err := loadRegistry(registryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gate(reg, mutantDir, mutantsDoc); err != nil {
+		t.Fatal(err)
+	}
+	b, total := coverage(reg)
+	t.Logf("%d of %d runtime-level requirements have a mutant; %d pending", b, total, len(reg.Pending))
+}
+
+// TestTheGateFails holds the gate to each way the registry can be wrong.
+func TestTheGateFails(t *testing.T) {
+	base, err := loadRegistry(registryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := func() *Registry {
+		r := &Registry{Mutants: append([]Mutant(nil), base.Mutants...), Pending: append([]Pending(nil), base.Pending...)}
+		return r
+	}
+	cases := map[string]struct {
+		change func(*Registry)
+		want   string
+	}{
+		"a requirement in neither list": {func(r *Registry) { r.Pending = r.Pending[1:] }, "no mutant breaks it and it is not pending"},
+		"a stale pending entry": {func(r *Registry) {
+			r.Pending = append(r.Pending, Pending{ID: r.Mutants[0].Breaks[0], Reason: "x"})
+		}, "remove the pending entry"},
+		"an unknown requirement": {func(r *Registry) { r.Mutants[0].Breaks = append([]string{"NOPE-001"}, r.Mutants[0].Breaks...) }, "which is no requirement"},
+		"a validator rule":       {func(r *Registry) { r.Mutants[0].Breaks = append(r.Mutants[0].Breaks, "MAN-001") }, "not a runtime-level requirement"},
+		"a filter selecting none": {func(r *Registry) {
+			m := r.Mutants[0]
+			m.LabelFilter = "req:ID-004"
+			r.Mutants[0] = m
+		}, "selects none"},
+		"a mutant without switch": {func(r *Registry) {
+			r.Mutants = append(r.Mutants, Mutant{Name: "no_such_switch", Breaks: []string{"ID-004"}, LabelFilter: "req:ID-004", What: "x"})
+		}, "no switch file"},
+		"a switch without entry": {func(r *Registry) { r.Mutants = r.Mutants[1:] }, "has no entry in the registry"},
+		"a pending entry without reason": {func(r *Registry) {
+			p := r.Pending[0]
+			p.Reason = " "
+			r.Pending[0] = p
+		}, "no reason"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := clone()
+			c.change(r)
+			err := gate(r, mutantDir, mutantsDoc)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("gate = %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+	t.Run("a mutant without a row in the docs", func(t *testing.T) {
+		doc := filepath.Join(t.TempDir(), "mutants.md")
+		b, err := os.ReadFile(mutantsDoc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := []string{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.Contains(l, "`mutant_"+base.Mutants[0].Name+"`") {
+				kept = append(kept, l)
+			}
+		}
+		if err := os.WriteFile(doc, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := gate(clone(), mutantDir, doc); err == nil || !strings.Contains(err.Error(), "no row in the table") {
+			t.Fatalf("gate = %v, want a missing row", err)
+		}
+	})
+}
+
+// TestSampleRotates checks that a sample takes n distinct mutants and that seeds rotate it.
+func TestSampleRotates(t *testing.T) {
+	ms := make([]Mutant, 7)
+	for i := range ms {
+		ms[i].Name = string(rune('a' + i))
+	}
+	if got := sample(ms, 0, "x"); len(got) != 7 {
+		t.Fatalf("n=0 gives %d mutants, want all 7", len(got))
+	}
+	seen := map[string]bool{}
+	starts := map[string]bool{}
+	for i := range 40 {
+		got := sample(ms, 3, string(rune('A'+i)))
+		if len(got) != 3 {
+			t.Fatalf("sample of 3 has %d", len(got))
+		}
+		names := map[string]bool{}
+		for _, m := range got {
+			names[m.Name] = true
+			seen[m.Name] = true
+		}
+		if len(names) != 3 {
+			t.Fatalf("sample repeats a mutant: %v", got)
+		}
+		starts[got[0].Name] = true
+	}
+	if len(seen) != 7 || len(starts) < 3 {
+		t.Fatalf("40 seeds reached %d mutants from %d starts", len(seen), len(starts))
+	}
+}

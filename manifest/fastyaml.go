@@ -29,7 +29,22 @@ type fastLine struct {
 // fastParser walks the content lines of one document.
 type fastParser struct {
 	lines []fastLine
-	i     int // the current line
+	i     int         // the current line
+	slab  []yaml.Node // nodes not yet handed out: one allocation for many nodes
+	made  int         // nodes handed out
+}
+
+// node returns a new node with the given fields, from the slab.
+func (p *fastParser) node(n yaml.Node) *yaml.Node {
+	if len(p.slab) == 0 {
+		// Manifests have about three nodes a line; chunks stay small objects (under 32 KiB).
+		p.slab = make([]yaml.Node, min(max(len(p.lines)*3+8-p.made, 16), 200))
+	}
+	out := &p.slab[0]
+	*out = n
+	p.slab = p.slab[1:]
+	p.made++
+	return out
 }
 
 // parseFast returns the document node of data, or false when data is outside the subset.
@@ -61,7 +76,7 @@ func parseFast(data []byte) (*yaml.Node, bool) {
 	if len(p.lines) == 0 {
 		return nil, false
 	}
-	doc := &yaml.Node{Kind: yaml.DocumentNode}
+	doc := p.node(yaml.Node{Kind: yaml.DocumentNode})
 	first := p.lines[0]
 	if strings.HasPrefix(first.text, "---") || strings.HasPrefix(first.text, "...") || first.text[0] == '%' {
 		if first.text != "---" {
@@ -105,7 +120,7 @@ func isSeqEntry(text string, col int) bool {
 // sequence parses a block sequence whose entries start at column indent.
 func (p *fastParser) sequence(indent int) (*yaml.Node, bool) {
 	l := p.lines[p.i]
-	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: l.num, Column: indent + 1}
+	seq := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: l.num, Column: indent + 1})
 	for p.i < len(p.lines) {
 		l = p.lines[p.i]
 		if l.indent != indent || !isSeqEntry(l.text, indent) {
@@ -145,7 +160,7 @@ func (p *fastParser) sequence(indent int) (*yaml.Node, bool) {
 // may have been set to indent by a sequence entry holding the mapping's first key.
 func (p *fastParser) mapping(indent int) (*yaml.Node, bool) {
 	l := p.lines[p.i]
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: l.num, Column: indent + 1}
+	m := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: l.num, Column: indent + 1})
 	for p.i < len(p.lines) {
 		l = p.lines[p.i]
 		if l.indent != indent || isSeqEntry(l.text, indent) {
@@ -155,7 +170,7 @@ func (p *fastParser) mapping(indent int) (*yaml.Node, bool) {
 		if !ok {
 			return nil, false
 		}
-		key := &yaml.Node{Kind: yaml.ScalarNode, Value: l.text[indent:end], Line: l.num, Column: indent + 1}
+		key := p.node(yaml.Node{Kind: yaml.ScalarNode, Value: l.text[indent:end], Line: l.num, Column: indent + 1})
 		key.Tag = key.ShortTag()
 		col := end + 1
 		for col < len(l.text) && l.text[col] == ' ' {
@@ -241,11 +256,11 @@ func (p *fastParser) inlineValue(owner int) (*yaml.Node, bool) {
 	var ok bool
 	switch l.text[col] {
 	case '[', '{':
-		n, end, ok = flowCollection(l.text, col, l.num, 0)
+		n, end, ok = p.flowCollection(l.text, col, l.num, 0)
 	case '"', '\'':
-		n, end, ok = quoted(l.text, col, l.num)
+		n, end, ok = p.quoted(l.text, col, l.num)
 	default:
-		n, end, ok = blockPlain(l.text, col, l.num)
+		n, end, ok = p.blockPlain(l.text, col, l.num)
 	}
 	if !ok || !restIsComment(l.text, end) {
 		return nil, false
@@ -295,7 +310,7 @@ func isIndicator(c byte) bool {
 }
 
 // blockPlain scans a single-line plain scalar in block context at col.
-func blockPlain(text string, col, line int) (*yaml.Node, int, bool) {
+func (p *fastParser) blockPlain(text string, col, line int) (*yaml.Node, int, bool) {
 	c := text[col]
 	if isIndicator(c) {
 		return nil, 0, false
@@ -308,7 +323,7 @@ func blockPlain(text string, col, line int) (*yaml.Node, int, bool) {
 		switch text[i] {
 		case ' ':
 			if i+1 < len(text) && text[i+1] == '#' {
-				return plainNode(text[col:end], line, col), i, true
+				return p.plainNode(text[col:end], line, col), i, true
 			}
 			continue
 		case ':':
@@ -318,20 +333,20 @@ func blockPlain(text string, col, line int) (*yaml.Node, int, bool) {
 		}
 		end = i + 1
 	}
-	return plainNode(text[col:end], line, col), len(text), true
+	return p.plainNode(text[col:end], line, col), len(text), true
 }
 
-func plainNode(v string, line, col int) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Value: v, Line: line, Column: col + 1}
+func (p *fastParser) plainNode(v string, line, col int) *yaml.Node {
+	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Value: v, Line: line, Column: col + 1})
 	n.Tag = n.ShortTag()
 	return n
 }
 
 // quoted scans a single-line single- or double-quoted scalar at col (double-quoted ones without
 // escapes) and returns the index after its closing quote.
-func quoted(text string, col, line int) (*yaml.Node, int, bool) {
+func (p *fastParser) quoted(text string, col, line int) (*yaml.Node, int, bool) {
 	q := text[col]
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line, Column: col + 1}
+	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line, Column: col + 1})
 	if q == '"' {
 		n.Style = yaml.DoubleQuotedStyle
 		for i := col + 1; i < len(text); i++ {
@@ -374,12 +389,12 @@ func quoted(text string, col, line int) (*yaml.Node, int, bool) {
 const maxFlowDepth = 16
 
 // flowCollection parses a flow sequence or mapping that opens and closes on this line.
-func flowCollection(text string, col, line, depth int) (*yaml.Node, int, bool) {
+func (p *fastParser) flowCollection(text string, col, line, depth int) (*yaml.Node, int, bool) {
 	if depth >= maxFlowDepth {
 		return nil, 0, false
 	}
 	open := text[col]
-	n := &yaml.Node{Style: yaml.FlowStyle, Line: line, Column: col + 1}
+	n := p.node(yaml.Node{Style: yaml.FlowStyle, Line: line, Column: col + 1})
 	closer := byte(']')
 	if open == '[' {
 		n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
@@ -396,11 +411,11 @@ func flowCollection(text string, col, line, depth int) (*yaml.Node, int, bool) {
 			if !ok {
 				return nil, 0, false
 			}
-			k := plainNode(text[i:end], line, i)
+			k := p.plainNode(text[i:end], line, i)
 			n.Content = append(n.Content, k)
 			i = skipSpaces(text, end+1)
 		}
-		item, end, ok := flowItem(text, i, line, depth)
+		item, end, ok := p.flowItem(text, i, line, depth)
 		if !ok {
 			return nil, 0, false
 		}
@@ -434,15 +449,15 @@ func flowKeyEnd(text string, i int) (int, bool) {
 }
 
 // flowItem parses one value inside a flow collection.
-func flowItem(text string, i, line, depth int) (*yaml.Node, int, bool) {
+func (p *fastParser) flowItem(text string, i, line, depth int) (*yaml.Node, int, bool) {
 	if i >= len(text) {
 		return nil, 0, false
 	}
 	switch text[i] {
 	case '[', '{':
-		return flowCollection(text, i, line, depth+1)
+		return p.flowCollection(text, i, line, depth+1)
 	case '"', '\'':
-		return quoted(text, i, line)
+		return p.quoted(text, i, line)
 	}
 	c := text[i]
 	if isIndicator(c) || c == '?' || c == ':' {
@@ -455,7 +470,7 @@ func flowItem(text string, i, line, depth int) (*yaml.Node, int, bool) {
 	for j := i; j < len(text); j++ {
 		switch text[j] {
 		case ',', ']', '}':
-			return plainNode(text[i:end], line, i), j, true
+			return p.plainNode(text[i:end], line, i), j, true
 		case ':', '#', '[', '{', '?':
 			return nil, 0, false
 		case ' ':

@@ -579,7 +579,8 @@ func (n *node) validObject(obj map[string]any, loc []string, e *evaluation) bool
 		return false
 	}
 	for key, val := range obj {
-		at := append(loc[:len(loc):len(loc)], key)
+		// at shares loc's array with its siblings: nothing keeps it past the call (add clones).
+		at := append(loc, key)
 		evaluated := false
 		if p, has := n.properties[key]; has {
 			evaluated = true
@@ -621,7 +622,7 @@ func (n *node) validArray(arr []any, loc []string, e *evaluation) bool {
 			if !ok && e == nil {
 				return false
 			}
-			ok = n.items.valid(item, append(loc[:len(loc):len(loc)], strconv.Itoa(i)), e) && ok
+			ok = n.items.valid(item, append(loc, strconv.Itoa(i)), e) && ok
 		}
 	}
 	return ok

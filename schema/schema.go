@@ -101,7 +101,7 @@ func Violations(kindName string, value any) []Violation {
 		return []Violation{{Kind: Other, Want: []string{"internal error: " + err.Error()}}}
 	}
 	var e evaluation
-	if n.valid(value, nil, &e) {
+	if n.valid(value, make([]string, 0, 16), &e) {
 		return nil
 	}
 	return Normalize(e.out)

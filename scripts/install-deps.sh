@@ -2,9 +2,12 @@
 # Installs what podspec's runtime, tests and demo need on a fresh Debian machine that has Go and
 # gcc: runc (the OCI runtime the reference runtime drives) and busybox-static (the userland of
 # the example and test images), and crun and runsc (gVisor), the other OCI runtimes the tests run
-# the demo pod on (PODSPEC_PEER_RUNTIMES=0 skips them). Go modules come from the module proxy on
-# first build.
+# the demo pod on (PODSPEC_PEER_RUNTIMES=0 skips them); with --browser also chromium, in which
+# the timeline and conformance report tests render their pages (scripts/test.sh asks for it; the
+# demo does not). Go modules come from the module proxy on first build.
 set -euo pipefail
+browser=
+[ "${1:-}" = --browser ] && browser=1
 need=()
 command -v runc >/dev/null 2>&1 || need+=(runc)
 if [ "${PODSPEC_PEER_RUNTIMES:-1}" != 0 ]; then
@@ -13,14 +16,18 @@ if [ "${PODSPEC_PEER_RUNTIMES:-1}" != 0 ]; then
 fi
 # (grep without -q: with pipefail, -q exiting early would make busybox --list fail on SIGPIPE)
 [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x sh >/dev/null || need+=(busybox-static)
-if [ ${#need[@]} -gt 0 ]; then
+# chromium without its recommends (fonts, drivers, language packs): headless needs none of them.
+lean=()
+[ -z "$browser" ] || command -v chromium >/dev/null 2>&1 || lean+=(chromium)
+if [ ${#need[@]} -gt 0 ] || [ ${#lean[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
-    echo "install-deps: need root to apt-get install ${need[*]}" >&2
+    echo "install-deps: need root to apt-get install ${need[*]} ${lean[*]}" >&2
     exit 1
   fi
-  echo "install-deps: apt-get install ${need[*]}"
+  echo "install-deps: apt-get install ${need[*]} ${lean[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq "${need[@]}" >/dev/null
+  [ ${#need[@]} -eq 0 ] || apt-get install -y -qq "${need[@]}" >/dev/null
+  [ ${#lean[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${lean[@]}" >/dev/null
 fi
 go mod download

@@ -250,7 +250,7 @@ func Build(events []store.Event, opt Options) *Model {
 				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(g), Grace: g, Reason: ev.Reason, Force: ev.Force})
 			}
 		case evPodTerminating:
-			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkStop, Time: ev.Time, Label: "terminating", Detail: detail(ev)})
+			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: "terminating", Detail: detail(ev)})
 			if !terminating && len(m.Budgets) == 0 && opt.Grace != nil {
 				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(*opt.Grace), Grace: *opt.Grace, Reason: ev.Reason})
 			}

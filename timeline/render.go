@@ -152,14 +152,23 @@ func (rs *rows) free(row int, a, b float64) bool {
 
 func (rs *rows) take(row int, a, b float64) { rs.taken[row] = append(rs.taken[row], [2]float64{a, b}) }
 
-// place returns the first of the preferred rows where [a,b) is free (taking it), or the first
-// preferred row when none is.
+// place returns the first of the preferred rows where [a,b) is free (taking it), or -1 when
+// none is.
 func (rs *rows) place(a, b float64, prefer ...int) int {
 	for _, row := range prefer {
 		if rs.free(row, a, b) {
 			rs.take(row, a, b)
 			return row
 		}
+	}
+	return -1
+}
+
+// must is place for a label that is drawn even where it overlaps another: the first
+// preferred row when none is free.
+func (rs *rows) must(a, b float64, prefer ...int) int {
+	if row := rs.place(a, b, prefer...); row >= 0 {
+		return row
 	}
 	rs.take(prefer[0], a, b)
 	return prefer[0]
@@ -174,7 +183,7 @@ const (
 
 func (r *renderer) draw(b *bytes.Buffer) {
 	m := r.m
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" class="podspec-timeline" width="%g" height="%g" viewBox="0 0 %g %g" role="img" aria-labelledby="tl-title" data-start="%s" data-span="%s" data-x0="%s" data-x1="%s">`,
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" class="podspec-timeline" width="%g" height="%g" viewBox="0 0 %g %g" role="img" data-start="%s" data-span="%s" data-x0="%s" data-x1="%s">`,
 		width, r.height, width, r.height, esc(m.Start.UTC().Format(time.RFC3339Nano)), ffmt(r.span), ffmt(r.x0), ffmt(r.x1))
 	fmt.Fprintf(b, "\n<title>%s</title>\n<style>%s</style>\n", esc(m.Title), Style)
 	fmt.Fprintf(b, `<rect class="bg" width="%g" height="%g"/>`+"\n", width, r.height)
@@ -198,7 +207,7 @@ func (r *renderer) header(b *bytes.Buffer) {
 	if !m.Finished && !m.Start.IsZero() {
 		sub += " (not finished)"
 	}
-	fmt.Fprintf(b, `<text id="tl-title" class="title" x="12" y="22">%s</text>`, esc(short2(m.Title, 60)))
+	fmt.Fprintf(b, `<text class="title" x="12" y="22">%s</text>`, esc(short2(m.Title, 60)))
 	fmt.Fprintf(b, `<text class="muted" x="12" y="38">%s</text>`+"\n", esc(sub))
 	// The legend.
 	x := 12.0
@@ -310,13 +319,20 @@ func (r *renderer) podLane(b *bytes.Buffer) {
 		label := short(mk.Label)
 		lx := clampLabel(x+2, textW(label))
 		row := rs.place(lx-4, lx+textW(label), 0, 1)
+		if row < 0 && (mk.Kind == MarkStop || mk.Kind == MarkPolicy) {
+			row = rs.must(lx-4, lx+textW(label), 0, 1)
+		}
 		ty := y + 13 + float64(row)*13
 		cls := "mark mark-" + mk.Kind
 		if mk.Failed {
 			cls += " failed"
 		}
-		fmt.Fprintf(b, `<g class="%s" data-t="%s" data-label="%s"><title>%s</title><path d="M%s %sl4 5l-4 5l-4-5z"/><text x="%s" y="%s">%s</text></g>`,
-			cls, r.sec(mk.Time), esc(mk.Label), esc(mk.Detail), ffmt(x), ffmt(y+podLaneH-12), ffmt(lx), ffmt(ty), esc(label))
+		fmt.Fprintf(b, `<g class="%s" data-t="%s" data-label="%s"><title>%s</title><path d="M%s %sl4 5l-4 5l-4-5z"/>`,
+			cls, r.sec(mk.Time), esc(mk.Label), esc(mk.Detail), ffmt(x), ffmt(y+podLaneH-12))
+		if row >= 0 { // no room: the tooltip has it
+			fmt.Fprintf(b, `<text x="%s" y="%s">%s</text>`, ffmt(lx), ffmt(ty), esc(label))
+		}
+		b.WriteString("</g>")
 	}
 	b.WriteString("</g>\n")
 }
@@ -324,7 +340,7 @@ func (r *renderer) podLane(b *bytes.Buffer) {
 // stopLines draws the stop requests across every lane, on top.
 func (r *renderer) stopLines(b *bytes.Buffer) {
 	for _, mk := range r.m.PodMarks {
-		if mk.Kind != MarkStop || mk.Label == "terminating" {
+		if mk.Kind != MarkStop {
 			continue
 		}
 		x := r.x(mk.Time)
@@ -419,7 +435,7 @@ func (r *renderer) bar(b *bytes.Buffer, bar *Bar, mid, end float64, rs *rows, mo
 		prefer = []int{rowBelow, rowMiddle, rowAbove}
 	}
 	lx, ly := clampLabel(end+3, w), mid+3.5
-	row := rs.place(lx, lx+w, prefer...)
+	row := rs.must(lx, lx+w, prefer...)
 	switch row {
 	case rowAbove:
 		lx, ly = clampLabel(math.Max(end-w/2, r.x0), w), mid-barH/2-4
@@ -485,6 +501,13 @@ func (r *renderer) mark(b *bytes.Buffer, l *Lane, mk Mark, mid float64, rs *rows
 	}
 	lx := clampLabel(x-2, w)
 	row := rs.place(lx, lx+w, prefer...)
+	if row < 0 && mk.Kind != MarkNote {
+		row = rs.must(lx, lx+w, prefer...)
+	}
+	if row < 0 { // a note without room: the tooltip has it
+		b.WriteString("</g>")
+		return
+	}
 	ly := mid - barH/2 - 10
 	switch row {
 	case rowMiddle:

@@ -133,29 +133,7 @@ func (tl *Timeline) String() string {
 
 func (e Entry) describe() string {
 	if p := e.Probe; p != nil {
-		s := fmt.Sprintf("%s %s/%s", p.Container, p.Role, p.Type)
-		if p.Handler != "" {
-			s += " handler=" + p.Handler
-		}
-		if p.Instance > 0 {
-			s += fmt.Sprintf(" instance=%d", p.Instance)
-		}
-		if p.Signal != "" {
-			s += " signal=" + p.Signal
-		}
-		if p.Action != "" {
-			s += " action=" + p.Action
-		}
-		if p.ExitCode != nil {
-			s += fmt.Sprintf(" exitCode=%d", *p.ExitCode)
-		}
-		if p.Result != "" {
-			s += " result=" + p.Result
-		}
-		if p.Fallback {
-			s += " (from fallback file)"
-		}
-		return s
+		return DescribeProbe(p)
 	}
 	r := e.Runtime
 	s := fmt.Sprintf("#%d %s", r.Seq, r.Type)
@@ -186,6 +164,66 @@ func (e Entry) describe() string {
 		s += fmt.Sprintf(" message=%q", r.Message)
 	}
 	return s
+}
+
+// DescribeProbe is one line about a workload's report, as the merged timeline shows it.
+func DescribeProbe(p *probe.Event) string {
+	s := fmt.Sprintf("%s %s/%s", p.Container, p.Role, p.Type)
+	if p.Handler != "" {
+		s += " handler=" + p.Handler
+	}
+	if p.Instance > 0 {
+		s += fmt.Sprintf(" instance=%d", p.Instance)
+	}
+	if p.Signal != "" {
+		s += " signal=" + p.Signal
+	}
+	if p.Action != "" {
+		s += " action=" + p.Action
+	}
+	if p.ExitCode != nil {
+		s += fmt.Sprintf(" exitCode=%d", *p.ExitCode)
+	}
+	if p.Result != "" {
+		s += " result=" + p.Result
+	}
+	if p.Fallback {
+		s += " (from fallback file)"
+	}
+	return s
+}
+
+// TimelineEntry names the report entry that carries a failed spec's merged timeline (a
+// TimelineRecord), so that a report can draw it.
+const TimelineEntry = "merged timeline"
+
+// TimelineRecord is a merged timeline as a report carries it: the runtime's events as recorded
+// and what the workloads reported (without their environment reports, which the failure
+// message quotes where it matters).
+type TimelineRecord struct {
+	Events []RuntimeEvent `json:"events"`
+	Probe  []probe.Event  `json:"probe"`
+}
+
+// String keeps the entry's text form short; the JSON form holds the record.
+func (r TimelineRecord) String() string {
+	return fmt.Sprintf("%d runtime events, %d workload reports", len(r.Events), len(r.Probe))
+}
+
+// Record returns the timeline as a TimelineRecord, in timeline order.
+func (tl *Timeline) Record() TimelineRecord {
+	var r TimelineRecord
+	for _, e := range tl.Entries {
+		switch {
+		case e.Runtime != nil:
+			r.Events = append(r.Events, *e.Runtime)
+		case e.Probe != nil:
+			p := *e.Probe
+			p.Report, p.Core = nil, nil
+			r.Probe = append(r.Probe, p)
+		}
+	}
+	return r
 }
 
 // fail builds a predicate failure carrying the whole timeline.

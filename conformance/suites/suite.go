@@ -235,8 +235,18 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 				Expect(out.Timeline.Consistent()).To(Succeed(), "the runtime's events must match what the workloads report")
 			}
 		})
+		AfterEach(func() { attachTimeline(out) })
 		body(func() *framework.Outcome { return out })
 	})
+}
+
+// attachTimeline records the scenario's merged timeline with a failed spec (not printed: the
+// failure message holds it as text), so that a report can draw it.
+func attachTimeline(out *framework.Outcome) {
+	if out == nil || out.Timeline == nil || !CurrentSpecReport().Failed() {
+		return
+	}
+	AddReportEntry(framework.TimelineEntry, out.Timeline.Record(), ReportEntryVisibilityNever)
 }
 
 func profileOf(sc *framework.Scenario) string {
@@ -252,6 +262,7 @@ func profileOf(sc *framework.Scenario) string {
 func (s *suite) await(ctx context.Context, sc *framework.Scenario) *framework.Outcome {
 	s.requireScenario(sc)
 	out := s.scenarios.Await(ctx, sc)
+	DeferCleanup(func() { attachTimeline(out) })
 	Expect(out.Err).NotTo(HaveOccurred(), "scenario %s", sc.Short)
 	if !sc.Refused {
 		Expect(out.Timeline.Consistent()).To(Succeed(), "the runtime's events must match what the workloads report")

@@ -15,6 +15,7 @@ import (
 	podcue "podspec.dev/podspec/cue"
 	"podspec.dev/podspec/schema"
 	"podspec.dev/podspec/schema/oracle"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -393,8 +394,8 @@ func TestEnginesReportTheSameRulesPathsAndMessages(t *testing.T) {
 					t.Errorf("message %q does not contain %q", errs[0].Message(), tc.message)
 				}
 				for _, e := range errs {
-					if e.Severity != field.SeverityError || e.Message() == "" {
-						t.Errorf("error %v has severity %q and message %q", e, e.Severity, e.Message())
+					if e.Severity() != spec.Error || e.Message() == "" {
+						t.Errorf("error %v has severity %q and message %q", e, e.Severity(), e.Message())
 					}
 				}
 			})

@@ -6,16 +6,17 @@ package finding
 import (
 	"sort"
 
-	"podspec.dev/podspec/validation/field"
+	"podspec.dev/podspec/spec"
 )
 
-// Severity of a finding: error or warning.
-type Severity = field.Severity
+// Severity of a finding: error or warning. It is the severity of the finding's rule in the rule
+// catalog (spec.SeverityOf), never chosen where the finding is made.
+type Severity = spec.Severity
 
 // Severities.
 const (
-	Error   = field.SeverityError
-	Warning = field.SeverityWarning
+	Error   = spec.Error
+	Warning = spec.Warning
 )
 
 // Position is a place in a source file. Line and Column are 1-based; 0 means unknown, and

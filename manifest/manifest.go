@@ -23,15 +23,10 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/spec"
 )
 
-// Rule IDs the decoder reports.
 const (
-	RuleKind        = "MAN-001"
-	RuleDuplicate   = "MAN-005"
-	RuleSyntax      = "MAN-006"
-	RuleLimit       = "MAN-007"
-	RuleAmbiguous   = "MAN-008"
 	engineDecode    = "decode"
 	defaultMaxBytes = 4 << 20
 )
@@ -203,7 +198,7 @@ func syntaxFinding(file string, data []byte, idx, offset int, err error) finding
 
 func segmentSyntaxFinding(file string, data []byte, idx, offset int, err error) finding.Finding {
 	f := finding.Finding{
-		Rule: RuleSyntax, Severity: finding.Error, Engine: engineDecode, Document: idx,
+		Rule: spec.MAN006, Severity: spec.SeverityOf(spec.MAN006), Engine: engineDecode, Document: idx,
 		Message: "not well-formed YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: "),
 		Pos:     finding.Position{File: file},
 	}
@@ -360,9 +355,9 @@ type converter struct {
 	expanding *yaml.Node
 }
 
-func (c *converter) add(rule string, sev finding.Severity, n *yaml.Node, msg string) {
+func (c *converter) add(rule string, n *yaml.Node, msg string) {
 	c.findings = append(c.findings, finding.Finding{
-		Rule: rule, Severity: sev, Engine: engineDecode, Document: c.doc, Message: msg,
+		Rule: rule, Severity: spec.SeverityOf(rule), Engine: engineDecode, Document: c.doc, Message: msg,
 		Pos: finding.Position{File: c.file, Line: n.Line, Column: n.Column},
 	})
 }
@@ -376,7 +371,7 @@ func (c *converter) value(n *yaml.Node, depth int, viaAlias bool) (v any, ok boo
 			if c.expanding != nil {
 				at = c.expanding
 			}
-			c.add(RuleLimit, finding.Error, at, fmt.Sprintf(
+			c.add(spec.MAN007, at, fmt.Sprintf(
 				"alias expansion exceeds %d nodes (a \"billion laughs\" document?)", c.lim.MaxAliasExpansion))
 			return nil, false
 		}
@@ -385,12 +380,12 @@ func (c *converter) value(n *yaml.Node, depth int, viaAlias bool) (v any, ok boo
 	case yaml.ScalarNode:
 		r := resolveScalar(n)
 		if r.ambiguous != "" && !viaAlias {
-			c.add(RuleAmbiguous, finding.Warning, n, fmt.Sprintf("ambiguous plain scalar %q: %s; quote it", n.Value, r.ambiguous))
+			c.add(spec.MAN008, n, fmt.Sprintf("ambiguous plain scalar %q: %s; quote it", n.Value, r.ambiguous))
 		}
 		return r.value, true
 	case yaml.AliasNode:
 		if n.Alias == nil {
-			c.add(RuleSyntax, finding.Error, n, "alias to an unknown anchor")
+			c.add(spec.MAN006, n, "alias to an unknown anchor")
 			return nil, false
 		}
 		if !viaAlias {
@@ -422,13 +417,13 @@ func (c *converter) value(n *yaml.Node, depth int, viaAlias bool) (v any, ok boo
 		}
 		return c.value(n.Content[0], depth, viaAlias)
 	}
-	c.add(RuleSyntax, finding.Error, n, "unsupported YAML node")
+	c.add(spec.MAN006, n, "unsupported YAML node")
 	return nil, false
 }
 
 func (c *converter) deep(n *yaml.Node, depth int) bool {
 	if c.lim.MaxDepth > 0 && depth > c.lim.MaxDepth {
-		c.add(RuleLimit, finding.Error, n, fmt.Sprintf("nesting deeper than %d levels", c.lim.MaxDepth))
+		c.add(spec.MAN007, n, fmt.Sprintf("nesting deeper than %d levels", c.lim.MaxDepth))
 		return false
 	}
 	return true
@@ -449,17 +444,17 @@ func (c *converter) mapping(n *yaml.Node, depth int, viaAlias bool) (any, bool) 
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			c.add(RuleSyntax, finding.Error, k, "mapping keys must be scalars")
+			c.add(spec.MAN006, k, "mapping keys must be scalars")
 			continue
 		}
 		key, r := keyString(k)
 		if r.ambiguous != "" && !viaAlias {
-			c.add(RuleAmbiguous, finding.Warning, k, fmt.Sprintf(
+			c.add(spec.MAN008, k, fmt.Sprintf(
 				"ambiguous plain key %q becomes %q: %s; quote it", k.Value, key, r.ambiguous))
 		}
 		if _, dup := m[key]; dup && !viaAlias {
 			first := firstKey(n, key, i)
-			c.add(RuleDuplicate, finding.Error, k, fmt.Sprintf(
+			c.add(spec.MAN005, k, fmt.Sprintf(
 				"mapping key %q already defined at line %d, column %d", key, first.Line, first.Column))
 		}
 		v, ok := c.value(vn, depth+1, viaAlias)
@@ -492,7 +487,7 @@ func (c *converter) merge(m map[string]any, owner, src *yaml.Node, depth int, vi
 			through = true
 		}
 		if s.Kind != yaml.MappingNode {
-			c.add(RuleSyntax, finding.Error, owner, "merge key (<<) must name a mapping or a list of mappings")
+			c.add(spec.MAN006, owner, "merge key (<<) must name a mapping or a list of mappings")
 			continue
 		}
 		v, ok := c.value(s, depth, through)

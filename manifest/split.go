@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/spec"
 )
 
 // Segment is the part of a stream that holds one document: from its "---" marker (or the start
@@ -87,7 +88,7 @@ func (c *cutter) line(l []byte) bool {
 func Split(file string, data []byte, lim Limits) ([]Segment, []finding.Finding) {
 	if lim.MaxBytes > 0 && int64(len(data)) > lim.MaxBytes {
 		return nil, []finding.Finding{{
-			Rule: RuleLimit, Severity: finding.Error, Engine: engineDecode,
+			Rule: spec.MAN007, Severity: spec.SeverityOf(spec.MAN007), Engine: engineDecode,
 			Message: fmt.Sprintf("input is %d bytes, over the limit of %d bytes", len(data), lim.MaxBytes),
 			Pos:     finding.Position{File: file},
 		}}
@@ -124,7 +125,7 @@ func Split(file string, data []byte, lim Limits) ([]Segment, []finding.Finding) 
 // after line lines of the stream.
 func tooManyDocuments(file string, lim Limits, line int) finding.Finding {
 	return finding.Finding{
-		Rule: RuleLimit, Severity: finding.Error, Engine: engineDecode, Document: lim.MaxDocuments,
+		Rule: spec.MAN007, Severity: spec.SeverityOf(spec.MAN007), Engine: engineDecode, Document: lim.MaxDocuments,
 		Message: fmt.Sprintf("more than %d documents in one file", lim.MaxDocuments),
 		Pos:     finding.Position{File: file, Line: line + 1, Column: 1},
 	}
@@ -181,7 +182,7 @@ func (s *Stream) Next() (Segment, bool) {
 			if s.lim.MaxBytes > 0 && s.read > s.lim.MaxBytes {
 				s.done, s.cur = true, nil
 				s.findings = append(s.findings, finding.Finding{
-					Rule: RuleLimit, Severity: finding.Error, Engine: engineDecode, Document: s.index,
+					Rule: spec.MAN007, Severity: spec.SeverityOf(spec.MAN007), Engine: engineDecode, Document: s.index,
 					Message: fmt.Sprintf("input is over the limit of %d bytes (the documents before this one were read)", s.lim.MaxBytes),
 					Pos:     finding.Position{File: s.file, Line: s.curLine + 1, Column: 1},
 				})

@@ -15,6 +15,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/spec"
 )
 
 func TestSplit(t *testing.T) {
@@ -114,7 +115,7 @@ func TestSegmentsDecodeLikeTheWholeStream(t *testing.T) {
 		for _, s := range segs {
 			docs, fs := s.Decode(DefaultLimits())
 			for _, f := range fs {
-				if f.Rule == RuleSyntax {
+				if f.Rule == spec.MAN006 {
 					t.Fatalf("stream %d: segment %d: %v", i, s.Index, f)
 				}
 			}
@@ -214,7 +215,7 @@ func TestStreamStopsAtTheSizeLimit(t *testing.T) {
 	if len(segs) != 2 || string(segs[1].Data) != "---\nb: 2\n" {
 		t.Fatalf("segments %+v", segs)
 	}
-	if len(fs) != 1 || fs[0].Rule != RuleLimit || fs[0].Document != 2 || fs[0].Pos.Line != 4 {
+	if len(fs) != 1 || fs[0].Rule != spec.MAN007 || fs[0].Document != 2 || fs[0].Pos.Line != 4 {
 		t.Errorf("findings %+v", fs)
 	}
 }

@@ -1,6 +1,10 @@
 package schema
 
-import "strings"
+import (
+	"strings"
+
+	"podspec.dev/podspec/spec"
+)
 
 // Patterns of the API, exactly as cue/*.cue writes them (a test checks that every pattern in
 // the generated schemas has a description here).
@@ -51,43 +55,43 @@ const containerLists = "initContainers|containers|deferContainers"
 // for the same constraint, so that findings from both de-duplicate. First match wins; anything
 // unmatched is MAN-003 (Missing), MAN-004 (UnknownField) or MAN-002.
 var rules = []ruleEntry{
-	{[]ViolationKind{NotConst, WrongType, NotInEnum}, "apiVersion|kind", "MAN-001"},
-	{[]ViolationKind{Missing, TooFewItems}, "spec/containers", "MAIN-001"},
-	{[]ViolationKind{Missing}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec", "HOOK-002"},
-	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec/command", "HOOK-002"},
-	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/exec/command", "HOOK-002"},
-	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/notifiers/*/action/exec/command", "NTF-002"},
+	{[]ViolationKind{NotConst, WrongType, NotInEnum}, "apiVersion|kind", spec.MAN001},
+	{[]ViolationKind{Missing, TooFewItems}, "spec/containers", spec.MAIN001},
+	{[]ViolationKind{Missing}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec", spec.HOOK002},
+	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec/command", spec.HOOK002},
+	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/exec/command", spec.HOOK002},
+	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/notifiers/*/action/exec/command", spec.NTF002},
 
-	{[]ViolationKind{UnknownField}, "metadata/labels|annotations/*", "ID-003"},
-	{[]ViolationKind{UnknownField}, "spec/selector/matchLabels/*", "ID-003"},
-	{[]ViolationKind{UnknownField}, "spec/" + containerLists + "/*/resources/limits|requests/*", "RES-001"},
+	{[]ViolationKind{UnknownField}, "metadata/labels|annotations/*", spec.ID003},
+	{[]ViolationKind{UnknownField}, "spec/selector/matchLabels/*", spec.ID003},
+	{[]ViolationKind{UnknownField}, "spec/" + containerLists + "/*/resources/limits|requests/*", spec.RES001},
 
-	{valueKinds, "metadata/name", "ID-001"},
-	{valueKinds, "metadata/labels/*", "ID-003"},
-	{valueKinds, "spec/selector/matchLabels/*", "ID-003"},
-	{valueKinds, "spec/selector/matchExpressions/*/key", "ID-003"},
-	{valueKinds, "spec/" + containerLists + "/*/name", "ID-002"},
-	{valueKinds, "spec/" + containerLists + "/*/image", "IMG-001"},
-	{valueKinds, "spec/" + containerLists + "/*/stopSignal", "STOP-001"},
-	{valueKinds, "spec/" + containerLists + "/*/resources/limits|requests/*", "RES-001"},
-	{valueKinds, "spec/" + containerLists + "/*/resizePolicy/*/resourceName", "RES-001"},
-	{valueKinds, "spec/" + containerLists + "/*/volumeMounts/*/mountPath", "VOL-002"},
-	{valueKinds, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/sleep/seconds", "HOOK-002"},
-	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/name", "NTF-001"},
-	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/action/signal", "NTF-002"},
-	{valueKinds, "spec/deferContainers/*/timeoutSeconds|restartPolicy", "DEFER-001"},
-	{valueKinds, "spec/restartBackoff/*", "RST-001"},
-	{valueKinds, "spec/volumes/*/name", "VOL-002"},
-	{valueKinds, "spec/volumes/*/hostPath/path", "VOL-003"},
-	{valueKinds, "spec/volumes/*/shared/name", "VOL-003"},
-	{valueKinds, "spec/volumes/*/emptyDir/sizeLimit", "RES-001"},
-	{valueKinds, "spec/notifier|parallelism", "NOTIF-001"},
-	{valueKinds, "spec/pods/*", "NOTIF-001"},
+	{valueKinds, "metadata/name", spec.ID001},
+	{valueKinds, "metadata/labels/*", spec.ID003},
+	{valueKinds, "spec/selector/matchLabels/*", spec.ID003},
+	{valueKinds, "spec/selector/matchExpressions/*/key", spec.ID003},
+	{valueKinds, "spec/" + containerLists + "/*/name", spec.ID002},
+	{valueKinds, "spec/" + containerLists + "/*/image", spec.IMG001},
+	{valueKinds, "spec/" + containerLists + "/*/stopSignal", spec.STOP001},
+	{valueKinds, "spec/" + containerLists + "/*/resources/limits|requests/*", spec.RES001},
+	{valueKinds, "spec/" + containerLists + "/*/resizePolicy/*/resourceName", spec.RES001},
+	{valueKinds, "spec/" + containerLists + "/*/volumeMounts/*/mountPath", spec.VOL002},
+	{valueKinds, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/sleep/seconds", spec.HOOK002},
+	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/name", spec.NTF001},
+	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/action/signal", spec.NTF002},
+	{valueKinds, "spec/deferContainers/*/timeoutSeconds|restartPolicy", spec.DEFER001},
+	{valueKinds, "spec/restartBackoff/*", spec.RST001},
+	{valueKinds, "spec/volumes/*/name", spec.VOL002},
+	{valueKinds, "spec/volumes/*/hostPath/path", spec.VOL003},
+	{valueKinds, "spec/volumes/*/shared/name", spec.VOL003},
+	{valueKinds, "spec/volumes/*/emptyDir/sizeLimit", spec.RES001},
+	{valueKinds, "spec/notifier|parallelism", spec.NOTIF001},
+	{valueKinds, "spec/pods/*", spec.NOTIF001},
 
-	{[]ViolationKind{NotExactlyOne}, "spec/volumes/*", "VOL-002"},
-	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/lifecycle/postStart|preStop", "HOOK-002"},
-	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/notifiers/*/action", "NTF-002"},
-	{[]ViolationKind{NotExactlyOne}, "spec", "NOTIF-001"},
+	{[]ViolationKind{NotExactlyOne}, "spec/volumes/*", spec.VOL002},
+	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/lifecycle/postStart|preStop", spec.HOOK002},
+	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/notifiers/*/action", spec.NTF002},
+	{[]ViolationKind{NotExactlyOne}, "spec", spec.NOTIF001},
 }
 
 // emptyIsMissing are the required strings whose empty value counts as missing (MAN-003), as
@@ -123,7 +127,7 @@ func isEmptyMissing(v Violation) bool {
 // and MAN-002 for everything else.
 func RuleFor(v Violation) string {
 	if isEmptyMissing(v) {
-		return "MAN-003"
+		return spec.MAN003
 	}
 	toks := v.Tokens
 	if v.Kind == Missing && len(v.Names) > 0 {
@@ -139,11 +143,11 @@ func RuleFor(v Violation) string {
 	}
 	switch v.Kind {
 	case Missing:
-		return "MAN-003"
+		return spec.MAN003
 	case UnknownField:
-		return "MAN-004"
+		return spec.MAN004
 	}
-	return "MAN-002"
+	return spec.MAN002
 }
 
 func containsKind(ks []ViolationKind, k ViolationKind) bool {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -76,9 +77,9 @@ func (v Violation) Error() *field.Error {
 	case UnknownField:
 		key := last(v.Tokens)
 		switch rule {
-		case "ID-003":
+		case spec.ID003:
 			return field.Invalid(rule, p, key, keyKind(v.Tokens)+" key "+describePattern(qualifiedNamePattern)).AtKey()
-		case "RES-001":
+		case spec.RES001:
 			return field.NotSupported(rule, p, key, []string{"cpu", "memory", "pids"}).AtKey()
 		}
 		return field.Forbidden(rule, p, fmt.Sprintf("unknown field %q", key)).AtKey()
@@ -103,7 +104,7 @@ func (v Violation) Error() *field.Error {
 	case OutOfRange:
 		return invalid(rule, p, v, "must be "+opWords[v.Op]+" "+v.Limit)
 	case TooFewItems:
-		if rule == "MAIN-001" {
+		if rule == spec.MAIN001 {
 			return field.Required(rule, p, "at least one main container is required")
 		}
 		return invalid(rule, p, v, "must have at least "+v.Limit+" item(s)")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -36,14 +37,14 @@ func validateContainerNames(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList 
 	seen := make(map[string]*field.Path, len(s.InitContainers)+len(s.Containers)+len(s.DeferContainers))
 	check := func(name string, np *field.Path) {
 		if name == "" {
-			errs = append(errs, field.Required(ruleRequired, np, "every container needs a name"))
+			errs = append(errs, field.Required(spec.MAN003, np, "every container needs a name"))
 			return
 		}
 		if d := dnsLabelProblem(name); d != "" {
-			errs = append(errs, field.Invalid(ruleContainerName, np, name, d))
+			errs = append(errs, field.Invalid(spec.ID002, np, name, d))
 		}
 		if first, dup := seen[name]; dup {
-			errs = append(errs, field.Duplicate(ruleContainerName, np, name,
+			errs = append(errs, field.Duplicate(spec.ID002, np, name,
 				"container names must be unique across initContainers, containers and deferContainers (first used at "+first.String()+")"))
 			return
 		}
@@ -72,7 +73,7 @@ func validateContainer(s *v1alpha1.PodSpec, c *v1alpha1.Container, kind Containe
 		}
 	}
 	if c.StopSignal != "" {
-		if e := validateSignal(ruleStopSignal, c.StopSignal, p.Child("stopSignal")); e != nil {
+		if e := validateSignal(spec.STOP001, c.StopSignal, p.Child("stopSignal")); e != nil {
 			errs = append(errs, e)
 		}
 	}
@@ -126,7 +127,7 @@ func validateProbes(c *v1alpha1.Container, kind ContainerKind, p *field.Path) fi
 		}
 		pp := p.Child(pr.name)
 		if kind == KindInit {
-			errs = append(errs, field.Forbidden(ruleHookPlacement, pp,
+			errs = append(errs, field.Forbidden(spec.HOOK001, pp,
 				"an init container runs to completion once, so it cannot have probes; only main containers and sidecars (restartPolicy: Always) can").AtKey())
 			continue
 		}
@@ -139,13 +140,13 @@ func validateProbes(c *v1alpha1.Container, kind ContainerKind, p *field.Path) fi
 func validateProbe(pr *v1alpha1.Probe, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if pr.Exec == nil {
-		errs = append(errs, field.Required(ruleHookHandler, p.Child("exec"), "a probe needs an exec handler, the only probe handler podspec supports"))
+		errs = append(errs, field.Required(spec.HOOK002, p.Child("exec"), "a probe needs an exec handler, the only probe handler podspec supports"))
 	} else {
-		errs = append(errs, validateExec(ruleHookHandler, pr.Exec, p.Child("exec"))...)
+		errs = append(errs, validateExec(spec.HOOK002, pr.Exec, p.Child("exec"))...)
 	}
 	minimum := func(name string, v, lowest int32) {
 		if v < lowest {
-			errs = append(errs, field.Invalid(ruleSchema, p.Child(name), v, fmt.Sprintf("must be at least %d", lowest)))
+			errs = append(errs, field.Invalid(spec.MAN002, p.Child(name), v, fmt.Sprintf("must be at least %d", lowest)))
 		}
 	}
 	minimum("initialDelaySeconds", pr.InitialDelaySeconds, 0)
@@ -174,7 +175,7 @@ func validateLifecycle(l *v1alpha1.Lifecycle, kind ContainerKind, grace int64, p
 		return nil
 	}
 	if kind == KindInit {
-		return field.ErrorList{field.Forbidden(ruleHookPlacement, p,
+		return field.ErrorList{field.Forbidden(spec.HOOK001, p,
 			"an init container runs to completion once, so it cannot have lifecycle hooks; only main containers and sidecars (restartPolicy: Always) can").AtKey()}
 	}
 	var errs field.ErrorList
@@ -191,18 +192,18 @@ func validateHandler(h *v1alpha1.LifecycleHandler, maxSleep int64, p *field.Path
 	}
 	switch {
 	case h.Exec == nil && h.Sleep == nil:
-		return field.ErrorList{field.Required(ruleHookHandler, p, "a hook needs exactly one handler: exec or sleep")}
+		return field.ErrorList{field.Required(spec.HOOK002, p, "a hook needs exactly one handler: exec or sleep")}
 	case h.Exec != nil && h.Sleep != nil:
-		return field.ErrorList{field.Forbidden(ruleHookHandler, p.Child("sleep"), "a hook has exactly one handler: exec or sleep, not both").AtKey()}
+		return field.ErrorList{field.Forbidden(spec.HOOK002, p.Child("sleep"), "a hook has exactly one handler: exec or sleep, not both").AtKey()}
 	case h.Exec != nil:
-		return validateExec(ruleHookHandler, h.Exec, p.Child("exec"))
+		return validateExec(spec.HOOK002, h.Exec, p.Child("exec"))
 	}
 	sp := p.Child("sleep", "seconds")
 	switch s := h.Sleep.Seconds; {
 	case s < 0:
-		return field.ErrorList{field.Invalid(ruleHookHandler, sp, s, "must not be negative")}
+		return field.ErrorList{field.Invalid(spec.HOOK002, sp, s, "must not be negative")}
 	case maxSleep >= 0 && s > maxSleep:
-		return field.ErrorList{field.Invalid(ruleHookHandler, sp, s,
+		return field.ErrorList{field.Invalid(spec.HOOK002, sp, s,
 			fmt.Sprintf("a preStop sleep must fit the grace period (terminationGracePeriodSeconds is %d)", maxSleep))}
 	}
 	return nil
@@ -214,7 +215,7 @@ func validateNotifiers(ns []v1alpha1.Notifier, kind ContainerKind, p *field.Path
 		return nil
 	}
 	if kind == KindInit {
-		return field.ErrorList{field.Forbidden(ruleNotifierPlacement, p,
+		return field.ErrorList{field.Forbidden(spec.NTF003, p,
 			"notifiers run only in main containers and sidecars; a regular init container has exited before any notification can reach it").AtKey()}
 	}
 	var errs field.ErrorList
@@ -224,15 +225,15 @@ func validateNotifiers(ns []v1alpha1.Notifier, kind ContainerKind, p *field.Path
 		np := p.Index(i)
 		switch {
 		case n.Name == "":
-			errs = append(errs, field.Required(ruleRequired, np.Child("name"), "every notifier needs a name"))
+			errs = append(errs, field.Required(spec.MAN003, np.Child("name"), "every notifier needs a name"))
 		case qualifiedNameProblem(n.Name) != "":
-			errs = append(errs, field.Invalid(ruleNotifierName, np.Child("name"), n.Name, "notifier name "+qualifiedNameProblem(n.Name)))
+			errs = append(errs, field.Invalid(spec.NTF001, np.Child("name"), n.Name, "notifier name "+qualifiedNameProblem(n.Name)))
 		case seen[n.Name]:
-			errs = append(errs, field.Duplicate(ruleNotifierName, np.Child("name"), n.Name, "notifier names must be unique within a container"))
+			errs = append(errs, field.Duplicate(spec.NTF001, np.Child("name"), n.Name, "notifier names must be unique within a container"))
 		}
 		seen[n.Name] = true
 		if n.TimeoutSeconds != nil && *n.TimeoutSeconds < 1 {
-			errs = append(errs, field.Invalid(ruleSchema, np.Child("timeoutSeconds"), *n.TimeoutSeconds, "must be at least 1"))
+			errs = append(errs, field.Invalid(spec.MAN002, np.Child("timeoutSeconds"), *n.TimeoutSeconds, "must be at least 1"))
 		}
 		errs = append(errs, validateNotifierAction(&n.Action, np.Child("action"))...)
 	}
@@ -243,13 +244,13 @@ func validateNotifiers(ns []v1alpha1.Notifier, kind ContainerKind, p *field.Path
 func validateNotifierAction(a *v1alpha1.NotifierAction, p *field.Path) field.ErrorList {
 	switch {
 	case a.Exec == nil && a.Signal == "":
-		return field.ErrorList{field.Required(ruleNotifierAction, p, "a notifier action needs exactly one of exec or signal")}
+		return field.ErrorList{field.Required(spec.NTF002, p, "a notifier action needs exactly one of exec or signal")}
 	case a.Exec != nil && a.Signal != "":
-		return field.ErrorList{field.Forbidden(ruleNotifierAction, p.Child("signal"), "a notifier action is exactly one of exec or signal, not both").AtKey()}
+		return field.ErrorList{field.Forbidden(spec.NTF002, p.Child("signal"), "a notifier action is exactly one of exec or signal, not both").AtKey()}
 	case a.Exec != nil:
-		return validateExec(ruleNotifierAction, a.Exec, p.Child("exec"))
+		return validateExec(spec.NTF002, a.Exec, p.Child("exec"))
 	}
-	if e := validateSignal(ruleNotifierAction, a.Signal, p.Child("signal")); e != nil {
+	if e := validateSignal(spec.NTF002, a.Signal, p.Child("signal")); e != nil {
 		return field.ErrorList{e}
 	}
 	return nil
@@ -260,11 +261,11 @@ func validateDeferContainer(d *v1alpha1.DeferContainer, volumes map[string]bool,
 	var errs field.ErrorList
 	errs = append(errs, validateImage(d.Image, p.Child("image"))...)
 	if d.RestartPolicy != "" && d.RestartPolicy != v1alpha1.RestartPolicyNever && d.RestartPolicy != v1alpha1.RestartPolicyOnFailure {
-		errs = append(errs, field.NotSupported(ruleDefer, p.Child("restartPolicy"), string(d.RestartPolicy),
+		errs = append(errs, field.NotSupported(spec.DEFER001, p.Child("restartPolicy"), string(d.RestartPolicy),
 			[]string{string(v1alpha1.RestartPolicyNever), string(v1alpha1.RestartPolicyOnFailure)}))
 	}
 	if d.TimeoutSeconds != nil && *d.TimeoutSeconds < 1 {
-		errs = append(errs, field.Invalid(ruleDefer, p.Child("timeoutSeconds"), *d.TimeoutSeconds, "must be at least 1"))
+		errs = append(errs, field.Invalid(spec.DEFER001, p.Child("timeoutSeconds"), *d.TimeoutSeconds, "must be at least 1"))
 	}
 	if d.Phase != "" {
 		if e := enumProblem(p.Child("phase"), d.Phase, v1alpha1.DeferBeforeStop, v1alpha1.DeferAfterStop); e != nil {
@@ -316,12 +317,12 @@ func validateResources(r *v1alpha1.ResourceRequirements, p *field.Path) field.Er
 			q := list[k]
 			kp := lp.Key(string(k))
 			if !isKnownResource(k) {
-				errs = append(errs, field.NotSupported(ruleResources, kp, string(k), knownResources()).AtKey())
+				errs = append(errs, field.NotSupported(spec.RES001, kp, string(k), knownResources()).AtKey())
 				continue
 			}
 			v, err := quantityValue(k, q)
 			if err != nil {
-				errs = append(errs, field.Invalid(ruleResources, kp, string(q), err.Error()))
+				errs = append(errs, field.Invalid(spec.RES001, kp, string(q), err.Error()))
 				continue
 			}
 			vals[k] = v
@@ -334,7 +335,7 @@ func validateResources(r *v1alpha1.ResourceRequirements, p *field.Path) field.Er
 		req, ok1 := requests[k]
 		lim, ok2 := limits[k]
 		if ok1 && ok2 && req > lim {
-			errs = append(errs, field.Invalid(ruleResources, p.Child("requests").Key(string(k)), string(r.Requests[k]),
+			errs = append(errs, field.Invalid(spec.RES001, p.Child("requests").Key(string(k)), string(r.Requests[k]),
 				fmt.Sprintf("must be less than or equal to the %s limit (%s)", k, string(r.Limits[k]))))
 		}
 	}
@@ -362,9 +363,9 @@ func validateResizePolicy(rp []v1alpha1.ContainerResizePolicy, p *field.Path) fi
 		name := rp[i].ResourceName
 		switch {
 		case !isKnownResource(name):
-			errs = append(errs, field.NotSupported(ruleResources, ip.Child("resourceName"), string(name), knownResources()))
+			errs = append(errs, field.NotSupported(spec.RES001, ip.Child("resourceName"), string(name), knownResources()))
 		case seen[name]:
-			errs = append(errs, field.Duplicate(ruleResources, ip.Child("resourceName"), string(name), "one resize policy per resource"))
+			errs = append(errs, field.Duplicate(spec.RES001, ip.Child("resourceName"), string(name), "one resize policy per resource"))
 		}
 		seen[name] = true
 		if rp[i].RestartPolicy != "" {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -25,7 +26,7 @@ func validateDependencies(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList {
 		if c.IsSidecar() {
 			what = "a sidecar"
 		}
-		errs = append(errs, field.Forbidden(ruleDepPlacement, p.Child("initContainers").Index(i).Child("dependsOn"),
+		errs = append(errs, field.Forbidden(spec.DEP006, p.Child("initContainers").Index(i).Child("dependsOn"),
 			"dependsOn is only allowed on main containers; "+what+" starts in list order").AtKey())
 	}
 
@@ -62,25 +63,25 @@ func validateDependencies(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList {
 			dp := cp.Index(i).Child("dependsOn").Index(j)
 			np := dp.Child("name")
 			if d.Name == "" {
-				errs = append(errs, field.Required(ruleRequired, np, "a dependency names a main container"))
+				errs = append(errs, field.Required(spec.MAN003, np, "a dependency names a main container"))
 				continue
 			}
 			if d.Name == c.Name {
-				errs = append(errs, field.Invalid(ruleDepSelf, np, d.Name, "a container cannot depend on itself"))
+				errs = append(errs, field.Invalid(spec.DEP002, np, d.Name, "a container cannot depend on itself"))
 				continue
 			}
 			k, ok := mainIndex[d.Name]
 			if !ok {
 				if kind := otherKind(d.Name); kind != "" {
-					errs = append(errs, field.Invalid(ruleDepExists, np, d.Name,
+					errs = append(errs, field.Invalid(spec.DEP001, np, d.Name,
 						"dependsOn may only name main containers, and "+d.Name+" is "+kind))
 				} else {
-					errs = append(errs, field.NotFound(ruleDepExists, np, d.Name, "no main container of this name"))
+					errs = append(errs, field.NotFound(spec.DEP001, np, d.Name, "no main container of this name"))
 				}
 				continue
 			}
 			if seen[d.Name] {
-				errs = append(errs, field.Duplicate(ruleDepPlacement, np, d.Name, "each container may be named once in dependsOn"))
+				errs = append(errs, field.Duplicate(spec.DEP006, np, d.Name, "each container may be named once in dependsOn"))
 				continue
 			}
 			if seen == nil {
@@ -104,12 +105,12 @@ func validateCondition(s *v1alpha1.PodSpec, d *v1alpha1.Dependency, dep *v1alpha
 	case v1alpha1.ConditionStarted, "":
 	case v1alpha1.ConditionReady:
 		if dep.ReadinessProbe == nil {
-			return field.Invalid(ruleDepReady, p, string(d.Condition),
+			return field.Invalid(spec.DEP004, p, string(d.Condition),
 				"condition Ready needs a readinessProbe on "+dep.Name+", which has none")
 		}
 	case v1alpha1.ConditionCompleted:
 		if s.EffectiveRestartPolicy(dep, false) == v1alpha1.RestartPolicyAlways {
-			return field.Invalid(ruleDepCompleted, p, string(d.Condition),
+			return field.Invalid(spec.DEP005, p, string(d.Condition),
 				"condition Completed can never hold: "+dep.Name+" has restartPolicy Always, so it is restarted whenever it exits")
 		}
 	default:
@@ -192,5 +193,5 @@ func cycleError(cs []v1alpha1.Container, members, entries []int, p *field.Path) 
 	last := (start + n - 1) % n
 	closing := members[last]
 	np := p.Index(closing).Child("dependsOn").Index(entries[last]).Child("name")
-	return field.Invalid(ruleDepCycle, np, cs[members[start]].Name, b.String())
+	return field.Invalid(spec.DEP003, np, cs[members[start]].Name, b.String())
 }

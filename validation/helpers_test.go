@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -122,7 +123,7 @@ func summary(errs field.ErrorList) []string {
 	out := make([]string, 0, len(errs))
 	for _, e := range errs {
 		s := fmt.Sprintf("%s %s", e.Rule, e.Field)
-		if e.Severity == field.SeverityWarning {
+		if e.Severity() == spec.Warning {
 			s += " (warning)"
 		}
 		out = append(out, s)

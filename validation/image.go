@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -109,10 +110,10 @@ func checkDigest(d string) error {
 // validateImage checks an image reference (IMG-001).
 func validateImage(image string, p *field.Path) field.ErrorList {
 	if image == "" {
-		return field.ErrorList{field.Required(ruleRequired, p, "every container needs an image (oci:PATH[:TAG|@DIGEST])")}
+		return field.ErrorList{field.Required(spec.MAN003, p, "every container needs an image (oci:PATH[:TAG|@DIGEST])")}
 	}
 	if _, err := ParseImage(image); err != nil {
-		return field.ErrorList{field.Invalid(ruleImage, p, image, err.Error())}
+		return field.ErrorList{field.Invalid(spec.IMG001, p, image, err.Error())}
 	}
 	return nil
 }

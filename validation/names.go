@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -120,11 +121,11 @@ func validateObjectMeta(m *v1alpha1.ObjectMeta, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	np := p.Child("name")
 	if m.Name == "" {
-		errs = append(errs, field.Required(ruleRequired, np, "every object needs a name"))
+		errs = append(errs, field.Required(spec.MAN003, np, "every object needs a name"))
 	} else if d := dnsLabelProblem(m.Name); d != "" {
-		errs = append(errs, field.Invalid(ruleName, np, m.Name, d))
+		errs = append(errs, field.Invalid(spec.ID001, np, m.Name, d))
 	}
-	errs = append(errs, validateLabels(ruleLabels, m.Labels, p.Child("labels"))...)
+	errs = append(errs, validateLabels(spec.ID003, m.Labels, p.Child("labels"))...)
 	errs = append(errs, validateAnnotations(m.Annotations, p.Child("annotations"))...)
 	return errs
 }
@@ -150,11 +151,11 @@ func validateAnnotations(ann map[string]string, p *field.Path) field.ErrorList {
 	for _, k := range sortedKeys(ann) {
 		total += len(k) + len(ann[k])
 		if d := qualifiedNameProblem(k); d != "" {
-			errs = append(errs, field.Invalid(ruleLabels, p.Key(k), k, "annotation key "+d).AtKey())
+			errs = append(errs, field.Invalid(spec.ID003, p.Key(k), k, "annotation key "+d).AtKey())
 		}
 	}
 	if total > annotationsMaxBytes {
-		errs = append(errs, field.TooMany(ruleLabels, p,
+		errs = append(errs, field.TooMany(spec.ID003, p,
 			fmt.Sprintf("annotations take %d bytes, more than the %d allowed", total, annotationsMaxBytes)))
 	}
 	return errs
@@ -182,5 +183,5 @@ func enumProblem[T ~string](p *field.Path, v T, valid ...T) *field.Error {
 	for i, s := range valid {
 		names[i] = string(s)
 	}
-	return field.NotSupported(ruleSchema, p, string(v), names)
+	return field.NotSupported(spec.MAN002, p, string(v), names)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 )
 
 func TestValidateNotification(t *testing.T) {
@@ -48,10 +49,10 @@ func TestValidateNotification(t *testing.T) {
 }
 
 func TestNilObjectsDoNotPanic(t *testing.T) {
-	if errs := ValidatePod(nil); len(errs) != 1 || errs[0].Rule != ruleRequired {
+	if errs := ValidatePod(nil); len(errs) != 1 || errs[0].Rule != spec.MAN003 {
 		t.Errorf("ValidatePod(nil) = %v", errs)
 	}
-	if errs := ValidateNotification(nil); len(errs) != 1 || errs[0].Rule != ruleRequired {
+	if errs := ValidateNotification(nil); len(errs) != 1 || errs[0].Rule != spec.MAN003 {
 		t.Errorf("ValidateNotification(nil) = %v", errs)
 	}
 	if errs := ValidatePodUpdate(nil, &v1alpha1.Pod{}); len(errs) != 1 {

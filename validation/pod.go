@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -12,7 +13,7 @@ import (
 // warnings alike, in a deterministic order. A nil pod yields one MAN-003 error.
 func ValidatePod(p *v1alpha1.Pod) field.ErrorList {
 	if p == nil {
-		return field.ErrorList{field.Required(ruleRequired, nil, "no pod")}
+		return field.ErrorList{field.Required(spec.MAN003, nil, "no pod")}
 	}
 	var errs field.ErrorList
 	errs = append(errs, validateObjectMeta(&p.Metadata, field.NewPath("metadata"))...)
@@ -36,10 +37,10 @@ func validatePodSpec(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	if g := s.TerminationGracePeriodSeconds; g != nil && *g < 0 {
-		errs = append(errs, field.Invalid(ruleSchema, p.Child("terminationGracePeriodSeconds"), *g, "must not be negative"))
+		errs = append(errs, field.Invalid(spec.MAN002, p.Child("terminationGracePeriodSeconds"), *g, "must not be negative"))
 	}
 	if d := s.ActiveDeadlineSeconds; d != nil && *d < 1 {
-		errs = append(errs, field.Invalid(ruleSchema, p.Child("activeDeadlineSeconds"), *d, "must be at least 1"))
+		errs = append(errs, field.Invalid(spec.MAN002, p.Child("activeDeadlineSeconds"), *d, "must be at least 1"))
 	}
 	errs = append(errs, validateBackoff(s.RestartBackoff, p.Child("restartBackoff"))...)
 
@@ -47,7 +48,7 @@ func validatePodSpec(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList {
 	errs = append(errs, volErrs...)
 	errs = append(errs, validateContainerNames(s, p)...)
 	if len(s.Containers) == 0 {
-		errs = append(errs, field.Required(ruleMain, p.Child("containers"), "a pod needs at least one main container"))
+		errs = append(errs, field.Required(spec.MAIN001, p.Child("containers"), "a pod needs at least one main container"))
 	}
 	for i := range s.InitContainers {
 		c := &s.InitContainers[i]
@@ -80,9 +81,9 @@ func validateBackoff(b *v1alpha1.Backoff, p *field.Path) field.ErrorList {
 			return
 		}
 		if math.IsInf(*v, 0) || math.IsNaN(*v) {
-			errs = append(errs, field.Invalid(ruleBackoff, p.Child(name), *v, "must be a finite number"))
+			errs = append(errs, field.Invalid(spec.RST001, p.Child(name), *v, "must be a finite number"))
 		} else if !ok(*v) {
-			errs = append(errs, field.Invalid(ruleBackoff, p.Child(name), *v, detail))
+			errs = append(errs, field.Invalid(spec.RST001, p.Child(name), *v, detail))
 		}
 	}
 	check("initialSeconds", b.InitialSeconds, func(v float64) bool { return v > 0 }, "must be greater than 0")
@@ -112,8 +113,8 @@ func exitPolicyNeverFires(s *v1alpha1.PodSpec, p *field.Path) *field.Error {
 			return nil
 		}
 	}
-	return field.Invalid(ruleExitNeverFires, p.Child("exitPolicy"), string(s.ExitPolicy),
-		"can never fire: every main container has restartPolicy Always, so no exit is terminal; set restartPolicy OnFailure or Never").Warning()
+	return field.Invalid(spec.EXIT001, p.Child("exitPolicy"), string(s.ExitPolicy),
+		"can never fire: every main container has restartPolicy Always, so no exit is terminal; set restartPolicy OnFailure or Never")
 }
 
 // deferBudget warns when the defers' timeouts plus the main containers' minimum stop window do
@@ -140,9 +141,9 @@ func deferBudget(s *v1alpha1.PodSpec, p *field.Path) *field.Error {
 		return nil
 	}
 	tp := p.Child("deferContainers").Index(at).Child("timeoutSeconds")
-	return field.Invalid(ruleDeferBudget, tp, *s.DeferContainers[at].TimeoutSeconds,
+	return field.Invalid(spec.STOP002, tp, *s.DeferContainers[at].TimeoutSeconds,
 		fmt.Sprintf("defer timeouts plus the %d s minimum stop window need %d s, more than terminationGracePeriodSeconds (%d s); defers from here on may be cut short or skipped",
-			v1alpha1.MinimumStopWindowSeconds, total, grace)).Warning()
+			v1alpha1.MinimumStopWindowSeconds, total, grace))
 }
 
 // saturatingAdd adds two non-negative numbers without overflowing.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 )
 
 func TestBaseObjectsAreValid(t *testing.T) {
@@ -227,7 +228,7 @@ func TestCycleMessages(t *testing.T) {
 			p.SetDefaults()
 			var got []string
 			for _, e := range ValidatePod(&p) {
-				if e.Rule != ruleDepCycle {
+				if e.Rule != spec.DEP003 {
 					t.Errorf("unexpected %s %s", e.Rule, e.Error())
 					continue
 				}
@@ -254,7 +255,7 @@ func TestLongDependencyChainIsLinear(t *testing.T) {
 	p.Spec.Containers[n-1].DependsOn = []v1alpha1.Dependency{{Name: "c0"}}
 	p.SetDefaults()
 	errs := ValidatePod(&p)
-	if len(errs) != 1 || errs[0].Rule != ruleDepCycle || errs[0].Field.String() != "spec.containers[19999].dependsOn[0].name" {
+	if len(errs) != 1 || errs[0].Rule != spec.DEP003 || errs[0].Field.String() != "spec.containers[19999].dependsOn[0].name" {
 		t.Fatalf("want one cycle closed by the last container, got %d findings (first %v)", len(errs), errs[0])
 	}
 }

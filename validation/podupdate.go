@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -20,7 +21,7 @@ import (
 // It reports update findings only: validate newPod on its own with ValidatePod as well.
 func ValidatePodUpdate(newPod, oldPod *v1alpha1.Pod) field.ErrorList {
 	if newPod == nil || oldPod == nil {
-		return field.ErrorList{field.Required(ruleRequired, nil, "an update needs the old and the new pod")}
+		return field.ErrorList{field.Required(spec.MAN003, nil, "an update needs the old and the new pod")}
 	}
 	// Every check adds to errs through add (never by returning a list that is appended while
 	// another check may still be adding), so the order of findings is the order of the checks.
@@ -62,9 +63,9 @@ func deadlineUpdate(oldD, newD *int64, p *field.Path) *field.Error {
 	case oldD == nil:
 		return nil
 	case newD == nil:
-		return field.Forbidden(ruleUpdateDeadline, p, fmt.Sprintf("activeDeadlineSeconds may only be set or decreased; it cannot be removed (was %d)", *oldD))
+		return field.Forbidden(spec.UPD002, p, fmt.Sprintf("activeDeadlineSeconds may only be set or decreased; it cannot be removed (was %d)", *oldD))
 	case *newD > *oldD:
-		return field.Invalid(ruleUpdateDeadline, p, *newD, fmt.Sprintf("activeDeadlineSeconds may only be set or decreased (was %d)", *oldD))
+		return field.Invalid(spec.UPD002, p, *newD, fmt.Sprintf("activeDeadlineSeconds may only be set or decreased (was %d)", *oldD))
 	}
 	return nil
 }
@@ -94,7 +95,7 @@ func containersUpdate(oldCs, newCs []v1alpha1.Container, isInit bool, p *field.P
 		}
 		kindChanged := isInit && o.IsSidecar() != n.IsSidecar()
 		if kindChanged {
-			add(field.Forbidden(ruleUpdateImmutable, cp.Child("restartPolicy"),
+			add(field.Forbidden(spec.UPD001, cp.Child("restartPolicy"),
 				fmt.Sprintf("the set of containers is immutable: this would turn %s from %s into %s", n.Name, kindWords(initKind(o)), kindWords(initKind(n)))))
 		}
 		diffStruct(cp, reflect.ValueOf(o).Elem(), reflect.ValueOf(n).Elem(), func(name string) bool {
@@ -133,18 +134,18 @@ func containerSetChanged(oldN, newN int, p *field.Path) *field.Error {
 	if oldN == newN {
 		return nil
 	}
-	return field.Forbidden(ruleUpdateImmutable, p,
+	return field.Forbidden(spec.UPD001, p,
 		fmt.Sprintf("the set of containers is immutable: %d containers here before, %d now; a new pod is needed", oldN, newN))
 }
 
 func renamedError(p *field.Path, oldName, newName string) *field.Error {
-	return field.Invalid(ruleUpdateImmutable, p, newName,
+	return field.Invalid(spec.UPD001, p, newName,
 		fmt.Sprintf("the set of containers is immutable: containers cannot be renamed, added, removed or reordered (was %q)", oldName))
 }
 
 // immutableError describes one changed immutable field.
 func immutableError(p *field.Path, oldV, newV reflect.Value) *field.Error {
-	return field.Forbidden(ruleUpdateImmutable, p,
+	return field.Forbidden(spec.UPD001, p,
 		fmt.Sprintf("field is immutable (was %s, now %s); a new pod is needed", describe(oldV), describe(newV)))
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -19,11 +20,11 @@ func validateVolumes(vols []v1alpha1.Volume, p *field.Path) (field.ErrorList, ma
 		np := vp.Child("name")
 		switch {
 		case v.Name == "":
-			errs = append(errs, field.Required(ruleRequired, np, "every volume needs a name"))
+			errs = append(errs, field.Required(spec.MAN003, np, "every volume needs a name"))
 		case dnsLabelProblem(v.Name) != "":
-			errs = append(errs, field.Invalid(ruleVolume, np, v.Name, dnsLabelProblem(v.Name)))
+			errs = append(errs, field.Invalid(spec.VOL002, np, v.Name, dnsLabelProblem(v.Name)))
 		case names[v.Name]:
-			errs = append(errs, field.Duplicate(ruleVolume, np, v.Name, "volume names must be unique"))
+			errs = append(errs, field.Duplicate(spec.VOL002, np, v.Name, "volume names must be unique"))
 		}
 		if v.Name != "" {
 			names[v.Name] = true
@@ -52,12 +53,12 @@ func validateVolumeSource(v *v1alpha1.Volume, p *field.Path) field.ErrorList {
 	}
 	switch {
 	case len(set) == 0:
-		errs = append(errs, field.Required(ruleVolume, p, "a volume needs exactly one source: emptyDir, hostPath or shared"))
+		errs = append(errs, field.Required(spec.VOL002, p, "a volume needs exactly one source: emptyDir, hostPath or shared"))
 	case len(set) > 1:
 		// Like the schema engine, take the first source as the intended one and report each
 		// extra one at its key.
 		for _, extra := range set[1:] {
-			errs = append(errs, field.Forbidden(ruleVolume, p.Child(extra),
+			errs = append(errs, field.Forbidden(spec.VOL002, p.Child(extra),
 				"a volume has exactly one source: emptyDir, hostPath or shared; "+strings.Join(set, " and ")+" are set").AtKey())
 		}
 	}
@@ -67,11 +68,11 @@ func validateVolumeSource(v *v1alpha1.Volume, p *field.Path) field.ErrorList {
 func validateEmptyDir(e *v1alpha1.EmptyDirVolumeSource, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if e.Medium != "" && e.Medium != "Memory" {
-		errs = append(errs, field.NotSupported(ruleSchema, p.Child("medium"), e.Medium, []string{`""`, "Memory"}))
+		errs = append(errs, field.NotSupported(spec.MAN002, p.Child("medium"), e.Medium, []string{`""`, "Memory"}))
 	}
 	if e.SizeLimit != nil {
 		if _, err := e.SizeLimit.Bytes(); err != nil {
-			errs = append(errs, field.Invalid(ruleResources, p.Child("sizeLimit"), string(*e.SizeLimit), err.Error()))
+			errs = append(errs, field.Invalid(spec.RES001, p.Child("sizeLimit"), string(*e.SizeLimit), err.Error()))
 		}
 	}
 	return errs
@@ -81,11 +82,11 @@ func validateHostPath(h *v1alpha1.HostPathVolumeSource, p *field.Path) field.Err
 	pp := p.Child("path")
 	switch {
 	case h.Path == "":
-		return field.ErrorList{field.Required(ruleRequired, pp, "a hostPath volume needs a path")}
+		return field.ErrorList{field.Required(spec.MAN003, pp, "a hostPath volume needs a path")}
 	case !strings.HasPrefix(h.Path, "/"):
-		return field.ErrorList{field.Invalid(ruleVolumeSource, pp, h.Path, "must be an absolute path")}
+		return field.ErrorList{field.Invalid(spec.VOL003, pp, h.Path, "must be an absolute path")}
 	case path.Clean(h.Path) != h.Path:
-		return field.ErrorList{field.Invalid(ruleVolumeSource, pp, h.Path,
+		return field.ErrorList{field.Invalid(spec.VOL003, pp, h.Path,
 			"must be a clean path (no '.', '..', repeated or trailing '/'), e.g. "+path.Clean(h.Path))}
 	}
 	return nil
@@ -95,9 +96,9 @@ func validateShared(s *v1alpha1.SharedVolumeSource, p *field.Path) field.ErrorLi
 	var errs field.ErrorList
 	np := p.Child("name")
 	if s.Name == "" {
-		errs = append(errs, field.Required(ruleRequired, np, "a shared volume needs a name"))
+		errs = append(errs, field.Required(spec.MAN003, np, "a shared volume needs a name"))
 	} else if d := dnsLabelProblem(s.Name); d != "" {
-		errs = append(errs, field.Invalid(ruleVolumeSource, np, s.Name, d))
+		errs = append(errs, field.Invalid(spec.VOL003, np, s.Name, d))
 	}
 	if s.ReclaimPolicy != "" {
 		if e := enumProblem(p.Child("reclaimPolicy"), s.ReclaimPolicy, v1alpha1.ReclaimPolicyRetain, v1alpha1.ReclaimPolicyDelete); e != nil {
@@ -116,24 +117,24 @@ func validateVolumeMounts(ms []v1alpha1.VolumeMount, volumes map[string]bool, p 
 		m := &ms[i]
 		mp := p.Index(i)
 		if m.Name == "" {
-			errs = append(errs, field.Required(ruleRequired, mp.Child("name"), "a volume mount names a volume"))
+			errs = append(errs, field.Required(spec.MAN003, mp.Child("name"), "a volume mount names a volume"))
 		} else if !volumes[m.Name] {
-			errs = append(errs, field.NotFound(ruleVolumeMountRef, mp.Child("name"), m.Name, "no volume of this name is declared in spec.volumes"))
+			errs = append(errs, field.NotFound(spec.VOL001, mp.Child("name"), m.Name, "no volume of this name is declared in spec.volumes"))
 		}
 		pp := mp.Child("mountPath")
 		switch {
 		case m.MountPath == "":
-			errs = append(errs, field.Required(ruleRequired, pp, "a volume mount needs a mountPath"))
+			errs = append(errs, field.Required(spec.MAN003, pp, "a volume mount needs a mountPath"))
 			continue
 		case !strings.HasPrefix(m.MountPath, "/"):
-			errs = append(errs, field.Invalid(ruleVolume, pp, m.MountPath, "must be an absolute path"))
+			errs = append(errs, field.Invalid(spec.VOL002, pp, m.MountPath, "must be an absolute path"))
 		}
 		if paths == nil {
 			paths = make(map[string]bool, len(ms))
 		}
 		clean := path.Clean(m.MountPath)
 		if paths[clean] {
-			errs = append(errs, field.Duplicate(ruleVolume, pp, m.MountPath, "mount paths must be unique within a container"))
+			errs = append(errs, field.Duplicate(spec.VOL002, pp, m.MountPath, "mount paths must be unique within a container"))
 		}
 		paths[clean] = true
 	}

@@ -14,6 +14,7 @@ import (
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
+	"podspec.dev/podspec/spec"
 )
 
 // StdinName is the file name results from standard input ("-") carry.
@@ -302,7 +303,7 @@ func hasError(r *report.Result) bool {
 // tooLarge is the result of an input over the size limit: one MAN-007 finding.
 func tooLarge(e *TooLargeError) *report.Result {
 	return &report.Result{File: e.Name, Findings: []finding.Finding{{
-		Rule: ruleLimit, Severity: finding.Error, Engine: engineDecode,
+		Rule: spec.MAN007, Severity: spec.SeverityOf(spec.MAN007), Engine: engineDecode,
 		Message: e.Detail(), Pos: finding.Position{File: e.Name},
 	}}}
 }

@@ -8,6 +8,7 @@ import (
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 )
 
@@ -49,7 +50,7 @@ func (v *Validator) Update(oldFile, newFile string) ([]*report.Result, error) {
 			return nil // the schema engine reports why it does not decode
 		}
 		if i >= len(oldPods) {
-			return []finding.Finding{pipelineFinding(d, "UPD-001", []string{"metadata", "name"}, false,
+			return []finding.Finding{pipelineFinding(d, spec.UPD001, []string{"metadata", "name"}, false,
 				fmt.Sprintf("no pod #%d in %s to update from (it has %d)", i+1, oldFile, len(oldPods)))}
 		}
 		newPod.SetDefaults()

@@ -22,6 +22,7 @@ import (
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
 	"podspec.dev/podspec/schema"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
 )
@@ -40,13 +41,7 @@ const (
 	AnnotationIgnoreReason = "podspec.dev/ignore-reason"
 )
 
-// Rule IDs the pipeline itself reports.
 const (
-	ruleKind          = "MAN-001"
-	ruleSchema        = "MAN-002"
-	ruleRequired      = "MAN-003"
-	ruleLimit         = "MAN-007"
-	ruleNoReason      = "MAN-009"
 	engineDecode      = "decode"
 	engineUpdate      = "update"
 	enginePipeline    = "pipeline"
@@ -234,22 +229,22 @@ func (v *Validator) documentFindings(d *manifest.Document) []finding.Finding {
 func checkKind(d *manifest.Document) (string, []finding.Finding) {
 	m, ok := d.Value.(map[string]any)
 	if !ok {
-		return "", []finding.Finding{pipelineFinding(d, ruleKind, nil, false,
+		return "", []finding.Finding{pipelineFinding(d, spec.MAN001, nil, false,
 			"a manifest must be an object with apiVersion podspec.dev/v1alpha1 and kind Pod or Notification")}
 	}
 	var fs []finding.Finding
 	av, hasAV := m["apiVersion"]
 	k, hasKind := m["kind"]
 	if !hasAV {
-		fs = append(fs, pipelineFinding(d, ruleRequired, []string{"apiVersion"}, false, "apiVersion is required (podspec.dev/v1alpha1)"))
+		fs = append(fs, pipelineFinding(d, spec.MAN003, []string{"apiVersion"}, false, "apiVersion is required (podspec.dev/v1alpha1)"))
 	} else if av != v1alpha1.APIVersion {
-		fs = append(fs, pipelineFinding(d, ruleKind, []string{"apiVersion"}, false,
+		fs = append(fs, pipelineFinding(d, spec.MAN001, []string{"apiVersion"}, false,
 			fmt.Sprintf("apiVersion must be %s, got %s", v1alpha1.APIVersion, show(av))))
 	}
 	if !hasKind {
-		fs = append(fs, pipelineFinding(d, ruleRequired, []string{"kind"}, false, "kind is required (Pod or Notification)"))
+		fs = append(fs, pipelineFinding(d, spec.MAN003, []string{"kind"}, false, "kind is required (Pod or Notification)"))
 	} else if k != v1alpha1.KindPod && k != v1alpha1.KindNotification {
-		fs = append(fs, pipelineFinding(d, ruleKind, []string{"kind"}, false,
+		fs = append(fs, pipelineFinding(d, spec.MAN001, []string{"kind"}, false,
 			fmt.Sprintf("kind must be Pod or Notification, got %s", show(k))))
 	}
 	if len(fs) > 0 {
@@ -268,7 +263,7 @@ func show(v any) string {
 func pipelineFinding(d *manifest.Document, rule string, tokens []string, onKey bool, msg string) finding.Finding {
 	line, col := d.Position(tokens, onKey)
 	return finding.Finding{
-		Rule: rule, Severity: finding.Error, Engine: enginePipeline, Path: strings.Join(tokens, "."),
+		Rule: rule, Severity: spec.SeverityOf(rule), Engine: enginePipeline, Path: strings.Join(tokens, "."),
 		Message: msg, Pos: finding.Position{File: d.File, Line: line, Column: col}, Document: d.Index,
 	}
 }
@@ -277,11 +272,7 @@ func pipelineFinding(d *manifest.Document, rule string, tokens []string, onKey b
 func toFinding(d *manifest.Document, engine string, e *field.Error) finding.Finding {
 	rule := e.Rule
 	if rule == "" {
-		rule = ruleSchema
-	}
-	sev := e.Severity
-	if sev == "" {
-		sev = finding.Error
+		rule = spec.MAN002
 	}
 	var path string
 	var tokens []string
@@ -291,7 +282,7 @@ func toFinding(d *manifest.Document, engine string, e *field.Error) finding.Find
 	}
 	line, col := d.Position(tokens, e.OnKey)
 	return finding.Finding{
-		Rule: rule, Severity: sev, Engine: engine, Path: path, Message: e.Message(),
+		Rule: rule, Severity: spec.SeverityOf(rule), Engine: engine, Path: path, Message: e.Message(),
 		Pos: finding.Position{File: d.File, Line: line, Column: col}, Document: d.Index,
 	}
 }
@@ -335,15 +326,14 @@ func suppress(d *manifest.Document, fs []finding.Finding) []finding.Finding {
 		}
 	}
 	for i := range fs {
-		if ignored[fs[i].Rule] && fs[i].Rule != ruleNoReason {
+		if ignored[fs[i].Rule] && fs[i].Rule != spec.MAN009 {
 			fs[i].Suppressed = true
 			fs[i].SuppressedReason = reason
 		}
 	}
 	if reason == "" {
-		w := pipelineFinding(d, ruleNoReason, []string{"metadata", "annotations", AnnotationIgnore}, true,
+		w := pipelineFinding(d, spec.MAN009, []string{"metadata", "annotations", AnnotationIgnore}, true,
 			fmt.Sprintf("suppression without a reason: add the annotation %s saying why %s are ignored", AnnotationIgnoreReason, ids))
-		w.Severity = finding.Warning
 		w.Path = "metadata.annotations[" + AnnotationIgnore + "]"
 		fs = append(fs, w)
 	}

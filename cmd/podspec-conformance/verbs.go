@@ -125,7 +125,7 @@ func newConformanceRunCmd() *cobra.Command {
 		Use:   "run --runtime CMD [--certify] [--out DIR]",
 		Short: "Run the conformance suite against a runtime and write the report bundle",
 		Long: `run runs the compiled-in Ginkgo suite against the runtime. Without --certify, Ginkgo's
---label-filter, --focus and --skip select specs (e.g. --label-filter 'req:STOP-008'). With
+--label-filter, --focus and --skip select specs (e.g. --label-filter 'req:` + spec.STOP008 + `'). With
 --certify, every spec runs, selection and retries are refused, and the bundle in --out is sealed
 with SHA256SUMS for 'podspec conformance verify'.
 
@@ -168,7 +168,7 @@ Exit status: 0 every spec passed (warnings included); 1 a spec failed; 2 usage.`
 	cmd.Flags().BoolVar(&certifyMode, "certify", false, "certification run: no selection, no retries; seal the bundle")
 	cmd.Flags().StringVar(&out, "out", "conformance-results", "directory for the bundle (junit.xml, report.json, suite.log, coverage, environment.json, SHA256SUMS)")
 	cmd.Flags().StringVar(&complianceLevel, "compliance-level", suites.ComplianceMust, "lowest requirement level whose failed spec fails the run: must (a failed SHOULD-only spec is a warning, \"not met\") or should")
-	cmd.Flags().StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter (not with --certify), e.g. 'req:HB-001 || profile:core'")
+	cmd.Flags().StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter (not with --certify), e.g. 'req:"+spec.HB001+" || profile:core'")
 	cmd.Flags().StringArrayVar(&focus, "focus", nil, "Ginkgo focus regular expression (not with --certify)")
 	cmd.Flags().StringArrayVar(&skip, "skip", nil, "Ginkgo skip regular expression (not with --certify)")
 	cmd.Flags().IntVar(&flakeAttempts, "flake-attempts", 0, "retry failing specs (not with --certify)")

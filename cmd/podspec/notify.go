@@ -28,6 +28,7 @@ import (
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validator"
 )
 
@@ -129,7 +130,7 @@ func loadNotification(file string, data []byte) (*v1alpha1.Notification, error) 
 	n.SetDefaults()
 	if err := store.ValidName(n.Metadata.Name); err != nil {
 		return nil, &rtError{code: codeInvalidManifest, err: err, findings: []finding.Finding{{
-			Rule: "ID-001", Severity: finding.Error, Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
+			Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
 	return n, nil
 }

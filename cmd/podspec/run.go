@@ -25,6 +25,7 @@ import (
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validator"
 )
 
@@ -112,7 +113,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 	}
 	if err := store.ValidName(pod.Metadata.Name); err != nil {
 		return nil, "", &rtError{code: codeInvalidManifest, err: err, findings: []finding.Finding{{
-			Rule: "ID-001", Severity: finding.Error, Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
+			Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
 	for _, v := range pod.Spec.Volumes {
 		if v.HostPath == nil {

@@ -24,6 +24,7 @@ import (
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validator"
 )
 
@@ -297,7 +298,7 @@ func readManifest(file string) ([]byte, error) {
 	}
 	var big *validator.TooLargeError
 	if errors.As(err, &big) {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("read manifest: %w (MAN-007)", err)}
+		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("read manifest: %w (%s)", err, spec.MAN007)}
 	}
 	if err != nil {
 		return nil, &rtError{code: codeIO, err: fmt.Errorf("read manifest: %w", err)}

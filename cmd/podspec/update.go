@@ -19,6 +19,7 @@ import (
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/supervisor"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validator"
 )
@@ -58,7 +59,7 @@ func newUpdateCmd() *cobra.Command {
 			return errf(codeConflict, "pod %s is %s: a terminal pod cannot be updated", p.Name, st.Pod.Status.Phase)
 		}
 		if cond(st.Pod.Status, v1alpha1.PodTerminating) {
-			return errf(codeConflict, "pod %s is terminating: it cannot be updated (UPD-004)", p.Name)
+			return errf(codeConflict, "pod %s is terminating: it cannot be updated (%s)", p.Name, spec.UPD004)
 		}
 		images, err := f.resolveChangedImages(cmd.Context(), newPod, &st.Pod, filepath.Dir(args[1]))
 		if err != nil {

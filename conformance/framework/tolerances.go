@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"podspec.dev/podspec/spec"
 )
 
 // Tolerance is a named timing allowance. Its name appears in every failure that used it and in
@@ -49,10 +51,10 @@ const SpecReactionTolerance = time.Second
 // DefaultTolerances are the allowances used unless a run overrides them.
 func DefaultTolerances() Tolerances {
 	return Tolerances{
-		Reaction:    Tolerance{"Reaction", SpecReactionTolerance, "spec reaction tolerance (TIME-002, TIME-003) x slow factor"},
-		EarlyMargin: Tolerance{"EarlyMargin", 50 * time.Millisecond, "measurement granularity for not-before checks (TIME-001)"},
+		Reaction:    Tolerance{"Reaction", SpecReactionTolerance, "spec reaction tolerance (" + spec.TIME002 + ", " + spec.TIME003 + ") x slow factor"},
+		EarlyMargin: Tolerance{"EarlyMargin", 50 * time.Millisecond, "measurement granularity for not-before checks (" + spec.TIME001 + ")"},
 		PodTimeout:  Tolerance{"PodTimeout", 60 * time.Second, "wait for a pod expected to finish on its own"},
-		ExecJitter:  Tolerance{"ExecJitter", baseExecJitter, "spread of exec start-up plus report delivery between two probe attempts (HOOK-007) x slow factor"},
+		ExecJitter:  Tolerance{"ExecJitter", baseExecJitter, "spread of exec start-up plus report delivery between two probe attempts (" + spec.HOOK007 + ") x slow factor"},
 		SlowFactor:  1,
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/schema"
+	"podspec.dev/podspec/spec"
 )
 
 // Result is the outcome of one contract check.
@@ -241,10 +242,10 @@ func checkFindings(res *fw.Result) error {
 		if f.Rule == "" || f.Message == "" || (f.Severity != "error" && f.Severity != "warning") {
 			return fmt.Errorf("finding %+v lacks rule, severity or message:\n%s", f, res)
 		}
-		found = found || f.Rule == "DEP-003"
+		found = found || f.Rule == spec.DEP003
 	}
 	if !found {
-		return fmt.Errorf("the findings do not report the dependency cycle (DEP-003):\n%s", res)
+		return fmt.Errorf("the findings do not report the dependency cycle (%s):\n%s", spec.DEP003, res)
 	}
 	return nil
 }

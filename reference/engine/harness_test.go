@@ -19,6 +19,7 @@ import (
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 )
 
@@ -99,7 +100,7 @@ func startPod(t *testing.T, manifest string) *testPod {
 	}
 	pod.SetDefaults()
 	for _, e := range validation.ValidatePod(&pod) {
-		if e.Severity == "error" {
+		if e.Severity() == spec.Error {
 			t.Fatalf("manifest does not validate: %s %v", e.Rule, e)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 )
 
@@ -66,7 +67,7 @@ func (env *ntfEnv) start(manifest string, validate bool) *testPod {
 	pod.SetDefaults()
 	if validate {
 		for _, e := range validation.ValidatePod(&pod) {
-			if e.Severity == "error" {
+			if e.Severity() == spec.Error {
 				t.Fatalf("manifest does not validate: %s %v", e.Rule, e)
 			}
 		}
@@ -149,7 +150,7 @@ func (env *ntfEnv) create(manifest string) *notify.Object {
 	}
 	n.SetDefaults()
 	for _, e := range validation.ValidateNotification(&n) {
-		if e.Severity == "error" {
+		if e.Severity() == spec.Error {
 			env.t.Fatalf("notification does not validate: %s %v", e.Rule, e)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
 )
@@ -195,7 +196,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	case ps.FinishedAt != nil:
 		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is %s: %w", e.info.Name, ps.Phase, ErrUpdateConflict)
 	case e.terminating:
-		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is terminating (UPD-004): %w", e.info.Name, ErrUpdateConflict)
+		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is terminating (%s): %w", e.info.Name, spec.UPD004, ErrUpdateConflict)
 	case req.Generation != 0 && req.Generation != gen:
 		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s changed (generation %d, the update was checked against %d); retry: %w", e.info.Name, gen, req.Generation, ErrUpdateConflict)
 	}
@@ -337,7 +338,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 func errorsOnly(errs field.ErrorList) field.ErrorList {
 	var out field.ErrorList
 	for _, x := range errs {
-		if x.Severity != field.SeverityWarning {
+		if x.Severity() != spec.Warning {
 			out = append(out, x)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 )
 
@@ -582,7 +583,7 @@ func startPodWith(t *testing.T, manifest string, wrap func(*backend.Backend) eng
 	}
 	pod.SetDefaults()
 	for _, e := range validation.ValidatePod(&pod) {
-		if e.Severity == "error" {
+		if e.Severity() == spec.Error {
 			t.Fatalf("manifest does not validate: %s %v", e.Rule, e)
 		}
 	}

@@ -3,6 +3,8 @@ package field
 import (
 	"fmt"
 	"strings"
+
+	"podspec.dev/podspec/spec"
 )
 
 // ErrorType classifies an error, as Kubernetes' field.ErrorType does.
@@ -19,15 +21,6 @@ const (
 	ErrorTypeTooMany      ErrorType = "TooMany"
 )
 
-// Severity of a finding.
-type Severity string
-
-// Severities.
-const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-)
-
 // Error is one validation error at a path, tagged with the rule (requirement ID) it enforces.
 type Error struct {
 	Type     ErrorType
@@ -35,7 +28,6 @@ type Error struct {
 	BadValue any
 	Detail   string
 	Rule     string
-	Severity Severity
 	// OnKey points the finding at the map key of Field rather than at its value.
 	OnKey bool
 }
@@ -88,7 +80,7 @@ func quote(v any) string {
 type ErrorList []*Error
 
 func newErr(t ErrorType, rule string, p *Path, v any, detail string) *Error {
-	return &Error{Type: t, Field: p, BadValue: v, Detail: detail, Rule: rule, Severity: SeverityError}
+	return &Error{Type: t, Field: p, BadValue: v, Detail: detail, Rule: rule}
 }
 
 // Required reports a missing field.
@@ -126,8 +118,9 @@ func TooMany(rule string, p *Path, detail string) *Error {
 	return newErr(ErrorTypeTooMany, rule, p, nil, detail)
 }
 
-// Warning turns an error into a warning.
-func (e *Error) Warning() *Error { e.Severity = SeverityWarning; return e }
+// Severity is the severity of the error's rule in the rule catalog: an error under a MUST
+// requirement, a warning under a SHOULD one.
+func (e *Error) Severity() spec.Severity { return spec.SeverityOf(e.Rule) }
 
 // AtKey makes the error point at the field's key rather than its value.
 func (e *Error) AtKey() *Error { e.OnKey = true; return e }

@@ -88,6 +88,39 @@ func (s *suite) registerTiming() {
 		})
 	})
 
+	// a fails (exit 3, restart policy OnFailure, a short back-off) in the middle of the stop
+	// sequence: after its stop signal, which it ignores, while keep lingers 4 s after its own.
+	// The harness triggers the exit on a's signal, so it falls into the sequence on any
+	// machine. A runtime that still restarts main containers once the sequence has begun
+	// starts a again while keep lingers.
+	inStop := &fw.Scenario{
+		Short: "fail-in-stop",
+		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure)).
+			Main("a", fw.ExitAfter(3, 0).WaitFor("a-go").On("SIGTERM", "ignore")).
+			Main("keep", fw.Loop().On("SIGTERM", "exit:4s:0")),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := fw.StopWhen("a and keep to start", fw.AllStarted("a", "keep"), nil, false)(ctx, p); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "a's stop signal", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ok := tl.First(probeSignal("a", "SIGTERM"))
+				return ok
+			}); err != nil {
+				return err
+			}
+			return p.Touch("a-go")
+		},
+	}
+	s.ordered("A main container that fails during the stop sequence", inStop, func(get func() *fw.Outcome) {
+		It("is not restarted, whatever its restart policy", req("MAIN-002"), func() {
+			out := get()
+			Expect(out.Timeline.NotRestarted("a")).To(Succeed())
+			t := out.Final.Terminated("a")
+			Expect(t).NotTo(BeNil(), "a's state is its last termination\n%s", out.Final)
+			Expect(t.ExitCode).To(HaveValue(BeEquivalentTo(3)))
+		})
+	})
+
 	// Two stop requests: a later, longer grace period does not move the budget end.
 	const firstGrace = 5
 	later := &fw.Scenario{

@@ -279,7 +279,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		if err != nil {
 			return 0, fmt.Errorf("container %s: %w", c.Name, err)
 		}
-		cfg.Mounts = append(cfg.Mounts, oci.Mount{Source: src, Destination: m.MountPath, ReadOnly: m.ReadOnly})
+		cfg.Mounts = append(cfg.Mounts, oci.Mount{Source: src, Destination: m.MountPath, ReadOnly: m.ReadOnly && !mutant.ReadOnlyIgnored})
 	}
 	if err := oci.WriteBundle(bundle, cfg); err != nil {
 		return 0, err

@@ -74,3 +74,10 @@ func mutantUncappedBackoff(b *v1alpha1.Backoff, k int) time.Duration {
 	}
 	return fractionalSeconds(d)
 }
+
+// mutantBudgetMovedLater reports whether a later stop request moved the budget end past end.
+func (e *Engine) mutantBudgetMovedLater(end time.Time) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.st.Stop.Deadline.After(end)
+}

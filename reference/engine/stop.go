@@ -74,7 +74,7 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 			}
 			return
 		}
-		if deadline.Before(e.st.Stop.Deadline) {
+		if deadline.Before(e.st.Stop.Deadline) || (mutant.StopRequestExtendsBudget && !force) {
 			e.st.Stop.Deadline = deadline
 			e.commitLocked(pre...)
 			if e.stopCtx != nil {
@@ -145,6 +145,9 @@ func (e *Engine) startTimersLocked() {
 	}()
 	go func() {
 		if sleepCtx(ctx, time.Until(end)) {
+			if mutant.StopRequestExtendsBudget && e.mutantBudgetMovedLater(end) {
+				return // the timer of the later budget end takes over
+			}
 			e.stopCancel()
 		}
 	}()
@@ -482,7 +485,10 @@ func (e *Engine) finish(ctx context.Context) {
 	}
 	e.terminating = false
 	setCondition(s, v1alpha1.PodReady, false, now)
-	setCondition(s, v1alpha1.PodTerminating, false, now)
+	setCondition(s, v1alpha1.PodTerminating, mutant.TerminatingStaysTrue, now)
+	if mutant.ReasonRecomputedAtFinish && phase == v1alpha1.PodSucceeded {
+		s.Reason = TerminationCompleted
+	}
 	e.deferCompletedLocked(now)
 	ev := e.event(store.EventPodFinished, nil, s.Reason, "")
 	ev.Phase = phase
@@ -526,6 +532,8 @@ func derivedExitCode(x *store.ExitRecord) int32 {
 	switch {
 	case x.ExitCode != nil:
 		return *x.ExitCode
+	case x.Signal != nil && mutant.SignalNumberAsPodExitCode:
+		return *x.Signal
 	case x.Signal != nil:
 		return 128 + *x.Signal
 	}

@@ -38,6 +38,12 @@ var switches = map[string]bool{
 	"UIDWithoutDashes":          UIDWithoutDashes,
 	"StopSignalTwice":           StopSignalTwice,
 	"MainRestartedInStop":       MainRestartedInStop,
+	"SignalNumberAsPodExitCode": SignalNumberAsPodExitCode,
+	"StopRequestExtendsBudget":  StopRequestExtendsBudget,
+	"TerminatingStaysTrue":      TerminatingStaysTrue,
+	"ReasonRecomputedAtFinish":  ReasonRecomputedAtFinish,
+	"ReadOnlyIgnored":           ReadOnlyIgnored,
+	"NewPrivilegesAllowed":      NewPrivilegesAllowed,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/reference/mutant"
 )
 
 // Namespace types accepted in ContainerConfig.JoinNamespaces.
@@ -153,7 +154,7 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	g.SetRootReadonly(c.RootfsReadonly)
 	g.SetProcessArgs(c.Args)
 	g.SetProcessTerminal(false)
-	g.SetProcessNoNewPrivileges(true)
+	g.SetProcessNoNewPrivileges(!mutant.NewPrivilegesAllowed)
 	g.ClearProcessEnv()
 	hasPath := false
 	for _, kv := range c.Env {

@@ -489,6 +489,9 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	id := instanceID(e.info.UID, s.name, n)
 	sandbox := e.st.Sandbox
 	env := []string{EnvTerminationReason + "=" + e.st.Stop.Reason}
+	if mutant.TerminationReasonLowercase {
+		env = []string{EnvTerminationReason + "=" + mutantLower(e.st.Stop.Reason)}
+	}
 	e.mu.Unlock()
 	if e.adopt {
 		// A previous supervisor may have created this instance without recording it.

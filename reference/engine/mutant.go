@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -81,3 +82,6 @@ func (e *Engine) mutantBudgetMovedLater(end time.Time) bool {
 	defer e.mu.Unlock()
 	return e.st.Stop.Deadline.After(end)
 }
+
+// mutantLower is s in lower case (the termination reason written as a vendor's own spelling).
+func mutantLower(s string) string { return strings.ToLower(s) }

@@ -504,7 +504,9 @@ func (e *Engine) resultLocked() (v1alpha1.PodPhase, int32, string) {
 	for i := range e.st.Exits {
 		if e.st.Exits[i].Failure {
 			firstFailure = &e.st.Exits[i]
-			break
+			if !mutant.DecidedByLastFailure {
+				break
+			}
 		}
 	}
 	allStarted := true
@@ -521,6 +523,9 @@ func (e *Engine) resultLocked() (v1alpha1.PodPhase, int32, string) {
 		return v1alpha1.PodSucceeded, 0, e.st.PolicyDecider
 	}
 	if firstFailure == nil {
+		if mutant.UndecidedFailureExitZero {
+			return v1alpha1.PodFailed, 0, ""
+		}
 		return v1alpha1.PodFailed, 1, ""
 	}
 	return v1alpha1.PodFailed, derivedExitCode(firstFailure), firstFailure.Container

@@ -215,6 +215,9 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	}
 
 	for _, p := range defaultMaskedPaths {
+		if mutant.MaskedPathsMissing {
+			break
+		}
 		g.AddLinuxMaskedPaths(p)
 	}
 	for _, p := range defaultReadonlyPaths {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -23,14 +24,18 @@ func newEventsCmd() *cobra.Command {
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events until the pod finishes")
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
-		p, release, err := f.pod(args[0])
+		// The log of a pod whose state cannot be read can still be read.
+		p, release, err := f.podMaybeUnreadable(args[0])
 		if err != nil {
 			return err
 		}
 		defer release()
-		if err := f.ensureSupervisor(cmd.Context(), p); err != nil {
-			return err
+		if _, err := p.ReadState(); err == nil {
+			if err := f.ensureSupervisor(cmd.Context(), p); err != nil {
+				return err
+			}
 		}
+		warnUnpersisted(p)
 		w := bufio.NewWriter(os.Stdout)
 		print := func(ev store.Event) bool {
 			b, _ := json.Marshal(ev)
@@ -49,7 +54,13 @@ func newEventsCmd() *cobra.Command {
 			}
 			return nil
 		}
-		return p.FollowEvents(cmd.Context(), 0, nil, print)
+		// A terminal pod without a supervisor records nothing more: following ends even if
+		// its PodFinished was lost (a supervisor that died with events it could not write).
+		finished := func() bool {
+			st, err := p.ReadState()
+			return (err == nil && st.Pod.Status.FinishedAt != nil || errors.Is(err, store.ErrUnreadable)) && !p.SupervisorAlive()
+		}
+		return p.FollowEvents(cmd.Context(), 0, finished, print)
 	})
 	return cmd
 }

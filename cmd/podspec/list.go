@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/reference/store"
 )
 
 func init() { register(newListCmd) }
@@ -16,7 +18,13 @@ type listEntry struct {
 	UID       string    `json:"uid"`
 	Phase     string    `json:"phase"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Error says why the pod's state cannot be read; its phase is then Unknown, and uid and
+	// createdAt come from its PodCreated event.
+	Error string `json:"error,omitempty"`
 }
+
+// phaseUnknown is the phase list shows for a pod whose state cannot be read.
+const phaseUnknown = "Unknown"
 
 func newListCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -36,16 +44,19 @@ func newListCmd() *cobra.Command {
 		}
 		out := []listEntry{}
 		for _, n := range names {
-			p, release, err := f.pod(n)
+			p, release, err := f.podMaybeUnreadable(n)
 			if err != nil {
 				continue // removed meanwhile
 			}
 			st, err := p.ReadState()
 			release()
-			if err != nil || st.Pod.Status == nil {
-				continue
+			switch {
+			case errors.Is(err, store.ErrUnreadable):
+				uid, created := p.Identity()
+				out = append(out, listEntry{Name: n, UID: uid, Phase: phaseUnknown, CreatedAt: created, Error: err.Error()})
+			case err == nil:
+				out = append(out, listEntry{Name: n, UID: st.Pod.Status.UID, Phase: string(st.Pod.Status.Phase), CreatedAt: st.CreatedAt})
 			}
-			out = append(out, listEntry{Name: n, UID: st.Pod.Status.UID, Phase: string(st.Pod.Status.Phase), CreatedAt: st.CreatedAt})
 		}
 		return cli.PrintJSON(out)
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
@@ -35,6 +36,12 @@ func newRmCmd() *cobra.Command {
 			return &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", args[0])}
 		}
 		st, err := p.ReadState()
+		if errors.Is(err, store.ErrUnreadable) {
+			if !force {
+				return errf(codeConflict, "%v: whether pod %s is terminal cannot be told; `podspec rm --force %s` removes it", err, p.Name, p.Name)
+			}
+			return f.removeUnreadable(cmd.Context(), s, p)
+		}
 		if err != nil {
 			return err
 		}
@@ -60,6 +67,11 @@ func (f *rtFlags) forceStopAndWait(ctx context.Context, p *store.Pod) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		st, err := p.ReadState()
+		if errors.Is(err, store.ErrUnreadable) && p.SupervisorAlive() {
+			// The supervisor runs the pod from memory; its next write repairs the file.
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -74,24 +86,68 @@ func (f *rtFlags) forceStopAndWait(ctx context.Context, p *store.Pod) error {
 	return errf(codeFailed, "pod %s did not stop", p.Name)
 }
 
-// removePod removes a terminal pod under the exclusive reader lock. With wait it waits for
-// readers to finish; without (gc) a pod being read is skipped and store.ErrBusy returned.
-func (f *rtFlags) removePod(ctx context.Context, s *store.Store, p *store.Pod, wait bool) error {
-	var lock *store.Lock
+// removeUnreadable removes a pod whose state cannot be read. A live supervisor still runs it
+// from memory: it gets a forced stop, whose state write repairs the file, and the pod is then
+// removed as usual. Without a supervisor, what the OCI runtime lists for the pod is deleted
+// (killed first), its cgroups, sandbox and mounts are removed by the UID its events log
+// records, then its directory and its shared volumes' references.
+func (f *rtFlags) removeUnreadable(ctx context.Context, s *store.Store, p *store.Pod) error {
+	if p.SupervisorAlive() {
+		err := f.forceStopAndWait(ctx, p)
+		if err == nil {
+			return f.removePod(ctx, s, p, true)
+		}
+		if !errors.Is(err, store.ErrUnreadable) || p.SupervisorAlive() {
+			return err
+		}
+		// The supervisor ended without writing the state again: remove what is left.
+	}
+	lock, err := removalLock(ctx, p, true)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	uid, _ := p.Identity()
+	info := &engine.PodInfo{Name: p.Name, UID: uid, Dir: p.Dir, Spec: &v1alpha1.PodSpec{}}
+	if err := backend.New(s.Root, f.ociRuntime).RemovePod(ctx, info, nil); err != nil {
+		return errf(codeFailed, "remove pod %s: %v", p.Name, err)
+	}
+	if err := p.Remove(); err != nil {
+		return err
+	}
+	if uid != "" {
+		if _, err := s.ReleaseSharedVolumesOf(uid); err != nil {
+			return errf(codeFailed, "remove pod %s: %v", p.Name, err)
+		}
+	}
+	return nil
+}
+
+// removalLock takes the pod's exclusive reader lock. With wait it waits for readers to finish;
+// without, a pod being read is store.ErrBusy.
+func removalLock(ctx context.Context, p *store.Pod, wait bool) (*store.Lock, error) {
 	for {
 		l, err := p.TryRemoveLock()
 		if err == nil {
-			lock = l
-			break
+			return l, nil
 		}
 		if !errors.Is(err, store.ErrBusy) || !wait {
-			return err
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// removePod removes a terminal pod under the exclusive reader lock. With wait it waits for
+// readers to finish; without (gc) a pod being read is skipped and store.ErrBusy returned.
+func (f *rtFlags) removePod(ctx context.Context, s *store.Store, p *store.Pod, wait bool) error {
+	lock, err := removalLock(ctx, p, wait)
+	if err != nil {
+		return err
 	}
 	defer lock.Unlock()
 	st, err := p.ReadState()

@@ -126,6 +126,8 @@ func classify(err error) string {
 		return codeConflict
 	case errors.Is(err, oci.ErrUnavailable):
 		return codeRuntimeUnavailable
+	case store.IsNoSpace(err), errors.Is(err, store.ErrUnreadable):
+		return codeIO
 	case errors.Is(err, os.ErrPermission), errors.Is(err, os.ErrNotExist):
 		return codeIO
 	}
@@ -151,7 +153,27 @@ func (f *rtFlags) store() (*store.Store, error) {
 }
 
 // pod opens an existing pod and holds its reader lock (so gc leaves it alone) until release.
+// A pod whose state cannot be read is an IO error that says how to get rid of it.
 func (f *rtFlags) pod(name string) (*store.Pod, func(), error) {
+	p, release, err := f.podMaybeUnreadable(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := p.ReadState(); err != nil {
+		release()
+		return nil, nil, unreadable(p, err)
+	}
+	return p, release, nil
+}
+
+// unreadable is the error for a pod whose state cannot be read (store.ErrUnreadable).
+func unreadable(p *store.Pod, err error) error {
+	return errf(codeIO, "%v: the pod cannot be shown or adopted; `podspec stop %s` and `podspec rm --force %s` still work", err, p.Name, p.Name)
+}
+
+// podMaybeUnreadable is pod for the verbs that also handle a pod whose state cannot be read
+// (list, stop, rm): only a pod without a state file is NotFound.
+func (f *rtFlags) podMaybeUnreadable(name string) (*store.Pod, func(), error) {
 	s, err := f.store()
 	if err != nil {
 		return nil, nil, err
@@ -167,11 +189,21 @@ func (f *rtFlags) pod(name string) (*store.Pod, func(), error) {
 	if err != nil {
 		return nil, nil, &rtError{code: codeIO, err: err}
 	}
-	if _, err := p.ReadState(); err != nil {
+	if _, err := p.ReadState(); errors.Is(err, store.ErrNotFound) {
 		l.Unlock()
 		return nil, nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", name)}
 	}
 	return p, l.Unlock, nil
+}
+
+// warnUnpersisted tells on stderr that the pod's supervisor cannot write its state or events
+// (a full disk): what the verb prints from them may be behind the pod, which the supervisor
+// runs on from memory.
+func warnUnpersisted(p *store.Pod) {
+	if pf := p.PersistError(); pf != nil {
+		fmt.Fprintf(os.Stderr, "podspec: warning: the supervisor of %s cannot write the pod's state and events since %s (%s): they may be behind the pod, and are written once there is room\n",
+			p.Name, pf.Since.Format(time.RFC3339), pf.Error)
+	}
 }
 
 // superviseArgv is the command line that starts a supervisor for pod name, driving the OCI

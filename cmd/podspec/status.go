@@ -41,6 +41,7 @@ func newStatusCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		warnUnpersisted(p)
 		switch output {
 		case "yaml":
 			b, err := yaml.Marshal(st.Pod.Status)

@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/reference/backend"
+	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
 )
@@ -28,7 +33,7 @@ func newStopCmd() *cobra.Command {
 	cmd.Flags().Var(&grace, "grace-period", "seconds (≥ 0) for the whole stop sequence (default: the pod's terminationGracePeriodSeconds; 0 forces; beyond the int64 range: the largest)")
 	cmd.Flags().BoolVar(&force, "force", false, "SIGKILL every container now: no hooks, no defers")
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
-		p, release, err := f.pod(args[0])
+		p, release, err := f.podMaybeUnreadable(args[0])
 		if err != nil {
 			return err
 		}
@@ -67,19 +72,29 @@ func (g *gracePeriod) Set(s string) error {
 func (g *gracePeriod) Type() string { return "seconds" }
 
 // requestStop sends a stop request to the pod's supervisor (restarting a dead one first).
-// grace nil means the pod's own grace period.
+// grace nil means the pod's own grace period. A pod whose state cannot be read is stopped by
+// its live supervisor, which runs it from memory (and whose next write repairs the file); one
+// without a supervisor has its containers killed through the OCI runtime.
 func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, force bool) error {
-	if err := f.ensureSupervisor(ctx, p); err != nil {
-		return err
+	if _, err := p.ReadState(); errors.Is(err, store.ErrUnreadable) {
+		if !p.SupervisorAlive() {
+			return f.killUnsupervised(ctx, p, err)
+		}
+	} else {
+		if err := f.ensureSupervisor(ctx, p); err != nil {
+			return err
+		}
+		st, err := p.ReadState()
+		if err != nil {
+			return err
+		}
+		if st.Pod.Status.FinishedAt != nil {
+			return nil
+		}
 	}
-	st, err := p.ReadState()
-	if err != nil {
-		return err
-	}
-	if st.Pod.Status.FinishedAt != nil {
-		return nil
-	}
-	req := &supervisor.Request{Op: supervisor.OpStop, Force: force, GracePeriodSeconds: grace}
+	// One ID for every try: a request whose answer was lost and that is sent again is
+	// recorded once.
+	req := &supervisor.Request{Op: supervisor.OpStop, ID: uuid.NewString(), Force: force, GracePeriodSeconds: grace}
 	var last error
 	for i := 0; i < 50; i++ {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -87,6 +102,14 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 		cancel()
 		if err == nil {
 			return nil
+		}
+		var re *supervisor.RemoteError
+		if errors.As(err, &re) {
+			// The supervisor answered: sending the request again would not change that.
+			if re.Code == supervisor.CodeIO {
+				return &rtError{code: codeIO, err: err}
+			}
+			return err
 		}
 		last = err
 		// The supervisor may have finished the pod or died meanwhile.
@@ -99,4 +122,20 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 		time.Sleep(20 * time.Millisecond)
 	}
 	return last
+}
+
+// killUnsupervised kills, with SIGKILL, every OCI container of a pod whose state cannot be read
+// and that has no supervisor (none can adopt it without its state), and says so on stderr.
+func (f *rtFlags) killUnsupervised(ctx context.Context, p *store.Pod, why error) error {
+	s, err := f.store()
+	if err != nil {
+		return err
+	}
+	uid, _ := p.Identity()
+	n, err := backend.New(s.Root, f.ociRuntime).KillPod(ctx, &engine.PodInfo{Name: p.Name, UID: uid, Dir: p.Dir, Spec: &v1alpha1.PodSpec{}})
+	if err != nil {
+		return errf(codeFailed, "stop pod %s: %v (%v)", p.Name, err, why)
+	}
+	fmt.Fprintf(os.Stderr, "podspec: %v, and no supervisor can adopt the pod: its %d container(s) got SIGKILL (no hooks, no defers); `podspec rm --force %s` removes what is left\n", why, n, p.Name)
+	return nil
 }

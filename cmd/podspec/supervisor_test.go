@@ -37,6 +37,13 @@ type cmdline struct {
 
 func (c cmdline) run(args ...string) (string, int) {
 	c.t.Helper()
+	out, _, code := c.runErr(args...)
+	return out, code
+}
+
+// runErr is run that also returns stderr.
+func (c cmdline) runErr(args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		c.t.Fatal(err)
@@ -47,7 +54,6 @@ func (c cmdline) run(args ...string) (string, int) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
-	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
@@ -56,7 +62,7 @@ func (c cmdline) run(args ...string) (string, int) {
 	if code != 0 {
 		c.t.Logf("podspec %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
 	}
-	return out.String(), code
+	return out.String(), errb.String(), code
 }
 
 func runtimeTestSetup(t *testing.T) (cmdline, string) {

@@ -76,6 +76,9 @@ func newUpdateCmd() *cobra.Command {
 			if now, e := p.ReadState(); e == nil && now.Pod.Status.FinishedAt != nil {
 				return errf(codeConflict, "pod %s is %s: a terminal pod cannot be updated", p.Name, now.Pod.Status.Phase)
 			}
+			if re := (*supervisor.RemoteError)(nil); errors.As(err, &re) && re.Code == supervisor.CodeIO {
+				return errf(codeIO, "update pod %s: %v", p.Name, err)
+			}
 			return errf(codeFailed, "update pod %s: %v", p.Name, err)
 		}
 		var ur engine.UpdateResponse

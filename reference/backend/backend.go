@@ -523,24 +523,67 @@ func killCgroup(cg string) {
 // cgroups; the directory itself is removed by the caller (store.Pod.Remove).
 func (b *Backend) RemovePod(ctx context.Context, pod *engine.PodInfo, sandbox json.RawMessage) error {
 	var errs []error
-	prefix := engine.InstancePrefix(pod.UID)
-	if list, err := b.Runtime.List(ctx); err == nil {
-		for _, c := range list {
-			if strings.HasPrefix(c.ID, prefix) {
-				if err := b.Runtime.Delete(ctx, c.ID, true); err != nil && !errors.Is(err, oci.ErrNotFound) {
-					errs = append(errs, err)
-				}
-			}
+	list, err := b.PodContainers(ctx, pod)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, id := range list {
+		if err := b.Runtime.Delete(ctx, id, true); err != nil && !errors.Is(err, oci.ErrNotFound) {
+			errs = append(errs, err)
 		}
 	}
-	killCgroup(CgroupParent(pod.UID))
-	if err := b.TeardownSandbox(ctx, pod, sandbox); err != nil {
-		errs = append(errs, err)
+	if pod.UID != "" {
+		// Without a UID (a pod whose state and events are both lost) there is no cgroup to
+		// name: "/podspec/" alone would be every pod's.
+		killCgroup(CgroupParent(pod.UID))
+		if err := b.TeardownSandbox(ctx, pod, sandbox); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := unmountUnder(pod.Dir); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// PodContainers lists the IDs of the OCI containers the runtime knows for the pod: those named
+// with its UID's prefix and those whose bundle lies in its directory (which finds them even
+// when the UID is not known).
+func (b *Backend) PodContainers(ctx context.Context, pod *engine.PodInfo) ([]string, error) {
+	list, err := b.Runtime.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(pod.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range list {
+		if pod.UID != "" && strings.HasPrefix(c.ID, engine.InstancePrefix(pod.UID)) || strings.HasPrefix(c.Bundle, dir+"/") {
+			out = append(out, c.ID)
+		}
+	}
+	return out, nil
+}
+
+// KillPod sends SIGKILL to every OCI container the runtime knows for the pod (PodContainers),
+// for a pod that has no supervisor to stop it. It returns how many it signalled.
+func (b *Backend) KillPod(ctx context.Context, pod *engine.PodInfo) (int, error) {
+	list, err := b.PodContainers(ctx, pod)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	n := 0
+	for _, id := range list {
+		if err := b.Runtime.Kill(ctx, id, syscall.SIGKILL, true); err != nil && !errors.Is(err, oci.ErrNotFound) && !errors.Is(err, oci.ErrNotRunning) {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
 }
 
 // unmountUnder unmounts every mount point at or below dir, deepest first.

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -86,11 +87,18 @@ type Engine struct {
 	deadlineArmed bool
 	// started is set once Run launched the container goroutines; a stop requested earlier
 	// is recorded and its sequence started by Run.
-	started    bool
-	runCtx     context.Context
-	wg         sync.WaitGroup
-	finished   chan struct{}
+	started  bool
+	runCtx   context.Context
+	wg       sync.WaitGroup
+	finished chan struct{}
+	// persistErr is the error of the last state or event write, nil once one succeeded
+	// again; while it is set, events are held in e.events and retryPersist runs.
 	persistErr error
+	// failingSince is when the writes began to fail.
+	failingSince time.Time
+	// life ends when Run returns: it bounds retryPersist.
+	life    context.Context
+	endLife context.CancelFunc
 	// upd is the bookkeeping of in-place updates (update.go); nil until the first one.
 	upd *updateState
 }
@@ -110,6 +118,7 @@ func New(o Options) (*Engine, error) {
 		events: ev, st: st, changed: make(chan struct{}), byName: map[string]*slot{},
 		finished: make(chan struct{}),
 	}
+	e.life, e.endLife = context.WithCancel(context.Background())
 	if e.logf == nil {
 		e.logf = func(string, ...any) {}
 	}
@@ -125,7 +134,12 @@ func New(o Options) (*Engine, error) {
 	if o.Supervisor != nil {
 		st.Supervisor = *o.Supervisor
 	}
+	// A pod created by an older build has no reserved failure record yet.
+	if err := o.Pod.ReservePersistError(); err != nil {
+		e.logf("%v", err)
+	}
 	if err := o.Pod.WriteState(st); err != nil {
+		ev.Close()
 		return nil, err
 	}
 	return e, nil
@@ -144,6 +158,7 @@ func (e *Engine) Status() v1alpha1.PodStatus {
 // Run runs the pod until it is terminal (or ctx ends, which abandons it without stopping it:
 // the containers keep running for an adopting supervisor).
 func (e *Engine) Run(ctx context.Context) error {
+	defer e.endLife()
 	e.mu.Lock()
 	e.runCtx = ctx
 	if e.st.Pod.Status.FinishedAt != nil {
@@ -216,6 +231,9 @@ func (e *Engine) Run(ctx context.Context) error {
 
 	select {
 	case <-e.finished:
+		// The terminal state and PodFinished are on disk before the supervisor may exit
+		// (held in memory on a full disk until retryPersist writes them).
+		e.waitUntil(ctx, func() bool { return e.persistErr == nil })
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.events.Close()
@@ -283,17 +301,33 @@ func (e *Engine) deadline(ctx context.Context, at time.Time) {
 	ev := e.event(store.EventStopRequested, nil, TerminationDeadlineExceeded, "activeDeadlineSeconds exceeded")
 	g := e.gracePeriod()
 	ev.GracePeriodSeconds = &g
-	e.beginStopLocked(ctx, TerminationDeadlineExceeded, g, false, ev)
+	e.beginStopLocked(ctx, TerminationDeadlineExceeded, g, false, "", ev)
 }
 
 // Stop requests a graceful stop with the given grace period (nil: the pod's), or a forced one.
 // It returns once the request is persisted. A request on a stopping pod escalates it when it is
 // forced or its budget ends earlier; on a terminal pod it does nothing.
 func (e *Engine) Stop(ctx context.Context, grace *int64, force bool) error {
+	return e.StopOnce(ctx, "", grace, force)
+}
+
+// maxStopIDs bounds the request IDs a stop remembers.
+const maxStopIDs = 32
+
+// StopOnce is Stop for a request that carries an ID (id may be empty): a request whose ID was
+// already recorded — a command sending it again after losing the answer — is recorded and
+// applied once. The IDs are persisted with the stop, so an adopting supervisor knows them.
+func (e *Engine) StopOnce(ctx context.Context, id string, grace *int64, force bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.st.Pod.Status.FinishedAt != nil {
 		return nil
+	}
+	if id != "" && e.st.Stop != nil && slices.Contains(e.st.Stop.RequestIDs, id) {
+		if e.persistErr != nil {
+			e.commitLocked() // one more try to write what is held
+		}
+		return e.notPersisted()
 	}
 	g := e.gracePeriod()
 	if grace != nil {
@@ -313,8 +347,20 @@ func (e *Engine) Stop(ctx context.Context, grace *int64, force bool) error {
 	if force {
 		reason = TerminationForced
 	}
-	e.beginStopLocked(ctx, reason, g, force, ev)
-	return e.persistErr
+	e.beginStopLocked(ctx, reason, g, force, id, ev)
+	return e.notPersisted()
+}
+
+// ErrNotPersisted marks a request the engine carries out although it could not write it to
+// disk (a full disk): its events are held in memory until there is room.
+var ErrNotPersisted = errors.New("not written to disk")
+
+// notPersisted is nil when the last write succeeded, else an ErrNotPersisted error.
+func (e *Engine) notPersisted() error {
+	if e.persistErr == nil {
+		return nil
+	}
+	return fmt.Errorf("the request is in effect but %w (held in memory until there is room): %v", ErrNotPersisted, e.persistErr)
 }
 
 func (e *Engine) gracePeriod() int64 {
@@ -350,17 +396,67 @@ func (e *Engine) commitLocked(evs ...*store.Event) {
 	default:
 	}
 	e.updateConditionsLocked(evs)
-	if err := e.pod.WriteState(e.st); err != nil {
-		e.logf("persist state: %v", err)
-		e.persistErr = err
+	e.persistLocked(evs)
+	e.wakeLocked()
+}
+
+// persistLocked writes the state, then the held events and evs (the state is always written
+// before the events that describe it). When a write fails (a full disk) nothing is lost and
+// nothing is half-written: evs are held in memory, in order — the first failure puts a
+// PersistenceFailed event before them — the failure is recorded in the pod's reserved
+// persist.error file, where the command line reads it, and retryPersist writes everything
+// once there is room again.
+func (e *Engine) persistLocked(evs []*store.Event) {
+	err := e.pod.WriteState(e.st)
+	if err == nil {
+		err = e.events.Append(evs...)
 	}
-	if len(evs) > 0 {
-		if err := e.events.Append(evs...); err != nil {
-			e.logf("append events: %v", err)
-			e.persistErr = err
+	if err == nil {
+		if e.persistErr != nil {
+			e.logf("state and events written again (after: %v)", e.persistErr)
+			if err := e.pod.SetPersistError(nil); err != nil {
+				e.logf("%v", err)
+			}
+			e.persistErr = nil
+		}
+		return
+	}
+	if e.persistErr == nil {
+		e.failingSince = time.Now().UTC()
+		e.logf("persist: %v; holding the events in memory until there is room", err)
+		msg := fmt.Sprintf("the state and events could not be written (%v); they are held in memory and written once there is room", err)
+		evs = append([]*store.Event{e.event(store.EventPersistenceFailed, nil, "", msg)}, evs...)
+		go e.retryPersist()
+	}
+	if serr := e.pod.SetPersistError(&store.PersistFailure{Since: e.failingSince, Error: err.Error()}); serr != nil {
+		e.logf("%v", serr)
+	}
+	e.persistErr = err
+	if err := e.events.Hold(evs...); err != nil {
+		e.logf("hold events: %v", err)
+	}
+}
+
+// retryPersist writes the state and the held events again, more and more rarely (up to every
+// 2 s), until one write succeeds or Run has returned.
+func (e *Engine) retryPersist() {
+	for d := 50 * time.Millisecond; ; d = min(2*d, 2*time.Second) {
+		if !sleepCtx(e.life, d) {
+			return
+		}
+		e.mu.Lock()
+		if e.persistErr == nil {
+			e.mu.Unlock()
+			return
+		}
+		e.persistLocked(nil)
+		ok := e.persistErr == nil
+		e.wakeLocked()
+		e.mu.Unlock()
+		if ok {
+			return
 		}
 	}
-	e.wakeLocked()
 }
 
 // wakeLocked wakes every waitUntil and sleep: the state they wait on may have changed.

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -372,5 +373,37 @@ spec:
 	c := tp.container("app").State.Terminated
 	if c.ExitCode == nil || *c.ExitCode != 7 || c.Reason != "Stopped" {
 		t.Errorf("app %+v, want exit 7 of its TERM handler, Stopped", c)
+	}
+}
+
+func TestSTOP011_AStopRequestSentAgainIsRecordedOnce(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: stop-once}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 30
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: app
+    image: IMAGE
+    command: [sh, -c, "trap 'sleep 1; exit 0' TERM; touch /data/app.trap; while true; do sleep 0.05; done"]
+    volumeMounts: [{name: data, mountPath: /data}]
+`)
+	waitRunning(tp, "app")
+	ctx := context.Background()
+	// A command that lost the answer sends the same request (same ID) again: one record.
+	for i := 0; i < 3; i++ {
+		if err := tp.e.StopOnce(ctx, "req-1", ptr(int64(20)), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Another request is recorded, even when it changes nothing (STOP-011).
+	if err := tp.e.StopOnce(ctx, "req-2", ptr(int64(25)), false); err != nil {
+		t.Fatal(err)
+	}
+	tp.wait(20 * time.Second)
+	if reqs := tp.all("StopRequested", ""); len(reqs) != 2 {
+		t.Errorf("%d StopRequested, want 2 (req-1 once, req-2); events:\n%s", len(reqs), tp.timeline())
 	}
 }

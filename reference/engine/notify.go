@@ -323,9 +323,8 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 	d.mu.Lock()
 	cd := &d.rec.Containers[idx]
 	cd.Phase, cd.ContainerID, cd.StartedAt = v1alpha1.NotificationRunning, inst.id, &now
-	err := notify.WriteRecord(d.path, d.rec)
 	d.mu.Unlock()
-	if err != nil {
+	if err := e.writeRecord(ctx, d); err != nil {
 		e.logf("notification %s: persist delivery to %s: %v", d.req.Name, s.name, err)
 		return
 	}
@@ -471,13 +470,32 @@ func (e *Engine) finishDelivery(d *delivering, idx int, phase v1alpha1.Notificat
 	if final {
 		finishRecord(d.rec, now)
 	}
-	err := notify.WriteRecord(d.path, d.rec)
 	d.mu.Unlock()
-	if err != nil {
+	if err := e.writeRecord(e.life, d); err != nil {
 		e.logf("notification %s: record delivery to %s: %v", d.req.Name, cd.Name, err)
 	}
 	if final {
 		e.forgetTurn(d.req.UID)
+	}
+}
+
+// writeRecord writes a delivery's pod record as it is in memory. On a full disk it tries again,
+// more and more rarely (up to every 2 s), until the record is written or ctx ends: an outcome is
+// never dropped because there was no room for it at the moment it was decided.
+func (e *Engine) writeRecord(ctx context.Context, d *delivering) error {
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		d.mu.Lock()
+		err := notify.WriteRecord(d.path, d.rec)
+		d.mu.Unlock()
+		if err == nil || !store.IsNoSpace(err) {
+			return err
+		}
+		if wait == 50*time.Millisecond {
+			e.logf("notification %s: %v; trying again until there is room", d.req.Name, err)
+		}
+		if !sleepCtx(ctx, wait) {
+			return err
+		}
 	}
 }
 

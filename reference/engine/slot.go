@@ -561,7 +561,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		case s.kind == KindMain:
 			e.evaluatePolicyLocked(s)
 		case s.kind == KindInit && failed && !e.terminating:
-			e.beginStopLocked(ctx, TerminationFailed, e.gracePeriod(), false) // INIT-003
+			e.beginStopLocked(ctx, TerminationFailed, e.gracePeriod(), false, "") // INIT-003
 		}
 		return false
 	}

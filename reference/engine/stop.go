@@ -57,14 +57,21 @@ func (e *Engine) stopSteps() []stopStep {
 }
 
 // beginStopLocked starts the stop sequence with a termination reason, or escalates the one
-// running (force, or an earlier budget end). pre are events recorded before PodTerminating.
-func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64, force bool, pre ...*store.Event) {
+// running (force, or an earlier budget end). id, when not empty, is the ID of the stop request
+// (StopOnce), remembered with the stop. pre are events recorded before PodTerminating.
+func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64, force bool, id string, pre ...*store.Event) {
 	if e.st.Pod.Status.FinishedAt != nil {
 		return
 	}
 	now := time.Now().UTC()
 	deadline := stopDeadline(now, grace)
 	if e.terminating {
+		if id != "" {
+			e.st.Stop.RequestIDs = append(e.st.Stop.RequestIDs, id)
+			if n := len(e.st.Stop.RequestIDs); n > maxStopIDs {
+				e.st.Stop.RequestIDs = e.st.Stop.RequestIDs[n-maxStopIDs:]
+			}
+		}
 		if force && !e.forced {
 			e.st.Stop.Force = true
 			e.forced = true
@@ -88,6 +95,9 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 	e.terminating = true
 	e.forced = force
 	e.st.Stop = &store.StopState{RequestedAt: now, Reason: reason, Deadline: deadline, Force: force}
+	if id != "" {
+		e.st.Stop.RequestIDs = []string{id}
+	}
 	e.st.Pod.Status.Reason = reason
 	for _, s := range e.slots {
 		if s.kind != KindSidecar {
@@ -458,7 +468,7 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 	if anyFailed {
 		reason = TerminationFailed
 	}
-	e.beginStopLocked(context.Background(), reason, e.gracePeriod(), false, ev)
+	e.beginStopLocked(context.Background(), reason, e.gracePeriod(), false, "", ev)
 }
 
 // finish records the pod result, tears the sandbox down and records PodFinished.

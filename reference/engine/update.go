@@ -179,7 +179,8 @@ func (e *Engine) discardCreated(ctx context.Context, id string, pid int) {
 // accepted and persisted — the new manifest stored, the generation incremented — with the
 // status and generation at that moment; restarts and resizes then take effect in the
 // background, and status.observedGeneration follows. An update that changes nothing returns
-// the status unchanged (UPD-005).
+// the status unchanged (UPD-005). An update in effect that could not be written to disk (a
+// full disk) returns its status with an ErrNotPersisted error.
 func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodStatus, int64, error) {
 	newPod := req.Pod
 	newPod.SetDefaults()
@@ -307,6 +308,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	ev.Generation = gen
 	e.commitLocked(append([]*store.Event{ev}, e.observeLocked()...)...)
 	accepted := *deepCopyStatus(ps)
+	unwritten := e.notPersisted()
 	e.mu.Unlock()
 	locked = false
 
@@ -332,7 +334,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		e.commitLocked(e.observeLocked()...)
 		e.mu.Unlock()
 	}
-	return accepted, gen, nil
+	return accepted, gen, unwritten
 }
 
 func errorsOnly(errs field.ErrorList) field.ErrorList {

@@ -37,6 +37,10 @@ const (
 	EventPodTerminating      = "PodTerminating"
 	EventSupervisorAdopted   = "SupervisorAdopted"
 	EventPodFinished         = "PodFinished"
+	// EventPersistenceFailed records that the supervisor could not write the pod's state or
+	// events (a full disk). It is held in memory with the events that followed, and written
+	// with them, in order, once there is room again.
+	EventPersistenceFailed = "PersistenceFailed"
 )
 
 // Event is one line of a pod's events log.
@@ -75,15 +79,27 @@ type Event struct {
 }
 
 // EventLog appends events to a pod's events file. One writer (the supervisor) per pod.
+//
+// An append is whole or absent: when the write or its fsync fails (a full disk), the file is
+// truncated back to its last complete event and nothing is numbered. Events the caller could
+// not persist can be held (Hold): they are numbered at once, in order, and written before
+// anything else by the next Append or Flush, so no event is lost or numbered twice while the
+// supervisor lives.
 type EventLog struct {
 	mu   sync.Mutex
 	f    *os.File
+	size int64 // bytes of complete, written events
 	next int64
 	last time.Time
+	// held are events numbered but not written yet, encoded, one line each.
+	held  []byte
+	nHeld int
 }
 
 // OpenEventLog opens the events file for appending. A torn last line (a crash in the middle of
-// a write) is cut off, and numbering continues after the last complete event.
+// a write) is cut off, and numbering continues after the highest sequence number of a line
+// that parses: a line that does not (garbage left by a crash or an old bug) is skipped by
+// readers and never restarts the numbering.
 func (p *Pod) OpenEventLog() (*EventLog, error) {
 	path := p.Path(EventsFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -103,51 +119,130 @@ func (p *Pod) OpenEventLog() (*EventLog, error) {
 			return nil, fmt.Errorf("repair events of %s: %w", p.Name, err)
 		}
 	}
-	var last int64
-	var lastTime time.Time
-	if i := bytes.LastIndexByte(b[:max(good-1, 0)], '\n'); good > 0 {
-		var ev Event
-		if json.Unmarshal(b[i+1:good], &ev) == nil {
-			last = ev.Seq
-			lastTime = ev.Time
-		}
-	}
+	last, lastTime := lastEvent(b[:good])
 	if _, err := f.Seek(int64(good), io.SeekStart); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open events of %s: %w", p.Name, err)
 	}
-	return &EventLog{f: f, next: last + 1, last: lastTime}, nil
+	return &EventLog{f: f, size: int64(good), next: last + 1, last: lastTime}, nil
 }
 
-// Append numbers the events, writes each as one line, and fsyncs the file.
-func (l *EventLog) Append(evs ...*Event) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// lastEvent returns the highest sequence number among the lines of b that parse as events,
+// and that event's time.
+func lastEvent(b []byte) (int64, time.Time) {
+	var seq int64
+	var at time.Time
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		var ev Event
+		if json.Unmarshal(line, &ev) == nil && ev.Seq > seq {
+			seq, at = ev.Seq, ev.Time
+		}
+	}
+	return seq, at
+}
+
+// number assigns the next sequence numbers and non-decreasing times to evs and encodes them.
+// It returns the encoding and restores the log's counters when encoding fails.
+func (l *EventLog) number(evs []*Event) ([]byte, error) {
+	next, last := l.next, l.last
 	var buf bytes.Buffer
 	for _, ev := range evs {
-		ev.Seq = l.next
-		l.next++
+		ev.Seq = next
+		next++
 		if ev.Time.IsZero() {
 			ev.Time = time.Now().UTC()
 		}
 		// Times never go backwards in sequence order.
-		if ev.Time.Before(l.last) {
-			ev.Time = l.last
+		if ev.Time.Before(last) {
+			ev.Time = last
 		}
-		l.last = ev.Time
+		last = ev.Time
 		b, err := json.Marshal(ev)
 		if err != nil {
-			return fmt.Errorf("encode event: %w", err)
+			for _, ev := range evs {
+				ev.Seq = 0
+			}
+			return nil, fmt.Errorf("encode event: %w", err)
 		}
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	if _, err := l.f.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("append events: %w", err)
+	l.next, l.last = next, last
+	return buf.Bytes(), nil
+}
+
+// Append numbers the events, writes the held ones and then these, each as one line, and
+// fsyncs the file. On failure nothing of it stays in the file, the held events stay held, and
+// evs are left unnumbered (the caller may Hold them).
+func (l *EventLog) Append(evs ...*Event) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	next, last := l.next, l.last
+	b, err := l.number(evs)
+	if err != nil {
+		return err
 	}
-	if err := l.f.Sync(); err != nil {
-		return fmt.Errorf("sync events: %w", err)
+	if err := l.write(append(l.held[:len(l.held):len(l.held)], b...)); err != nil {
+		l.next, l.last = next, last
+		for _, ev := range evs {
+			ev.Seq = 0
+		}
+		return err
 	}
+	l.held, l.nHeld = nil, 0
+	return nil
+}
+
+// Hold numbers the events and keeps them, in order, for the next Append or Flush.
+func (l *EventLog) Hold(evs ...*Event) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, err := l.number(evs)
+	if err != nil {
+		return err
+	}
+	l.held = append(l.held, b...)
+	l.nHeld += len(evs)
+	return nil
+}
+
+// Held is the number of events numbered but not written yet.
+func (l *EventLog) Held() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.nHeld
+}
+
+// Flush writes the held events; nil when there are none.
+func (l *EventLog) Flush() error { return l.Append() }
+
+// write appends b at the end of the complete events and fsyncs, or truncates the file back
+// to them.
+func (l *EventLog) write(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := l.f.WriteAt(b, l.size)
+	if err != nil {
+		err = fmt.Errorf("append events: %w", err)
+	} else if err = l.f.Sync(); err != nil {
+		err = fmt.Errorf("sync events: %w", err)
+	}
+	if err != nil {
+		// Undo whatever part reached the file, so that a reader never sees a torn or merged
+		// line and the next append starts at a line boundary.
+		if terr := l.f.Truncate(l.size); terr != nil {
+			return fmt.Errorf("%w (and truncating back: %v)", err, terr)
+		}
+		return err
+	}
+	l.size += int64(len(b))
 	return nil
 }
 

@@ -7,6 +7,7 @@
 package store
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,11 @@ var ErrNotFound = errors.New("not found")
 
 // ErrExists is returned when creating a pod whose name is taken.
 var ErrExists = errors.New("already exists")
+
+// ErrUnreadable is returned for a pod whose state file exists but cannot be read or decoded
+// (a damaged disk, an edit by hand). Such a pod is still listed, stopped and removed
+// (docs/runtime.md, "Faults").
+var ErrUnreadable = errors.New("state unreadable")
 
 // ErrBusy is returned when a lock is held by someone else.
 var ErrBusy = errors.New("busy")
@@ -167,6 +173,29 @@ func (p *Pod) Remove() error {
 	return atomicfile.SyncDir(filepath.Dir(p.Dir))
 }
 
+// Identity is what can be told of a pod without its state: its UID and creation time, from
+// the PodCreated event (zero when the events log has none either).
+func (p *Pod) Identity() (uid string, createdAt time.Time) {
+	f, err := os.Open(p.Path(EventsFile))
+	if err != nil {
+		return "", time.Time{}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var ev Event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != EventPodCreated {
+			continue
+		}
+		if _, err := uuid.Parse(ev.PodUID); err != nil {
+			return "", time.Time{}
+		}
+		return ev.PodUID, ev.Time
+	}
+	return "", time.Time{}
+}
+
 // SupervisorInfo identifies the supervisor process that owns a pod.
 type SupervisorInfo struct {
 	PID int `json:"pid"`
@@ -218,6 +247,9 @@ type StopState struct {
 	Force    bool      `json:"force,omitempty"`
 	// Step is the index of the first stop step not finished yet.
 	Step int `json:"step"`
+	// RequestIDs are the IDs of the last stop requests recorded (engine.StopOnce), so that a
+	// request sent again is recorded once.
+	RequestIDs []string `json:"requestIDs,omitempty"`
 }
 
 // State is everything the runtime persists about a pod, written as one file.
@@ -259,11 +291,14 @@ func (p *Pod) ReadState() (*State, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("pod %s: %w", p.Name, ErrNotFound)
 		}
-		return nil, fmt.Errorf("read state of %s: %w", p.Name, err)
+		return nil, fmt.Errorf("read state of %s: %w: %v", p.Name, ErrUnreadable, err)
 	}
 	var st State
 	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("decode state of %s: %w", p.Name, err)
+		return nil, fmt.Errorf("decode state of %s: %w: %v", p.Name, ErrUnreadable, err)
+	}
+	if st.Pod.Status == nil {
+		return nil, fmt.Errorf("decode state of %s: %w: no pod status", p.Name, ErrUnreadable)
 	}
 	return &st, nil
 }
@@ -401,6 +436,9 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string) (*Pod, er
 	fail := func(err error) (*Pod, error) {
 		p.Remove()
 		return nil, err
+	}
+	if err := p.ReservePersistError(); err != nil {
+		return fail(err)
 	}
 	if err := p.WriteState(st); err != nil {
 		return fail(err)

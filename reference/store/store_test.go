@@ -34,14 +34,18 @@ func TestValidName(t *testing.T) {
 	}
 }
 
+// testPodObject is a pod named web with one container.
+func testPodObject() *v1alpha1.Pod {
+	return &v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: "web"}, Spec: v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "app", Image: "oci:/x"}}}}
+}
+
 func newPod(t *testing.T) (*Store, *Pod) {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "root"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := &v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: "web"}, Spec: v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "app", Image: "oci:/x"}}}}
-	p, err := s.CreatePod(pod, nil)
+	p, err := s.CreatePod(testPodObject(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +199,7 @@ func TestSEC007_NoOtherUserCanReadTheState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := &v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: "web"}, Spec: v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "app", Image: "oci:/x"}}}}
-	p, err := s.CreatePod(pod, nil)
+	p, err := s.CreatePod(testPodObject(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -183,6 +184,33 @@ func (s *Store) ReleaseSharedVolumes(uid string, vols []v1alpha1.Volume) ([]stri
 		errs = append(errs, err)
 	}
 	return deleted, errors.Join(errs...)
+}
+
+// ReleaseSharedVolumesOf is ReleaseSharedVolumes for a pod whose manifest is lost (its state
+// is unreadable): every shared volume that records uid.
+func (s *Store) ReleaseSharedVolumesOf(uid string) ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(s.Root, SharedVolumesDir, sharedRefsDir))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("shared volumes: %w", err)
+	}
+	var vols []v1alpha1.Volume
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || ValidName(name) != nil {
+			continue
+		}
+		refs, err := s.readRefs(name)
+		if err != nil {
+			return nil, err
+		}
+		if ref, held := refs.Pods[uid]; held {
+			vols = append(vols, v1alpha1.Volume{Name: name, Shared: &v1alpha1.SharedVolumeSource{Name: name, ReclaimPolicy: ref.ReclaimPolicy}})
+		}
+	}
+	return s.ReleaseSharedVolumes(uid, vols)
 }
 
 // SharedVolumeUsers returns the UIDs of the pods that hold shared volume name, sorted.

@@ -41,6 +41,9 @@ const (
 // Request is one command sent to a supervisor.
 type Request struct {
 	Op string `json:"op"`
+	// ID identifies a request that its sender may send again after losing the answer: OpStop
+	// records a request with an ID it has seen once.
+	ID string `json:"id,omitempty"`
 	// GracePeriodSeconds and Force parameterise OpStop.
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
 	Force              bool   `json:"force,omitempty"`
@@ -50,10 +53,26 @@ type Request struct {
 
 // Response answers a Request.
 type Response struct {
-	OK    bool            `json:"ok"`
-	Error string          `json:"error,omitempty"`
-	Data  json.RawMessage `json:"data,omitempty"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+	// Code classifies Error with a code of the runtime contract: CodeIO when the request is
+	// in effect but could not be written to disk; empty for any other failure.
+	Code string          `json:"code,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
 }
+
+// CodeIO is Response.Code for a request the pod's state or events could not record.
+const CodeIO = "IO"
+
+// RemoteError is a request the supervisor answered with an error.
+type RemoteError struct {
+	Pod string
+	// Code is the response's Code.
+	Code    string
+	Message string
+}
+
+func (e *RemoteError) Error() string { return fmt.Sprintf("supervisor of %s: %s", e.Pod, e.Message) }
 
 // Handler serves one operation.
 type Handler func(ctx context.Context, req *Request) (any, error)
@@ -111,7 +130,7 @@ func Run(ctx context.Context, o Options) error {
 	handlers := map[string]Handler{
 		OpPing: func(context.Context, *Request) (any, error) { return nil, nil },
 		OpStop: func(ctx context.Context, r *Request) (any, error) {
-			return nil, eng.Stop(ctx, r.GracePeriodSeconds, r.Force)
+			return nil, eng.StopOnce(ctx, r.ID, r.GracePeriodSeconds, r.Force)
 		},
 		OpNotify: func(_ context.Context, r *Request) (any, error) {
 			var dr notify.DeliverRequest
@@ -161,6 +180,9 @@ func serve(ctx context.Context, ln net.Listener, handlers map[string]Handler, lo
 				resp = Response{Error: fmt.Sprintf("unknown operation %q", req.Op)}
 			} else if data, err := h(ctx, &req); err != nil {
 				resp = Response{Error: err.Error()}
+				if errors.Is(err, engine.ErrNotPersisted) {
+					resp.Code = CodeIO
+				}
 			} else if data != nil {
 				b, _ := json.Marshal(data)
 				resp.Data = b
@@ -230,7 +252,7 @@ func Call(ctx context.Context, pod *store.Pod, req *Request) (*Response, error) 
 		return nil, fmt.Errorf("read answer of supervisor of %s: %w", pod.Name, err)
 	}
 	if !resp.OK {
-		return &resp, fmt.Errorf("supervisor of %s: %s", pod.Name, resp.Error)
+		return &resp, &RemoteError{Pod: pod.Name, Code: resp.Code, Message: resp.Error}
 	}
 	return &resp, nil
 }

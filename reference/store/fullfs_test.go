@@ -1,0 +1,210 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// smallFS mounts a tmpfs of size bytes (root only) and unmounts it when the test ends.
+func smallFS(t *testing.T, size int) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	dir := t.TempDir()
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
+		t.Skipf("mount tmpfs: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// podOnSmallFS creates pod web in a root on a 256 KiB tmpfs; dir is the tmpfs.
+func podOnSmallFS(t *testing.T) (string, *Pod) {
+	t.Helper()
+	dir := smallFS(t, 256<<10)
+	s, err := Open(filepath.Join(dir, "root"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.CreatePod(testPodObject(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, p
+}
+
+// fill writes a file until the file system is full; removing it makes room again.
+func fill(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := bytes.Repeat([]byte{'x'}, 1024)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	for _, n := range []int{512, 64, 1} {
+		for {
+			if _, err := f.Write(chunk[:n]); err != nil {
+				break
+			}
+		}
+	}
+}
+
+func TestEventAppendIsWholeOrAbsentOnAFullDisk(t *testing.T) {
+	dir, p := podOnSmallFS(t)
+	log, err := p.OpenEventLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if err := log.Append(&Event{Type: EventPodStarted, Pod: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(p.Path(EventsFile))
+	fill(t, filepath.Join(dir, "filler"))
+	// A batch larger than what is left of the file's last page: part of it would fit.
+	big := &Event{Type: EventContainerExited, Pod: "web", Message: strings.Repeat("m", 8000)}
+	err = log.Append(&Event{Type: EventStopRequested, Pod: "web"}, big)
+	if !IsNoSpace(err) {
+		t.Fatalf("append on a full disk: %v, want ENOSPC", err)
+	}
+	if big.Seq != 0 {
+		t.Errorf("an event that was not written keeps seq %d", big.Seq)
+	}
+	after, _ := os.ReadFile(p.Path(EventsFile))
+	if !bytes.Equal(before, after) {
+		t.Fatalf("a failed append left %d bytes in the log (want it whole or absent):\n%s", len(after)-len(before), after[len(before):min(len(after), len(before)+200)])
+	}
+	// Held events keep their order and numbers and are written first once there is room.
+	if err := log.Hold(&Event{Type: EventStopRequested, Pod: "web"}, big); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(&Event{Type: EventPodTerminating, Pod: "web"}); !IsNoSpace(err) {
+		t.Fatalf("append with held events on a full disk: %v", err)
+	}
+	if log.Held() != 2 {
+		t.Errorf("held %d events, want 2", log.Held())
+	}
+	if err := os.Remove(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(&Event{Type: EventPodTerminating, Pod: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := p.ReadEvents(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, ev := range evs {
+		got = append(got, fmt.Sprintf("%d:%s", ev.Seq, ev.Type))
+		if ev.Seq != int64(i+1) {
+			t.Errorf("event %d has seq %d: numbers must run 1, 2, 3 without gaps or repeats", i, ev.Seq)
+		}
+	}
+	want := "1:PodCreated 2:PodStarted 3:StopRequested 4:ContainerExited 5:PodTerminating"
+	if strings.Join(got, " ") != want {
+		t.Errorf("events %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+func TestAFailedStateWriteLeavesTheOldStateAndNoTemporaryFile(t *testing.T) {
+	dir, p := podOnSmallFS(t)
+	st, err := p.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, filepath.Join(dir, "filler"))
+	st.Pod.Metadata.Annotations = map[string]string{"big": strings.Repeat("a", 64<<10)}
+	if err := p.WriteState(st); !IsNoSpace(err) {
+		t.Fatalf("state write on a full disk: %v, want ENOSPC", err)
+	}
+	again, err := p.ReadState()
+	if err != nil || again.Pod.Metadata.Annotations["big"] != "" {
+		t.Fatalf("after a failed write the state is %v (err %v), want the old one", again.Pod.Metadata.Annotations, err)
+	}
+	ents, _ := os.ReadDir(p.Dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("a failed state write left %s", e.Name())
+		}
+	}
+	// The reserved failure record is written in place, without room.
+	if err := p.SetPersistError(&PersistFailure{Error: "no space left on device"}); err != nil {
+		t.Fatalf("recording the failure on a full disk: %v", err)
+	}
+	if pf := p.PersistError(); pf == nil || pf.Error != "no space left on device" {
+		t.Errorf("failure record %+v", pf)
+	}
+	if err := p.SetPersistError(nil); err != nil || p.PersistError() != nil {
+		t.Errorf("clearing the failure record: %v, %+v", err, p.PersistError())
+	}
+}
+
+func TestOpenEventLogNumbersAfterTheLastValidLine(t *testing.T) {
+	_, p := newPod(t)
+	log, err := p.OpenEventLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := log.Append(&Event{Type: EventProbeFailed, Pod: "web"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	f, err := os.OpenFile(p.Path(EventsFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A complete line that does not parse (an event cut off and merged with the next one), then
+	// a torn one.
+	f.WriteString(`{"seq":5,"time":"2026-01-01T00:00:00Z","type":"Contai{"seq":6,"type":"PodFinished"}` + "\n")
+	f.WriteString(`{"seq":7,"ti`)
+	f.Close()
+	log, err = p.OpenEventLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(&Event{Type: EventSupervisorAdopted, Pod: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	evs, err := p.ReadEvents(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := evs[len(evs)-1]
+	if last.Type != EventSupervisorAdopted || last.Seq != 5 {
+		t.Errorf("the adopter's first event is %d %s, want seq 5 (after the last valid seq 4, never 1)", last.Seq, last.Type)
+	}
+	seen := map[int64]bool{}
+	for _, ev := range evs {
+		if seen[ev.Seq] {
+			t.Errorf("seq %d appears twice", ev.Seq)
+		}
+		seen[ev.Seq] = true
+	}
+}

@@ -246,3 +246,91 @@ spec:
 	}
 	start("orphan") // the name is free again
 }
+
+// TestKilledRunLeavesAWholePodOrNothing SIGKILLs `podspec run --detach` at each step of pod
+// creation (PODSPEC_FAULT_PAUSE) and holds the runtime to docs/runtime.md's promise on a killed
+// command (issue #15, class 6): before the pod directory is renamed into place the next command
+// finds nothing and the name is free; after it, the pod exists and the next verb that touches
+// it starts its supervisor. No supervisor is left waiting, no half-made directory stays.
+func TestKilledRunLeavesAWholePodOrNothing(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	manifest := filepath.Join(t.TempDir(), "pod.yaml")
+	os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: killed}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+  - {name: app, image: "oci:`+layout+`", command: [sleep, "600"]}
+`), 0o644)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"validated", "resolved", "staged", "volumes", "created", "started"} {
+		name := "killed-" + step
+		t.Cleanup(func() { c.run("rm", "--force", name) })
+		cmd := exec.Command(self, "--root", c.root, "--error-format", "json", "run", "--detach", "--name", name, manifest)
+		cmd.Env = append(os.Environ(), "PODSPEC_TEST_AS_CLI=1", faultPauseEnv+"="+step)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		paused := make(chan string, 1)
+		go func() {
+			b := make([]byte, 4096)
+			var all []byte
+			for {
+				n, err := stderr.Read(b)
+				all = append(all, b[:n]...)
+				if strings.Contains(string(all), "paused at "+step) || err != nil {
+					paused <- string(all)
+					return
+				}
+			}
+		}()
+		select {
+		case out := <-paused:
+			if !strings.Contains(out, "paused at "+step) {
+				t.Fatalf("run did not reach step %s: %s", step, out)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("run did not reach step %s", step)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+
+		_, code := c.run("status", name)
+		exists := step == "created" || step == "started"
+		switch {
+		case !exists && code != 4:
+			t.Errorf("killed at %s: status exit %d, want 4 (no pod)", step, code)
+		case exists && code != 0:
+			t.Errorf("killed at %s: status exit %d, want the pod", step, code)
+		}
+		out, _ := c.run("list")
+		if listed := strings.Contains(out, `"`+name+`"`); listed != exists {
+			t.Errorf("killed at %s: list %s", step, out)
+		}
+		if exists {
+			// The verb started the supervisor the killed command did not (or did) start.
+			waitFor(t, name+" running", 60*time.Second, func() bool {
+				st := readState(t, c.root, name)
+				return st.Supervisor.PID != 0 && st.Pod.Status.ContainerStatuses[0].State.Running != nil
+			})
+		} else if _, code := c.run("run", "--detach", "--name", name, manifest); code != 0 {
+			t.Errorf("killed at %s: the name is taken (run again: exit %d)", step, code)
+		}
+		if _, code := c.run("rm", "--force", name); code != 0 {
+			t.Errorf("killed at %s: rm --force: exit %d", step, code)
+		}
+	}
+	waitFor(t, "no supervisor left", 20*time.Second, func() bool { return len(supervisorsOf(c.root)) == 0 })
+	ents, _ := os.ReadDir(filepath.Join(c.root, "pods"))
+	for _, e := range ents {
+		t.Errorf("left in pods/: %s", e.Name())
+	}
+}

@@ -115,6 +115,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 		return nil, "", &rtError{code: codeInvalidManifest, err: err, findings: []finding.Finding{{
 			Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
+	faultPause("validated")
 	for _, v := range pod.Spec.Volumes {
 		if v.HostPath == nil {
 			continue
@@ -139,10 +140,13 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 	if err != nil {
 		return nil, "", errf(codeFailed, "resolve images: %v", err)
 	}
+	faultPause("resolved")
+	store.CreateHook = faultPause
 	p, err := s.CreatePod(pod, images)
 	if err != nil {
 		return nil, "", err
 	}
+	faultPause("created")
 	uid := pod.Status.UID
 	undo := func(e error) (*store.Pod, string, error) {
 		if st, rerr := p.ReadState(); rerr == nil {
@@ -151,10 +155,6 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 		p.Remove()
 		s.ReleaseSharedVolumes(uid, pod.Spec.Volumes)
 		return nil, "", e
-	}
-	// VOL-010, VOL-011: the pod holds its shared volumes from now until it is removed.
-	if err := s.AcquireSharedVolumes(p.Name, uid, pod.Spec.Volumes); err != nil {
-		return undo(errf(codeFailed, "shared volumes: %v", err))
 	}
 	if pending != nil {
 		err = pending.Start(ctx, p)
@@ -169,7 +169,20 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 		// Stop whatever the supervisor managed to start, then remove the pod.
 		return undo(errf(codeFailed, "start the pod: %v", err))
 	}
+	faultPause("started")
 	return p, uid, nil
+}
+
+// faultPauseEnv names a step of run's pod creation at which the command stops, for tests that
+// kill it there (docs/runtime.md, "Faults"): validated, resolved, staged, volumes, created or
+// started. At that step run prints "podspec: paused at STEP" on stderr and sleeps for a minute.
+const faultPauseEnv = "PODSPEC_FAULT_PAUSE"
+
+func faultPause(step string) {
+	if os.Getenv(faultPauseEnv) == step {
+		fmt.Fprintf(os.Stderr, "podspec: paused at %s\n", step)
+		time.Sleep(time.Minute)
+	}
 }
 
 // loadPod validates the manifest exactly as `podspec validate` does and decodes the pod,

@@ -145,6 +145,27 @@ func New(o Options) (*Engine, error) {
 	return e, nil
 }
 
+// WaitAdopted waits until an adopting engine's Run has taken the pod over — the instances
+// found alive are watched, the ends of those found gone are recorded — so that what is on
+// disk is the adopter's view, or until ctx ends; it reports which. An engine that does not
+// adopt returns at once.
+func (e *Engine) WaitAdopted(ctx context.Context) bool {
+	if !e.adopt {
+		return true
+	}
+	return e.waitUntil(ctx, func() bool {
+		if !e.started {
+			return e.st.Pod.Status.FinishedAt != nil
+		}
+		for _, s := range e.slots {
+			if s.kind != KindDefer && s.inst != nil && s.inst.lostAtAdoption {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // Finished is closed once the pod is terminal and PodFinished is recorded.
 func (e *Engine) Finished() <-chan struct{} { return e.finished }
 

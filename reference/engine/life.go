@@ -325,6 +325,7 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 	lost := make(chan ExitStatus, 1)
 	lost <- ExitStatus{Known: false}
 	inst.exit = lost
+	inst.lostAtAdoption = true
 	e.mu.Lock()
 	s.inst = inst
 	e.mu.Unlock()

@@ -39,6 +39,9 @@ type instance struct {
 	adopted   bool
 	// stopResent is set once an adopting supervisor sent the stop signal again.
 	stopResent bool
+	// lostAtAdoption is set on an instance an adopting supervisor found gone, until its lost
+	// exit is recorded (WaitAdopted).
+	lostAtAdoption bool
 	// killReason (Unhealthy, StartError) and killMsg are set when the runtime killed the
 	// instance outside a stop (failed probe or postStart hook).
 	killReason, killMsg string

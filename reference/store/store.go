@@ -269,6 +269,10 @@ type State struct {
 	Images map[string]string `json:"images,omitempty"`
 	// Sandbox holds whatever the sandbox layer needs to find or tear down the sandbox.
 	Sandbox json.RawMessage `json:"sandbox,omitempty"`
+	// Creator is the command that created the pod and starts its first supervisor: while the
+	// pod has never been supervised (Supervisor.PID 0) and this process is gone, the next verb
+	// starts the supervisor in its place.
+	Creator SupervisorInfo `json:"creator,omitempty"`
 }
 
 // ExitRecord is one terminal exit of a main or regular init container.
@@ -417,14 +421,48 @@ func ProcessStartTime(pid int) uint64 {
 	return v
 }
 
+// creatingPrefix starts the name of a pod directory being built (CreatePod); the creating
+// process's pid and start time follow, so that a leftover of a killed command is known as such.
+const creatingPrefix = ".creating-"
+
+// CreateHook, when set, is called at each step of CreatePod with the step's name (StepStaged,
+// StepVolumes): the command line's fault injection stops there so that a test can kill it.
+var CreateHook func(step string)
+
+// Steps of CreatePod, for CreateHook.
+const (
+	// StepStaged: the directory is complete under its temporary name.
+	StepStaged = "staged"
+	// StepVolumes: the shared volumes are acquired; the rename into place is next.
+	StepVolumes = "volumes"
+)
+
 // CreatePod assigns the pod a new UID (a random RFC 9562 UUID), sets generation 1 and phase
 // Pending, and persists it with the PodCreated event. images are the references resolved when
-// the pod was created. On failure the pod directory is removed.
+// the pod was created. It records this process as the pod's creator (State.Creator) and
+// acquires the pod's shared volumes (AcquireSharedVolumes).
+//
+// Creation is atomic from the outside: the directory is built under a temporary name and
+// renamed into place (never over another pod) once complete, so a command killed on the way
+// leaves either a whole pod or nothing that any verb sees; the next CreatePod removes what a
+// dead creator left. Its shared volumes are acquired before the rename, so a pod that exists
+// always holds them (a kill in between leaks a reference: the volume is kept, VOL-011). On
+// failure nothing of the pod remains.
 func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string) (*Pod, error) {
-	p, err := s.Create(pod.Metadata.Name)
+	dir, err := s.podDir(pod.Metadata.Name)
 	if err != nil {
 		return nil, err
 	}
+	s.sweepCreating()
+	if _, err := os.Lstat(dir); err == nil && !s.removeHalfMade(dir) {
+		return nil, fmt.Errorf("pod %s: %w", pod.Metadata.Name, ErrExists)
+	}
+	me := os.Getpid()
+	tmp := filepath.Join(s.Root, "pods", fmt.Sprintf("%s%d-%d-%s", creatingPrefix, me, ProcessStartTime(me), pod.Metadata.Name))
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("create pod directory: %w", err)
+	}
+	p := &Pod{Name: pod.Metadata.Name, Dir: tmp}
 	uid := uuid.NewString()
 	if mutant.UIDWithoutDashes {
 		uid = strings.ReplaceAll(uid, "-", "")
@@ -432,10 +470,19 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string) (*Pod, er
 	now := time.Now().UTC()
 	pod.Metadata.Generation = 1
 	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
-	st := &State{Pod: *pod, CreatedAt: now, Images: images}
+	st := &State{Pod: *pod, CreatedAt: now, Images: images, Creator: SupervisorInfo{PID: me, StartTime: ProcessStartTime(me)}}
+	volumes := false
 	fail := func(err error) (*Pod, error) {
 		p.Remove()
+		if volumes {
+			s.ReleaseSharedVolumes(uid, pod.Spec.Volumes)
+		}
 		return nil, err
+	}
+	for _, d := range []string{LogsDir, VolumesDir, InstancesDir} {
+		if err := os.Mkdir(p.Path(d), 0o700); err != nil {
+			return fail(fmt.Errorf("create pod directory: %w", err))
+		}
 	}
 	if err := p.ReservePersistError(); err != nil {
 		return fail(err)
@@ -452,5 +499,71 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string) (*Pod, er
 	if err != nil {
 		return fail(err)
 	}
+	createStep(StepStaged)
+	// VOL-010, VOL-011: the pod holds its shared volumes from its creation until its removal.
+	if err := s.AcquireSharedVolumes(p.Name, uid, pod.Spec.Volumes); err != nil {
+		volumes = true // what was acquired before the error
+		return fail(fmt.Errorf("shared volumes: %w", err))
+	}
+	volumes = true
+	createStep(StepVolumes)
+	if err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, dir, unix.RENAME_NOREPLACE); err != nil {
+		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
+			err = fmt.Errorf("pod %s: %w", p.Name, ErrExists)
+		} else {
+			err = fmt.Errorf("create pod directory: %w", err)
+		}
+		return fail(err)
+	}
+	p.Dir = dir
+	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
+		return fail(err)
+	}
 	return p, nil
+}
+
+func createStep(step string) {
+	if CreateHook != nil {
+		CreateHook(step)
+	}
+}
+
+// removeHalfMade removes dir, a pod directory without a state file, unless someone holds its
+// reader lock (a removal in progress): what an older build left when it was killed while
+// creating the pod in place. It reports whether dir is gone.
+func (s *Store) removeHalfMade(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, StateFile)); err == nil {
+		return false
+	}
+	p := &Pod{Name: filepath.Base(dir), Dir: dir}
+	l, err := p.TryRemoveLock()
+	if err != nil {
+		return false
+	}
+	defer l.Unlock()
+	if _, err := os.Lstat(filepath.Join(dir, StateFile)); err == nil {
+		return false
+	}
+	return os.RemoveAll(dir) == nil
+}
+
+// sweepCreating removes the directories of pods being created by processes that have ended
+// (a command killed while it created a pod).
+func (s *Store) sweepCreating() {
+	ents, err := os.ReadDir(filepath.Join(s.Root, "pods"))
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), creatingPrefix)
+		if !ok {
+			continue
+		}
+		var pid int
+		var start uint64
+		if n, _ := fmt.Sscanf(rest, "%d-%d-", &pid, &start); n == 2 && ProcessStartTime(pid) == start && start != 0 {
+			continue // its creator is still at work
+		}
+		os.RemoveAll(filepath.Join(s.Root, "pods", e.Name()))
+	}
 }

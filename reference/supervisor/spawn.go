@@ -239,8 +239,10 @@ func Ensure(ctx context.Context, pod *store.Pod, argv func() ([]string, error)) 
 	if st.Pod.Status != nil && st.Pod.Status.FinishedAt != nil {
 		return false, nil // terminal
 	}
-	if st.Supervisor.PID == 0 {
-		// Never supervised: the creating command is about to start the first supervisor.
+	if st.Supervisor.PID == 0 && st.Creator.PID != 0 && store.ProcessStartTime(st.Creator.PID) == st.Creator.StartTime {
+		// Never supervised: the creating command is alive and about to start the first
+		// supervisor. A creator that is gone (killed after the pod was created) left the
+		// pod to the first verb that touches it, which starts the supervisor in its place.
 		return false, nil
 	}
 	args, err := argv()

@@ -128,7 +128,14 @@ func Run(ctx context.Context, o Options) error {
 	ntf := engine.NewNotifier(eng)
 	go ntf.Resume(rctx)
 	handlers := map[string]Handler{
-		OpPing: func(context.Context, *Request) (any, error) { return nil, nil },
+		// A ping answers once an adopting supervisor has taken the pod over, so the verb
+		// that started it (Ensure) then reads the adopter's state, not the lost one's.
+		OpPing: func(ctx context.Context, _ *Request) (any, error) {
+			wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			eng.WaitAdopted(wctx)
+			return nil, nil
+		},
 		OpStop: func(ctx context.Context, r *Request) (any, error) {
 			return nil, eng.StopOnce(ctx, r.ID, r.GracePeriodSeconds, r.Force)
 		},

@@ -41,6 +41,7 @@ func init() { register(newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var detach bool
 	var name string
+	var parallel int
 	cmd := &cobra.Command{
 		Use:   "run MANIFEST",
 		Short: "Create and run a pod (foreground: stream events and logs, exit with the pod's exit code)",
@@ -52,8 +53,12 @@ func newRunCmd() *cobra.Command {
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return once the pod is created")
 	cmd.Flags().StringVar(&name, "name", "", "pod name (replaces metadata.name)")
+	cmd.Flags().IntVar(&parallel, "create-parallelism", 0, fmt.Sprintf("container instances created and started at once (default 0: two per CPU, here %d)", engine.DefaultCreateParallelism()))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		p, uid, err := f.createPod(cmd.Context(), args[0], name)
+		if parallel < 0 {
+			return f.report(errf(codeUsage, "--create-parallelism %d: must be at least 0 (0: two per CPU)", parallel))
+		}
+		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel})
 		if err != nil {
 			rerr := f.report(err)
 			if !detach {
@@ -73,7 +78,7 @@ func newRunCmd() *cobra.Command {
 
 // createPod validates the manifest, resolves images, persists the new pod and starts its
 // supervisor. On failure nothing of the pod remains.
-func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod, string, error) {
+func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.CreateOptions) (*store.Pod, string, error) {
 	// Whether the OCI runtime works (`runc --version`, a process start) is checked while the
 	// manifest is validated; its answer is looked at where it always was, so an invalid
 	// manifest is still reported first.
@@ -142,7 +147,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string) (*store.Pod,
 	}
 	faultPause("resolved")
 	store.CreateHook = faultPause
-	p, err := s.CreatePod(pod, images)
+	p, err := s.CreatePod(pod, images, opts)
 	if err != nil {
 		return nil, "", err
 	}

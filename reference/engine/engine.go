@@ -58,6 +58,9 @@ type Options struct {
 	Supervisor *store.SupervisorInfo
 	// Logf receives diagnostics (the supervisor's log); nil discards them.
 	Logf func(format string, args ...any)
+	// CreateParallelism bounds how many container instances are created and started at
+	// once; 0: the pod's State.CreateParallelism, else DefaultCreateParallelism.
+	CreateParallelism int
 }
 
 // Engine runs one pod.
@@ -69,6 +72,7 @@ type Engine struct {
 	adopt  bool
 	info   *PodInfo
 	events *store.EventLog
+	gate   *creationGate
 
 	mu          sync.Mutex
 	st          *store.State
@@ -119,6 +123,11 @@ func New(o Options) (*Engine, error) {
 		finished: make(chan struct{}),
 	}
 	e.life, e.endLife = context.WithCancel(context.Background())
+	n := o.CreateParallelism
+	if n <= 0 {
+		n = st.CreateParallelism
+	}
+	e.gate = newCreationGate(n)
 	if e.logf == nil {
 		e.logf = func(string, ...any) {}
 	}

@@ -88,8 +88,8 @@ type testPod struct {
 
 // startPod runs a pod from a YAML manifest in which IMAGE stands for the busybox test image.
 // The test fails if the manifest does not validate. Cleanup force-stops and removes the pod
-// and checks that nothing of it is left in runc.
-func startPod(t *testing.T, manifest string) *testPod {
+// and checks that nothing of it is left in runc. tweaks change the engine's options.
+func startPod(t *testing.T, manifest string, tweaks ...func(*engine.Options)) *testPod {
 	t.Helper()
 	if skipReason != "" {
 		t.Skip(skipReason)
@@ -115,11 +115,15 @@ func startPod(t *testing.T, manifest string) *testPod {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CreatePod(&pod, images)
+	p, err := s.CreatePod(&pod, images, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(engine.Options{Pod: p, Backend: be, Watcher: testReaper, Logf: t.Logf})
+	opts := engine.Options{Pod: p, Backend: be, Watcher: testReaper, Logf: t.Logf}
+	for _, tw := range tweaks {
+		tw(&opts)
+	}
+	e, err := engine.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,15 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -405,5 +409,72 @@ spec:
 	tp.wait(20 * time.Second)
 	if reqs := tp.all("StopRequested", ""); len(reqs) != 2 {
 		t.Errorf("%d StopRequested, want 2 (req-1 once, req-2); events:\n%s", len(reqs), tp.timeline())
+	}
+}
+
+// countingBackend counts the instances between the start of their creation and the end of
+// their start.
+type countingBackend struct {
+	engine.Backend
+	mu       sync.Mutex
+	cur, max int
+}
+
+func (b *countingBackend) enter() {
+	b.mu.Lock()
+	b.cur++
+	b.max = max(b.max, b.cur)
+	b.mu.Unlock()
+}
+
+func (b *countingBackend) leave() {
+	b.mu.Lock()
+	b.cur--
+	b.mu.Unlock()
+}
+
+func (b *countingBackend) CreateInstance(ctx context.Context, pod *engine.PodInfo, sb json.RawMessage, req *engine.InstanceRequest) (int, error) {
+	b.enter()
+	pid, err := b.Backend.CreateInstance(ctx, pod, sb, req)
+	if err != nil {
+		b.leave()
+	}
+	return pid, err
+}
+
+func (b *countingBackend) StartInstance(ctx context.Context, id string) error {
+	defer b.leave()
+	return b.Backend.StartInstance(ctx, id)
+}
+
+func TestCreateParallelismBoundsTheInstancesBeingCreated(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "  - {name: c%d, image: IMAGE, command: [sleep, \"600\"]}\n", i)
+	}
+	var cb *countingBackend
+	tp := startPod(t, `
+metadata: {name: many}
+spec:
+  restartPolicy: Never
+  containers:
+`+b.String()+`  - {name: last, image: IMAGE, command: [sleep, "600"], dependsOn: [{name: c0, condition: Started}]}
+`, func(o *engine.Options) {
+		cb = &countingBackend{Backend: o.Backend}
+		o.Backend = cb
+		o.CreateParallelism = 2
+	})
+	for i := 0; i < 10; i++ {
+		tp.waitEvent(60*time.Second, "all started", func(ev store.Event) bool {
+			return ev.Type == "ContainerStarted" && ev.Container == fmt.Sprintf("c%d", i)
+		})
+	}
+	started := tp.waitEvent(60*time.Second, "last started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == "last" })
+	tp.before(tp.find("ContainerStarted", "c0"), started) // dependsOn still orders them
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	if cb.max > 2 || cb.max < 1 {
+		t.Errorf("%d instances were being created at once, want at most 2 (CreateParallelism)", cb.max)
 	}
 }

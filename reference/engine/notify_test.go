@@ -77,7 +77,7 @@ func (env *ntfEnv) start(manifest string, validate bool) *testPod {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := env.st.CreatePod(&pod, images)
+	p, err := env.st.CreatePod(&pod, images, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ type slot struct {
 	name   string
 	kind   string
 	index  int // index in its status list
+	order  int // position in the pod (init containers, then main containers, then defers)
 	c      *v1alpha1.Container
 	policy v1alpha1.RestartPolicy
 
@@ -87,6 +88,7 @@ func newStatus(c *v1alpha1.Container) v1alpha1.ContainerStatus {
 
 func (e *Engine) addSlot(s *slot) {
 	s.e = e
+	s.order = len(e.slots)
 	e.slots = append(e.slots, s)
 	e.byName[s.name] = s
 	if e.st.Containers[s.name] == nil {
@@ -308,6 +310,12 @@ func (e *Engine) dependencyFailedLocked(s *slot, msg string) {
 
 // startInstance creates and starts a new instance of the slot.
 func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) {
+	// At most CreateParallelism instances of the pod are between here and their start.
+	release, err := e.gate.acquire(ctx, s.order)
+	if err != nil {
+		return nil, errStopped
+	}
+	defer release()
 	e.mu.Lock()
 	if e.noRestartLocked(s) {
 		e.skipLocked(s)

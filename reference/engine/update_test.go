@@ -598,7 +598,7 @@ func startPodWith(t *testing.T, manifest string, wrap func(*backend.Backend) eng
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CreatePod(&pod, images)
+	p, err := s.CreatePod(&pod, images, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func podOnSmallFS(t *testing.T) (string, *Pod) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CreatePod(testPodObject(), nil)
+	p, err := s.CreatePod(testPodObject(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -273,6 +273,15 @@ type State struct {
 	// pod has never been supervised (Supervisor.PID 0) and this process is gone, the next verb
 	// starts the supervisor in its place.
 	Creator SupervisorInfo `json:"creator,omitempty"`
+	// CreateParallelism bounds how many container instances the pod creates and starts at
+	// once (`run --create-parallelism`); 0: the engine's default (engine.DefaultCreateParallelism).
+	CreateParallelism int `json:"createParallelism,omitempty"`
+}
+
+// CreateOptions are the settings of a pod that are not in its manifest.
+type CreateOptions struct {
+	// CreateParallelism is State.CreateParallelism.
+	CreateParallelism int
 }
 
 // ExitRecord is one terminal exit of a main or regular init container.
@@ -448,7 +457,7 @@ const (
 // dead creator left. Its shared volumes are acquired before the rename, so a pod that exists
 // always holds them (a kill in between leaks a reference: the volume is kept, VOL-011). On
 // failure nothing of the pod remains.
-func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string) (*Pod, error) {
+func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *CreateOptions) (*Pod, error) {
 	dir, err := s.podDir(pod.Metadata.Name)
 	if err != nil {
 		return nil, err
@@ -471,6 +480,9 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string) (*Pod, er
 	pod.Metadata.Generation = 1
 	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
 	st := &State{Pod: *pod, CreatedAt: now, Images: images, Creator: SupervisorInfo{PID: me, StartTime: ProcessStartTime(me)}}
+	if opts != nil {
+		st.CreateParallelism = opts.CreateParallelism
+	}
 	volumes := false
 	fail := func(err error) (*Pod, error) {
 		p.Remove()

@@ -45,7 +45,7 @@ func newPod(t *testing.T) (*Store, *Pod) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CreatePod(testPodObject(), nil)
+	p, err := s.CreatePod(testPodObject(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestCreatePodAssignsAUIDAndRecordsPodCreated(t *testing.T) {
 	if err != nil || len(evs) != 1 || evs[0].Type != EventPodCreated || evs[0].Seq != 1 || evs[0].PodUID != st.Pod.Status.UID {
 		t.Errorf("events %+v (%v), want one PodCreated with seq 1", evs, err)
 	}
-	if _, err := s.CreatePod(&v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: "web"}}, nil); !errors.Is(err, ErrExists) {
+	if _, err := s.CreatePod(&v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: "web"}}, nil, nil); !errors.Is(err, ErrExists) {
 		t.Errorf("second CreatePod of the same name: %v, want ErrExists", err)
 	}
 	for _, dir := range []string{s.Root, p.Dir} {
@@ -199,7 +199,7 @@ func TestSEC007_NoOtherUserCanReadTheState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CreatePod(testPodObject(), nil)
+	p, err := s.CreatePod(testPodObject(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

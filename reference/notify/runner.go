@@ -163,6 +163,19 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	st.Phase = v1alpha1.NotificationRunning
 	written := ""
+	// A full disk does not end the runner: the status is written again at the next poll (the
+	// final one until it is written), since it is recomputed from the records each time.
+	full := false
+	noRoom := func(err error) bool {
+		if !store.IsNoSpace(err) {
+			return false
+		}
+		if !full {
+			logf("write the status: %v; trying again at each poll", err)
+		}
+		full = true
+		return true
+	}
 	writeStatus := func() error {
 		st.Targets, st.Pending, st.Running, st.Succeeded, st.Failed, st.Skipped = int32(len(all)), 0, 0, 0, 0, 0
 		for _, t := range all {
@@ -335,9 +348,19 @@ func (r *Runner) Run(ctx context.Context) error {
 					st.Phase = v1alpha1.NotificationSucceeded
 				}
 			}
-			return writeStatus()
+			for {
+				err := writeStatus()
+				if err == nil || !noRoom(err) {
+					return err
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(poll):
+				}
+			}
 		}
-		if err := writeStatus(); err != nil {
+		if err := writeStatus(); err != nil && !noRoom(err) {
 			if errors.Is(err, ErrNotFound) {
 				return nil
 			}

@@ -380,7 +380,7 @@ spec:
 	}
 }
 
-func TestSTOP011_AStopRequestSentAgainIsRecordedOnce(t *testing.T) {
+func TestAStopRequestSentAgainIsRecordedOnce(t *testing.T) {
 	t.Parallel()
 	tp := startPod(t, `
 metadata: {name: stop-once}

@@ -12,6 +12,7 @@ package timeline
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -245,7 +246,7 @@ func Build(events []store.Event, opt Options) *Model {
 			if ev.GracePeriodSeconds != nil || ev.Force {
 				g := time.Duration(0)
 				if ev.GracePeriodSeconds != nil && !ev.Force {
-					g = time.Duration(*ev.GracePeriodSeconds) * time.Second
+					g = graceOf(*ev.GracePeriodSeconds)
 				}
 				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(g), Grace: g, Reason: ev.Reason, Force: ev.Force})
 			}
@@ -415,6 +416,19 @@ func (m *Model) order() {
 		}
 		return ti.Before(tj)
 	})
+}
+
+// graceOf is a grace period in seconds as a Duration: never negative, and saturated at the
+// longest Duration rather than wrapping around (a stream may hold any number).
+func graceOf(n int64) time.Duration {
+	const most = int64(math.MaxInt64 / int64(time.Second))
+	switch {
+	case n <= 0:
+		return 0
+	case n > most:
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Second
 }
 
 // restartLabel shortens "back-off 1s" to the delay.

@@ -473,4 +473,9 @@ func TestAShorterSecondStopRequestEndsTheBudgetEarlier(t *testing.T) {
 	if strings.Join(got, " ") != "30s 5s 3s" {
 		t.Errorf("deadlines %v, want 30s 5s 3s", got)
 	}
+	// A grace period beyond time.Duration saturates: the deadline is far off, not in the past.
+	m = Build([]store.Event{{Seq: 1, Time: t0, Type: "StopRequested", GracePeriodSeconds: ptr(int64(1) << 62)}}, Options{})
+	if len(m.Budgets) != 1 || !m.Budgets[0].Deadline.After(t0.AddDate(200, 0, 0)) {
+		t.Errorf("a huge grace period gives %+v", m.Budgets)
+	}
 }

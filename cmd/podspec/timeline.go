@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -47,7 +48,8 @@ terminationGracePeriodSeconds, which --grace-period gives for a saved stream.`,
 		var evs []store.Event
 		var opt timeline.Options
 		if grace >= 0 {
-			g := time.Duration(grace) * time.Second
+			// Saturated rather than wrapped around: a huge grace period is a far deadline.
+			g := time.Duration(min(grace, math.MaxInt64/int64(time.Second))) * time.Second
 			opt.Grace = &g
 		}
 		if eventsFile != "" {

@@ -159,7 +159,7 @@ func (b *Backend) setupVolumes(pod *engine.PodInfo) error {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("volume %s: %w", v.Name, err)
 			}
-			if v.EmptyDir.Medium == "Memory" {
+			if v.EmptyDir.Medium == "Memory" && !mutant.MemoryEmptyDirOnDisk {
 				opts := "mode=0755"
 				if v.EmptyDir.SizeLimit != nil {
 					n, err := v.EmptyDir.SizeLimit.Bytes()

@@ -326,6 +326,12 @@ func (e *Engine) deadline(ctx context.Context, at time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.terminating {
+		if mutant.DeadlineOverridesStopReason && e.st.Stop != nil {
+			e.mutantNote("the deadline overrides the stop reason")
+			e.st.Stop.Reason = TerminationDeadlineExceeded
+			e.st.Pod.Status.Reason = TerminationDeadlineExceeded
+			e.commitLocked()
+		}
 		return
 	}
 	ev := e.event(store.EventStopRequested, nil, TerminationDeadlineExceeded, "activeDeadlineSeconds exceeded")

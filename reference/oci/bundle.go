@@ -188,6 +188,9 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 		Effective: append([]string(nil), defaultCapabilities...),
 		Permitted: append([]string(nil), defaultCapabilities...),
 	}
+	if mutant.ExtraCapability {
+		g.Config.Process.Capabilities.Bounding = append(g.Config.Process.Capabilities.Bounding, "CAP_SYS_ADMIN")
+	}
 
 	// Rlimits: never above what this process may have (no CAP_SYS_RESOURCE on some hosts).
 	nofile := uint64(DefaultNofile)
@@ -221,6 +224,9 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 		g.AddLinuxMaskedPaths(p)
 	}
 	for _, p := range defaultReadonlyPaths {
+		if mutant.ReadonlyPathsMissing {
+			break
+		}
 		g.AddLinuxReadonlyPaths(p)
 	}
 

@@ -61,6 +61,7 @@ fuzz FuzzValidatePod ./validation/
 fuzz FuzzValidateNotification ./validation/
 fuzz FuzzTheEngineAgreesWithTheLibrary ./schema/oracle/
 fuzz FuzzIsDateTime ./schema/
+fuzz FuzzValidate ./kubernetes/
 
 step "the README's main job (scripts/demo.sh)"
 scripts/demo.sh

@@ -514,6 +514,38 @@ const (
 	TIME002 = "TIME-002"
 	// TIME003 A runtime MUST perform an immediate action no later than the reaction tolerance after the event that calls for it.
 	TIME003 = "TIME-003"
+	// KUBE001 A Kubernetes object of a kind podspec reads MUST name the API version Kubernetes serves that kind at: `v1` for `Pod` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`.
+	KUBE001 = "KUBE-001"
+	// KUBE002 A Kubernetes object MUST NOT contain a field that its API type does not define (the API server's strict field validation).
+	KUBE002 = "KUBE-002"
+	// KUBE003 Every value of a Kubernetes object MUST have the JSON type its API field declares: a string, an integer within the field's 32- or 64-bit range, a boolean, an object, an array, an integer or string, a quantity, an RFC 3339 time or a duration.
+	KUBE003 = "KUBE-003"
+	// KUBE004 A value of an enumerated Kubernetes field MUST be one of the values the API defines for it, such as `restartPolicy`, `imagePullPolicy`, `protocol`, `dnsPolicy` and `stopSignal`.
+	KUBE004 = "KUBE-004"
+	// KUBE005 A Kubernetes object MUST set every field its API type requires, such as a container's `name`, a port's `containerPort`, a Deployment's `selector` and `template`, and a CronJob's `schedule` and `jobTemplate`.
+	KUBE005 = "KUBE-005"
+	// KUBE006 The metadata of a Kubernetes object MUST be what the API server accepts: a `name` (or `generateName`) that is a DNS-1123 subdomain, at most 63 characters for a Job and 52 for a CronJob, a `namespace` that is a DNS label, and label keys, label values and annotation keys in Kubernetes' syntax, in the object and in its pod template.
+	KUBE006 = "KUBE-006"
+	// KUBE007 Every container of a Kubernetes pod MUST have a name that is a DNS-1123 label, unique across `initContainers`, `containers` and `ephemeralContainers`, and every init and regular container an `image`, with environment variable names of printable ASCII characters other than `=`.
+	KUBE007 = "KUBE-007"
+	// KUBE008 A container port of a Kubernetes pod MUST have a `containerPort` (and a `hostPort`, when set) between 1 and 65535 and a `name`, when set, that is an IANA service name unique within the container, with no host port, protocol and address taken twice in the pod and no ports on an ephemeral container.
+	KUBE008 = "KUBE-008"
+	// KUBE009 The volumes of a Kubernetes pod MUST have unique DNS-label names and at most one source each, with every `volumeMounts` and `volumeDevices` entry naming one of them (a device a `persistentVolumeClaim` volume), a `mountPath` unique within the container and a `subPath` that is relative and free of `..`.
+	KUBE009 = "KUBE-009"
+	// KUBE010 Probes and lifecycle hooks of a Kubernetes pod MUST appear only on regular containers and sidecars (init containers with `restartPolicy: Always`), each with exactly one handler, a non-empty `exec` command, a port between 1 and 65535 or a port name, non-negative counts, a `successThreshold` of 1 on liveness and startup probes, and a `sleep` no longer than `terminationGracePeriodSeconds`.
+	KUBE010 = "KUBE-010"
+	// KUBE011 Restart policies of a Kubernetes pod MUST be what its owner and the API accept: `Always` for the pods of a Deployment, StatefulSet, DaemonSet or ReplicaSet, an explicit `Never` or `OnFailure` for the pods of a Job or CronJob, none on an ephemeral container, and on a container with `restartPolicyRules` (KEP-5307) an explicit `restartPolicy`, at most 20 rules, each with `exitCodes` of at most 255 values between 0 and 255.
+	KUBE011 = "KUBE-011"
+	// KUBE012 A Kubernetes workload MUST have a selector that is not empty, is well-formed and selects its pod template's labels (a Job one only with `manualSelector: true`, since the API server generates a Job's selector), and a CronJob a cron `schedule` of five fields or a descriptor such as `@hourly`, without a time zone prefix.
+	KUBE012 = "KUBE-012"
+	// KUBE013 A container of a Kubernetes pod MUST set `lifecycle.stopSignal` (KEP-4960) only when the pod sets `spec.os.name`, and on `windows` only to `SIGTERM` or `SIGKILL`.
+	KUBE013 = "KUBE-013"
+	// KUBE014 A `preStop` sleep of a Kubernetes container SHOULD end before `terminationGracePeriodSeconds` runs out, since the stop signal follows the hook and the kubelet gives the container only 2 more seconds before SIGKILL.
+	KUBE014 = "KUBE-014"
+	// KUBE015 A sidecar that later init containers follow SHOULD have a `startupProbe`, since the kubelet starts the next init container as soon as the sidecar's process has started (KEP-753).
+	KUBE015 = "KUBE-015"
+	// KUBE016 A regular container of a Job's pod SHOULD NOT set `restartPolicy: Always`, since it is restarted whenever it exits and only sidecars are stopped when the other containers are done, so the pod never completes.
+	KUBE016 = "KUBE-016"
 )
 
 // requirements is the registry, in its order.
@@ -1028,4 +1060,36 @@ var requirements = [...]Requirement{
 		Text: "A runtime MUST perform a timed action no later than the reaction tolerance after its moment."},
 	{ID: TIME003, Level: Must, Severity: Error, Area: "TIME", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",
 		Text: "A runtime MUST perform an immediate action no later than the reaction tolerance after the event that calls for it."},
+	{ID: KUBE001, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A Kubernetes object of a kind podspec reads MUST name the API version Kubernetes serves that kind at: `v1` for `Pod` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`."},
+	{ID: KUBE002, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A Kubernetes object MUST NOT contain a field that its API type does not define (the API server's strict field validation)."},
+	{ID: KUBE003, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "Every value of a Kubernetes object MUST have the JSON type its API field declares: a string, an integer within the field's 32- or 64-bit range, a boolean, an object, an array, an integer or string, a quantity, an RFC 3339 time or a duration."},
+	{ID: KUBE004, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A value of an enumerated Kubernetes field MUST be one of the values the API defines for it, such as `restartPolicy`, `imagePullPolicy`, `protocol`, `dnsPolicy` and `stopSignal`."},
+	{ID: KUBE005, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A Kubernetes object MUST set every field its API type requires, such as a container's `name`, a port's `containerPort`, a Deployment's `selector` and `template`, and a CronJob's `schedule` and `jobTemplate`."},
+	{ID: KUBE006, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "The metadata of a Kubernetes object MUST be what the API server accepts: a `name` (or `generateName`) that is a DNS-1123 subdomain, at most 63 characters for a Job and 52 for a CronJob, a `namespace` that is a DNS label, and label keys, label values and annotation keys in Kubernetes' syntax, in the object and in its pod template."},
+	{ID: KUBE007, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "Every container of a Kubernetes pod MUST have a name that is a DNS-1123 label, unique across `initContainers`, `containers` and `ephemeralContainers`, and every init and regular container an `image`, with environment variable names of printable ASCII characters other than `=`."},
+	{ID: KUBE008, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A container port of a Kubernetes pod MUST have a `containerPort` (and a `hostPort`, when set) between 1 and 65535 and a `name`, when set, that is an IANA service name unique within the container, with no host port, protocol and address taken twice in the pod and no ports on an ephemeral container."},
+	{ID: KUBE009, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "The volumes of a Kubernetes pod MUST have unique DNS-label names and at most one source each, with every `volumeMounts` and `volumeDevices` entry naming one of them (a device a `persistentVolumeClaim` volume), a `mountPath` unique within the container and a `subPath` that is relative and free of `..`."},
+	{ID: KUBE010, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "Probes and lifecycle hooks of a Kubernetes pod MUST appear only on regular containers and sidecars (init containers with `restartPolicy: Always`), each with exactly one handler, a non-empty `exec` command, a port between 1 and 65535 or a port name, non-negative counts, a `successThreshold` of 1 on liveness and startup probes, and a `sleep` no longer than `terminationGracePeriodSeconds`."},
+	{ID: KUBE011, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "Restart policies of a Kubernetes pod MUST be what its owner and the API accept: `Always` for the pods of a Deployment, StatefulSet, DaemonSet or ReplicaSet, an explicit `Never` or `OnFailure` for the pods of a Job or CronJob, none on an ephemeral container, and on a container with `restartPolicyRules` (KEP-5307) an explicit `restartPolicy`, at most 20 rules, each with `exitCodes` of at most 255 values between 0 and 255."},
+	{ID: KUBE012, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A Kubernetes workload MUST have a selector that is not empty, is well-formed and selects its pod template's labels (a Job one only with `manualSelector: true`, since the API server generates a Job's selector), and a CronJob a cron `schedule` of five fields or a descriptor such as `@hourly`, without a time zone prefix."},
+	{ID: KUBE013, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A container of a Kubernetes pod MUST set `lifecycle.stopSignal` (KEP-4960) only when the pod sets `spec.os.name`, and on `windows` only to `SIGTERM` or `SIGKILL`."},
+	{ID: KUBE014, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A `preStop` sleep of a Kubernetes container SHOULD end before `terminationGracePeriodSeconds` runs out, since the stop signal follows the hook and the kubelet gives the container only 2 more seconds before SIGKILL."},
+	{ID: KUBE015, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A sidecar that later init containers follow SHOULD have a `startupProbe`, since the kubelet starts the next init container as soon as the sidecar's process has started (KEP-753)."},
+	{ID: KUBE016, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A regular container of a Job's pod SHOULD NOT set `restartPolicy: Always`, since it is restarted whenever it exits and only sidecars are stopped when the other containers are done, so the pod never completes."},
 }

@@ -39,6 +39,8 @@ const (
 	ProfileNotifier = "notifier"
 	ProfileUpdate   = "update"
 	ProfileGC       = "gc"
+	// ProfileKubernetes holds the rules podspec applies to Kubernetes objects (spec/kubernetes.md).
+	ProfileKubernetes = "kubernetes"
 )
 
 // Severity of a finding reported under a requirement: error or warning.
@@ -74,7 +76,7 @@ type Requirement struct {
 	Text string `json:"text"`
 	// EnforcedBy lists EnforcedByValidator and/or EnforcedByRuntime.
 	EnforcedBy []string `json:"enforcedBy"`
-	// Profile is the capability profile: core, defer, notifier, update or gc.
+	// Profile is the capability profile: core, defer, notifier, update, gc or kubernetes.
 	Profile string `json:"profile"`
 	// Since is the specification version that introduced the requirement.
 	Since string `json:"since"`

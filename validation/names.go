@@ -126,8 +126,25 @@ func validateObjectMeta(m *v1alpha1.ObjectMeta, p *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(spec.ID001, np, m.Name, d))
 	}
 	errs = append(errs, validateLabels(spec.ID003, m.Labels, p.Child("labels"))...)
-	errs = append(errs, validateAnnotations(m.Annotations, p.Child("annotations"))...)
+	errs = append(errs, validateAnnotations(spec.ID003, m.Annotations, p.Child("annotations"))...)
 	return errs
+}
+
+// DNSLabelProblem returns why s is not a DNS-1123 label, or "" if it is one.
+func DNSLabelProblem(s string) string { return dnsLabelProblem(s) }
+
+// DNSSubdomainProblem returns why s is not a DNS-1123 subdomain, or "" if it is one.
+func DNSSubdomainProblem(s string) string { return dnsSubdomainProblem(s) }
+
+// ValidateLabels checks label keys and values with Kubernetes' syntax, reporting under rule.
+func ValidateLabels(rule string, labels map[string]string, p *field.Path) field.ErrorList {
+	return validateLabels(rule, labels, p)
+}
+
+// ValidateAnnotations checks annotation keys and their total size with Kubernetes' limits,
+// reporting under rule.
+func ValidateAnnotations(rule string, ann map[string]string, p *field.Path) field.ErrorList {
+	return validateAnnotations(rule, ann, p)
 }
 
 // validateLabels checks label keys (qualified names) and values, in key order.
@@ -145,17 +162,17 @@ func validateLabels(rule string, labels map[string]string, p *field.Path) field.
 }
 
 // validateAnnotations checks annotation keys and the annotations' total size.
-func validateAnnotations(ann map[string]string, p *field.Path) field.ErrorList {
+func validateAnnotations(rule string, ann map[string]string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	total := 0
 	for _, k := range sortedKeys(ann) {
 		total += len(k) + len(ann[k])
 		if d := qualifiedNameProblem(k); d != "" {
-			errs = append(errs, field.Invalid(spec.ID003, p.Key(k), k, "annotation key "+d).AtKey())
+			errs = append(errs, field.Invalid(rule, p.Key(k), k, "annotation key "+d).AtKey())
 		}
 	}
 	if total > annotationsMaxBytes {
-		errs = append(errs, field.TooMany(spec.ID003, p,
+		errs = append(errs, field.TooMany(rule, p,
 			fmt.Sprintf("annotations take %d bytes, more than the %d allowed", total, annotationsMaxBytes)))
 	}
 	return errs

@@ -18,6 +18,7 @@ import (
 // The corpus under testdata/ (see docs/validate.md, "Test corpus"):
 //
 //   - testdata/valid/**: no errors; warnings only where listed with "# expect:".
+//   - testdata/kubernetes/{valid,invalid}/**: the same for Kubernetes objects.
 //   - testdata/invalid/<RULE>-<name>.(yaml|yml|json): "# expect: RULE LINE:COL" header lines
 //     (JSON files: a sibling <name>.expect file with "expect: RULE LINE:COL" lines). The set of
 //     (rule, line, column) the real pipeline reports must equal the expected set exactly.
@@ -124,6 +125,7 @@ func describe(fs []finding.Finding) string {
 func TestGoldenInvalidCorpus(t *testing.T) {
 	v := newTestValidator(t)
 	files := corpusFiles(t, filepath.Join(corpus, "invalid"))
+	files = append(files, corpusFiles(t, filepath.Join(corpus, "kubernetes", "invalid"))...)
 	if len(files) == 0 {
 		t.Fatal("no invalid corpus files")
 	}
@@ -158,6 +160,7 @@ func ruleOfName(name string) string {
 func TestGoldenValidCorpus(t *testing.T) {
 	v := newTestValidator(t)
 	files := corpusFiles(t, filepath.Join(corpus, "valid"))
+	files = append(files, corpusFiles(t, filepath.Join(corpus, "kubernetes", "valid"))...)
 	files = append(files, corpusFiles(t, "../examples")...)
 	if len(files) == 0 {
 		t.Fatal("no valid corpus files")

@@ -212,6 +212,9 @@ func (v *Validator) segment(s manifest.Segment, extra func(d *manifest.Document)
 
 // documentFindings runs the kind check and every engine on one document.
 func (v *Validator) documentFindings(d *manifest.Document) []finding.Finding {
+	if fs, ok := v.kubernetesFindings(d); ok {
+		return fs
+	}
 	kind, fs := checkKind(d)
 	if kind == "" {
 		return fs

@@ -92,7 +92,7 @@ func (r entry) check() error {
 		return fmt.Errorf("%s: level %q is not MUST, SHOULD or MAY", r.ID, r.Level)
 	}
 	switch r.Profile {
-	case "core", "defer", "notifier", "update", "gc":
+	case "core", "defer", "notifier", "update", "gc", "kubernetes":
 	default:
 		return fmt.Errorf("%s: unknown profile %q", r.ID, r.Profile)
 	}

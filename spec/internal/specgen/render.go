@@ -33,7 +33,7 @@ var levelConst = map[string]string{"MUST": "Must", "SHOULD": "Should", "MAY": "M
 
 var profileConst = map[string]string{
 	"core": "ProfileCore", "defer": "ProfileDefer", "notifier": "ProfileNotifier",
-	"update": "ProfileUpdate", "gc": "ProfileGC",
+	"update": "ProfileUpdate", "gc": "ProfileGC", "kubernetes": "ProfileKubernetes",
 }
 
 var enforcerConst = map[string]string{"validator": "EnforcedByValidator", "runtime": "EnforcedByRuntime"}

@@ -1,0 +1,272 @@
+package kubernetes
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"podspec.dev/podspec/validation/field"
+)
+
+// Kind is how this package reads a document's apiVersion and kind.
+type Kind int
+
+// What a document is to this package.
+const (
+	// NotKubernetes is a document of no Kubernetes API group (podspec's own kinds, or nothing
+	// recognisable): other code judges it.
+	NotKubernetes Kind = iota
+	// Modelled is a kind this package reads and validates (or a modelled kind at an API version
+	// Kubernetes does not serve, which it reports).
+	Modelled
+	// OtherKubernetes is an object of a Kubernetes API group of a kind that carries no pod
+	// (a Service, a ConfigMap, a custom resource): it is passed over without findings.
+	OtherKubernetes
+)
+
+// kindInfo describes one modelled kind.
+type kindInfo struct {
+	group, version, kind string
+	new                  func() any
+}
+
+// kinds are the objects that carry a pod, with the one API version Kubernetes serves each at.
+var kinds = []kindInfo{
+	{"", "v1", "Pod", func() any { return new(Pod) }},
+	{"apps", "v1", "Deployment", func() any { return new(Deployment) }},
+	{"apps", "v1", "StatefulSet", func() any { return new(StatefulSet) }},
+	{"apps", "v1", "DaemonSet", func() any { return new(DaemonSet) }},
+	{"apps", "v1", "ReplicaSet", func() any { return new(ReplicaSet) }},
+	{"batch", "v1", "Job", func() any { return new(Job) }},
+	{"batch", "v1", "CronJob", func() any { return new(CronJob) }},
+}
+
+// kindList is v1 List, whose items are objects of any kind.
+const kindList = "List"
+
+// groups of the API whose objects are read or passed over; a group with a dot (a custom
+// resource's, or another built-in one such as networking.k8s.io) is Kubernetes too.
+var coreGroups = map[string]bool{"": true, "apps": true, "batch": true, "extensions": true, "policy": true, "autoscaling": true}
+
+// podspecGroup is podspec's own API group, never read here.
+const podspecGroup = "podspec.dev"
+
+func splitAPIVersion(apiVersion string) (group, version string) {
+	if g, v, ok := strings.Cut(apiVersion, "/"); ok {
+		return g, v
+	}
+	return "", apiVersion
+}
+
+// Classify says what a document with this apiVersion and kind is to this package.
+func Classify(apiVersion, kind string) Kind {
+	group, version := splitAPIVersion(apiVersion)
+	if apiVersion == "" || group == podspecGroup || strings.HasSuffix(group, "."+podspecGroup) {
+		return NotKubernetes
+	}
+	if group == "" && version != "v1" {
+		return NotKubernetes // "v1alpha1" and the like: a podspec document without its group
+	}
+	if !coreGroups[group] && !strings.Contains(group, ".") {
+		return NotKubernetes
+	}
+	if kind == kindList && apiVersion == "v1" {
+		return Modelled
+	}
+	for _, k := range kinds {
+		if k.kind == kind && coreGroups[group] {
+			return Modelled
+		}
+	}
+	return OtherKubernetes
+}
+
+func lookupKind(apiVersion, kind string) (kindInfo, error) {
+	group, version := splitAPIVersion(apiVersion)
+	for _, k := range kinds {
+		if k.kind != kind {
+			continue
+		}
+		if k.group == group && k.version == version {
+			return k, nil
+		}
+		want := k.version
+		if k.group != "" {
+			want = k.group + "/" + k.version
+		}
+		return k, fmt.Errorf("Kubernetes %s serves %s at apiVersion %s, not %s", KubernetesVersion(), kind, want, apiVersion)
+	}
+	return kindInfo{}, fmt.Errorf("kind %s is not one podspec reads", kind)
+}
+
+// Object is one decoded Kubernetes object of a modelled kind.
+type Object struct {
+	// Kind is the object's kind (Pod, Deployment, ...).
+	Kind string
+	// Path is where the object is in its document: empty at the top, items[i] in a List.
+	Path *field.Path
+	// Value is the decoded object: *Pod, *Deployment, ...
+	Value any
+}
+
+// Template is the pod an object carries, with what its owner makes of it.
+type Template struct {
+	// Owner is the kind of the object that holds the pod (Pod, Deployment, Job, ...).
+	Owner string
+	// Meta is the pod's metadata: the Pod's own, or the template's.
+	Meta *ObjectMeta
+	// Spec is the pod's spec.
+	Spec *PodSpec
+	// Path is the path of Spec in the document.
+	Path *field.Path
+	// MetaPath is the path of Meta in the document.
+	MetaPath *field.Path
+	// RunsToCompletion is true for the pods of a Job or CronJob.
+	RunsToCompletion bool
+	// ClaimVolumes are the volumes a StatefulSet adds to each pod from its
+	// volumeClaimTemplates (persistentVolumeClaim volumes of those names).
+	ClaimVolumes []string
+}
+
+// Template returns the pod the object carries.
+func (o *Object) Template() *Template {
+	at := func(names ...string) *field.Path {
+		p := o.Path
+		for _, n := range names {
+			if p == nil {
+				p = field.NewPath(n)
+			} else {
+				p = p.Child(n)
+			}
+		}
+		return p
+	}
+	tmpl := func(t *PodTemplateSpec, job bool, prefix ...string) *Template {
+		return &Template{Owner: o.Kind, Meta: &t.ObjectMeta, Spec: &t.Spec, RunsToCompletion: job,
+			Path: at(append(prefix, "spec")...), MetaPath: at(append(prefix, "metadata")...)}
+	}
+	switch v := o.Value.(type) {
+	case *Pod:
+		return &Template{Owner: o.Kind, Meta: &v.ObjectMeta, Spec: &v.Spec, Path: at("spec"), MetaPath: at("metadata"),
+			RunsToCompletion: v.Spec.RestartPolicy != "" && v.Spec.RestartPolicy != "Always"}
+	case *Deployment:
+		return tmpl(&v.Spec.Template, false, "spec", "template")
+	case *StatefulSet:
+		t := tmpl(&v.Spec.Template, false, "spec", "template")
+		for _, c := range v.Spec.VolumeClaimTemplates {
+			t.ClaimVolumes = append(t.ClaimVolumes, c.ObjectMeta.Name)
+		}
+		return t
+	case *DaemonSet:
+		return tmpl(&v.Spec.Template, false, "spec", "template")
+	case *ReplicaSet:
+		return tmpl(&v.Spec.Template, false, "spec", "template")
+	case *Job:
+		return tmpl(&v.Spec.Template, true, "spec", "template")
+	case *CronJob:
+		return tmpl(&v.Spec.JobTemplate.Spec.Template, true, "spec", "jobTemplate", "spec", "template")
+	}
+	return nil
+}
+
+// Decode reads a document's value (as package manifest decodes it) as the Kubernetes objects
+// it holds: one, or a List's items of modelled kinds, in order. The errors are every departure
+// from the API types and kinds (KUBE-001 to KUBE-005); the objects are decoded as far as they
+// could be, so that the semantic checks still run.
+func Decode(value any) ([]*Object, field.ErrorList) {
+	m, ok := value.(map[string]any)
+	if !ok {
+		return nil, field.ErrorList{field.Invalid(ruleType, nil, nil, "a Kubernetes object must be a JSON object, not "+jsonType(value))}
+	}
+	av, _ := m["apiVersion"].(string)
+	kind, _ := m["kind"].(string)
+	if kind == kindList {
+		return decodeList(m)
+	}
+	o, errs := decodeObject(m, av, kind, nil)
+	if o == nil {
+		return nil, errs
+	}
+	return []*Object{o}, errs
+}
+
+func decodeList(m map[string]any) ([]*Object, field.ErrorList) {
+	var errs field.ErrorList
+	var objs []*Object
+	for _, k := range sortedKeys(m) {
+		switch k {
+		case "apiVersion", "kind", "items":
+		case "metadata":
+			d := newDecoder()
+			d.decode(m[k], reflect.ValueOf(new(ListMeta)).Elem(), field.NewPath(k))
+			errs = append(errs, d.errs...)
+		default:
+			errs = append(errs, field.Invalid(ruleUnknown, field.NewPath(k), nil, fmt.Sprintf("unknown field %q: List has apiVersion, kind, metadata and items", k)).AtKey())
+		}
+	}
+	items, ok := m["items"].([]any)
+	if !ok {
+		if m["items"] == nil {
+			errs = append(errs, field.Required(ruleRequired, field.NewPath("items"), "List requires items"))
+		} else {
+			errs = append(errs, field.Invalid(ruleType, field.NewPath("items"), nil, "must be an array, not "+jsonType(m["items"])))
+		}
+		return nil, errs
+	}
+	for i, it := range items {
+		p := field.NewPath("items").Index(i)
+		im, ok := it.(map[string]any)
+		if !ok {
+			errs = append(errs, field.Invalid(ruleType, p, nil, "a List item must be an object, not "+jsonType(it)))
+			continue
+		}
+		av, _ := im["apiVersion"].(string)
+		kind, _ := im["kind"].(string)
+		switch {
+		case av == "" || kind == "":
+			for _, k := range []string{"apiVersion", "kind"} {
+				if s, _ := im[k].(string); s == "" {
+					errs = append(errs, field.Required(ruleRequired, p.Child(k), "every List item needs apiVersion and kind"))
+				}
+			}
+			continue
+		case Classify(av, kind) != Modelled || kind == kindList:
+			continue // an object that carries no pod: passed over
+		}
+		o, oerrs := decodeObject(im, av, kind, p)
+		errs = append(errs, oerrs...)
+		if o != nil {
+			objs = append(objs, o)
+		}
+	}
+	return objs, errs
+}
+
+// ListMeta is the metadata of a List.
+type ListMeta struct {
+	ResourceVersion    string `json:"resourceVersion,omitempty"`
+	SelfLink           string `json:"selfLink,omitempty"`
+	Continue           string `json:"continue,omitempty"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+}
+
+func decodeObject(m map[string]any, apiVersion, kind string, at *field.Path) (*Object, field.ErrorList) {
+	child := func(name string) *field.Path {
+		if at == nil {
+			return field.NewPath(name)
+		}
+		return at.Child(name)
+	}
+	info, err := lookupKind(apiVersion, kind)
+	if info.new == nil {
+		return nil, field.ErrorList{field.Invalid(ruleKind, child("kind"), kind, err.Error())}
+	}
+	var errs field.ErrorList
+	if err != nil {
+		errs = append(errs, field.Invalid(ruleKind, child("apiVersion"), apiVersion, err.Error()))
+	}
+	v := info.new()
+	d := newDecoder()
+	d.decode(m, reflect.ValueOf(v).Elem(), at)
+	return &Object{Kind: kind, Path: at, Value: v}, append(errs, d.errs...)
+}

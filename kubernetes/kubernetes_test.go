@@ -169,3 +169,16 @@ func TestValidCorpusHasNoErrors(t *testing.T) {
 		}
 	}
 }
+
+// Every rule of the profile the validator reports has an invalid corpus case named after it.
+func TestEveryRuleHasAnInvalidCase(t *testing.T) {
+	for _, r := range spec.Rules() {
+		if r.Profile != spec.ProfileKubernetes {
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join("..", "testdata", "kubernetes", "invalid", r.ID+"-*"))
+		if len(m) == 0 {
+			t.Errorf("no case testdata/kubernetes/invalid/%s-*.yaml", r.ID)
+		}
+	}
+}

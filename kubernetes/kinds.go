@@ -121,6 +121,9 @@ type Template struct {
 	Path *field.Path
 	// MetaPath is the path of Meta in the document.
 	MetaPath *field.Path
+	// PodPath is the path of the pod in the document: the Pod's own (nil at the top), or its
+	// template's.
+	PodPath *field.Path
 	// RunsToCompletion is true for the pods of a Job or CronJob.
 	RunsToCompletion bool
 	// ClaimVolumes are the volumes a StatefulSet adds to each pod from its
@@ -143,12 +146,11 @@ func (o *Object) Template() *Template {
 	}
 	tmpl := func(t *PodTemplateSpec, job bool, prefix ...string) *Template {
 		return &Template{Owner: o.Kind, Meta: &t.ObjectMeta, Spec: &t.Spec, RunsToCompletion: job,
-			Path: at(append(prefix, "spec")...), MetaPath: at(append(prefix, "metadata")...)}
+			Path: at(append(prefix, "spec")...), MetaPath: at(append(prefix, "metadata")...), PodPath: at(prefix...)}
 	}
 	switch v := o.Value.(type) {
 	case *Pod:
-		return &Template{Owner: o.Kind, Meta: &v.ObjectMeta, Spec: &v.Spec, Path: at("spec"), MetaPath: at("metadata"),
-			RunsToCompletion: v.Spec.RestartPolicy != "" && v.Spec.RestartPolicy != "Always"}
+		return &Template{Owner: o.Kind, Meta: &v.ObjectMeta, Spec: &v.Spec, Path: at("spec"), MetaPath: at("metadata"), PodPath: o.Path}
 	case *Deployment:
 		return tmpl(&v.Spec.Template, false, "spec", "template")
 	case *StatefulSet:

@@ -23,4 +23,7 @@ const (
 	rulePreStopBudget  = spec.KUBE014 // a preStop that leaves no time for the stop signal
 	ruleSidecarStartup = spec.KUBE015 // a sidecar later init containers start beside without a startup probe
 	ruleJobNeverFinish = spec.KUBE016 // a Job pod a container keeps running forever
+
+	ruleNotCarried   = spec.KUBE017 // a Kubernetes field podspec does not model (convert)
+	ruleNoKubernetes = spec.KUBE018 // a podspec field Kubernetes has no field for (convert)
 )

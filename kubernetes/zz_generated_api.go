@@ -8,9 +8,9 @@ const APIModuleVersion = "v0.37.2"
 // Pod mirrors k8s.io/api/core/v1.Pod.
 type Pod struct {
 	TypeMeta
-	ObjectMeta ObjectMeta `json:"metadata,omitempty"`
-	Spec       PodSpec    `json:"spec,omitempty"`
-	Status     PodStatus  `json:"status,omitempty"`
+	ObjectMeta ObjectMeta `json:"metadata,omitempty,omitzero"`
+	Spec       PodSpec    `json:"spec,omitempty,omitzero"`
+	Status     PodStatus  `json:"status,omitempty,omitzero"`
 }
 
 // TypeMeta mirrors k8s.io/apimachinery/pkg/apis/meta/v1.TypeMeta.
@@ -497,7 +497,7 @@ type EphemeralVolumeSource struct {
 
 // PersistentVolumeClaimTemplate mirrors k8s.io/api/core/v1.PersistentVolumeClaimTemplate.
 type PersistentVolumeClaimTemplate struct {
-	ObjectMeta ObjectMeta                `json:"metadata,omitempty"`
+	ObjectMeta ObjectMeta                `json:"metadata,omitempty,omitzero"`
 	Spec       PersistentVolumeClaimSpec `json:"spec" kube:"required"`
 }
 
@@ -505,7 +505,7 @@ type PersistentVolumeClaimTemplate struct {
 type PersistentVolumeClaimSpec struct {
 	AccessModes               []PersistentVolumeAccessMode `json:"accessModes,omitempty"`
 	Selector                  *LabelSelector               `json:"selector,omitempty"`
-	Resources                 VolumeResourceRequirements   `json:"resources,omitempty"`
+	Resources                 VolumeResourceRequirements   `json:"resources,omitempty,omitzero"`
 	VolumeName                string                       `json:"volumeName,omitempty"`
 	StorageClassName          *string                      `json:"storageClassName,omitempty"`
 	VolumeMode                *PersistentVolumeMode        `json:"volumeMode,omitempty"`
@@ -551,7 +551,7 @@ type Container struct {
 	Ports                    []ContainerPort          `json:"ports,omitempty"`
 	EnvFrom                  []EnvFromSource          `json:"envFrom,omitempty"`
 	Env                      []EnvVar                 `json:"env,omitempty"`
-	Resources                ResourceRequirements     `json:"resources,omitempty"`
+	Resources                ResourceRequirements     `json:"resources,omitempty,omitzero"`
 	ResizePolicy             []ContainerResizePolicy  `json:"resizePolicy,omitempty"`
 	RestartPolicy            *ContainerRestartPolicy  `json:"restartPolicy,omitempty"`
 	RestartPolicyRules       []ContainerRestartRule   `json:"restartPolicyRules,omitempty"`
@@ -824,7 +824,7 @@ type EphemeralContainerCommon struct {
 	Ports                    []ContainerPort          `json:"ports,omitempty"`
 	EnvFrom                  []EnvFromSource          `json:"envFrom,omitempty"`
 	Env                      []EnvVar                 `json:"env,omitempty"`
-	Resources                ResourceRequirements     `json:"resources,omitempty"`
+	Resources                ResourceRequirements     `json:"resources,omitempty,omitzero"`
 	ResizePolicy             []ContainerResizePolicy  `json:"resizePolicy,omitempty"`
 	RestartPolicy            *ContainerRestartPolicy  `json:"restartPolicy,omitempty"`
 	RestartPolicyRules       []ContainerRestartRule   `json:"restartPolicyRules,omitempty"`
@@ -1054,8 +1054,8 @@ type PodIP struct {
 // ContainerStatus mirrors k8s.io/api/core/v1.ContainerStatus.
 type ContainerStatus struct {
 	Name                     string                `json:"name" kube:"required"`
-	State                    ContainerState        `json:"state,omitempty"`
-	LastTerminationState     ContainerState        `json:"lastState,omitempty"`
+	State                    ContainerState        `json:"state,omitempty,omitzero"`
+	LastTerminationState     ContainerState        `json:"lastState,omitempty,omitzero"`
 	Ready                    bool                  `json:"ready" kube:"required"`
 	RestartCount             int32                 `json:"restartCount" kube:"required"`
 	Image                    string                `json:"image" kube:"required"`
@@ -1199,16 +1199,16 @@ type VolumeHealthCondition struct {
 
 // PodTemplateSpec mirrors k8s.io/api/core/v1.PodTemplateSpec.
 type PodTemplateSpec struct {
-	ObjectMeta ObjectMeta `json:"metadata,omitempty"`
-	Spec       PodSpec    `json:"spec,omitempty"`
+	ObjectMeta ObjectMeta `json:"metadata,omitempty,omitzero"`
+	Spec       PodSpec    `json:"spec,omitempty,omitzero"`
 }
 
 // Deployment mirrors k8s.io/api/apps/v1.Deployment.
 type Deployment struct {
 	TypeMeta
-	ObjectMeta ObjectMeta       `json:"metadata,omitempty"`
-	Spec       DeploymentSpec   `json:"spec,omitempty" kube:"required"`
-	Status     DeploymentStatus `json:"status,omitempty"`
+	ObjectMeta ObjectMeta       `json:"metadata,omitempty,omitzero"`
+	Spec       DeploymentSpec   `json:"spec,omitempty,omitzero" kube:"required"`
+	Status     DeploymentStatus `json:"status,omitempty,omitzero"`
 }
 
 // DeploymentSpec mirrors k8s.io/api/apps/v1.DeploymentSpec.
@@ -1216,7 +1216,7 @@ type DeploymentSpec struct {
 	Replicas                *int32             `json:"replicas,omitempty"`
 	Selector                *LabelSelector     `json:"selector" kube:"required"`
 	Template                PodTemplateSpec    `json:"template" kube:"required"`
-	Strategy                DeploymentStrategy `json:"strategy,omitempty"`
+	Strategy                DeploymentStrategy `json:"strategy,omitempty,omitzero"`
 	MinReadySeconds         int32              `json:"minReadySeconds,omitempty"`
 	RevisionHistoryLimit    *int32             `json:"revisionHistoryLimit,omitempty"`
 	Paused                  bool               `json:"paused,omitempty"`
@@ -1261,9 +1261,9 @@ type DeploymentCondition struct {
 // StatefulSet mirrors k8s.io/api/apps/v1.StatefulSet.
 type StatefulSet struct {
 	TypeMeta
-	ObjectMeta ObjectMeta        `json:"metadata,omitempty"`
-	Spec       StatefulSetSpec   `json:"spec,omitempty" kube:"required"`
-	Status     StatefulSetStatus `json:"status,omitempty"`
+	ObjectMeta ObjectMeta        `json:"metadata,omitempty,omitzero"`
+	Spec       StatefulSetSpec   `json:"spec,omitempty,omitzero" kube:"required"`
+	Status     StatefulSetStatus `json:"status,omitempty,omitzero"`
 }
 
 // StatefulSetSpec mirrors k8s.io/api/apps/v1.StatefulSetSpec.
@@ -1274,7 +1274,7 @@ type StatefulSetSpec struct {
 	VolumeClaimTemplates                 []PersistentVolumeClaim                          `json:"volumeClaimTemplates,omitempty"`
 	ServiceName                          string                                           `json:"serviceName"`
 	PodManagementPolicy                  PodManagementPolicyType                          `json:"podManagementPolicy,omitempty"`
-	UpdateStrategy                       StatefulSetUpdateStrategy                        `json:"updateStrategy,omitempty"`
+	UpdateStrategy                       StatefulSetUpdateStrategy                        `json:"updateStrategy,omitempty,omitzero"`
 	RevisionHistoryLimit                 *int32                                           `json:"revisionHistoryLimit,omitempty"`
 	MinReadySeconds                      int32                                            `json:"minReadySeconds,omitempty"`
 	PersistentVolumeClaimRetentionPolicy *StatefulSetPersistentVolumeClaimRetentionPolicy `json:"persistentVolumeClaimRetentionPolicy,omitempty"`
@@ -1284,9 +1284,9 @@ type StatefulSetSpec struct {
 // PersistentVolumeClaim mirrors k8s.io/api/core/v1.PersistentVolumeClaim.
 type PersistentVolumeClaim struct {
 	TypeMeta
-	ObjectMeta ObjectMeta                  `json:"metadata,omitempty"`
-	Spec       PersistentVolumeClaimSpec   `json:"spec,omitempty"`
-	Status     PersistentVolumeClaimStatus `json:"status,omitempty"`
+	ObjectMeta ObjectMeta                  `json:"metadata,omitempty,omitzero"`
+	Spec       PersistentVolumeClaimSpec   `json:"spec,omitempty,omitzero"`
+	Status     PersistentVolumeClaimStatus `json:"status,omitempty,omitzero"`
 }
 
 // PersistentVolumeClaimStatus mirrors k8s.io/api/core/v1.PersistentVolumeClaimStatus.
@@ -1373,16 +1373,16 @@ type StatefulSetCondition struct {
 // DaemonSet mirrors k8s.io/api/apps/v1.DaemonSet.
 type DaemonSet struct {
 	TypeMeta
-	ObjectMeta ObjectMeta      `json:"metadata,omitempty"`
-	Spec       DaemonSetSpec   `json:"spec,omitempty" kube:"required"`
-	Status     DaemonSetStatus `json:"status,omitempty"`
+	ObjectMeta ObjectMeta      `json:"metadata,omitempty,omitzero"`
+	Spec       DaemonSetSpec   `json:"spec,omitempty,omitzero" kube:"required"`
+	Status     DaemonSetStatus `json:"status,omitempty,omitzero"`
 }
 
 // DaemonSetSpec mirrors k8s.io/api/apps/v1.DaemonSetSpec.
 type DaemonSetSpec struct {
 	Selector             *LabelSelector          `json:"selector" kube:"required"`
 	Template             PodTemplateSpec         `json:"template" kube:"required"`
-	UpdateStrategy       DaemonSetUpdateStrategy `json:"updateStrategy,omitempty"`
+	UpdateStrategy       DaemonSetUpdateStrategy `json:"updateStrategy,omitempty,omitzero"`
 	MinReadySeconds      int32                   `json:"minReadySeconds,omitempty"`
 	RevisionHistoryLimit *int32                  `json:"revisionHistoryLimit,omitempty"`
 }
@@ -1425,9 +1425,9 @@ type DaemonSetCondition struct {
 // ReplicaSet mirrors k8s.io/api/apps/v1.ReplicaSet.
 type ReplicaSet struct {
 	TypeMeta
-	ObjectMeta ObjectMeta       `json:"metadata,omitempty"`
-	Spec       ReplicaSetSpec   `json:"spec,omitempty" kube:"required"`
-	Status     ReplicaSetStatus `json:"status,omitempty"`
+	ObjectMeta ObjectMeta       `json:"metadata,omitempty,omitzero"`
+	Spec       ReplicaSetSpec   `json:"spec,omitempty,omitzero" kube:"required"`
+	Status     ReplicaSetStatus `json:"status,omitempty,omitzero"`
 }
 
 // ReplicaSetSpec mirrors k8s.io/api/apps/v1.ReplicaSetSpec.
@@ -1435,7 +1435,7 @@ type ReplicaSetSpec struct {
 	Replicas        *int32          `json:"replicas,omitempty"`
 	MinReadySeconds int32           `json:"minReadySeconds,omitempty"`
 	Selector        *LabelSelector  `json:"selector" kube:"required"`
-	Template        PodTemplateSpec `json:"template,omitempty"`
+	Template        PodTemplateSpec `json:"template,omitempty,omitzero"`
 }
 
 // ReplicaSetStatus mirrors k8s.io/api/apps/v1.ReplicaSetStatus.
@@ -1461,9 +1461,9 @@ type ReplicaSetCondition struct {
 // Job mirrors k8s.io/api/batch/v1.Job.
 type Job struct {
 	TypeMeta
-	ObjectMeta ObjectMeta `json:"metadata,omitempty"`
-	Spec       JobSpec    `json:"spec,omitempty"`
-	Status     JobStatus  `json:"status,omitempty"`
+	ObjectMeta ObjectMeta `json:"metadata,omitempty,omitzero"`
+	Spec       JobSpec    `json:"spec,omitempty,omitzero"`
+	Status     JobStatus  `json:"status,omitempty,omitzero"`
 }
 
 // JobSpec mirrors k8s.io/api/batch/v1.JobSpec.
@@ -1611,9 +1611,9 @@ type UncountedTerminatedPods struct {
 // CronJob mirrors k8s.io/api/batch/v1.CronJob.
 type CronJob struct {
 	TypeMeta
-	ObjectMeta ObjectMeta    `json:"metadata,omitempty"`
-	Spec       CronJobSpec   `json:"spec,omitempty" kube:"required"`
-	Status     CronJobStatus `json:"status,omitempty"`
+	ObjectMeta ObjectMeta    `json:"metadata,omitempty,omitzero"`
+	Spec       CronJobSpec   `json:"spec,omitempty,omitzero" kube:"required"`
+	Status     CronJobStatus `json:"status,omitempty,omitzero"`
 }
 
 // CronJobSpec mirrors k8s.io/api/batch/v1.CronJobSpec.
@@ -1630,8 +1630,8 @@ type CronJobSpec struct {
 
 // JobTemplateSpec mirrors k8s.io/api/batch/v1.JobTemplateSpec.
 type JobTemplateSpec struct {
-	ObjectMeta ObjectMeta `json:"metadata,omitempty"`
-	Spec       JobSpec    `json:"spec,omitempty"`
+	ObjectMeta ObjectMeta `json:"metadata,omitempty,omitzero"`
+	Spec       JobSpec    `json:"spec,omitempty,omitzero"`
 }
 
 // CronJobStatus mirrors k8s.io/api/batch/v1.CronJobStatus.

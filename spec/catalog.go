@@ -546,6 +546,10 @@ const (
 	KUBE015 = "KUBE-015"
 	// KUBE016 A regular container of a Job's pod SHOULD NOT set `restartPolicy: Always`, since it is restarted whenever it exits and only sidecars are stopped when the other containers are done, so the pod never completes.
 	KUBE016 = "KUBE-016"
+	// KUBE017 A tool that converts a Kubernetes pod to a podspec Pod (`podspec convert`, `podspec run`) MUST report, at its position, each field it does not carry over, never dropping one silently.
+	KUBE017 = "KUBE-017"
+	// KUBE018 A tool that converts a podspec Pod to a Kubernetes pod (`podspec convert --to kubernetes`) MUST report, at its position, each field that Kubernetes has no field for.
+	KUBE018 = "KUBE-018"
 )
 
 // requirements is the registry, in its order.
@@ -1092,4 +1096,8 @@ var requirements = [...]Requirement{
 		Text: "A sidecar that later init containers follow SHOULD have a `startupProbe`, since the kubelet starts the next init container as soon as the sidecar's process has started (KEP-753)."},
 	{ID: KUBE016, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A regular container of a Job's pod SHOULD NOT set `restartPolicy: Always`, since it is restarted whenever it exits and only sidecars are stopped when the other containers are done, so the pod never completes."},
+	{ID: KUBE017, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/kubernetes.md",
+		Text: "A tool that converts a Kubernetes pod to a podspec Pod (`podspec convert`, `podspec run`) MUST report, at its position, each field it does not carry over, never dropping one silently."},
+	{ID: KUBE018, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/kubernetes.md",
+		Text: "A tool that converts a podspec Pod to a Kubernetes pod (`podspec convert --to kubernetes`) MUST report, at its position, each field that Kubernetes has no field for."},
 }

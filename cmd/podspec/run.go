@@ -19,6 +19,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/kubernetes"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
@@ -220,6 +221,9 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 	docs, fs := manifest.Decode(file, data, manifest.DefaultLimits())
 	if len(docs) != 1 || len(fs) > 0 && hasErrorFinding(fs) {
 		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want exactly one Pod document, found %d", file, len(docs)), findings: fs}
+	}
+	if kubernetes.Classify(docs[0].APIVersion, docs[0].Kind) == kubernetes.Modelled {
+		return kubernetesPod(os.Stderr, docs[0]) // through the conversion of podspec convert
 	}
 	if docs[0].Kind != v1alpha1.KindPod {
 		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want a Pod, found %s", file, docs[0].Kind)}

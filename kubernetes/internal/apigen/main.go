@@ -307,6 +307,11 @@ func (g *generator) render() ([]byte, error) {
 			jsonTag := name
 			if omitempty {
 				jsonTag += ",omitempty"
+				if f.Type.Kind() == reflect.Struct && special[fullName(f.Type)] == "" {
+					// An empty object is left out of what podspec writes (encoding/json's
+					// omitempty keeps it); the API reads both the same.
+					jsonTag += ",omitzero"
+				}
 			}
 			kube := ""
 			if required {

@@ -1,0 +1,224 @@
+package kubernetes
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/manifest"
+	"podspec.dev/podspec/validation/field"
+)
+
+// jsonValue turns a Go value into the JSON-compatible tree package manifest produces.
+func jsonValue(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, fs := manifest.Decode("out.json", b, manifest.DefaultLimits())
+	if len(docs) != 1 || len(fs) > 0 {
+		t.Fatalf("decode %s: %v", b, fs)
+	}
+	return docs[0].Value
+}
+
+// deletePath removes what a path names from a JSON-compatible tree.
+func deletePath(v any, tokens []string) {
+	for i, tok := range tokens {
+		last := i == len(tokens)-1
+		switch x := v.(type) {
+		case map[string]any:
+			if last {
+				delete(x, tok)
+				return
+			}
+			v = x[tok]
+		case []any:
+			var n int
+			if _, err := jsonSscan(tok, &n); err != nil || n >= len(x) {
+				return
+			}
+			if last {
+				x[n] = nil // keeps later indexes in place; removed by compact
+				return
+			}
+			v = x[n]
+		default:
+			return
+		}
+	}
+}
+
+func jsonSscan(s string, n *int) (int, error) { return 1, json.Unmarshal([]byte(s), n) }
+
+// compact drops nil array elements, empty objects and arrays, so a tree with parts deleted
+// compares with one that never had them.
+func compact(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if c := compact(e); c == nil {
+				delete(x, k)
+			} else {
+				x[k] = c
+			}
+		}
+		if len(x) == 0 {
+			return nil
+		}
+	case []any:
+		var out []any
+		for _, e := range x {
+			if c := compact(e); c != nil {
+				out = append(out, c)
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	}
+	return v
+}
+
+// TestKUBE017_KubernetesToPodspecToKubernetesKeepsAllButTheReportedFields converts every pod of
+// the valid corpus to podspec and back: the result is the pod as written, less exactly the
+// fields reported as not carried over (and nothing else lost or added).
+func TestKUBE017_KubernetesToPodspecToKubernetesKeepsAllButTheReportedFields(t *testing.T) {
+	n := 0
+	for file, docs := range corpusDocs(t, "valid") {
+		for _, d := range docs {
+			if Classify(d.APIVersion, d.Kind) != Modelled {
+				continue
+			}
+			pods, lost := ToPodspec(d.Value)
+			for _, e := range lost {
+				if e.Rule != ruleNotCarried {
+					t.Fatalf("%s: %v", file, e)
+				}
+			}
+			for _, c := range pods {
+				n++
+				back, lost2 := FromPodspec(c.Pod)
+				if len(lost2) > 0 {
+					t.Errorf("%s: a converted pod lost %v on its way back", file, lost2)
+				}
+				tmpl := c.From.Template()
+				// The source pod: the Pod itself, or the template with the workload's name.
+				src := jsonValue(t, valueAt(d.Value, tmpl.PodPath))
+				for _, e := range lost {
+					if rel, ok := relative(e.Field, tmpl.PodPath); ok {
+						deletePath(src, rel)
+					}
+				}
+				got := jsonValue(t, back)
+				m := got.(map[string]any)
+				delete(m, "apiVersion")
+				delete(m, "kind")
+				if c.From.Kind != "Pod" {
+					delete(m["metadata"].(map[string]any), "name") // the workload's, added
+				} else {
+					delete(src.(map[string]any), "apiVersion")
+					delete(src.(map[string]any), "kind")
+				}
+				if spec, _ := m["spec"].(map[string]any); spec != nil && spec["os"] != nil {
+					if s, _ := src.(map[string]any)["spec"].(map[string]any); s["os"] == nil {
+						t.Errorf("%s: os added without a stop signal", file)
+					}
+				}
+				if want, got := compact(src), compact(got); !reflect.DeepEqual(want, got) {
+					wj, _ := json.Marshal(want)
+					gj, _ := json.Marshal(got)
+					t.Errorf("%s document %d: round trip differs\n  want %s\n  got  %s", file, d.Index, wj, gj)
+				}
+			}
+		}
+	}
+	if n < 8 {
+		t.Errorf("round-tripped %d pods, want the corpus's", n)
+	}
+}
+
+// relative returns the tokens of p below prefix.
+func relative(p, prefix *field.Path) ([]string, bool) {
+	pt, xt := p.Tokens(), prefix.Tokens()
+	if len(pt) < len(xt) {
+		return nil, false
+	}
+	for i := range xt {
+		if pt[i] != xt[i] {
+			return nil, false
+		}
+	}
+	return pt[len(xt):], true
+}
+
+// TestKUBE018_PodspecOnlyFieldsAreReportedAndTheRestDecodesStrictly converts the examples: what
+// Kubernetes has no field for is reported at its path, and the Pod written decodes strictly into
+// k8s.io/api's Pod and passes the Kubernetes profile.
+func TestKUBE018_PodspecOnlyFieldsAreReportedAndTheRestDecodesStrictly(t *testing.T) {
+	data, err := os.ReadFile("../examples/demo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := manifest.Decode("demo.yaml", data, manifest.DefaultLimits())
+	p, err := docs[0].Pod()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, lost := FromPodspec(p)
+	var paths []string
+	for _, e := range lost {
+		paths = append(paths, e.Field.String())
+	}
+	want := []string{"spec.exitPolicy", "spec.containers[0].resources.limits[pids]", "spec.containers[1].dependsOn[0]"}
+	if !reflect.DeepEqual(paths, want) {
+		t.Errorf("reported %v, want %v", paths, want)
+	}
+	b, _ := json.Marshal(kp)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(new(corev1.Pod)); err != nil {
+		t.Errorf("the Kubernetes Pod does not decode strictly into k8s.io/api: %v\n%s", err, b)
+	}
+	for _, e := range Validate(jsonValue(t, kp)) {
+		t.Errorf("the Kubernetes Pod written has a finding: %v", e)
+	}
+
+	full := &v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: "x"}, Spec: v1alpha1.PodSpec{
+		RestartBackoff:  &v1alpha1.Backoff{},
+		Volumes:         []v1alpha1.Volume{{Name: "s", Shared: &v1alpha1.SharedVolumeSource{Name: "s"}}},
+		Containers:      []v1alpha1.Container{{Name: "a", Image: "oci:a", StopSignal: "SIGINT", Notifiers: []v1alpha1.Notifier{{Name: "n"}}, VolumeMounts: []v1alpha1.VolumeMount{{Name: "s", MountPath: "/s"}}}},
+		DeferContainers: []v1alpha1.DeferContainer{{Name: "d", Image: "oci:d"}},
+	}}
+	kp, lost = FromPodspec(full)
+	var got []string
+	for _, e := range lost {
+		got = append(got, e.Field.String())
+	}
+	want = []string{"spec.restartBackoff", "spec.volumes[0].shared", "spec.containers[0].volumeMounts[0]", "spec.containers[0].notifiers[0]", "spec.deferContainers[0]"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("reported %v, want %v", got, want)
+	}
+	if kp.Spec.OS == nil || kp.Spec.OS.Name != "linux" || *kp.Spec.Containers[0].Lifecycle.StopSignal != "SIGINT" {
+		t.Errorf("a stop signal needs os linux: %+v", kp.Spec)
+	}
+	if errs := Validate(jsonValue(t, kp)); len(errs) > 0 {
+		t.Errorf("the Kubernetes Pod written has findings: %v", errs)
+	}
+}
+
+func TestToPodspecRefusesAnInvalidObject(t *testing.T) {
+	pods, errs := ToPodspec(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "a"}}}})
+	if pods != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "image") {
+		t.Errorf("ToPodspec of a Pod without an image = %v, %v", pods, errs)
+	}
+}

@@ -4,7 +4,7 @@ package spec
 
 // The ID of every requirement, in registry order; the comment is its sentence.
 const (
-	// MAN001 A document MUST have `apiVersion` `podspec.dev/v1alpha1` and `kind` `Pod` or `Notification`.
+	// MAN001 A document that is not a Kubernetes object (`spec/kubernetes.md`) MUST have `apiVersion` `podspec.dev/v1alpha1` and `kind` `Pod` or `Notification`.
 	MAN001 = "MAN-001"
 	// MAN002 Every value in a document MUST match the schema of its field: type, enumeration, pattern, range and exactly-one-of groups.
 	MAN002 = "MAN-002"
@@ -555,7 +555,7 @@ const (
 // requirements is the registry, in its order.
 var requirements = [...]Requirement{
 	{ID: MAN001, Level: Must, Severity: Error, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",
-		Text: "A document MUST have `apiVersion` `podspec.dev/v1alpha1` and `kind` `Pod` or `Notification`."},
+		Text: "A document that is not a Kubernetes object (`spec/kubernetes.md`) MUST have `apiVersion` `podspec.dev/v1alpha1` and `kind` `Pod` or `Notification`."},
 	{ID: MAN002, Level: Must, Severity: Error, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",
 		Text: "Every value in a document MUST match the schema of its field: type, enumeration, pattern, range and exactly-one-of groups."},
 	{ID: MAN003, Level: Must, Severity: Error, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",

@@ -51,13 +51,13 @@ func errorCode(stderr string) string {
 	return rep.Error.Code
 }
 
-// TestFullStateDiskLosesNoEventAndSaysSo holds the runtime to docs/runtime.md's promise on a
+// TestSUP009_FullStateDiskLosesNoEventAndSaysSo holds the runtime to docs/runtime.md's promise on a
 // full disk (issue #15, class 1): a container fills the state root (a small tmpfs) with log
 // output; the stop request is carried out but reported IO, because it could not be written;
 // status says that the state is behind; once there is room again everything held in memory is
 // written, in order — one StopRequested, one PersistenceFailed, PodFinished last, no gap, no
 // repeat — and events --follow ends. A run on the full disk fails IO and leaves nothing.
-func TestFullStateDiskLosesNoEventAndSaysSo(t *testing.T) {
+func TestSUP009_FullStateDiskLosesNoEventAndSaysSo(t *testing.T) {
 	c, layout := runtimeTestSetup(t)
 	mountSmallRoot(t, c, 8<<20)
 	dir := t.TempDir()
@@ -247,12 +247,12 @@ spec:
 	start("orphan") // the name is free again
 }
 
-// TestKilledRunLeavesAWholePodOrNothing SIGKILLs `podspec run --detach` at each step of pod
+// TestSUP010_KilledRunLeavesAWholePodOrNothing SIGKILLs `podspec run --detach` at each step of pod
 // creation (PODSPEC_FAULT_PAUSE) and holds the runtime to docs/runtime.md's promise on a killed
 // command (issue #15, class 6): before the pod directory is renamed into place the next command
 // finds nothing and the name is free; after it, the pod exists and the next verb that touches
 // it starts its supervisor. No supervisor is left waiting, no half-made directory stays.
-func TestKilledRunLeavesAWholePodOrNothing(t *testing.T) {
+func TestSUP010_KilledRunLeavesAWholePodOrNothing(t *testing.T) {
 	c, layout := runtimeTestSetup(t)
 	manifest := filepath.Join(t.TempDir(), "pod.yaml")
 	os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1

@@ -72,7 +72,7 @@ func fill(t *testing.T, path string) {
 	}
 }
 
-func TestEventAppendIsWholeOrAbsentOnAFullDisk(t *testing.T) {
+func TestSUP009_EventAppendIsWholeOrAbsentOnAFullDisk(t *testing.T) {
 	dir, p := podOnSmallFS(t)
 	log, err := p.OpenEventLog()
 	if err != nil {
@@ -163,7 +163,7 @@ func TestAFailedStateWriteLeavesTheOldStateAndNoTemporaryFile(t *testing.T) {
 	}
 }
 
-func TestOpenEventLogNumbersAfterTheLastValidLine(t *testing.T) {
+func TestSUP009_OpenEventLogNumbersAfterTheLastValidLine(t *testing.T) {
 	_, p := newPod(t)
 	log, err := p.OpenEventLog()
 	if err != nil {

@@ -144,8 +144,23 @@ var cases = []struct {
 	},
 	{
 		name: "an int32 field rejects values beyond 32 bits", kind: "Pod",
+		doc:  pod("  containers: [{name: app, image: \"oci:x\", readinessProbe: {exec: {command: [a]}, failureThreshold: 2147483648}}]\n"),
+		want: []string{"MAN-002 spec.containers[0].readinessProbe.failureThreshold"}, message: "must be at most 2147483647",
+	},
+	{
+		name: "a 32-bit duration over its maximum is MAN-012", kind: "Pod",
 		doc:  pod("  containers: [{name: app, image: \"oci:x\", readinessProbe: {exec: {command: [a]}, periodSeconds: 2147483648}}]\n"),
-		want: []string{"MAN-002 spec.containers[0].readinessProbe.periodSeconds"}, message: "must be at most 2147483647",
+		want: []string{"MAN-012 spec.containers[0].readinessProbe.periodSeconds"}, message: "must be at most 2147483647",
+	},
+	{
+		name: "a 64-bit duration over its maximum is MAN-012", kind: "Pod",
+		doc:  pod("  terminationGracePeriodSeconds: 99999999999999999999\n  containers: [{name: app, image: \"oci:x\"}]\n"),
+		want: []string{"MAN-012 spec.terminationGracePeriodSeconds"}, message: "must be at most 2147483647",
+	},
+	{
+		name: "a duration beyond a 64-bit float is MAN-012", kind: "Pod",
+		doc:  pod("  restartBackoff: {maxSeconds: 1e400}\n  containers: [{name: app, image: \"oci:x\"}]\n"),
+		want: []string{"MAN-012 spec.restartBackoff.maxSeconds"}, message: "too large for a 64-bit float",
 	},
 	{
 		name: "an empty required name or image is MAN-003 on the value", kind: "Pod",

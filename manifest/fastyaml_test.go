@@ -156,6 +156,7 @@ func FuzzFastYAML(f *testing.F) {
 	}
 	f.Add([]byte("a: [b, {c: d}, 'e''f', \"g\"]\n"))
 	f.Add([]byte("---\nk:\n- 1\n- x: y\n  z: 0x1F\n"))
+	f.Add([]byte("a: 99999999999999999999\nb: 1e400\nc: -0\nd: -0.0\ne: [9223372036854775808, -9223372036854775809, 1e-400, .inf]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFast(t, data)
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -134,4 +135,62 @@ func (d *Document) decodeInto(out any) error {
 		return err
 	}
 	return nil
+}
+
+// DecodeError is a value of a document that does not fit its field of the typed API object:
+// a value of the wrong JSON type, or a number beyond the range of the Go field (an integer
+// beyond 64 bits, 3000000000 in a 32-bit field).
+type DecodeError struct {
+	// Tokens locate the value as JSON-pointer tokens.
+	Tokens []string
+	// Value is the value as decoded (an integer beyond 64 bits is a float64).
+	Value any
+	// Want is the JSON type the field takes (integer, number, string, boolean, array, object),
+	// or "" when the field's own JSON decoder refused the value (Err says why).
+	Want string
+	// Op and Limit are set for a number of the right type beyond the field's range: the bound
+	// it crosses, such as "<=" and "9223372036854775807".
+	Op, Limit string
+	// Err describes the problem.
+	Err error
+}
+
+func (e DecodeError) Error() string { return "/" + strings.Join(e.Tokens, "/") + ": " + e.Err.Error() }
+
+// PartialPod decodes the document into the typed Pod as Pod does, except that a value that does
+// not fit its field leaves that field unset (a pointer nil, a list element zero) and decoding
+// goes on: it returns the Pod with every value that fits, and every value that does not (none
+// exactly when Pod succeeds). The validator runs its semantic checks on that Pod.
+func (d *Document) PartialPod() (*v1alpha1.Pod, []DecodeError) {
+	p := new(v1alpha1.Pod)
+	return p, d.decodePartial(p)
+}
+
+// PartialNotification is PartialPod for a Notification.
+func (d *Document) PartialNotification() (*v1alpha1.Notification, []DecodeError) {
+	n := new(v1alpha1.Notification)
+	return n, d.decodePartial(n)
+}
+
+func (d *Document) decodePartial(out any) []DecodeError {
+	td := typedDecoder{shared: apiFields(), partial: true}
+	err := td.decode(d.Value, reflect.ValueOf(out))
+	if err == nil {
+		return nil
+	}
+	var out2 []DecodeError
+	for _, te := range typeErrors(nil).within(err, "") {
+		toks := make([]string, 0, len(te.path))
+		for i := len(te.path) - 1; i >= 0; i-- {
+			if seg := te.path[i]; seg != "" {
+				toks = append(toks, strings.TrimSuffix(seg[1:], "]"))
+			}
+		}
+		de := DecodeError{Tokens: toks, Value: te.value, Want: te.want, Err: te.err}
+		if te.outOfRange {
+			de.Op, de.Limit = te.op, te.limit
+		}
+		out2 = append(out2, de)
+	}
+	return out2
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -16,6 +17,9 @@ import (
 // structs promoted, json.Unmarshaler honoured) but without serialising the tree first. Keys
 // match field names exactly; unknown keys are ignored (the schema engine reports them).
 type typedDecoder struct {
+	// partial makes a value that does not fit its field leave the field unset and decoding go
+	// on; decode then returns every such value (typeErrors) instead of the first.
+	partial bool
 	// shared are the precomputed field maps of the API types (read only).
 	shared map[reflect.Type]map[string][]int
 	// fields are field maps computed during this decode.
@@ -32,18 +36,23 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 			rv.SetZero()
 			return nil
 		}
-		if rv.IsNil() {
+		fresh := rv.IsNil()
+		if fresh {
 			rv.Set(reflect.New(rv.Type().Elem()))
 		}
-		return td.decode(v, rv.Elem())
+		err := td.decode(v, rv.Elem())
+		if te, leaf := err.(*typeError); leaf && len(te.path) == 0 && fresh {
+			rv.SetZero() // the value itself does not fit: leave the field unset, not zero
+		}
+		return err
 	}
 	if rv.CanAddr() && td.unmarshaler(rv.Type()) {
 		b, err := json.Marshal(v)
 		if err != nil {
-			return &typeError{err: err}
+			return &typeError{value: v, err: err}
 		}
 		if err := rv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(b); err != nil {
-			return &typeError{err: err}
+			return &typeError{value: v, err: err}
 		}
 		return nil
 	}
@@ -66,13 +75,13 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, ok := integer(v)
 		if !ok || rv.OverflowInt(n) {
-			return mismatch(v, rv.Kind().String())
+			return intMismatch(v, rv.Type())
 		}
 		rv.SetInt(n)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, ok := integer(v)
 		if !ok || n < 0 || rv.OverflowUint(uint64(n)) {
-			return mismatch(v, rv.Kind().String())
+			return intMismatch(v, rv.Type())
 		}
 		rv.SetUint(uint64(n))
 	case reflect.Float32, reflect.Float64:
@@ -86,7 +95,7 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 			return mismatch(v, "number")
 		}
 		if math.IsInf(f, 0) || math.IsNaN(f) || rv.OverflowFloat(f) {
-			return mismatch(v, "finite number")
+			return &typeError{value: v, err: fmt.Errorf("%v is not a finite %s", v, rv.Kind())}
 		}
 		rv.SetFloat(f)
 	case reflect.Slice:
@@ -95,12 +104,16 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 			return mismatch(v, "array")
 		}
 		s := reflect.MakeSlice(rv.Type(), len(a), len(a))
+		var errs typeErrors
 		for i, e := range a {
 			if err := td.decode(e, s.Index(i)); err != nil {
-				return err.(*typeError).in(fmt.Sprintf("[%d]", i))
+				if errs = errs.within(err, "["+strconv.Itoa(i)+"]"); !td.partial {
+					return errs[0]
+				}
 			}
 		}
 		rv.Set(s)
+		return errs.orNil()
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -113,28 +126,37 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 			rv.Set(reflect.MakeMapWithSize(rv.Type(), len(m)))
 		}
 		et := rv.Type().Elem()
+		var errs typeErrors
 		for k, e := range m {
 			ev := reflect.New(et).Elem()
 			if err := td.decode(e, ev); err != nil {
-				return err.(*typeError).in("." + k)
+				if errs = errs.within(err, "."+k); !td.partial {
+					return errs[0]
+				}
+				continue
 			}
 			rv.SetMapIndex(reflect.ValueOf(k).Convert(rv.Type().Key()), ev)
 		}
+		return errs.orNil()
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
 			return mismatch(v, "object")
 		}
 		fields := td.fieldsOf(rv.Type())
+		var errs typeErrors
 		for k, e := range m {
 			idx, known := fields[k]
 			if !known {
 				continue
 			}
 			if err := td.decode(e, fieldByIndex(rv, idx)); err != nil {
-				return err.(*typeError).in("." + k)
+				if errs = errs.within(err, "."+k); !td.partial {
+					return errs[0]
+				}
 			}
 		}
+		return errs.orNil()
 	case reflect.Interface:
 		if rv.NumMethod() == 0 {
 			rv.Set(reflect.ValueOf(v))
@@ -147,11 +169,48 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 	return nil
 }
 
-// typeError is a value of the wrong type at a path; the path is assembled while the error
-// returns up the tree, so decoding a valid document builds no path strings.
+// typeError is a value of the wrong type, or a number outside its field's range, at a path;
+// the path is assembled while the error returns up the tree, so decoding a valid document
+// builds no path strings.
 type typeError struct {
-	path []string // innermost segment first
-	err  error
+	path       []string // innermost segment first: ".key" or "[index]"
+	value      any      // the value that does not fit
+	want       string   // the JSON type the field takes ("" for a json.Unmarshaler's error)
+	outOfRange bool     // a number of the right kind beyond the field's range
+	op, limit  string   // the bound it crosses, when outOfRange: "<=", "9223372036854775807"
+	err        error
+}
+
+// typeErrors are the values of one document that do not fit their fields (partial decoding).
+type typeErrors []*typeError
+
+func (es typeErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// within appends the errors of err (a *typeError or typeErrors) found inside segment.
+func (es typeErrors) within(err error, segment string) typeErrors {
+	switch e := err.(type) {
+	case *typeError:
+		return append(es, e.in(segment))
+	case typeErrors:
+		for _, x := range e {
+			es = append(es, x.in(segment))
+		}
+		return es
+	}
+	return append(es, (&typeError{err: err}).in(segment))
+}
+
+func (es typeErrors) orNil() error {
+	if len(es) == 0 {
+		return nil
+	}
+	return es
 }
 
 func (e *typeError) in(segment string) *typeError {
@@ -269,13 +328,15 @@ func (td *typedDecoder) collect(t reflect.Type, prefix []int, out map[string][]i
 	}
 }
 
-// integer returns v as an int64 when it is an integral number.
+// integer returns v as an int64 when it is an integral number within int64. A float64 at or
+// beyond ±2^63 is refused: the decoder makes one only of an integer written beyond 64 bits
+// (-9223372036854775809 rounds to -2^63, which must not pass for math.MinInt64).
 func integer(v any) (int64, bool) {
 	switch x := v.(type) {
 	case int64:
 		return x, true
 	case float64:
-		if x != math.Trunc(x) || math.IsInf(x, 0) || x < math.MinInt64 || x >= math.MaxInt64 {
+		if x != math.Trunc(x) || math.IsInf(x, 0) || x <= math.MinInt64 || x >= math.MaxInt64 {
 			return 0, false
 		}
 		return int64(x), true
@@ -284,5 +345,36 @@ func integer(v any) (int64, bool) {
 }
 
 func mismatch(v any, want string) error {
-	return &typeError{err: fmt.Errorf("cannot use %T as %s", v, want)}
+	return &typeError{value: v, want: want, err: fmt.Errorf("cannot use %T as %s", v, want)}
+}
+
+// intMismatch is v, which does not fit the integer type t: a number out of t's range, or not
+// an integer at all.
+func intMismatch(v any, t reflect.Type) error {
+	var above bool
+	switch x := v.(type) {
+	case int64:
+		above = x > 0
+	case float64:
+		if x != math.Trunc(x) || math.IsNaN(x) {
+			return mismatch(v, "integer")
+		}
+		above = x > 0
+	default:
+		return mismatch(v, "integer")
+	}
+	te := &typeError{value: v, want: "integer", outOfRange: true, err: fmt.Errorf("%v is out of the range of %s", v, t.Kind())}
+	bits := t.Bits()
+	unsigned := t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64
+	switch {
+	case above && unsigned:
+		te.op, te.limit = "<=", strconv.FormatUint(1<<bits-1, 10)
+	case above:
+		te.op, te.limit = "<=", strconv.FormatInt(1<<(bits-1)-1, 10)
+	case unsigned:
+		te.op, te.limit = ">=", "0"
+	default:
+		te.op, te.limit = ">=", strconv.FormatInt(-1<<(bits-1), 10)
+	}
+	return te
 }

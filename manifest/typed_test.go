@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,5 +92,61 @@ func TestTypedDecodeRejectsWrongTypes(t *testing.T) {
 				t.Errorf("error %v, want one naming %s", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestPartialDecodeKeepsWhatFitsAndNamesWhatDoesNot(t *testing.T) {
+	in := `apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: web, generation: 99999999999999999999}
+spec:
+  terminationGracePeriodSeconds: 9223372036854775808
+  activeDeadlineSeconds: -9223372036854775809
+  restartBackoff: {initialSeconds: 1e400, factor: 3}
+  containers:
+    - name: app
+      image: 7
+      command: [run, 1]
+      readinessProbe: {exec: {command: [a]}, periodSeconds: 2147483648, failureThreshold: 4}
+      lifecycle: {preStop: {sleep: {seconds: 9223372036854775807}}}
+    - name: b
+      image: oci:b
+`
+	docs, fs := Decode("f.yaml", []byte(in), DefaultLimits())
+	if len(docs) != 1 || len(fs) != 0 {
+		t.Fatalf("docs %d findings %v", len(docs), fs)
+	}
+	if _, err := docs[0].Pod(); err == nil {
+		t.Fatal("the strict decode accepted values that do not fit")
+	}
+	p, bad := docs[0].PartialPod()
+	type want struct{ path, want, op, limit string }
+	var got []want
+	for _, b := range bad {
+		got = append(got, want{strings.Join(b.Tokens, "/"), b.Want, b.Op, b.Limit})
+	}
+	slices.SortFunc(got, func(a, b want) int { return strings.Compare(a.path, b.path) })
+	wants := []want{
+		{"metadata/generation", "integer", "<=", "9223372036854775807"},
+		{"spec/activeDeadlineSeconds", "integer", ">=", "-9223372036854775808"},
+		{"spec/containers/0/command/1", "string", "", ""},
+		{"spec/containers/0/image", "string", "", ""},
+		{"spec/containers/0/readinessProbe/periodSeconds", "integer", "<=", "2147483647"},
+		{"spec/restartBackoff/initialSeconds", "number", "", ""},
+		{"spec/terminationGracePeriodSeconds", "integer", "<=", "9223372036854775807"},
+	}
+	if !slices.Equal(got, wants) {
+		t.Errorf("decode errors\n got %v\nwant %v", got, wants)
+	}
+	// What fits is kept; what does not is unset (nil), never a made-up zero or a wrapped value.
+	s := p.Spec
+	if s.TerminationGracePeriodSeconds != nil || s.ActiveDeadlineSeconds != nil || s.RestartBackoff.InitialSeconds != nil {
+		t.Errorf("fields that do not fit were set: %v %v %v", s.TerminationGracePeriodSeconds, s.ActiveDeadlineSeconds, s.RestartBackoff.InitialSeconds)
+	}
+	c := s.Containers
+	if p.Metadata.Name != "web" || *s.RestartBackoff.Factor != 3 || len(c) != 2 || c[0].Name != "app" || c[1].Image != "oci:b" ||
+		c[0].ReadinessProbe.FailureThreshold != 4 || c[0].Lifecycle.PreStop.Sleep.Seconds != 9223372036854775807 ||
+		!slices.Equal(c[0].Command, []string{"run", ""}) {
+		t.Errorf("values that fit were lost: %+v", p)
 	}
 }

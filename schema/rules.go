@@ -1,6 +1,9 @@
 package schema
 
 import (
+	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"podspec.dev/podspec/spec"
@@ -94,6 +97,52 @@ var rules = []ruleEntry{
 	{[]ViolationKind{NotExactlyOne}, "spec", spec.NOTIF001},
 }
 
+// ruleDuration is the rule of a duration over its maximum (#MaxSeconds in cue/common.cue).
+const ruleDuration = spec.MAN012
+
+// durationFields are the fields of the API counted in seconds, the fields MAN-012 bounds.
+var durationFields = []string{
+	"spec/terminationGracePeriodSeconds|activeDeadlineSeconds",
+	"spec/restartBackoff/initialSeconds|maxSeconds|resetAfterSeconds",
+	"spec/deferContainers/*/timeoutSeconds",
+	"spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/initialDelaySeconds|periodSeconds|timeoutSeconds",
+	"spec/" + containerLists + "/*/lifecycle/postStart|preStop/sleep/seconds",
+	"spec/" + containerLists + "/*/notifiers/*/timeoutSeconds",
+}
+
+// overMaximum reports whether v is a number above an upper bound: an OutOfRange violation of
+// a maximum, or a number too large for a 64-bit float (which decodes as a string, so the
+// engines see the wrong type).
+func overMaximum(v Violation) bool {
+	switch v.Kind {
+	case OutOfRange:
+		return v.Op == "<=" || v.Op == "<"
+	case WrongType:
+		return beyondFloat64(v.Value) > 0
+	}
+	return false
+}
+
+var reDecimalNumber = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+
+// beyondFloat64 is +1 (or -1) when v is a string holding a decimal number too large (or too
+// negative) for a 64-bit float, such as 1e400: YAML (and so the manifest decoder) reads such a
+// plain scalar as a string. It is 0 for anything else.
+func beyondFloat64(v any) int {
+	s, ok := v.(string)
+	if !ok || !reDecimalNumber.MatchString(s) {
+		return 0
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if !errors.Is(err, strconv.ErrRange) || f == 0 {
+		return 0
+	}
+	if f < 0 {
+		return -1
+	}
+	return 1
+}
+
 // emptyIsMissing are the required strings whose empty value counts as missing (MAN-003), as
 // the semantic checks and Kubernetes report it, rather than as a pattern mismatch.
 var emptyIsMissing = []string{
@@ -113,16 +162,12 @@ func isEmptyMissing(v Violation) bool {
 	if v.Kind != NoPatternMatch || v.Value != "" {
 		return false
 	}
-	for _, p := range emptyIsMissing {
-		if matchPath(p, v.Tokens) {
-			return true
-		}
-	}
-	return false
+	return matchAny(emptyIsMissing, v.Tokens)
 }
 
-// RuleFor returns the requirement ID a violation is reported under: a specific rule where a
-// semantic rule covers the same constraint (e.g. metadata.name pattern → ID-001), else MAN-003
+// RuleFor returns the requirement ID a violation is reported under: MAN-012 for a duration over
+// its maximum, a specific rule where a semantic rule covers the same constraint (e.g.
+// metadata.name pattern → ID-001), else MAN-003
 // for a missing field (or an empty required name, image or path), MAN-004 for an unknown field
 // and MAN-002 for everything else.
 func RuleFor(v Violation) string {
@@ -132,6 +177,9 @@ func RuleFor(v Violation) string {
 	toks := v.Tokens
 	if v.Kind == Missing && len(v.Names) > 0 {
 		toks = append(toks[:len(toks):len(toks)], v.Names[0])
+	}
+	if overMaximum(v) && matchAny(durationFields, toks) {
+		return ruleDuration
 	}
 	for _, r := range rules {
 		if r.kinds != nil && !containsKind(r.kinds, v.Kind) {
@@ -153,6 +201,15 @@ func RuleFor(v Violation) string {
 func containsKind(ks []ViolationKind, k ViolationKind) bool {
 	for _, x := range ks {
 		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func matchAny(patterns []string, toks []string) bool {
+	for _, p := range patterns {
+		if matchPath(p, toks) {
 			return true
 		}
 	}

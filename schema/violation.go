@@ -84,6 +84,9 @@ func (v Violation) Error() *field.Error {
 		}
 		return field.Forbidden(rule, p, fmt.Sprintf("unknown field %q", key)).AtKey()
 	case WrongType:
+		if sign := beyondFloat64(v.Value); sign != 0 {
+			return invalid(rule, p, v, fmt.Sprintf("expected %s, got a number %s", strings.Join(v.Want, " or "), rangeLimit[sign > 0]))
+		}
 		return invalid(rule, p, v, fmt.Sprintf("expected %s, got %s", strings.Join(v.Want, " or "), JSONType(v.Value)))
 	case NotInEnum:
 		if v.HasValue && !isScalar(v.Value) {
@@ -124,6 +127,12 @@ func (v Violation) Error() *field.Error {
 		return invalid(rule, p, v, v.Want[0])
 	}
 	return invalid(rule, p, v, "does not match the schema")
+}
+
+// rangeLimit says where a 64-bit float ends, above (true) or below.
+var rangeLimit = map[bool]string{
+	true:  "too large for a 64-bit float (the largest is about 1.8e308)",
+	false: "too small for a 64-bit float (the smallest is about -1.8e308)",
 }
 
 // Errors renders violations as field errors, one per violation, in order. A NotExactlyOne

@@ -26,6 +26,8 @@ const (
 	MAN010 = "MAN-010"
 	// MAN011 A runtime MUST give every field that a manifest leaves unset the default this specification names for it.
 	MAN011 = "MAN-011"
+	// MAN012 A duration in a document (`terminationGracePeriodSeconds`, `activeDeadlineSeconds`, the `restartBackoff` seconds, a probe's `initialDelaySeconds`, `periodSeconds` and `timeoutSeconds`, a sleep action's `seconds`, a notifier's or defer container's `timeoutSeconds`) MUST NOT exceed 2147483647 seconds (2^31 - 1, about 68 years).
+	MAN012 = "MAN-012"
 	// ID001 `metadata.name` MUST be a DNS-1123 label: 1 to 63 characters from `a-z`, `0-9` and `-`, starting and ending with a letter or digit.
 	ID001 = "ID-001"
 	// ID002 Container names MUST be DNS-1123 labels, unique across the pod's `initContainers`, `containers` and `deferContainers`.
@@ -580,6 +582,8 @@ var requirements = [...]Requirement{
 		Text: "A runtime MUST refuse, without creating anything, a Pod or Notification manifest in which the validator finds an error."},
 	{ID: MAN011, Level: Must, Severity: Error, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/manifest.md",
 		Text: "A runtime MUST give every field that a manifest leaves unset the default this specification names for it."},
+	{ID: MAN012, Level: Must, Severity: Error, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",
+		Text: "A duration in a document (`terminationGracePeriodSeconds`, `activeDeadlineSeconds`, the `restartBackoff` seconds, a probe's `initialDelaySeconds`, `periodSeconds` and `timeoutSeconds`, a sleep action's `seconds`, a notifier's or defer container's `timeoutSeconds`) MUST NOT exceed 2147483647 seconds (2^31 - 1, about 68 years)."},
 	{ID: ID001, Level: Must, Severity: Error, Area: "ID", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",
 		Text: "`metadata.name` MUST be a DNS-1123 label: 1 to 63 characters from `a-z`, `0-9` and `-`, starting and ending with a letter or digit."},
 	{ID: ID002, Level: Must, Severity: Error, Area: "ID", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",

@@ -24,6 +24,20 @@ func FuzzValidatePod(f *testing.F) {
 	f.Add([]byte(`{"spec":{"containers":[{"name":"a","dependsOn":[{"name":"a"},{"name":"b"}]},{"name":"b","dependsOn":[{"name":"a"}]}]}}`))
 	f.Add([]byte(`{"spec":{"terminationGracePeriodSeconds":-9223372036854775808,"activeDeadlineSeconds":9223372036854775807,"deferContainers":[{"timeoutSeconds":9223372036854775807},{"timeoutSeconds":9223372036854775807}]}}`))
 	f.Add([]byte(`{"spec":{"restartBackoff":{"initialSeconds":1e308,"factor":-1e308,"maxSeconds":0},"containers":[{"resources":{"limits":{"cpu":"1e400","memory":"9Ei","pids":1e30}}}]}}`))
+	// Every duration field at the edges of its Go type (the manifest decoder refuses what lies
+	// beyond; encoding/json here refuses it too).
+	for _, n := range []string{"9223372036854775807", "-9223372036854775808", "2147483647", "-2147483648", "0", "-0"} {
+		f32 := n
+		if len(n) > 11 {
+			f32 = "2147483647"
+		}
+		f.Add([]byte(`{"spec":{"terminationGracePeriodSeconds":` + n + `,"activeDeadlineSeconds":` + n +
+			`,"restartBackoff":{"initialSeconds":` + n + `,"factor":1.7976931348623157e308,"maxSeconds":` + n + `,"resetAfterSeconds":` + n + `},` +
+			`"containers":[{"name":"a","lifecycle":{"preStop":{"sleep":{"seconds":` + n + `}}},` +
+			`"startupProbe":{"exec":{"command":["x"]},"initialDelaySeconds":` + f32 + `,"periodSeconds":` + f32 + `,"timeoutSeconds":` + f32 + `},` +
+			`"notifiers":[{"name":"r","timeoutSeconds":` + f32 + `,"action":{"signal":"SIGHUP"}}]}],` +
+			`"deferContainers":[{"name":"d","timeoutSeconds":` + n + `},{"name":"e","timeoutSeconds":` + n + `}]}}`))
+	}
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "invalid", "*.yaml"))
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {

@@ -216,3 +216,27 @@ func TestGoldenUpdateCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestTheValidatorAndRunAgreeOnTheCorpus holds the validator to the decoder `podspec run` uses
+// on every corpus file and on a pod with each numeric edge in each duration field: whatever run
+// cannot decode is an error the validator reports where it stands.
+func TestTheValidatorAndRunAgreeOnTheCorpus(t *testing.T) {
+	v, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs [][]byte
+	for _, dir := range []string{"valid", "invalid", "update"} {
+		for _, file := range corpusFiles(t, filepath.Join(corpus, dir)) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs = append(inputs, data)
+		}
+	}
+	inputs = append(inputs, numericEdgeSeeds()...)
+	for _, data := range inputs {
+		checkRunAgrees(t, data, v.Bytes("corpus.yaml", data))
+	}
+}

@@ -136,26 +136,63 @@ func New(o Options) (*Validator, error) {
 }
 
 // semantic runs the Go checks of package validation on a typed, defaulted copy of the
-// document. A document that does not decode into the typed object (a value of the wrong type)
-// is left to the schema engine, which reports why.
+// document. A value that does not fit its typed field (the wrong type, an integer beyond 64
+// bits) leaves that field unset, so that the checks still run on the rest, and is itself a
+// finding: `podspec run` decodes the same typed object and could not. Such a finding has the
+// rule and position the schema engine gives the same value, so the two de-duplicate; what the
+// checks say about the unset field itself (or inside it) is dropped, since it is not what the
+// document says.
 func semantic(kind string, d *manifest.Document) field.ErrorList {
+	var out field.ErrorList
+	var bad []manifest.DecodeError
 	switch kind {
 	case v1alpha1.KindPod:
-		p, err := d.Pod()
-		if err != nil {
-			return nil
-		}
+		var p *v1alpha1.Pod
+		p, bad = d.PartialPod()
 		p.SetDefaults()
-		return validation.ValidatePod(p)
+		out = validation.ValidatePod(p)
 	case v1alpha1.KindNotification:
-		n, err := d.Notification()
-		if err != nil {
-			return nil
-		}
+		var n *v1alpha1.Notification
+		n, bad = d.PartialNotification()
 		n.SetDefaults()
-		return validation.ValidateNotification(n)
+		out = validation.ValidateNotification(n)
 	}
-	return nil
+	if len(bad) == 0 {
+		return out
+	}
+	kept := out[:0]
+	for _, e := range out {
+		if !slices.ContainsFunc(bad, func(b manifest.DecodeError) bool { return within(e.Field, b.Tokens) }) {
+			kept = append(kept, e)
+		}
+	}
+	for _, e := range bad {
+		kept = append(kept, decodeViolation(e).Error())
+	}
+	return kept
+}
+
+// within reports whether p is the field at tokens or inside it.
+func within(p *field.Path, tokens []string) bool {
+	if p == nil {
+		return len(tokens) == 0
+	}
+	toks := p.Tokens()
+	return len(toks) >= len(tokens) && slices.Equal(toks[:len(tokens)], tokens)
+}
+
+// decodeViolation describes a value the typed decode refused as the schema engine would.
+func decodeViolation(e manifest.DecodeError) schema.Violation {
+	v := schema.Violation{Tokens: e.Tokens, Value: e.Value, HasValue: true}
+	switch {
+	case e.Op != "":
+		v.Kind, v.Op, v.Limit = schema.OutOfRange, e.Op, e.Limit
+	case e.Want != "":
+		v.Kind, v.Want = schema.WrongType, []string{e.Want}
+	default:
+		v.Kind, v.Want = schema.Other, []string{e.Err.Error()}
+	}
+	return v
 }
 
 // Bytes validates one stream (a file's content) and returns one result per document, in
@@ -297,8 +334,9 @@ func finish(d *manifest.Document, src *source, fs []finding.Finding) *report.Res
 	if d.Value != nil {
 		fs = suppress(d, fs)
 	}
+	fs = dedupe(fs) // before sorting, so that the first engine's message is the one kept
 	finding.Sort(fs)
-	r.Findings = dedupe(fs)
+	r.Findings = fs
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}
 	}

@@ -82,7 +82,11 @@ func (q Quantity) MilliCPU() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return int64(math.Ceil(v * 1000)), nil
+	m := math.Ceil(v * 1000)
+	if m >= math.MaxInt64 { // float64(MaxInt64) is 2^63, which int64 cannot hold
+		return 0, fmt.Errorf("quantity %q is too large", string(q))
+	}
+	return int64(m), nil
 }
 
 // Bytes returns a memory quantity in bytes ("512Mi" → 536870912).
@@ -91,7 +95,7 @@ func (q Quantity) Bytes() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if v > math.MaxInt64 {
+	if b := math.Ceil(v); b >= math.MaxInt64 {
 		return 0, fmt.Errorf("quantity %q is too large", string(q))
 	}
 	return int64(math.Ceil(v)), nil
@@ -103,7 +107,7 @@ func (q Quantity) Count() (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if v != math.Trunc(v) || v > math.MaxInt64 {
+	if v != math.Trunc(v) || v >= math.MaxInt64 {
 		return 0, fmt.Errorf("quantity %q is not a whole number", string(q))
 	}
 	return int64(v), nil

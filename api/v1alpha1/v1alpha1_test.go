@@ -142,3 +142,20 @@ func TestNotificationDefaults(t *testing.T) {
 		t.Fatalf("defaults %+v", n)
 	}
 }
+
+func TestQuantitiesBeyondInt64AreErrorsNeverWrapped(t *testing.T) {
+	for _, in := range []string{"8Ei", "9223372036854775808", "1e19", "1e400"} {
+		if b, err := Quantity(in).Bytes(); err == nil {
+			t.Errorf("Bytes(%q) = %d, want an error", in, b)
+		}
+		if n, err := Quantity(in).Count(); err == nil {
+			t.Errorf("Count(%q) = %d, want an error", in, n)
+		}
+	}
+	if m, err := Quantity("9223372036854776").MilliCPU(); err == nil {
+		t.Errorf("MilliCPU of 2^63/1000 cores = %d, want an error", m)
+	}
+	if b, err := Quantity("7Ei").Bytes(); err != nil || b != 7<<60 {
+		t.Errorf("Bytes(7Ei) = %d, %v", b, err)
+	}
+}

@@ -136,3 +136,19 @@ func TestRuntimeVerbsReadAtMostTheManifestLimit(t *testing.T) {
 		t.Errorf("readManifest(/dev/zero) = %v, want InvalidManifest: more than the limit", err)
 	}
 }
+
+func TestRunRefusesNumbersBeyondTheirFieldsWithTheValidatorsFindings(t *testing.T) {
+	for _, tc := range []struct{ value, rule string }{
+		{"10000000000", "MAN-012"},
+		{"99999999999999999999999999999999999", "MAN-012"},
+		{"1e400", "MAN-012"},
+	} {
+		m := strings.Replace(cleanPod, "spec:", "spec:\n  terminationGracePeriodSeconds: "+tc.value, 1)
+		_, err := loadPod("pod.yaml", []byte(m))
+		var re *rtError
+		if !errors.As(err, &re) || re.code != codeInvalidManifest || len(re.findings) != 1 ||
+			re.findings[0].Rule != tc.rule || re.findings[0].Pos.Line != 5 || re.findings[0].Pos.Column != 34 {
+			t.Errorf("grace %s: %v %+v, want InvalidManifest with %s at 5:34", tc.value, err, re, tc.rule)
+		}
+	}
+}

@@ -25,22 +25,23 @@ func blobPath(layout string, d ocispec.Descriptor) (string, error) {
 	return filepath.Join(layout, "blobs", "sha256", strings.TrimPrefix(string(d.Digest), "sha256:")), nil
 }
 
-// readBlobJSON reads a small JSON blob, verifies its size and digest, and decodes it.
+// readBlobJSON reads a small JSON blob (at most maxJSONBlob bytes), verifies its size and
+// digest, and decodes it.
 func readBlobJSON(ctx context.Context, layout string, d ocispec.Descriptor, v any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p, err := blobPath(layout, d)
+	if d.Size > maxJSONBlob {
+		return fmt.Errorf("%w: %s blob %s is %d bytes (max %d)", ErrUnsupported, d.MediaType, d.Digest, d.Size, maxJSONBlob)
+	}
+	f, r, err := openBlob(layout, d)
 	if err != nil {
 		return err
 	}
-	const maxJSON = 16 << 20
-	if d.Size > maxJSON {
-		return fmt.Errorf("%w: %s blob %s is %d bytes (max %d)", ErrUnsupported, d.MediaType, d.Digest, d.Size, maxJSON)
-	}
-	b, err := os.ReadFile(p)
+	defer f.Close()
+	b, err := io.ReadAll(ctxReader{ctx, r})
 	if err != nil {
-		return fmt.Errorf("%w: blob %s (%s): %v", ErrNotFound, d.Digest, d.MediaType, err)
+		return fmt.Errorf("read blob %s: %w", d.Digest, err)
 	}
 	if err := checkDigest(d, int64(len(b)), sha256.Sum256(b)); err != nil {
 		return err
@@ -62,19 +63,16 @@ func checkDigest(d ocispec.Descriptor, size int64, sum [32]byte) error {
 	return nil
 }
 
-// verifyBlob streams a blob and checks its size and digest.
+// verifyBlob streams a blob (at most its declared size and one byte) and checks its size and
+// digest.
 func verifyBlob(ctx context.Context, layout string, d ocispec.Descriptor) error {
-	p, err := blobPath(layout, d)
+	f, r, err := openBlob(layout, d)
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return fmt.Errorf("%w: blob %s (%s): %v", ErrNotFound, d.Digest, d.MediaType, err)
-	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, ctxReader{ctx, f})
+	n, err := io.Copy(h, ctxReader{ctx, r})
 	if err != nil {
 		return fmt.Errorf("read blob %s: %w", d.Digest, err)
 	}
@@ -138,19 +136,15 @@ func OpenLayer(ctx context.Context, layout string, d ocispec.Descriptor, diffID 
 	if err != nil {
 		return nil, err
 	}
-	p, err := blobPath(layout, d)
-	if err != nil {
-		return nil, err
-	}
 	if err := verifyBlob(ctx, layout, d); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	f, r, err := openBlob(layout, d)
 	if err != nil {
-		return nil, fmt.Errorf("%w: blob %s: %v", ErrNotFound, d.Digest, err)
+		return nil, err
 	}
 	l := &Layer{d: d, diffID: diffID, f: f, blobHash: sha256.New(), diffHash: sha256.New()}
-	l.counted = &countingReader{r: io.TeeReader(ctxReader{ctx, f}, l.blobHash)}
+	l.counted = &countingReader{r: io.TeeReader(ctxReader{ctx, r}, l.blobHash)}
 	var tr io.Reader = l.counted
 	if comp == compressionGzip {
 		gz, err := gzip.NewReader(l.counted)

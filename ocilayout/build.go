@@ -243,7 +243,7 @@ func build(ctx context.Context, layoutDir string, opts BuildOptions) (string, er
 	}
 	var index ocispec.Index
 	indexPath := filepath.Join(layoutDir, ocispec.ImageIndexFile)
-	if err := readJSON(indexPath, &index); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := readJSON(indexPath, maxIndex, &index); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	kept := index.Manifests[:0]

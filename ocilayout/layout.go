@@ -82,14 +82,20 @@ func resolve(ctx context.Context, ref Reference, skipLayers func(string) bool) (
 		return nil, fmt.Errorf("%w: %s is not an OCI image layout directory", ErrNotFound, ref.Path)
 	}
 	var layout ocispec.ImageLayout
-	if err := readJSON(filepath.Join(ref.Path, ocispec.ImageLayoutFile), &layout); err != nil {
+	if err := readJSON(filepath.Join(ref.Path, ocispec.ImageLayoutFile), maxLayoutFile, &layout); err != nil {
+		if errors.Is(err, ErrUnsupported) {
+			return nil, fmt.Errorf("read %s: %w", ocispec.ImageLayoutFile, err)
+		}
 		return nil, fmt.Errorf("%w: %s is not an OCI image layout (%s): %v", ErrNotFound, ref.Path, ocispec.ImageLayoutFile, err)
 	}
 	if layout.Version != ocispec.ImageLayoutVersion {
 		return nil, fmt.Errorf("%w: layout version %q (want %s)", ErrUnsupported, layout.Version, ocispec.ImageLayoutVersion)
 	}
 	var index ocispec.Index
-	if err := readJSON(filepath.Join(ref.Path, ocispec.ImageIndexFile), &index); err != nil {
+	if err := readJSON(filepath.Join(ref.Path, ocispec.ImageIndexFile), maxIndex, &index); err != nil {
+		if errors.Is(err, ErrUnsupported) {
+			return nil, fmt.Errorf("read %s: %w", ocispec.ImageIndexFile, err)
+		}
 		return nil, fmt.Errorf("%w: read index.json: %v", ErrNotFound, err)
 	}
 	desc, err := selectManifest(ref, index)
@@ -213,8 +219,10 @@ func selectPlatform(index ocispec.Index) (ocispec.Descriptor, error) {
 	return ocispec.Descriptor{}, fmt.Errorf("%w: image index has no manifest for linux/%s", ErrNotFound, runtime.GOARCH)
 }
 
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+// readJSON decodes a file of the layout that declares no size (index.json, oci-layout): a
+// regular file, not a link, of at most limit bytes.
+func readJSON(path string, limit int64, v any) error {
+	b, err := readLayoutFile(path, limit)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/internal/filetype"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
 	"podspec.dev/podspec/spec"
@@ -367,29 +368,12 @@ func notRegular(p string, d fs.DirEntry) string {
 		if err != nil || st.Mode().IsRegular() {
 			return "" // reading it reports a dangling link as any unreadable file
 		}
-		return "a symbolic link to " + typeName(st.Mode()) + ", not a regular file"
+		return "a symbolic link to " + filetype.Name(st.Mode()) + ", not a regular file"
 	}
 	if mode.IsRegular() {
 		return ""
 	}
-	return typeName(mode) + ", not a regular file"
-}
-
-// typeName names the type of a file that is not a regular file.
-func typeName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file"
+	return filetype.Name(mode) + ", not a regular file"
 }
 
 // isImageLayout reports whether dir is an OCI image layout (it has an oci-layout file), such as

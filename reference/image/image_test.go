@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -252,6 +253,32 @@ func TestCorruptedOrMissingBlobs(t *testing.T) {
 		{"a missing oci-layout file is not a layout", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
 			os.Remove(filepath.Join(ref.Path, "oci-layout"))
 		}, ocilayout.ErrNotFound},
+		{"a layer blob linked to /dev/zero is refused, not read forever", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
+			p := blob(ref, img.Manifest.Layers[0])
+			os.Remove(p)
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+		}, ocilayout.ErrNotRegular},
+		{"a layer blob that is a FIFO is refused, not waited on", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
+			p := blob(ref, img.Manifest.Layers[0])
+			os.Remove(p)
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, ocilayout.ErrNotRegular},
+		{"a manifest blob linked to /dev/zero is refused", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
+			p := filepath.Join(ref.Path, "blobs", "sha256", strings.TrimPrefix(img.Digest, "sha256:"))
+			os.Remove(p)
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+		}, ocilayout.ErrNotRegular},
+		{"an oversize layer blob is a size mismatch, found before it is read", func(t *testing.T, ref ocilayout.Reference, img *ocilayout.Image) {
+			if err := os.Truncate(blob(ref, img.Manifest.Layers[0]), 64<<30); err != nil {
+				t.Fatal(err)
+			}
+		}, ocilayout.ErrDigestMismatch},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -265,9 +292,9 @@ func TestCorruptedOrMissingBlobs(t *testing.T) {
 				t.Errorf("error %q does not name the layout", err)
 			}
 			// Unpacking an image resolved before the damage fails too and leaves no cache entry.
-			if tc.wantErr == ocilayout.ErrDigestMismatch && strings.Contains(tc.name, "layer") {
-				if _, err := store.Unpack(ctx, img); !errors.Is(err, ocilayout.ErrDigestMismatch) {
-					t.Fatalf("unpack: err = %v, want ErrDigestMismatch", err)
+			if tc.wantErr != ocilayout.ErrNotFound && strings.Contains(tc.name, "a layer") {
+				if _, err := store.Unpack(ctx, img); !errors.Is(err, tc.wantErr) {
+					t.Fatalf("unpack: err = %v, want %v", err, tc.wantErr)
 				}
 				entries, _ := os.ReadDir(filepath.Join(store.Root, "rootfs"))
 				tmps, _ := os.ReadDir(filepath.Join(store.Root, "tmp"))

@@ -415,7 +415,7 @@ func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*store.
 		ps.StartedAt = &now
 		e.armDeadlineLocked()
 	}
-	if s.kind == KindMain && ps.Phase == v1alpha1.PodPending {
+	if (s.kind == KindMain || mutant.RunningOnFirstContainer) && ps.Phase == v1alpha1.PodPending {
 		ps.Phase = v1alpha1.PodRunning
 	}
 	ev := e.instEvent(store.EventContainerStarted, s, inst, "", "")

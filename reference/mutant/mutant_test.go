@@ -52,6 +52,7 @@ var switches = map[string]bool{
 	"ExtraCapability":             ExtraCapability,
 	"DeadlineOverridesStopReason": DeadlineOverridesStopReason,
 	"MemoryEmptyDirOnDisk":        MemoryEmptyDirOnDisk,
+	"RunningOnFirstContainer":     RunningOnFirstContainer,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

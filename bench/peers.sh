@@ -7,6 +7,7 @@
 #   bench/peers.sh                          # all sizes, 3 alternating rounds
 #   SIZES=1000,10000 RUNS=5 bench/peers.sh
 #   PEERS=kubeconform bench/peers.sh        # only some peers (kubeconform,ajv,cue)
+#   KIND=deployment PEERS=kubeconform bench/peers.sh   # Kubernetes Deployments instead of podspec Pods
 #
 # The peers are installed once into $PEERS_DIR (default ~/.cache/podspec-peers) from the
 # registries this machine reaches: kubeconform and cue through the Go module proxy, ajv-cli
@@ -16,6 +17,7 @@ set -euo pipefail
 SIZES=${SIZES:-1000,10000,100000}
 RUNS=${RUNS:-3}
 PEERS=${PEERS:-kubeconform,ajv,cue}
+KIND=${KIND:-pod}
 KUBECONFORM_VERSION=${KUBECONFORM_VERSION:-v0.8.0}
 AJV_CLI_VERSION=${AJV_CLI_VERSION:-5.0.0}
 AJV_FORMATS_VERSION=${AJV_FORMATS_VERSION:-3.0.1}
@@ -73,4 +75,4 @@ echo "podspec $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(go ve
 [[ -n "${cue:-}" ]] && echo "cue $cue_version"
 [[ -n "${prefix:-}" ]] && echo "ajv-cli $AJV_CLI_VERSION, ajv-formats $AJV_FORMATS_VERSION, node $(node --version)"
 "$work/peers" -podspec "$work/podspec" -schema schema/pod.json -work "$work/data" \
-	-sizes "$SIZES" -runs "$RUNS" "${args[@]}"
+	-sizes "$SIZES" -runs "$RUNS" -kind "$KIND" "${args[@]}"

@@ -130,7 +130,7 @@ func (s *source) doneWhy(why func(key string) string) {
 		if s.used[k] {
 			continue
 		}
-		reason := notModelled[k]
+		reason := notModelled(k)
 		if reason == "" {
 			reason = why(k)
 		}
@@ -138,36 +138,39 @@ func (s *source) doneWhy(why func(key string) string) {
 	}
 }
 
-// notModelled says why common Kubernetes fields have no podspec counterpart.
-var notModelled = map[string]string{
-	"ports":                        "podspec pods have a loopback-only network namespace; container ports are not published, so they are not carried over",
-	"securityContext":              "podspec runs every container with its own security defaults (docs/spec/runtime.md, SEC); securityContext is not carried over",
-	"imagePullPolicy":              "podspec runs images from OCI layouts on disk and never pulls; imagePullPolicy is not carried over",
-	"envFrom":                      "podspec has no ConfigMaps or Secrets to take environment variables from; envFrom is not carried over",
-	"serviceAccountName":           "podspec has no API server and no service accounts; not carried over",
-	"serviceAccount":               "podspec has no API server and no service accounts; not carried over",
-	"automountServiceAccountToken": "podspec has no API server and no service accounts; not carried over",
-	"nodeSelector":                 "podspec runs a pod on the machine it is given to; scheduling fields are not carried over",
-	"affinity":                     "podspec runs a pod on the machine it is given to; scheduling fields are not carried over",
-	"tolerations":                  "podspec runs a pod on the machine it is given to; scheduling fields are not carried over",
-	"topologySpreadConstraints":    "podspec runs a pod on the machine it is given to; scheduling fields are not carried over",
-	"nodeName":                     "podspec runs a pod on the machine it is given to; scheduling fields are not carried over",
-	"priorityClassName":            "podspec runs a pod on the machine it is given to; scheduling fields are not carried over",
-	"priority":                     "podspec runs a pod on the machine it is given to; scheduling fields are not carried over",
-	"schedulerName":                "podspec runs a pod on the machine it is given to; scheduling fields are not carried over",
-	"dnsPolicy":                    "podspec pods have no cluster DNS; not carried over",
-	"dnsConfig":                    "podspec pods have no cluster DNS; not carried over",
-	"hostNetwork":                  "podspec pods always have a network namespace of their own; not carried over",
-	"hostPID":                      "podspec pods always have their own PID namespaces; not carried over",
-	"hostIPC":                      "podspec pods always have an IPC namespace of their own; not carried over",
-	"status":                       "podspec converts the spec; a status is the runtime's, not carried over",
-	"terminationMessagePath":       "podspec has no termination messages; not carried over",
-	"terminationMessagePolicy":     "podspec has no termination messages; not carried over",
-	"namespace":                    "podspec has no namespaces; not carried over",
-	"ownerReferences":              "podspec objects have no owners; not carried over",
-	"creationTimestamp":            "server-set metadata is not carried over",
-	"uid":                          "server-set metadata is not carried over",
-	"resourceVersion":              "server-set metadata is not carried over",
-	"managedFields":                "server-set metadata is not carried over",
-	"selfLink":                     "server-set metadata is not carried over",
+// notModelled says why a common Kubernetes field has no podspec counterpart, or "".
+func notModelled(key string) string {
+	switch key {
+	case "ports":
+		return "podspec pods have a loopback-only network namespace; container ports are not published, so they are not carried over"
+	case "securityContext":
+		return "podspec runs every container with its own security defaults (docs/spec/runtime.md, SEC); securityContext is not carried over"
+	case "imagePullPolicy":
+		return "podspec runs images from OCI layouts on disk and never pulls; imagePullPolicy is not carried over"
+	case "envFrom":
+		return "podspec has no ConfigMaps or Secrets to take environment variables from; envFrom is not carried over"
+	case "serviceAccountName", "serviceAccount", "automountServiceAccountToken":
+		return "podspec has no API server and no service accounts; not carried over"
+	case "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "nodeName", "priorityClassName", "priority", "schedulerName":
+		return "podspec runs a pod on the machine it is given to; scheduling fields are not carried over"
+	case "dnsPolicy", "dnsConfig":
+		return "podspec pods have no cluster DNS; not carried over"
+	case "hostNetwork":
+		return "podspec pods always have a network namespace of their own; not carried over"
+	case "hostPID":
+		return "podspec pods always have their own PID namespaces; not carried over"
+	case "hostIPC":
+		return "podspec pods always have an IPC namespace of their own; not carried over"
+	case "status":
+		return "podspec converts the spec; a status is the runtime's, not carried over"
+	case "terminationMessagePath", "terminationMessagePolicy":
+		return "podspec has no termination messages; not carried over"
+	case "namespace":
+		return "podspec has no namespaces; not carried over"
+	case "ownerReferences":
+		return "podspec objects have no owners; not carried over"
+	case "creationTimestamp", "uid", "resourceVersion", "managedFields", "selfLink":
+		return "server-set metadata is not carried over"
+	}
+	return ""
 }

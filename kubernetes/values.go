@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -14,11 +15,15 @@ type Quantity string
 
 // quantityPattern is the syntax of resource.Quantity: a signed decimal number and an optional
 // binary-SI, decimal-SI or exponent suffix.
-var quantityPattern = regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$`)
+// It is compiled on first use: podspec's runtime verbs never read a quantity this way, and
+// package initialisation is on their start path.
+var quantityPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$`)
+})
 
 // quantityProblem says why s is not a Kubernetes quantity, or "" when it is one.
 func quantityProblem(s string) string {
-	if !quantityPattern.MatchString(s) {
+	if !quantityPattern().MatchString(s) {
 		return "must be a quantity such as 100m, 64Mi or 1.5 (a number and an optional suffix: Ki Mi Gi Ti Pi Ei, n u m k M G T P E, or an exponent)"
 	}
 	return ""

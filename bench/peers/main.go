@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/bench/podgen"
+	"podspec.dev/podspec/kubernetes"
 	"podspec.dev/podspec/manifest"
 )
 
@@ -52,7 +53,8 @@ func main() {
 	flag.StringVar(&c.kubeconform, "kubeconform", "", "kubeconform binary (skipped when empty)")
 	flag.StringVar(&c.ajv, "ajv", "", "ajv-cli binary (skipped when empty)")
 	flag.StringVar(&c.cue, "cue", "", "cue binary (skipped when empty)")
-	flag.StringVar(&c.schema, "schema", "schema/pod.json", "the Pod JSON Schema every tool is given")
+	flag.StringVar(&c.schema, "schema", "schema/pod.json", "the Pod JSON Schema every tool is given (-kind pod)")
+	flag.StringVar(&c.kind, "kind", "pod", "manifests to generate: pod (podspec Pods) or deployment (Kubernetes apps/v1 Deployments, with a strict schema generated from the Kubernetes API types podspec checks them with)")
 	flag.StringVar(&c.work, "work", "", "directory for the generated manifests (default: a temporary one, removed)")
 	sizes := flag.String("sizes", "1000,10000,100000", "numbers of manifests")
 	shapes := flag.String("shapes", "files,stream", "files (one per manifest), stream (one multi-document file)")
@@ -81,7 +83,7 @@ func main() {
 
 type config struct {
 	podspec, kubeconform, ajv, cue string
-	schema, work                   string
+	schema, work, kind             string
 	sizes                          []int
 	shapes                         []string
 	runs, cueMax                   int
@@ -115,12 +117,22 @@ func (c *config) run() error {
 	if err := os.MkdirAll(schemas, 0o755); err != nil {
 		return err
 	}
-	schema, err := os.ReadFile(c.schema)
+	var schema []byte
+	var err error
+	switch c.kind {
+	case "pod":
+		schema, err = os.ReadFile(c.schema)
+	case "deployment":
+		schema, err = kubernetes.JSONSchema("Deployment")
+	default:
+		err = fmt.Errorf("unknown kind %q (pod or deployment)", c.kind)
+	}
 	if err != nil {
 		return err
 	}
-	// kubeconform finds a kind's schema through a template; {{ .ResourceKind }} is "pod".
-	schemaFile := filepath.Join(schemas, "pod.json")
+	// kubeconform finds a kind's schema through a template; {{ .ResourceKind }} is "pod" or
+	// "deployment".
+	schemaFile := filepath.Join(schemas, c.kind+".json")
 	if err := os.WriteFile(schemaFile, schema, 0o644); err != nil {
 		return err
 	}
@@ -129,8 +141,8 @@ func (c *config) run() error {
 		return err
 	}
 	host, _ := os.Hostname()
-	fmt.Printf("date: %s\nhost: %s, %d CPUs (GOMAXPROCS %d), %s\nload average before: %s\nrounds: %d (every tool once per round, in turn)\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), runtime.GOMAXPROCS(0), cpuModel(), loadAvg(), c.runs)
+	fmt.Printf("date: %s\nhost: %s, %d CPUs (GOMAXPROCS %d), %s\nload average before: %s\nrounds: %d (every tool once per round, in turn)\nmanifests: %s\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), runtime.GOMAXPROCS(0), cpuModel(), loadAvg(), c.runs, c.kind)
 
 	type key struct {
 		size  int
@@ -139,7 +151,7 @@ func (c *config) run() error {
 	inputs := map[key]string{}
 	for _, n := range c.sizes {
 		for _, shape := range c.shapes {
-			p, err := generate(work, n, shape)
+			p, err := generate(work, n, shape, c.kind)
 			if err != nil {
 				return err
 			}
@@ -298,7 +310,15 @@ func timeRun(args []string) (sample, error) {
 
 // generate writes n manifests as files (DIR/pod-NNNNN.yaml) or one stream (a file of n
 // documents) once per work directory, and returns the path to validate.
-func generate(work string, n int, shape string) (string, error) {
+func generate(work string, n int, shape, kind string) (string, error) {
+	gen := func(i int) string { return podgen.Pod(i, false) }
+	if kind == "deployment" {
+		gen = podgen.Deployment
+	}
+	work = filepath.Join(work, kind)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return "", err
+	}
 	switch shape {
 	case "files":
 		dir := filepath.Join(work, fmt.Sprintf("files-%d", n))
@@ -307,7 +327,7 @@ func generate(work string, n int, shape string) (string, error) {
 		}
 		for i := range n {
 			name := filepath.Join(dir, fmt.Sprintf("pod-%06d.yaml", i))
-			if err := os.WriteFile(name, []byte(podgen.Pod(i, false)), 0o644); err != nil {
+			if err := os.WriteFile(name, []byte(gen(i)), 0o644); err != nil {
 				return "", err
 			}
 		}
@@ -319,7 +339,7 @@ func generate(work string, n int, shape string) (string, error) {
 			if i > 0 {
 				b.WriteString("---\n")
 			}
-			b.WriteString(podgen.Pod(i, false))
+			b.WriteString(gen(i))
 		}
 		return name, os.WriteFile(name, b.Bytes(), 0o644)
 	}

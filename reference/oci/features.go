@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"podspec.dev/podspec/internal/atomicfile"
 )
 
 // Features is what an OCI runtime CLI says it supports, as far as this package depends on
@@ -114,14 +117,8 @@ func (r *Runtime) writeFeaturesFile(f *Features) {
 	if r.FeaturesFile == "" {
 		return
 	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		return
-	}
-	tmp := fmt.Sprintf("%s.%d.tmp", r.FeaturesFile, os.Getpid())
-	if os.WriteFile(tmp, b, 0o600) == nil && os.Rename(tmp, r.FeaturesFile) != nil {
-		os.Remove(tmp)
-	}
+	// Only a cache: renamed complete, not synced; losing it costs one more probe.
+	_ = atomicfile.WriteNoSync(r.FeaturesFile, 0o600, func(w io.Writer) error { return json.NewEncoder(w).Encode(f) })
 }
 
 var updateVerb = regexp.MustCompile(`(?m)^\s+update\b`)

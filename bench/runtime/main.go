@@ -44,7 +44,19 @@ func main() {
 	bin := flag.String("podspec", "bin/podspec", "podspec binary")
 	n := flag.Int("n", 10, "repetitions of the start/stop measurements")
 	pods := flag.Int("pods", 50, "pods running at once for the memory measurement")
+	peers := flag.String("peers", "", "instead: start→exit of the 3-container pod on each runtime, NAME=COMMAND,... (COMMAND a contract --runtime prefix; ROOT becomes a state directory of its own), alternated, ratios to the first")
 	flag.Parse()
+	if *peers != "" {
+		ps, err := parsePeers(*peers)
+		if err == nil {
+			err = runPeers(ps, *n)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*bin, *n, *pods); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

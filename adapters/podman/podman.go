@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -283,12 +284,18 @@ func Unsupported(spec *v1alpha1.PodSpec) []string {
 	return out
 }
 
-// newUID returns a random UID for a pod incarnation.
+// newUID returns a random UID for a pod incarnation: an RFC 9562 version 4 UUID.
 func newUID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
+
+// dnsLabel is a pod name: at most 63 of [a-z0-9-], alphanumeric at both ends.
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // Create creates and starts the pod (run --detach): every image is pulled from its OCI layout,
 // the podman pod and its containers are created, and the pod is started. On failure nothing of
@@ -304,6 +311,11 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 		return nil, errorf(CodeFailed, "podman cannot run this pod as podspec defines it: %s", strings.Join(u, "; "))
 	}
 	name := pod.Metadata.Name
+	if len(name) > 63 || !dnsLabel.MatchString(name) {
+		return nil, &Error{Code: CodeInvalidManifest, Message: fmt.Sprintf("invalid pod name %q: must be a DNS label", name),
+			Findings: []any{map[string]any{"rule": "ID-001", "severity": "error", "engine": "runtime", "path": "metadata.name",
+				"message": fmt.Sprintf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)}}}
+	}
 	if _, err := os.Stat(a.recordPath(name)); err == nil {
 		return nil, errorf(CodeConflict, "pod %q already exists", name)
 	}
@@ -337,6 +349,10 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 		}
 		id, err := a.pull(ctx, c.Image, baseDir)
 		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) && !strings.Contains(pe.Message, c.Image) {
+				pe.Message = "image " + c.Image + ": " + pe.Message
+			}
 			return nil, err
 		}
 		images[c.Image] = id
@@ -382,10 +398,23 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 	if err := a.save(rec); err != nil {
 		return nil, err
 	}
-	if _, err := a.run(ctx, "pod", "start", name); err != nil {
-		return nil, err
-	}
 	ok = true
+	// podman starts the init containers in order and fails `pod start` when one exits non-zero,
+	// leaving the pod as it is (no main container started); the pod exists and its status
+	// shows what podman did, as it would for any later failure.
+	if _, err := a.run(ctx, "pod", "start", name); err != nil {
+		ins, ierr := a.inspect(ctx, rec)
+		initFailed := false
+		for _, c := range rec.Containers {
+			if in := ins[c.ID]; ierr == nil && c.Kind == "init" && in != nil && !in.State.Running && in.State.ExitCode != 0 {
+				initFailed = true
+			}
+		}
+		if !initFailed {
+			a.removeAll(context.WithoutCancel(ctx), rec)
+			return nil, err
+		}
+	}
 	return rec, nil
 }
 
@@ -561,7 +590,7 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 	if err != nil {
 		return nil, err
 	}
-	st := &v1alpha1.PodStatus{UID: rec.UID, Phase: v1alpha1.PodPending}
+	st := &v1alpha1.PodStatus{UID: rec.UID, Phase: v1alpha1.PodPending, ObservedGeneration: 1} // no updates: generation 1
 	anyStarted, allDone, failed := false, true, false
 	var decidedBy string
 	var exitCode int32
@@ -577,11 +606,12 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 			cs.RestartCount = in.RestartCount
 			switch {
 			case in.State.Running:
-				anyStarted, allDone = true, false
+				allDone = false
+				anyStarted = anyStarted || c.Kind == "main"
 				cs.Started, cs.Ready = true, true
 				cs.State.Running = &v1alpha1.ContainerStateRunning{StartedAt: in.State.StartedAt.UTC()}
 			case in.State.Status == "exited" || in.State.Status == "stopped":
-				anyStarted = true
+				anyStarted = anyStarted || c.Kind == "main"
 				code := in.State.ExitCode
 				reason := v1alpha1.ReasonCompleted
 				if code != 0 {
@@ -612,7 +642,7 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 		}
 	}
 	created := rec.CreatedAt
-	if anyStarted {
+	if anyStarted { // Running once a main container started (Pending while init containers run)
 		st.Phase = v1alpha1.PodRunning
 		st.StartedAt = &created
 	}

@@ -144,10 +144,7 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 				zero := int32(0)
 				e.ExitCode = &zero
 			}
-			e.Reason = v1alpha1.ReasonCompleted
-			if e.ExitCode != nil && *e.ExitCode != 0 {
-				e.Reason = "Error"
-			}
+			e.Reason = terminationReason(*e.ExitCode, false, rec.stoppedBy(pe.Time))
 			add(inst(e, n))
 			running[c.ID], exited[c.ID] = false, true
 		}
@@ -174,7 +171,7 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 		if st.FinishedAt != nil && st.FinishedAt.After(t) {
 			t = *st.FinishedAt
 		}
-		add(Event{Time: t, Type: "PodFinished", Phase: st.Phase, ExitCode: st.ExitCode, DecidedBy: st.DecidedBy, Reason: string(st.Phase)})
+		add(Event{Time: t, Type: "PodFinished", Phase: st.Phase, ExitCode: st.ExitCode, DecidedBy: st.DecidedBy, Reason: st.Reason})
 	}
 	if len(evs) > 0 && evs[0].Type != "PodCreated" {
 		// podman's log lost the pod's creation (rotated): the adapter's record has it.

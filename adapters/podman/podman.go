@@ -613,14 +613,12 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 			case in.State.Status == "exited" || in.State.Status == "stopped":
 				anyStarted = anyStarted || c.Kind == "main"
 				code := in.State.ExitCode
-				reason := v1alpha1.ReasonCompleted
-				if code != 0 {
-					reason = "Error"
-				}
+				stopped := rec.stoppedBy(in.State.FinishedAt)
+				reason := terminationReason(code, in.State.OOMKilled, stopped)
 				cs.State.Terminated = &v1alpha1.ContainerStateTerminated{ExitCode: &code, Reason: reason,
 					StartedAt: in.State.StartedAt.UTC(), FinishedAt: in.State.FinishedAt.UTC(), OOMKilled: in.State.OOMKilled, ContainerID: cs.ContainerID}
 				if c.Kind == "main" {
-					if code != 0 && !failed {
+					if code != 0 && !failed && !stopped {
 						failed, decidedBy, exitCode = true, c.Name, code
 					}
 					if in.State.FinishedAt.After(finished) {
@@ -653,6 +651,13 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 		}
 		st.ExitCode = &exitCode
 		st.DecidedBy = decidedBy
+		st.Reason = v1alpha1.ReasonCompleted
+		if failed {
+			st.Reason = "Failed"
+		}
+		if len(rec.Stops) > 0 {
+			st.Reason = v1alpha1.ReasonStopped
+		}
 		f := finished.UTC()
 		st.FinishedAt = &f
 	} else if len(rec.Stops) > 0 {
@@ -660,6 +665,26 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 		st.Conditions = append(st.Conditions, v1alpha1.PodCondition{Type: v1alpha1.PodTerminating, Status: v1alpha1.ConditionTrue, LastTransitionTime: &t})
 	}
 	return st, nil
+}
+
+// stoppedBy reports whether an instance that finished at t ended after the pod's first stop
+// request: the stop ended it, so its exit is no failure (EXIT-013).
+func (r *podRecord) stoppedBy(t time.Time) bool {
+	return len(r.Stops) > 0 && !t.Before(r.Stops[0].Time)
+}
+
+// terminationReason is an instance's reason: OOMKilled when podman says so, Stopped when the
+// pod's stop ended it, else Completed or Error by its exit code.
+func terminationReason(code int32, oom, stopped bool) string {
+	switch {
+	case oom:
+		return v1alpha1.ReasonOOMKilled
+	case stopped:
+		return v1alpha1.ReasonStopped
+	case code != 0:
+		return v1alpha1.ReasonError
+	}
+	return v1alpha1.ReasonCompleted
 }
 
 // podExited reports whether podman says the pod has exited (its infra stopped by the exit

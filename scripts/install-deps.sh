@@ -2,9 +2,10 @@
 # Installs what podspec's runtime, tests and demo need on a fresh Debian machine that has Go and
 # gcc: runc (the OCI runtime the reference runtime drives) and busybox-static (the userland of
 # the example and test images), and crun and runsc (gVisor), the other OCI runtimes the tests run
-# the demo pod on (PODSPEC_PEER_RUNTIMES=0 skips them); with --browser also chromium, in which
-# the timeline and conformance report tests render their pages (scripts/test.sh asks for it; the
-# demo does not). Go modules come from the module proxy on first build.
+# the demo pod on, and podman for its adapter (PODSPEC_PEER_RUNTIMES=0 skips these three); with
+# --browser also chromium, in which the timeline and conformance report tests render their pages
+# (scripts/test.sh asks for it; the demo does not). Go modules come from the module proxy on first
+# build.
 set -euo pipefail
 browser=
 [ "${1:-}" = --browser ] && browser=1
@@ -13,6 +14,7 @@ command -v runc >/dev/null 2>&1 || need+=(runc)
 if [ "${PODSPEC_PEER_RUNTIMES:-1}" != 0 ]; then
   command -v crun >/dev/null 2>&1 || need+=(crun)
   command -v runsc >/dev/null 2>&1 || need+=(runsc)
+  command -v podman >/dev/null 2>&1 || need+=(podman)
 fi
 # (grep without -q: with pipefail, -q exiting early would make busybox --list fail on SIGPIPE)
 [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x sh >/dev/null || need+=(busybox-static)

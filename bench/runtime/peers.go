@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"podspec.dev/podspec/ocilayout"
 )
 
@@ -39,11 +41,26 @@ func parsePeers(s string) ([]peer, error) {
 // them alike), and prints the medians and their ratios to the first runtime's.
 func runPeers(peers []peer, n int) error {
 	ctx := context.Background()
-	work, err := os.MkdirTemp("", "podspec-bench-peers-")
+	work, err := os.MkdirTemp("", "psb-") // short: podman refuses a runroot longer than 50 characters
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer func() {
+		// A runtime's storage may stay mounted under its root (podman bind-mounts its overlay
+		// directory): unmount what is left, deepest first, then remove the directory.
+		if b, err := os.ReadFile("/proc/self/mounts"); err == nil {
+			var under []string
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], work+"/") {
+					under = append(under, f[1])
+				}
+			}
+			for i := len(under) - 1; i >= 0; i-- {
+				_ = unix.Unmount(under[i], unix.MNT_DETACH)
+			}
+		}
+		os.RemoveAll(work)
+	}()
 	layout := filepath.Join(work, "busybox")
 	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Busybox: true, Tag: "latest"}); err != nil {
 		return err
@@ -58,7 +75,7 @@ func runPeers(peers []peer, n int) error {
 		return err
 	}
 	cmdOf := func(p peer) []string {
-		root := filepath.Join(work, "root-"+p.name)
+		root := filepath.Join(work, p.name)
 		out := make([]string, len(p.cmd))
 		for j, a := range p.cmd {
 			out[j] = strings.ReplaceAll(a, "ROOT", root)

@@ -34,7 +34,7 @@ func FS() fs.FS { return sources }
 // Kinds lists the kinds that have a definition, in a stable order. The definition of kind K is
 // #K.
 func Kinds() []string {
-	return []string{"Pod", "Notification", "PodStatus", "NotificationStatus", "PodNotificationRecord"}
+	return []string{"Pod", "Notification", "PodStatus", "NotificationStatus", "PodNotificationRecord", "Event"}
 }
 
 // Build compiles the embedded definitions into ctx and returns the package value. Values built

@@ -20,6 +20,7 @@ const (
 	imagePattern         = `^oci:.+$`
 	absolutePathPattern  = `^/`
 	envNamePattern       = `^[ -<>-~]+$`
+	eventTypePattern     = `^[A-Z][A-Za-z0-9]*$`
 )
 
 var patternWords = map[string]string{
@@ -31,6 +32,7 @@ var patternWords = map[string]string{
 	imagePattern:         "must be an image reference oci:PATH[:TAG|@DIGEST]",
 	absolutePathPattern:  "must be an absolute path",
 	envNamePattern:       "must be printable ASCII characters other than '='",
+	eventTypePattern:     "must be an event type: a capital letter, then letters and digits (e.g. ContainerStarted)",
 }
 
 // describePattern says in words what a pattern of the API requires.

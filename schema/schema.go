@@ -37,11 +37,12 @@ var kindFiles = map[string]string{
 	"PodStatus":             "pod-status.json",
 	"NotificationStatus":    "notification-status.json",
 	"PodNotificationRecord": "pod-notification-record.json",
+	"Event":                 "event.json",
 }
 
 // Kinds lists the kinds that have a schema, in a stable order.
 func Kinds() []string {
-	return []string{"Pod", "Notification", "PodStatus", "NotificationStatus", "PodNotificationRecord"}
+	return []string{"Pod", "Notification", "PodStatus", "NotificationStatus", "PodNotificationRecord", "Event"}
 }
 
 // JSON returns the JSON Schema of a kind, as embedded, or nil for an unknown kind. The caller

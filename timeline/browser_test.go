@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/internal/chromium"
 )
 
@@ -75,7 +76,7 @@ func TestBrowserDrawsTheStubbornPodInBothSchemes(t *testing.T) {
 		}
 		var want []string
 		for _, ev := range evs {
-			if ev.Type == evContainerCreated {
+			if ev.Type == runtimev1.EventContainerCreated {
 				want = append(want, ev.Container)
 			}
 		}

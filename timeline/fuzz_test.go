@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"podspec.dev/podspec/reference/store"
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
 
 // FuzzTimeline draws whatever events a stream decodes to: the picture is always well-formed
@@ -23,9 +23,9 @@ func FuzzTimeline(f *testing.F) {
 	}
 	f.Add([]byte(`{"seq":1,"time":"2026-01-01T00:00:00Z","type":"HookFinished","container":"<a>","hook":"preStop","result":"Timeout"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var evs []store.Event
+		var evs []runtimev1.Event
 		for _, line := range bytes.Split(data, []byte("\n")) {
-			var ev store.Event
+			var ev runtimev1.Event
 			if json.Unmarshal(line, &ev) == nil {
 				evs = append(evs, ev)
 			}

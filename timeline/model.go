@@ -17,37 +17,12 @@ import (
 	"strings"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/reference/store"
 )
 
 // event is the runtime contract's event object.
-type event = store.Event
-
-// Event types the picture knows (docs/runtime-interface.md, 5.2). Others are ignored.
-const (
-	evPodCreated          = "PodCreated"
-	evPodStarted          = "PodStarted"
-	evContainerCreated    = "ContainerCreated"
-	evContainerStarted    = "ContainerStarted"
-	evStartupSucceeded    = "StartupProbeSucceeded"
-	evContainerReady      = "ContainerReady"
-	evContainerNotReady   = "ContainerNotReady"
-	evProbeFailed         = "ProbeFailed"
-	evHookStarted         = "HookStarted"
-	evHookFinished        = "HookFinished"
-	evSignalSent          = "SignalSent"
-	evContainerExited     = "ContainerExited"
-	evContainerRestarting = "ContainerRestarting"
-	evContainerSkipped    = "ContainerSkipped"
-	evDependencyFailed    = "DependencyFailed"
-	evPolicyFired         = "PolicyFired"
-	evStopRequested       = "StopRequested"
-	evPodTerminating      = "PodTerminating"
-	evNotifierStarted     = "NotifierStarted"
-	evNotifierFinished    = "NotifierFinished"
-	evUpdateApplied       = "UpdateApplied"
-	evPodFinished         = "PodFinished"
-)
+type event = runtimev1.Event
 
 // Options adjust a picture.
 type Options struct {
@@ -171,7 +146,7 @@ type Budget struct {
 }
 
 // Build turns a pod's events (in seq order) into a model.
-func Build(events []store.Event, opt Options) *Model {
+func Build(events []runtimev1.Event, opt Options) *Model {
 	m := &Model{Title: opt.Title}
 	lanes := map[string]*Lane{}
 	bars := map[string]*Bar{} // by container and instance
@@ -219,13 +194,13 @@ func Build(events []store.Event, opt Options) *Model {
 		}
 		m.stretch(ev.Time)
 		switch ev.Type {
-		case evPodCreated, evPodStarted, evUpdateApplied:
-			label := map[string]string{evPodCreated: "created", evPodStarted: "started", evUpdateApplied: "update"}[ev.Type]
-			if ev.Type == evUpdateApplied && ev.Generation != 0 {
+		case runtimev1.EventPodCreated, runtimev1.EventPodStarted, runtimev1.EventUpdateApplied:
+			label := map[runtimev1.EventType]string{runtimev1.EventPodCreated: "created", runtimev1.EventPodStarted: "started", runtimev1.EventUpdateApplied: "update"}[ev.Type]
+			if ev.Type == runtimev1.EventUpdateApplied && ev.Generation != 0 {
 				label = fmt.Sprintf("update g%d", ev.Generation)
 			}
 			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: label, Detail: detail(ev)})
-		case evPodFinished:
+		case runtimev1.EventPodFinished:
 			m.Finished = true
 			label := "finished"
 			if ev.Phase != "" {
@@ -235,7 +210,7 @@ func Build(events []store.Event, opt Options) *Model {
 				label += fmt.Sprintf(" (exit %d)", *ev.ExitCode)
 			}
 			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: label, Detail: detail(ev), Failed: ev.Phase == "Failed"})
-		case evStopRequested:
+		case runtimev1.EventStopRequested:
 			label := "stop"
 			if ev.Force {
 				label = "forced stop"
@@ -250,73 +225,73 @@ func Build(events []store.Event, opt Options) *Model {
 				}
 				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(g), Grace: g, Reason: ev.Reason, Force: ev.Force})
 			}
-		case evPodTerminating:
+		case runtimev1.EventPodTerminating:
 			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: "terminating", Detail: detail(ev)})
 			if !terminating && len(m.Budgets) == 0 && opt.Grace != nil {
 				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(*opt.Grace), Grace: *opt.Grace, Reason: ev.Reason})
 			}
 			terminating = true
-		case evPolicyFired:
+		case runtimev1.EventPolicyFired:
 			mk := Mark{Kind: MarkPolicy, Time: ev.Time, Label: "policy " + ev.Reason, Detail: detail(ev)}
 			m.PodMarks = append(m.PodMarks, mk)
 			if ev.Container != "" {
 				lane(ev).Marks = append(lane(ev).Marks, mk)
 			}
-		case evContainerCreated:
+		case runtimev1.EventContainerCreated:
 			bar(ev).Created = ev.Time
-		case evContainerStarted:
+		case runtimev1.EventContainerStarted:
 			bar(ev).Started = ev.Time
-		case evContainerReady:
+		case runtimev1.EventContainerReady:
 			if b := bar(ev); b.Ready.IsZero() {
 				b.Ready = ev.Time
 			}
-		case evContainerExited:
+		case runtimev1.EventContainerExited:
 			b := bar(ev)
 			b.Exited, b.ExitCode, b.Reason = ev.Time, ev.ExitCode, ev.Reason
 			if ev.Signal != nil {
 				b.Signal = ev.Signal.Name
 			}
-		case evStartupSucceeded:
+		case store.EventStartupSucceeded:
 			l := lane(ev)
 			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: "startup ok", Detail: detail(ev)})
-		case evContainerNotReady:
+		case store.EventContainerNotReady:
 			l := lane(ev)
 			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: "not ready", Detail: detail(ev), Failed: true})
-		case evProbeFailed:
+		case runtimev1.EventProbeFailed:
 			l := lane(ev)
 			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: ev.Probe + " failed", Detail: detail(ev), Failed: true})
-		case evSignalSent:
+		case runtimev1.EventSignalSent:
 			l := lane(ev)
 			name := "signal"
 			if ev.Signal != nil {
 				name = ev.Signal.Name
 			}
 			l.Marks = append(l.Marks, Mark{Kind: MarkSignal, Time: ev.Time, Label: name, Detail: detail(ev)})
-		case evContainerRestarting:
+		case runtimev1.EventContainerRestarting:
 			l := lane(ev)
 			l.Marks = append(l.Marks, Mark{Kind: MarkRestart, Time: ev.Time, Label: restartLabel(ev.Message), Detail: detail(ev)})
-		case evContainerSkipped, evDependencyFailed:
+		case runtimev1.EventContainerSkipped, runtimev1.EventDependencyFailed:
 			l := lane(ev)
 			label := "skipped"
-			if ev.Type == evDependencyFailed {
+			if ev.Type == runtimev1.EventDependencyFailed {
 				label = "dependency failed"
 			}
 			if ev.Reason != "" {
 				label += ": " + ev.Reason
 			}
 			l.Marks = append(l.Marks, Mark{Kind: MarkSkip, Time: ev.Time, Label: label, Detail: detail(ev), Failed: true})
-		case evHookStarted, evNotifierStarted:
+		case runtimev1.EventHookStarted, runtimev1.EventNotifierStarted:
 			l := lane(ev)
 			kind, what := MarkHook, ev.Hook
-			if ev.Type == evNotifierStarted {
+			if ev.Type == runtimev1.EventNotifierStarted {
 				kind, what = MarkNotifier, ev.Notifier
 			}
 			l.Marks = append(l.Marks, Mark{Kind: kind, Time: ev.Time, Label: what, Detail: detail(ev)})
 			l.begin(kind + "\x00" + what + "\x00" + ev.Notification)
-		case evHookFinished, evNotifierFinished:
+		case runtimev1.EventHookFinished, runtimev1.EventNotifierFinished:
 			l := lane(ev)
 			kind, what := MarkHook, ev.Hook
-			if ev.Type == evNotifierFinished {
+			if ev.Type == runtimev1.EventNotifierFinished {
 				kind, what = MarkNotifier, ev.Notifier
 			}
 			if mk := l.close(kind + "\x00" + what + "\x00" + ev.Notification); mk != nil {

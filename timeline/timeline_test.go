@@ -12,25 +12,25 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/store"
 )
 
 // The events files in testdata are recorded from real runs on the reference runtime
 // (testdata/record.sh); each test draws one and checks the picture against the events.
 
-func loadEvents(t testing.TB, name string) []store.Event {
+func loadEvents(t testing.TB, name string) []runtimev1.Event {
 	t.Helper()
 	f, err := os.Open("testdata/" + name + ".events.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var evs []store.Event
+	var evs []runtimev1.Event
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var ev store.Event
+		var ev runtimev1.Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func parse(t testing.TB, svg []byte) *node {
 }
 
 // draw builds and renders events, returning the model and the parsed picture.
-func draw(t testing.TB, evs []store.Event, opt Options) (*Model, *node) {
+func draw(t testing.TB, evs []runtimev1.Event, opt Options) (*Model, *node) {
 	t.Helper()
 	m := Build(evs, opt)
 	return m, parse(t, SVG(m))
@@ -205,9 +205,9 @@ func lane(t testing.TB, root *node, container string) *node {
 func marks(l *node, kind string) []*node { return l.all("mark-" + kind) }
 
 // at is the offset of an event from the first, in seconds.
-func at(evs []store.Event, ev store.Event) float64 { return ev.Time.Sub(evs[0].Time).Seconds() }
+func at(evs []runtimev1.Event, ev runtimev1.Event) float64 { return ev.Time.Sub(evs[0].Time).Seconds() }
 
-func find(t testing.TB, evs []store.Event, typ, container string, nth int) store.Event {
+func find(t testing.TB, evs []runtimev1.Event, typ runtimev1.EventType, container string, nth int) runtimev1.Event {
 	t.Helper()
 	for _, ev := range evs {
 		if ev.Type == typ && (container == "" || ev.Container == container) {
@@ -218,7 +218,7 @@ func find(t testing.TB, evs []store.Event, typ, container string, nth int) store
 		}
 	}
 	t.Fatalf("no %s of %q in the events", typ, container)
-	return store.Event{}
+	return runtimev1.Event{}
 }
 
 func near(a, b float64) bool { return a-b < 0.0015 && b-a < 0.0015 }
@@ -374,16 +374,16 @@ func TestHostileEventTextCannotInjectMarkup(t *testing.T) {
 		`</style><style>@import url(http://evil.example/x.css);</style>`,
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var evs []store.Event
+	var evs []runtimev1.Event
 	for i, h := range hostile {
 		at := t0.Add(time.Duration(i) * time.Second)
 		evs = append(evs,
-			store.Event{Seq: int64(3*i + 1), Time: at, Type: "ContainerStarted", Pod: h, Container: h, ContainerKind: h, ContainerID: h},
-			store.Event{Seq: int64(3*i + 2), Time: at.Add(100 * time.Millisecond), Type: "SignalSent", Container: h, ContainerID: h, Signal: &v1alpha1.Signal{Name: h}, Message: h},
-			store.Event{Seq: int64(3*i + 3), Time: at.Add(200 * time.Millisecond), Type: "ContainerExited", Container: h, ContainerID: h, ExitCode: &code, Reason: h, Message: h},
+			runtimev1.Event{Seq: int64(3*i + 1), Time: at, Type: "ContainerStarted", Pod: h, Container: h, ContainerKind: h, ContainerID: h},
+			runtimev1.Event{Seq: int64(3*i + 2), Time: at.Add(100 * time.Millisecond), Type: "SignalSent", Container: h, ContainerID: h, Signal: &v1alpha1.Signal{Name: h}, Message: h},
+			runtimev1.Event{Seq: int64(3*i + 3), Time: at.Add(200 * time.Millisecond), Type: "ContainerExited", Container: h, ContainerID: h, ExitCode: &code, Reason: h, Message: h},
 		)
 	}
-	evs = append(evs, store.Event{Type: "PodFinished", Time: t0.Add(9 * time.Second), Reason: hostile[0], Phase: v1alpha1.PodPhase(hostile[1])})
+	evs = append(evs, runtimev1.Event{Type: "PodFinished", Time: t0.Add(9 * time.Second), Reason: hostile[0], Phase: v1alpha1.PodPhase(hostile[1])})
 	_, root := draw(t, evs, Options{Title: hostile[3], Notes: []Note{{Time: t0, Container: hostile[0], Text: hostile[1]}}})
 	checkStyle(t, root)
 	got := lanes(t, root)
@@ -444,7 +444,7 @@ func TestEveryRecordedPodDrawsAWellFormedSelfContainedPicture(t *testing.T) {
 
 func TestAnEmptyOrOddStreamStillDraws(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for name, evs := range map[string][]store.Event{
+	for name, evs := range map[string][]runtimev1.Event{
 		"nothing":                 nil,
 		"one event":               {{Seq: 1, Time: t0, Type: "PodCreated", Pod: "p"}},
 		"an exit without a start": {{Seq: 1, Time: t0, Type: "ContainerExited", Container: "c"}},
@@ -459,7 +459,7 @@ func ptr[T any](v T) *T { return &v }
 
 func TestAShorterSecondStopRequestEndsTheBudgetEarlier(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	evs := []store.Event{
+	evs := []runtimev1.Event{
 		{Seq: 1, Time: t0, Type: "StopRequested", GracePeriodSeconds: ptr(int64(30))},
 		{Seq: 2, Time: t0.Add(time.Second), Type: "StopRequested", GracePeriodSeconds: ptr(int64(60))},
 		{Seq: 3, Time: t0.Add(2 * time.Second), Type: "StopRequested", GracePeriodSeconds: ptr(int64(3))},
@@ -474,7 +474,7 @@ func TestAShorterSecondStopRequestEndsTheBudgetEarlier(t *testing.T) {
 		t.Errorf("deadlines %v, want 30s 5s 3s", got)
 	}
 	// A grace period beyond time.Duration saturates: the deadline is far off, not in the past.
-	m = Build([]store.Event{{Seq: 1, Time: t0, Type: "StopRequested", GracePeriodSeconds: ptr(int64(1) << 62)}}, Options{})
+	m = Build([]runtimev1.Event{{Seq: 1, Time: t0, Type: "StopRequested", GracePeriodSeconds: ptr(int64(1) << 62)}}, Options{})
 	if len(m.Budgets) != 1 || !m.Budgets[0].Deadline.After(t0.AddDate(200, 0, 0)) {
 		t.Errorf("a huge grace period gives %+v", m.Budgets)
 	}

@@ -34,6 +34,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
@@ -188,7 +189,7 @@ func podspecOnce(bin, root, manifest, name string) (time.Duration, time.Duration
 		started = 0
 		evs, _ := p.ReadEvents(0)
 		for _, ev := range evs {
-			if ev.Type == store.EventContainerStarted && ev.ContainerKind == "main" {
+			if ev.Type == runtimev1.EventContainerStarted && ev.ContainerKind == "main" {
 				started++
 				if ev.Time.After(last) {
 					last = ev.Time
@@ -208,7 +209,7 @@ func podspecOnce(bin, root, manifest, name string) (time.Duration, time.Duration
 	for fin.IsZero() {
 		evs, _ := p.ReadEvents(0)
 		for _, ev := range evs {
-			if ev.Type == store.EventPodFinished {
+			if ev.Type == runtimev1.EventPodFinished {
 				fin = ev.Time
 			}
 		}

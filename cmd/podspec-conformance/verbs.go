@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/conformance/certify"
 	fw "podspec.dev/podspec/conformance/framework"
@@ -324,7 +325,7 @@ func runtimeVersionJSON(ctx context.Context, command string) json.RawMessage {
 
 // suiteInfo describes this suite build.
 func suiteInfo(probe string) certify.SuiteInfo {
-	info := certify.SuiteInfo{ContractVersion: fw.ContractVersion, SpecVersion: specVersion(), GoVersion: runtime.Version()}
+	info := certify.SuiteInfo{ContractVersion: runtimev1.ContractVersion, SpecVersion: specVersion(), GoVersion: runtime.Version()}
 	if self, err := os.Executable(); err == nil {
 		info.BinarySHA256, _ = certify.FileSHA256(self)
 	}
@@ -402,7 +403,7 @@ func expectedSpecs() (certify.Expected, error) {
 	if err != nil {
 		return certify.Expected{}, err
 	}
-	exp := certify.Expected{Specs: map[string]string{}, ContractVersion: fw.ContractVersion, SpecVersion: specVersion()}
+	exp := certify.Expected{Specs: map[string]string{}, ContractVersion: runtimev1.ContractVersion, SpecVersion: specVersion()}
 	for _, sr := range rep.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue

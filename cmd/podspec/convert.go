@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
@@ -192,7 +193,7 @@ func writeConverted(w io.Writer, objs []any, format string) error {
 
 func convertReadError(err error) error {
 	var re *rtError
-	if errors.As(err, &re) && re.code == codeIO {
+	if errors.As(err, &re) && re.code == runtimev1.CodeIO {
 		return &cli.ExitError{Code: cli.ExitIO, Err: err}
 	}
 	return &cli.ExitError{Code: cli.ExitFindings, Err: err}
@@ -211,10 +212,10 @@ func kubernetesPod(stderr io.Writer, d *manifest.Document) (*v1alpha1.Pod, error
 		}
 	}
 	if len(refusals) > 0 {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: the Kubernetes object is not valid", d.File), findings: refusals}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the Kubernetes object is not valid", d.File), findings: refusals}
 	}
 	if len(pods) != 1 {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want exactly one pod, found %d", d.File, len(pods))}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one pod, found %d", d.File, len(pods))}
 	}
 	printNotCarried(stderr, d, errs)
 	pod := pods[0].Pod
@@ -231,7 +232,7 @@ func kubernetesPod(stderr io.Writer, d *manifest.Document) (*v1alpha1.Pod, error
 			Message: e.Field.String() + ": " + e.Message(), Pos: finding.Position{File: d.File, Line: line, Column: col}, Document: d.Index})
 	}
 	if len(invalid) > 0 {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: the converted pod is not a valid podspec Pod (%d error(s); images must be oci:PATH layouts)", d.File, len(invalid)), findings: invalid}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the converted pod is not a valid podspec Pod (%d error(s); images must be oci:PATH layouts)", d.File, len(invalid)), findings: invalid}
 	}
 	return pod, nil
 }

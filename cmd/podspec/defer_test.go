@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/store"
 )
@@ -90,7 +91,7 @@ spec:
 	starts := map[string]int{}
 	adopted := false
 	for _, ev := range events(t, c, "defer-adopt") {
-		if ev.Type == store.EventContainerStarted && ev.ContainerKind == "defer" {
+		if ev.Type == runtimev1.EventContainerStarted && ev.ContainerKind == "defer" {
 			starts[ev.Container]++
 		}
 		adopted = adopted || ev.Type == store.EventSupervisorAdopted

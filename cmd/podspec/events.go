@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/store"
 )
@@ -37,12 +38,12 @@ func newEventsCmd() *cobra.Command {
 		}
 		warnUnpersisted(p)
 		w := bufio.NewWriter(os.Stdout)
-		print := func(ev store.Event) bool {
+		print := func(ev runtimev1.Event) bool {
 			b, _ := json.Marshal(ev)
 			w.Write(b)
 			w.WriteByte('\n')
 			w.Flush()
-			return !(follow && ev.Type == store.EventPodFinished)
+			return !(follow && ev.Type == runtimev1.EventPodFinished)
 		}
 		if !follow {
 			evs, err := p.ReadEvents(0)

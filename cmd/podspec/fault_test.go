@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -105,14 +106,14 @@ spec:
 		t.Errorf("events --follow did not end after PodFinished")
 	}
 	evs := events(t, c, "full")
-	count := map[string]int{}
+	count := map[runtimev1.EventType]int{}
 	for i, ev := range evs {
 		count[ev.Type]++
 		if ev.Seq != int64(i+1) {
 			t.Errorf("event %d (%s) has seq %d: want 1, 2, 3 … without gaps or repeats", i, ev.Type, ev.Seq)
 		}
 	}
-	if count[store.EventStopRequested] != 1 || count[store.EventPersistenceFailed] != 1 || count[store.EventPodFinished] != 1 || evs[len(evs)-1].Type != store.EventPodFinished {
+	if count[runtimev1.EventStopRequested] != 1 || count[store.EventPersistenceFailed] != 1 || count[runtimev1.EventPodFinished] != 1 || evs[len(evs)-1].Type != runtimev1.EventPodFinished {
 		t.Errorf("events %v, last %s: want one StopRequested, one PersistenceFailed, PodFinished last", count, evs[len(evs)-1].Type)
 	}
 	if _, stderr, _ := c.runErr("status", "full"); strings.Contains(stderr, "cannot write") {
@@ -202,7 +203,7 @@ spec:
 			t.Errorf("%s of an unreadable pod: exit %d, %s; want 3 (IO) saying so and what still works", verb[0], code, stderr)
 		}
 	}
-	if evs := events(t, c, "broken"); len(evs) < 2 || evs[0].Type != store.EventPodCreated {
+	if evs := events(t, c, "broken"); len(evs) < 2 || evs[0].Type != runtimev1.EventPodCreated {
 		t.Errorf("events of an unreadable pod: %v", evs)
 	}
 	if _, code := c.run("rm", "broken"); code != 5 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/store"
 )
@@ -29,7 +30,7 @@ func newGCCmd() *cobra.Command {
 		}
 		names, err := s.List()
 		if err != nil {
-			return &rtError{code: codeIO, err: err}
+			return &rtError{code: runtimev1.CodeIO, err: err}
 		}
 		removed := []string{}
 		now := time.Now()

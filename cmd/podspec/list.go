@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/store"
 )
@@ -40,7 +41,7 @@ func newListCmd() *cobra.Command {
 		}
 		names, err := s.List()
 		if err != nil {
-			return &rtError{code: codeIO, err: err}
+			return &rtError{code: runtimev1.CodeIO, err: err}
 		}
 		out := []listEntry{}
 		for _, n := range names {

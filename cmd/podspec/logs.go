@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 )
@@ -51,7 +52,7 @@ func newLogsCmd() *cobra.Command {
 			}
 		}
 		if n < 0 {
-			return errf(codeNotFound, "pod %s has no container %q", args[0], name)
+			return errf(runtimev1.CodeNotFound, "pod %s has no container %q", args[0], name)
 		}
 		for _, cs := range append(append(st.Pod.Status.InitContainerStatuses, st.Pod.Status.ContainerStatuses...), st.Pod.Status.DeferContainerStatuses...) {
 			if cs.Name == name {
@@ -69,7 +70,7 @@ func newLogsCmd() *cobra.Command {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
 			}
-			return &rtError{code: codeIO, err: fmt.Errorf("read logs: %w", err)}
+			return &rtError{code: runtimev1.CodeIO, err: fmt.Errorf("read logs: %w", err)}
 		}
 		defer lf.Close()
 		_, err = io.Copy(os.Stdout, lf)

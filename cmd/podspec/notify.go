@@ -21,6 +21,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
@@ -71,7 +72,7 @@ func newNotifyCmd() *cobra.Command {
 		}
 		ns, err := notify.Open(s.Root)
 		if err != nil {
-			return &rtError{code: codeIO, err: err}
+			return &rtError{code: runtimev1.CodeIO, err: err}
 		}
 		obj, err := ns.Create(n, s)
 		if err != nil {
@@ -114,22 +115,22 @@ func loadNotification(file string, data []byte) (*v1alpha1.Notification, error) 
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: the manifest is not valid (%d error(s))", file, len(errs)), findings: errs}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the manifest is not valid (%d error(s))", file, len(errs)), findings: errs}
 	}
 	docs, fs := manifest.Decode(file, data, manifest.DefaultLimits())
 	if len(docs) != 1 || hasErrorFinding(fs) {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want exactly one Notification document, found %d", file, len(docs)), findings: fs}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one Notification document, found %d", file, len(docs)), findings: fs}
 	}
 	if docs[0].Kind != v1alpha1.KindNotification {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want a Notification, found %s", file, docs[0].Kind)}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want a Notification, found %s", file, docs[0].Kind)}
 	}
 	n, err := docs[0].Notification()
 	if err != nil {
-		return nil, &rtError{code: codeInvalidManifest, err: err}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: err}
 	}
 	n.SetDefaults()
 	if err := store.ValidName(n.Metadata.Name); err != nil {
-		return nil, &rtError{code: codeInvalidManifest, err: err, findings: []finding.Finding{{
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: err, findings: []finding.Finding{{
 			Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
 	return n, nil
@@ -146,7 +147,7 @@ func (f *rtFlags) shorthandNotification(pod, notifier string) (*v1alpha1.Notific
 	st, err := p.ReadState()
 	release()
 	if err != nil {
-		return nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", pod)}
+		return nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", pod)}
 	}
 	found := false
 	spec := &st.Pod.Spec
@@ -158,7 +159,7 @@ func (f *rtFlags) shorthandNotification(pod, notifier string) (*v1alpha1.Notific
 		}
 	}
 	if !found {
-		return nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %s declares no notifier %q", pod, notifier)}
+		return nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %s declares no notifier %q", pod, notifier)}
 	}
 	n := &v1alpha1.Notification{
 		TypeMeta: v1alpha1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.KindNotification},
@@ -245,12 +246,12 @@ func (f *rtFlags) notification(name string) (*notify.Store, *notify.Object, erro
 	}
 	ns, err := notify.Open(s.Root)
 	if err != nil {
-		return nil, nil, &rtError{code: codeIO, err: err}
+		return nil, nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
 	obj, err := ns.Get(name)
 	if err != nil {
 		if errors.Is(err, notify.ErrNotFound) {
-			return nil, nil, &rtError{code: codeNotFound, err: fmt.Errorf("notification %q not found", name)}
+			return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("notification %q not found", name)}
 		}
 		return nil, nil, err
 	}
@@ -295,7 +296,7 @@ func newNotificationCmd() *cobra.Command {
 		recs, err := notify.Records(ns.Path(args[0]))
 		if err != nil {
 			if errors.Is(err, notify.ErrNotFound) {
-				return &rtError{code: codeNotFound, err: fmt.Errorf("notification %q not found", args[0])}
+				return &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("notification %q not found", args[0])}
 			}
 			return err
 		}
@@ -310,11 +311,11 @@ func newNotificationCmd() *cobra.Command {
 		}
 		ns, err := notify.Open(s.Root)
 		if err != nil {
-			return &rtError{code: codeIO, err: err}
+			return &rtError{code: runtimev1.CodeIO, err: err}
 		}
 		if err := ns.Remove(args[0]); err != nil {
 			if errors.Is(err, notify.ErrNotFound) {
-				return &rtError{code: codeNotFound, err: fmt.Errorf("notification %q not found", args[0])}
+				return &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("notification %q not found", args[0])}
 			}
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/backend"
@@ -33,12 +34,12 @@ func newRmCmd() *cobra.Command {
 		}
 		p, err := s.Pod(args[0])
 		if err != nil {
-			return &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", args[0])}
+			return &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", args[0])}
 		}
 		st, err := p.ReadState()
 		if errors.Is(err, store.ErrUnreadable) {
 			if !force {
-				return errf(codeConflict, "%v: whether pod %s is terminal cannot be told; `podspec rm --force %s` removes it", err, p.Name, p.Name)
+				return errf(runtimev1.CodeConflict, "%v: whether pod %s is terminal cannot be told; `podspec rm --force %s` removes it", err, p.Name, p.Name)
 			}
 			return f.removeUnreadable(cmd.Context(), s, p)
 		}
@@ -47,7 +48,7 @@ func newRmCmd() *cobra.Command {
 		}
 		if st.Pod.Status.FinishedAt == nil {
 			if !force {
-				return errf(codeConflict, "pod %s is %s, not terminal: stop it first or use --force", p.Name, st.Pod.Status.Phase)
+				return errf(runtimev1.CodeConflict, "pod %s is %s, not terminal: stop it first or use --force", p.Name, st.Pod.Status.Phase)
 			}
 			if err := f.forceStopAndWait(cmd.Context(), p); err != nil {
 				return err
@@ -83,7 +84,7 @@ func (f *rtFlags) forceStopAndWait(ctx context.Context, p *store.Pod) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return errf(codeFailed, "pod %s did not stop", p.Name)
+	return errf(runtimev1.CodeFailed, "pod %s did not stop", p.Name)
 }
 
 // removeUnreadable removes a pod whose state cannot be read. A live supervisor still runs it
@@ -110,14 +111,14 @@ func (f *rtFlags) removeUnreadable(ctx context.Context, s *store.Store, p *store
 	uid, _ := p.Identity()
 	info := &engine.PodInfo{Name: p.Name, UID: uid, Dir: p.Dir, Spec: &v1alpha1.PodSpec{}}
 	if err := backend.New(s.Root, f.ociRuntime).RemovePod(ctx, info, nil); err != nil {
-		return errf(codeFailed, "remove pod %s: %v", p.Name, err)
+		return errf(runtimev1.CodeFailed, "remove pod %s: %v", p.Name, err)
 	}
 	if err := p.Remove(); err != nil {
 		return err
 	}
 	if uid != "" {
 		if _, err := s.ReleaseSharedVolumesOf(uid); err != nil {
-			return errf(codeFailed, "remove pod %s: %v", p.Name, err)
+			return errf(runtimev1.CodeFailed, "remove pod %s: %v", p.Name, err)
 		}
 	}
 	return nil
@@ -163,7 +164,7 @@ func (f *rtFlags) removePod(ctx context.Context, s *store.Store, p *store.Pod, w
 	be := backend.New(s.Root, f.ociRuntime)
 	info := &engine.PodInfo{Name: p.Name, UID: st.Pod.Status.UID, Dir: p.Dir, Spec: &st.Pod.Spec}
 	if err := be.RemovePod(ctx, info, st.Sandbox); err != nil {
-		return errf(codeFailed, "remove pod %s: %v", p.Name, err)
+		return errf(runtimev1.CodeFailed, "remove pod %s: %v", p.Name, err)
 	}
 	if err := p.Remove(); err != nil {
 		return err
@@ -171,7 +172,7 @@ func (f *rtFlags) removePod(ctx context.Context, s *store.Store, p *store.Pod, w
 	// Only once the pod is gone: a crash in between leaks a reference (the volume is kept),
 	// never deletes a volume a pod still declares (VOL-011, VOL-012, VOL-013).
 	if _, err := s.ReleaseSharedVolumes(info.UID, st.Pod.Spec.Volumes); err != nil {
-		return errf(codeFailed, "remove pod %s: %v", p.Name, err)
+		return errf(runtimev1.CodeFailed, "remove pod %s: %v", p.Name, err)
 	}
 	return nil
 }

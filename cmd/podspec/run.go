@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
@@ -57,7 +58,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().IntVar(&parallel, "create-parallelism", 0, fmt.Sprintf("container instances created and started at once (default 0: two per CPU, here %d)", engine.DefaultCreateParallelism()))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if parallel < 0 {
-			return f.report(errf(codeUsage, "--create-parallelism %d: must be at least 0 (0: two per CPU)", parallel))
+			return f.report(errf(runtimev1.CodeUsage, "--create-parallelism %d: must be at least 0 (0: two per CPU)", parallel))
 		}
 		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel})
 		if err != nil {
@@ -118,7 +119,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 		pod.Metadata.Name = name
 	}
 	if err := store.ValidName(pod.Metadata.Name); err != nil {
-		return nil, "", &rtError{code: codeInvalidManifest, err: err, findings: []finding.Finding{{
+		return nil, "", &rtError{code: runtimev1.CodeInvalidManifest, err: err, findings: []finding.Finding{{
 			Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
 	faultPause("validated")
@@ -128,7 +129,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 		}
 		if _, err := os.Stat(v.HostPath.Path); err != nil {
 			// VOL-008: a hostPath that does not exist is refused, never created.
-			return nil, "", errf(codeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
+			return nil, "", errf(runtimev1.CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
 		}
 	}
 	if rtErr != nil {
@@ -140,11 +141,11 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 	}
 	be := backend.New(s.Root, rtPath)
 	if err := <-available; err != nil {
-		return nil, "", &rtError{code: codeRuntimeUnavailable, err: err}
+		return nil, "", &rtError{code: runtimev1.CodeRuntimeUnavailable, err: err}
 	}
 	images, err := be.ResolveImages(ctx, &pod.Spec, base)
 	if err != nil {
-		return nil, "", errf(codeFailed, "resolve images: %v", err)
+		return nil, "", errf(runtimev1.CodeFailed, "resolve images: %v", err)
 	}
 	faultPause("resolved")
 	store.CreateHook = faultPause
@@ -173,7 +174,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 	}
 	if err != nil {
 		// Stop whatever the supervisor managed to start, then remove the pod.
-		return undo(errf(codeFailed, "start the pod: %v", err))
+		return undo(errf(runtimev1.CodeFailed, "start the pod: %v", err))
 	}
 	faultPause("started")
 	return p, uid, nil
@@ -213,24 +214,24 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: the manifest is not valid (%d error(s))", file, len(errs)), findings: errs}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the manifest is not valid (%d error(s))", file, len(errs)), findings: errs}
 	}
 	for _, w := range warns {
 		fmt.Fprintf(os.Stderr, "%s:%d:%d: warning %s: %s\n", w.Pos.File, w.Pos.Line, w.Pos.Column, w.Rule, w.Message)
 	}
 	docs, fs := manifest.Decode(file, data, manifest.DefaultLimits())
 	if len(docs) != 1 || len(fs) > 0 && hasErrorFinding(fs) {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want exactly one Pod document, found %d", file, len(docs)), findings: fs}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one Pod document, found %d", file, len(docs)), findings: fs}
 	}
 	if kubernetes.Classify(docs[0].APIVersion, docs[0].Kind) == kubernetes.Modelled {
 		return kubernetesPod(os.Stderr, docs[0]) // through the conversion of podspec convert
 	}
 	if docs[0].Kind != v1alpha1.KindPod {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want a Pod, found %s", file, docs[0].Kind)}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want a Pod, found %s", file, docs[0].Kind)}
 	}
 	pod, err := docs[0].Pod()
 	if err != nil {
-		return nil, &rtError{code: codeInvalidManifest, err: err}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: err}
 	}
 	pod.SetDefaults()
 	return pod, nil
@@ -276,12 +277,12 @@ func (f *rtFlags) foreground(ctx context.Context, p *store.Pod) error {
 	var mu sync.Mutex
 	logs := newLogTailer(p)
 	go logs.run(ctx, &mu)
-	err := p.FollowEvents(ctx, 0, nil, func(ev store.Event) bool {
+	err := p.FollowEvents(ctx, 0, nil, func(ev runtimev1.Event) bool {
 		mu.Lock()
 		logs.poll()
 		fmt.Fprintln(os.Stderr, humanEvent(ev))
 		mu.Unlock()
-		return ev.Type != store.EventPodFinished
+		return ev.Type != runtimev1.EventPodFinished
 	})
 	if err != nil {
 		return err
@@ -305,7 +306,7 @@ func (f *rtFlags) foreground(ctx context.Context, p *store.Pod) error {
 }
 
 // humanEvent renders an event as one line for people.
-func humanEvent(ev store.Event) string {
+func humanEvent(ev runtimev1.Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %-20s", ev.Time.Local().Format("15:04:05.000"), ev.Type)
 	if ev.Container != "" {

@@ -1,13 +1,12 @@
 package main
 
 // Shared plumbing of the runtime verbs (run, list, status, events, logs, wait, stop, rm, gc,
-// version, supervise): the global flags every runtime verb accepts, the contract's error codes
+// version, supervise): the global flags every runtime verb accepts, reporting errors with the contract's codes
 // and JSON error report, and access to the state root and supervisors.
 
 import (
 	"context"
 	"debug/buildinfo"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
@@ -27,23 +27,6 @@ import (
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validator"
 )
-
-// Error codes of the runtime contract (docs/runtime-interface.md) and their exit statuses.
-const (
-	codeInvalidManifest    = "InvalidManifest"
-	codeFailed             = "Failed"
-	codeUsage              = "Usage"
-	codeIO                 = "IO"
-	codeNotFound           = "NotFound"
-	codeConflict           = "Conflict"
-	codeRuntimeUnavailable = "RuntimeUnavailable"
-	codeTimeout            = "Timeout"
-)
-
-var exitForCode = map[string]int{
-	codeInvalidManifest: 1, codeFailed: 1, codeUsage: 2, codeIO: 3, codeNotFound: 4,
-	codeConflict: 5, codeRuntimeUnavailable: 6, codeTimeout: 7,
-}
 
 // DefaultRoot is the state directory when neither --root nor PODSPEC_ROOT is given.
 const defaultRoot = "/var/lib/podspec"
@@ -74,14 +57,14 @@ func addRuntimeFlags(cmd *cobra.Command) *rtFlags {
 
 // rtError is a contract error: a code, a message and, for InvalidManifest, findings.
 type rtError struct {
-	code     string
+	code     runtimev1.ErrorCode
 	err      error
 	findings []finding.Finding
 }
 
 func (e *rtError) Error() string { return e.err.Error() }
 
-func errf(code, format string, args ...any) *rtError {
+func errf(code runtimev1.ErrorCode, format string, args ...any) *rtError {
 	return &rtError{code: code, err: fmt.Errorf(format, args...)}
 }
 
@@ -98,18 +81,10 @@ func (f *rtFlags) report(err error) error {
 	if !errors.As(err, &re) {
 		re = &rtError{code: classify(err), err: err}
 	}
-	code := exitForCode[re.code]
+	code := re.code.ExitStatus()
 	if f.errorFormat == "json" {
-		fs := re.findings
-		obj := map[string]any{"code": re.code, "message": re.err.Error()}
-		if re.code == codeInvalidManifest {
-			if fs == nil {
-				fs = []finding.Finding{}
-			}
-			obj["findings"] = fs
-		}
-		b, _ := json.Marshal(map[string]any{"error": obj})
-		fmt.Fprintln(os.Stderr, string(b))
+		rep := runtimev1.ErrorReport{Code: re.code, Message: re.err.Error(), Findings: re.findings}
+		fmt.Fprintln(os.Stderr, string(rep.Line()))
 		return &cli.ExitError{Code: code}
 	}
 	for _, fd := range re.findings {
@@ -118,27 +93,27 @@ func (f *rtFlags) report(err error) error {
 	return &cli.ExitError{Code: code, Err: re.err}
 }
 
-func classify(err error) string {
+func classify(err error) runtimev1.ErrorCode {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return codeNotFound
+		return runtimev1.CodeNotFound
 	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrBusy):
-		return codeConflict
+		return runtimev1.CodeConflict
 	case errors.Is(err, oci.ErrUnavailable):
-		return codeRuntimeUnavailable
+		return runtimev1.CodeRuntimeUnavailable
 	case store.IsNoSpace(err), errors.Is(err, store.ErrUnreadable):
-		return codeIO
+		return runtimev1.CodeIO
 	case errors.Is(err, os.ErrPermission), errors.Is(err, os.ErrNotExist):
-		return codeIO
+		return runtimev1.CodeIO
 	}
-	return codeFailed
+	return runtimev1.CodeFailed
 }
 
 // wrap runs a verb body and reports its error per the contract.
 func (f *rtFlags) wrap(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if f.errorFormat != "text" && f.errorFormat != "json" {
-			return f.report(errf(codeUsage, "--error-format must be text or json"))
+			return f.report(errf(runtimev1.CodeUsage, "--error-format must be text or json"))
 		}
 		return f.report(fn(cmd, args))
 	}
@@ -147,7 +122,7 @@ func (f *rtFlags) wrap(fn func(cmd *cobra.Command, args []string) error) func(*c
 func (f *rtFlags) store() (*store.Store, error) {
 	s, err := store.Open(f.root)
 	if err != nil {
-		return nil, &rtError{code: codeIO, err: err}
+		return nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
 	return s, nil
 }
@@ -168,7 +143,7 @@ func (f *rtFlags) pod(name string) (*store.Pod, func(), error) {
 
 // unreadable is the error for a pod whose state cannot be read (store.ErrUnreadable).
 func unreadable(p *store.Pod, err error) error {
-	return errf(codeIO, "%v: the pod cannot be shown or adopted; `podspec stop %s` and `podspec rm --force %s` still work", err, p.Name, p.Name)
+	return errf(runtimev1.CodeIO, "%v: the pod cannot be shown or adopted; `podspec stop %s` and `podspec rm --force %s` still work", err, p.Name, p.Name)
 }
 
 // podMaybeUnreadable is pod for the verbs that also handle a pod whose state cannot be read
@@ -179,19 +154,19 @@ func (f *rtFlags) podMaybeUnreadable(name string) (*store.Pod, func(), error) {
 		return nil, nil, err
 	}
 	if err := store.ValidName(name); err != nil {
-		return nil, nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", name)}
+		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
 	}
 	p, err := s.Pod(name)
 	if err != nil {
-		return nil, nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", name)}
+		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
 	}
 	l, err := p.ReadLock()
 	if err != nil {
-		return nil, nil, &rtError{code: codeIO, err: err}
+		return nil, nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
 	if _, err := p.ReadState(); errors.Is(err, store.ErrNotFound) {
 		l.Unlock()
-		return nil, nil, &rtError{code: codeNotFound, err: fmt.Errorf("pod %q not found", name)}
+		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
 	}
 	return p, l.Unlock, nil
 }
@@ -227,7 +202,7 @@ func (f *rtFlags) superviseArgv(name, ociRuntime string) ([]string, error) {
 func (f *rtFlags) absRoot() (string, error) {
 	root, err := filepath.Abs(f.root)
 	if err != nil {
-		return "", &rtError{code: codeIO, err: fmt.Errorf("state root %s: %w", f.root, err)}
+		return "", &rtError{code: runtimev1.CodeIO, err: fmt.Errorf("state root %s: %w", f.root, err)}
 	}
 	return root, nil
 }
@@ -311,7 +286,7 @@ func (f *rtFlags) ensureSupervisor(ctx context.Context, p *store.Pod) error {
 func (f *rtFlags) ociRuntimePath() (string, error) {
 	p, err := exec.LookPath(f.ociRuntime)
 	if err != nil {
-		return "", &rtError{code: codeRuntimeUnavailable, err: fmt.Errorf("OCI runtime %q: %w", f.ociRuntime, err)}
+		return "", &rtError{code: runtimev1.CodeRuntimeUnavailable, err: fmt.Errorf("OCI runtime %q: %w", f.ociRuntime, err)}
 	}
 	return p, nil
 }
@@ -330,10 +305,10 @@ func readManifest(file string) ([]byte, error) {
 	}
 	var big *validator.TooLargeError
 	if errors.As(err, &big) {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("read manifest: %w (%s)", err, spec.MAN007)}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("read manifest: %w (%s)", err, spec.MAN007)}
 	}
 	if err != nil {
-		return nil, &rtError{code: codeIO, err: fmt.Errorf("read manifest: %w", err)}
+		return nil, &rtError{code: runtimev1.CodeIO, err: fmt.Errorf("read manifest: %w", err)}
 	}
 	return data, nil
 }

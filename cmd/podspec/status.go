@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 )
@@ -27,7 +28,7 @@ func newStatusCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "json, yaml or text")
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
 		if output != "json" && output != "yaml" && output != "text" {
-			return errf(codeUsage, "-o must be json, yaml or text")
+			return errf(runtimev1.CodeUsage, "-o must be json, yaml or text")
 		}
 		p, release, err := f.pod(args[0])
 		if err != nil {

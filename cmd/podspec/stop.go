@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/backend"
@@ -107,7 +108,7 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 		if errors.As(err, &re) {
 			// The supervisor answered: sending the request again would not change that.
 			if re.Code == supervisor.CodeIO {
-				return &rtError{code: codeIO, err: err}
+				return &rtError{code: runtimev1.CodeIO, err: err}
 			}
 			return err
 		}
@@ -134,7 +135,7 @@ func (f *rtFlags) killUnsupervised(ctx context.Context, p *store.Pod, why error)
 	uid, _ := p.Identity()
 	n, err := backend.New(s.Root, f.ociRuntime).KillPod(ctx, &engine.PodInfo{Name: p.Name, UID: uid, Dir: p.Dir, Spec: &v1alpha1.PodSpec{}})
 	if err != nil {
-		return errf(codeFailed, "stop pod %s: %v (%v)", p.Name, err, why)
+		return errf(runtimev1.CodeFailed, "stop pod %s: %v (%v)", p.Name, err, why)
 	}
 	fmt.Fprintf(os.Stderr, "podspec: %v, and no supervisor can adopt the pod: its %d container(s) got SIGKILL (no hooks, no defers); `podspec rm --force %s` removes what is left\n", why, n, p.Name)
 	return nil

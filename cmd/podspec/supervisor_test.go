@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/store"
@@ -102,15 +103,15 @@ func readState(t *testing.T, root, name string) *store.State {
 	return st
 }
 
-func events(t *testing.T, c cmdline, pod string) []store.Event {
+func events(t *testing.T, c cmdline, pod string) []runtimev1.Event {
 	t.Helper()
 	out, code := c.run("events", pod)
 	if code != 0 {
 		t.Fatalf("events: exit %d", code)
 	}
-	var evs []store.Event
+	var evs []runtimev1.Event
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var ev store.Event
+		var ev runtimev1.Event
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("event line %q: %v", line, err)
 		}
@@ -268,7 +269,7 @@ spec:
 		ContractVersion string   `json:"contractVersion"`
 		Profiles        []string `json:"profiles"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.ContractVersion != contractVersion || v.Profiles[0] != "core" {
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v.ContractVersion != runtimev1.ContractVersion || v.Profiles[0] != "core" {
 		t.Errorf("version: exit %d, %q", code, out)
 	}
 	if out, code := c.run("list"); code != 0 || strings.TrimSpace(out) != "[]" {
@@ -409,16 +410,16 @@ spec:
 	}()
 	for _, ev := range evs {
 		switch {
-		case ev.Type == store.EventSignalSent && ev.Container == "slow":
+		case ev.Type == runtimev1.EventSignalSent && ev.Container == "slow":
 			slowSignals++
 			if ev.Signal == nil || ev.Signal.Name != "SIGTERM" {
 				t.Errorf("slow got %+v, want only its stop signal (no SIGKILL at the budget end)", ev.Signal)
 			}
-		case ev.Type == store.EventHookStarted && ev.Container == "slow":
+		case ev.Type == runtimev1.EventHookStarted && ev.Container == "slow":
 			slowHooks++
-		case ev.Type == store.EventContainerExited && ev.Container == "slow":
+		case ev.Type == runtimev1.EventContainerExited && ev.Container == "slow":
 			slowExit = ev.Seq
-		case ev.Type == store.EventSignalSent && ev.Container == "side":
+		case ev.Type == runtimev1.EventSignalSent && ev.Container == "side":
 			sideSignal = ev.Seq
 		}
 	}
@@ -516,7 +517,7 @@ spec:
 	}
 	created := map[string]int{}
 	for _, ev := range events(t, c, "late") {
-		if ev.Type == store.EventContainerCreated && ev.Container == "app" {
+		if ev.Type == runtimev1.EventContainerCreated && ev.Container == "app" {
 			created[ev.ContainerID]++
 		}
 	}

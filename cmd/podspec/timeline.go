@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/internal/atomicfile"
-	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/timeline"
 )
 
@@ -45,7 +45,7 @@ terminationGracePeriodSeconds, which --grace-period gives for a saved stream.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "-", "where to write the SVG (- for stdout)")
 	cmd.Flags().Int64Var(&grace, "grace-period", -1, "the pod's terminationGracePeriodSeconds, for --events (default: unknown)")
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
-		var evs []store.Event
+		var evs []runtimev1.Event
 		var opt timeline.Options
 		if grace >= 0 {
 			// Saturated rather than wrapped around: a huge grace period is a far deadline.
@@ -82,7 +82,7 @@ terminationGracePeriodSeconds, which --grace-period gives for a saved stream.`,
 			}
 		}
 		if len(evs) == 0 {
-			return errf(codeFailed, "no events to draw")
+			return errf(runtimev1.CodeFailed, "no events to draw")
 		}
 		return writeOutput(out, timeline.SVG(timeline.Build(evs, opt)))
 	})
@@ -91,17 +91,17 @@ terminationGracePeriodSeconds, which --grace-period gives for a saved stream.`,
 
 // readEventsFile reads a saved events stream: JSON lines, blank lines ignored. A line that is
 // not an event fails with its line number.
-func readEventsFile(name string) ([]store.Event, error) {
+func readEventsFile(name string) ([]runtimev1.Event, error) {
 	var r io.Reader = os.Stdin
 	if name != "-" {
 		fh, err := os.Open(name)
 		if err != nil {
-			return nil, errf(codeIO, "read events: %v", err)
+			return nil, errf(runtimev1.CodeIO, "read events: %v", err)
 		}
 		defer fh.Close()
 		r = fh
 	}
-	var evs []store.Event
+	var evs []runtimev1.Event
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -109,14 +109,14 @@ func readEventsFile(name string) ([]store.Event, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var ev store.Event
+		var ev runtimev1.Event
 		if err := json.Unmarshal(line, &ev); err != nil {
-			return nil, errf(codeUsage, "%s:%d: not an event: %v", name, n, err)
+			return nil, errf(runtimev1.CodeUsage, "%s:%d: not an event: %v", name, n, err)
 		}
 		evs = append(evs, ev)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, errf(codeIO, "read events: %v", err)
+		return nil, errf(runtimev1.CodeIO, "read events: %v", err)
 	}
 	return evs, nil
 }
@@ -129,7 +129,7 @@ func writeOutput(name string, data []byte) error {
 		return err
 	}
 	if err := atomicfile.WriteFile(name, data, 0o644); err != nil {
-		return errf(codeIO, "write %s: %v", name, err)
+		return errf(runtimev1.CodeIO, "write %s: %v", name, err)
 	}
 	return nil
 }

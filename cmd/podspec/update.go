@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
@@ -56,10 +57,10 @@ func newUpdateCmd() *cobra.Command {
 			return err
 		}
 		if st.Pod.Status.FinishedAt != nil {
-			return errf(codeConflict, "pod %s is %s: a terminal pod cannot be updated", p.Name, st.Pod.Status.Phase)
+			return errf(runtimev1.CodeConflict, "pod %s is %s: a terminal pod cannot be updated", p.Name, st.Pod.Status.Phase)
 		}
 		if cond(st.Pod.Status, v1alpha1.PodTerminating) {
-			return errf(codeConflict, "pod %s is terminating: it cannot be updated (%s)", p.Name, spec.UPD004)
+			return errf(runtimev1.CodeConflict, "pod %s is terminating: it cannot be updated (%s)", p.Name, spec.UPD004)
 		}
 		images, err := f.resolveChangedImages(cmd.Context(), newPod, &st.Pod, filepath.Dir(args[1]))
 		if err != nil {
@@ -74,23 +75,23 @@ func newUpdateCmd() *cobra.Command {
 		resp, err := supervisor.Call(ctx, p, &supervisor.Request{Op: supervisor.OpUpdate, Payload: payload})
 		if err != nil {
 			if now, e := p.ReadState(); e == nil && now.Pod.Status.FinishedAt != nil {
-				return errf(codeConflict, "pod %s is %s: a terminal pod cannot be updated", p.Name, now.Pod.Status.Phase)
+				return errf(runtimev1.CodeConflict, "pod %s is %s: a terminal pod cannot be updated", p.Name, now.Pod.Status.Phase)
 			}
 			if re := (*supervisor.RemoteError)(nil); errors.As(err, &re) && re.Code == supervisor.CodeIO {
-				return errf(codeIO, "update pod %s: %v", p.Name, err)
+				return errf(runtimev1.CodeIO, "update pod %s: %v", p.Name, err)
 			}
-			return errf(codeFailed, "update pod %s: %v", p.Name, err)
+			return errf(runtimev1.CodeFailed, "update pod %s: %v", p.Name, err)
 		}
 		var ur engine.UpdateResponse
 		if err := json.Unmarshal(resp.Data, &ur); err != nil {
-			return errf(codeFailed, "update pod %s: bad answer from the supervisor: %v", p.Name, err)
+			return errf(runtimev1.CodeFailed, "update pod %s: bad answer from the supervisor: %v", p.Name, err)
 		}
 		switch ur.Refused {
 		case "":
 		case "Conflict":
-			return errf(codeConflict, "%s", ur.Message)
+			return errf(runtimev1.CodeConflict, "%s", ur.Message)
 		default:
-			return &rtError{code: codeInvalidManifest, err: errors.New(ur.Message)}
+			return &rtError{code: runtimev1.CodeInvalidManifest, err: errors.New(ur.Message)}
 		}
 		return cli.PrintJSON(ur.Status)
 	})
@@ -117,7 +118,7 @@ func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
 	}
 	dir, err := os.MkdirTemp("", "podspec-update-")
 	if err != nil {
-		return nil, &rtError{code: codeIO, err: err}
+		return nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
 	defer os.RemoveAll(dir)
 	old := *stored
@@ -128,7 +129,7 @@ func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
 	}
 	oldFile := filepath.Join(dir, "stored.json")
 	if err := os.WriteFile(oldFile, b, 0o600); err != nil {
-		return nil, &rtError{code: codeIO, err: err}
+		return nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
 	v, err := validator.New(validator.Options{})
 	if err != nil {
@@ -136,7 +137,7 @@ func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
 	}
 	results, err := v.Update(oldFile, file)
 	if err != nil {
-		return nil, &rtError{code: codeIO, err: err}
+		return nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
 	var errs []finding.Finding
 	for _, r := range results {
@@ -151,15 +152,15 @@ func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: the update is not valid (%d error(s))", file, len(errs)), findings: errs}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the update is not valid (%d error(s))", file, len(errs)), findings: errs}
 	}
 	docs, fs := manifest.Decode(file, data, manifest.DefaultLimits())
 	if len(docs) != 1 || hasErrorFinding(fs) || docs[0].Kind != v1alpha1.KindPod {
-		return nil, &rtError{code: codeInvalidManifest, err: fmt.Errorf("%s: want exactly one Pod document", file), findings: fs}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one Pod document", file), findings: fs}
 	}
 	pod, err := docs[0].Pod()
 	if err != nil {
-		return nil, &rtError{code: codeInvalidManifest, err: err}
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: err}
 	}
 	pod.SetDefaults()
 	return pod, nil
@@ -188,7 +189,7 @@ func (f *rtFlags) resolveChangedImages(ctx context.Context, newPod, old *v1alpha
 	}
 	images, err := backend.New(s.Root, f.ociRuntime).ResolveImages(ctx, &spec, base)
 	if err != nil {
-		return nil, errf(codeFailed, "resolve images: %v", err)
+		return nil, errf(runtimev1.CodeFailed, "resolve images: %v", err)
 	}
 	return images, nil
 }

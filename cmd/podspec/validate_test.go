@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
 )
 
@@ -132,7 +133,7 @@ func TestValidateFormats(t *testing.T) {
 func TestRuntimeVerbsReadAtMostTheManifestLimit(t *testing.T) {
 	_, err := readManifest("/dev/zero")
 	var re *rtError
-	if !errors.As(err, &re) || re.code != codeInvalidManifest || !strings.Contains(err.Error(), "more than 4194304 bytes") {
+	if !errors.As(err, &re) || re.code != runtimev1.CodeInvalidManifest || !strings.Contains(err.Error(), "more than 4194304 bytes") {
 		t.Errorf("readManifest(/dev/zero) = %v, want InvalidManifest: more than the limit", err)
 	}
 }
@@ -146,7 +147,7 @@ func TestRunRefusesNumbersBeyondTheirFieldsWithTheValidatorsFindings(t *testing.
 		m := strings.Replace(cleanPod, "spec:", "spec:\n  terminationGracePeriodSeconds: "+tc.value, 1)
 		_, err := loadPod("pod.yaml", []byte(m))
 		var re *rtError
-		if !errors.As(err, &re) || re.code != codeInvalidManifest || len(re.findings) != 1 ||
+		if !errors.As(err, &re) || re.code != runtimev1.CodeInvalidManifest || len(re.findings) != 1 ||
 			re.findings[0].Rule != tc.rule || re.findings[0].Pos.Line != 5 || re.findings[0].Pos.Column != 34 {
 			t.Errorf("grace %s: %v %+v, want InvalidManifest with %s at 5:34", tc.value, err, re, tc.rule)
 		}

@@ -7,15 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/oci"
 )
 
 // runtimeVersion is the reference runtime's version, reported by `podspec version`.
 const runtimeVersion = "0.1.0"
-
-// contractVersion is the runtime interface version implemented (docs/runtime-interface.md).
-const contractVersion = "1.1"
 
 func init() { register(newVersionCmd) }
 
@@ -27,24 +25,26 @@ func newVersionCmd() *cobra.Command {
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, _ []string) error {
-		out := map[string]any{
-			"contractVersion": contractVersion,
-			"runtime":         map[string]string{"name": "podspec-reference", "version": runtimeVersion},
-			"profiles":        []string{"core", "defer", "notifier", "update", "gc", "recovery"},
+		out := runtimev1.Version{
+			ContractVersion: runtimev1.ContractVersion,
+			Runtime:         runtimev1.RuntimeInfo{Name: "podspec-reference", Version: runtimeVersion},
+			Profiles: []runtimev1.Profile{runtimev1.ProfileCore, runtimev1.ProfileDefer, runtimev1.ProfileNotifier,
+				runtimev1.ProfileUpdate, runtimev1.ProfileGC, runtimev1.ProfileRecovery},
 		}
 		ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
 		defer cancel()
 		if path, err := f.ociRuntimePath(); err == nil {
 			r := &oci.Runtime{Binary: path}
-			info := map[string]string{"path": path}
+			info := &runtimev1.OCIRuntimeInfo{Path: path}
 			if v, err := r.Version(ctx); err == nil {
-				fs := strings.Fields(v)
-				info["name"] = fs[0]
-				if len(fs) >= 3 {
-					info["version"] = fs[2]
+				if fs := strings.Fields(v); len(fs) > 0 {
+					info.Name = fs[0]
+					if len(fs) >= 3 {
+						info.Version = fs[2]
+					}
 				}
 			}
-			out["ociRuntime"] = info
+			out.OCIRuntime = info
 		}
 		return cli.PrintJSON(out)
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
 )
 
@@ -45,7 +46,7 @@ func newWaitCmd() *cobra.Command {
 			}
 			select {
 			case <-ctx.Done():
-				return errf(codeTimeout, "pod %s is not terminal after %s", args[0], timeout)
+				return errf(runtimev1.CodeTimeout, "pod %s is not terminal after %s", args[0], timeout)
 			case <-time.After(50 * time.Millisecond):
 			}
 		}

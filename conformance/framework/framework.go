@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/conformance/probe"
 )
 
@@ -53,7 +54,7 @@ type Config struct {
 type Framework struct {
 	cfg     Config
 	RT      *Runtime
-	Version *VersionInfo
+	Version *runtimev1.Version
 	Image   string
 	ownWork bool
 
@@ -256,7 +257,7 @@ func (p *Pod) Wait(ctx context.Context) (*PodStatusView, error) {
 	timeout := p.f.cfg.Tolerances.PodTimeout.Value
 	st, res, err := p.f.RT.Wait(ctx, p.Name, timeout)
 	if err != nil {
-		if res != nil && res.ExitCode == ExitTimeout {
+		if res != nil && res.ExitCode == runtimev1.ExitTimeout {
 			tl, _ := p.Timeline(ctx)
 			return nil, fmt.Errorf("pod %s not terminal within %s %v\n\n%v", p.Name, p.f.cfg.Tolerances.PodTimeout.Name, timeout, tl)
 		}
@@ -371,7 +372,7 @@ func (p *Pod) cleanup(ctx context.Context, always bool) error {
 		switch {
 		case err != nil:
 			errs = append(errs, err)
-		case res.ExitCode != ExitOK && res.ExitCode != ExitNotFound:
+		case res.ExitCode != runtimev1.ExitOK && res.ExitCode != runtimev1.ExitNotFound:
 			errs = append(errs, &CommandError{Result: res})
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 )
 
@@ -142,7 +143,7 @@ func (f *Framework) RemoveNotification(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if res.ExitCode != ExitOK && res.ExitCode != ExitNotFound {
+	if res.ExitCode != runtimev1.ExitOK && res.ExitCode != runtimev1.ExitNotFound {
 		return &CommandError{Result: res}
 	}
 	f.mu.Lock()

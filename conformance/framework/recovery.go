@@ -11,11 +11,6 @@ import (
 	"podspec.dev/podspec/schema"
 )
 
-// ProfileRecovery is the optional capability profile of contract 1.1 that adds the
-// fault-injection verb `crash` (docs/runtime-interface.md, 4.13), so that the suite can test
-// what a runtime does after losing a pod's supervisor (SUP requirements).
-const ProfileRecovery = "recovery"
-
 // Crash runs `crash POD`: the runtime loses the pod's supervising process(es) abruptly and the
 // verb returns once they are gone.
 func (r *Runtime) Crash(ctx context.Context, pod string) (*Result, error) {

@@ -12,23 +12,8 @@ import (
 	"strings"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/finding"
-)
-
-// ContractVersion is the version of docs/runtime-interface.md this harness speaks.
-const ContractVersion = "1.1"
-
-// Exit statuses of the runtime contract (docs/runtime-interface.md, section 3).
-const (
-	ExitOK                 = 0
-	ExitFailed             = 1 // InvalidManifest or Failed
-	ExitUsage              = 2
-	ExitIO                 = 3
-	ExitNotFound           = 4
-	ExitConflict           = 5
-	ExitRuntimeUnavailable = 6
-	ExitTimeout            = 7
 )
 
 // Runtime drives a runtime through the command-line contract. It is safe for concurrent use.
@@ -63,14 +48,7 @@ type Result struct {
 	// Ended is when the command returned (host clock).
 	Ended time.Time
 	// Error is the parsed error report of a failing command (nil when absent or unparseable).
-	Error *ErrorReport
-}
-
-// ErrorReport is the JSON error a failing verb prints on stderr.
-type ErrorReport struct {
-	Code     string            `json:"code"`
-	Message  string            `json:"message"`
-	Findings []finding.Finding `json:"findings"`
+	Error *runtimev1.ErrorReport
 }
 
 // String renders the result for failure messages.
@@ -125,23 +103,9 @@ func (r *Runtime) exec(ctx context.Context, stdin []byte, args ...string) (*Resu
 		fmt.Fprintf(r.log, "%s -> %v\n", strings.Join(full, " "), err)
 		return res, fmt.Errorf("run %s: %w", strings.Join(full, " "), err)
 	}
-	res.Error = parseErrorReport(res.Stderr)
+	res.Error = runtimev1.LastErrorReport(res.Stderr)
 	fmt.Fprintf(r.log, "%s -> exit %d (%v)\n", strings.Join(full, " "), res.ExitCode, res.Duration.Round(time.Millisecond))
 	return res, nil
-}
-
-// parseErrorReport finds the last stderr line that is an error report.
-func parseErrorReport(stderr []byte) *ErrorReport {
-	lines := bytes.Split(bytes.TrimSpace(stderr), []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		var wrap struct {
-			Error *ErrorReport `json:"error"`
-		}
-		if json.Unmarshal(lines[i], &wrap) == nil && wrap.Error != nil {
-			return wrap.Error
-		}
-	}
-	return nil
 }
 
 // CommandError is a verb that exited non-zero when success was expected.
@@ -173,30 +137,9 @@ func (r *Runtime) mustJSON(ctx context.Context, out any, args ...string) (*Resul
 	return res, nil
 }
 
-// VersionInfo is the output of `version`.
-type VersionInfo struct {
-	ContractVersion string `json:"contractVersion"`
-	Runtime         struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"runtime"`
-	OCIRuntime map[string]any `json:"ociRuntime,omitempty"`
-	Profiles   []string       `json:"profiles"`
-}
-
-// Has reports whether the runtime declares a profile.
-func (v *VersionInfo) Has(profile string) bool {
-	for _, p := range v.Profiles {
-		if p == profile {
-			return true
-		}
-	}
-	return false
-}
-
 // Version runs `version`.
-func (r *Runtime) Version(ctx context.Context) (*VersionInfo, *Result, error) {
-	var v VersionInfo
+func (r *Runtime) Version(ctx context.Context) (*runtimev1.Version, *Result, error) {
+	var v runtimev1.Version
 	res, err := r.mustJSON(ctx, &v, "version")
 	return &v, res, err
 }
@@ -236,7 +179,7 @@ func (r *Runtime) Wait(ctx context.Context, pod string, timeout time.Duration) (
 }
 
 // Events runs `events POD` and decodes every line.
-func (r *Runtime) Events(ctx context.Context, pod string) ([]RuntimeEvent, error) {
+func (r *Runtime) Events(ctx context.Context, pod string) ([]runtimev1.Event, error) {
 	res, err := r.must(ctx, nil, "events", pod)
 	if err != nil {
 		return nil, err
@@ -245,13 +188,13 @@ func (r *Runtime) Events(ctx context.Context, pod string) ([]RuntimeEvent, error
 }
 
 // ParseEvents decodes JSON lines of runtime events.
-func ParseEvents(data []byte) ([]RuntimeEvent, error) {
-	var out []RuntimeEvent
+func ParseEvents(data []byte) ([]runtimev1.Event, error) {
+	var out []runtimev1.Event
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var ev RuntimeEvent
+		var ev runtimev1.Event
 		if err := json.Unmarshal(line, &ev); err != nil {
 			return out, fmt.Errorf("event line %d %q: %w", i+1, line, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
 
 // fakeRuntime writes a shell script that answers verbs the way the test needs.
@@ -32,7 +34,7 @@ exit 4
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ExitCode != ExitNotFound || res.Error == nil || res.Error.Code != "NotFound" {
+	if res.ExitCode != runtimev1.ExitNotFound || res.Error == nil || res.Error.Code != "NotFound" {
 		t.Fatalf("result %+v", res)
 	}
 	if !strings.Contains(string(res.Stderr), "--root /nowhere --error-format json status x -o json") {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
 
 // Scenario is one pod run that feeds several assertions (one per requirement). Scenarios are
@@ -21,9 +23,9 @@ type Scenario struct {
 	// Refused marks a scenario whose manifest the runtime must refuse: it is not waited for.
 	Refused bool
 	// Profile is the capability profile the scenario needs ("" is core).
-	Profile string
+	Profile runtimev1.Profile
 	// Needs lists further optional profiles the scenario needs (e.g. recovery for a `crash`).
-	Needs []string
+	Needs []runtimev1.Profile
 
 	once sync.Once
 	done chan struct{}
@@ -188,8 +190,8 @@ func (sc *Scenario) run(ctx context.Context, f *Framework) *Outcome {
 }
 
 // Profiles lists every optional profile the scenario needs: Profile, then Needs.
-func (sc *Scenario) Profiles() []string {
-	var out []string
+func (sc *Scenario) Profiles() []runtimev1.Profile {
+	var out []runtimev1.Profile
 	if sc.Profile != "" {
 		out = append(out, sc.Profile)
 	}

@@ -6,59 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"podspec.dev/podspec/api/v1alpha1"
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/conformance/probe"
-)
-
-// RuntimeEvent is one event of a runtime's `events` stream (docs/runtime-interface.md, 5.1).
-type RuntimeEvent struct {
-	Seq                int64            `json:"seq"`
-	Time               time.Time        `json:"time"`
-	Type               string           `json:"type"`
-	Pod                string           `json:"pod"`
-	PodUID             string           `json:"podUID"`
-	Container          string           `json:"container,omitempty"`
-	ContainerKind      string           `json:"containerKind,omitempty"`
-	ContainerID        string           `json:"containerID,omitempty"`
-	RestartCount       *int32           `json:"restartCount,omitempty"`
-	ExitCode           *int32           `json:"exitCode,omitempty"`
-	Signal             *v1alpha1.Signal `json:"signal,omitempty"`
-	Reason             string           `json:"reason,omitempty"`
-	Message            string           `json:"message,omitempty"`
-	Hook               string           `json:"hook,omitempty"`
-	Probe              string           `json:"probe,omitempty"`
-	Notifier           string           `json:"notifier,omitempty"`
-	Notification       string           `json:"notification,omitempty"`
-	Result             string           `json:"result,omitempty"`
-	Phase              string           `json:"phase,omitempty"`
-	DecidedBy          string           `json:"decidedBy,omitempty"`
-	GracePeriodSeconds *int64           `json:"gracePeriodSeconds,omitempty"`
-	Force              bool             `json:"force,omitempty"`
-	Generation         int64            `json:"generation,omitempty"`
-}
-
-// Runtime event types used by the suite (docs/runtime-interface.md, 5.2).
-const (
-	EvPodCreated          = "PodCreated"
-	EvPodStarted          = "PodStarted"
-	EvContainerCreated    = "ContainerCreated"
-	EvContainerStarted    = "ContainerStarted"
-	EvContainerReady      = "ContainerReady"
-	EvProbeFailed         = "ProbeFailed"
-	EvHookStarted         = "HookStarted"
-	EvHookFinished        = "HookFinished"
-	EvSignalSent          = "SignalSent"
-	EvContainerExited     = "ContainerExited"
-	EvContainerRestarting = "ContainerRestarting"
-	EvContainerSkipped    = "ContainerSkipped"
-	EvDependencyFailed    = "DependencyFailed"
-	EvPolicyFired         = "PolicyFired"
-	EvStopRequested       = "StopRequested"
-	EvPodTerminating      = "PodTerminating"
-	EvNotifierStarted     = "NotifierStarted"
-	EvNotifierFinished    = "NotifierFinished"
-	EvUpdateApplied       = "UpdateApplied"
-	EvPodFinished         = "PodFinished"
 )
 
 // Source of a timeline entry.
@@ -73,7 +22,7 @@ type Entry struct {
 	Time    time.Time
 	Source  string
 	Probe   *probe.Event
-	Runtime *RuntimeEvent
+	Runtime *runtimev1.Event
 }
 
 // Timeline is the merged, time-ordered view of what the probes reported and what the runtime
@@ -85,7 +34,7 @@ type Timeline struct {
 
 // NewTimeline merges probe and runtime events. Probe events from the fallback file have no
 // arrival time; they go last, in file order, and never satisfy a timing predicate.
-func NewTimeline(probeEvents []probe.Event, runtimeEvents []RuntimeEvent) *Timeline {
+func NewTimeline(probeEvents []probe.Event, runtimeEvents []runtimev1.Event) *Timeline {
 	tl := &Timeline{}
 	var late []Entry
 	for i := range probeEvents {
@@ -149,7 +98,7 @@ func (e Entry) describe() string {
 	if r.Signal != nil {
 		s += " signal=" + r.Signal.Name
 	}
-	for _, kv := range [][2]string{{"hook", r.Hook}, {"probe", r.Probe}, {"notifier", r.Notifier}, {"result", r.Result}, {"reason", r.Reason}, {"phase", r.Phase}, {"decidedBy", r.DecidedBy}} {
+	for _, kv := range [][2]string{{"hook", r.Hook}, {"probe", r.Probe}, {"notifier", r.Notifier}, {"result", r.Result}, {"reason", r.Reason}, {"phase", string(r.Phase)}, {"decidedBy", r.DecidedBy}} {
 		if kv[1] != "" {
 			s += " " + kv[0] + "=" + kv[1]
 		}
@@ -201,8 +150,8 @@ const TimelineEntry = "merged timeline"
 // and what the workloads reported (without their environment reports, which the failure
 // message quotes where it matters).
 type TimelineRecord struct {
-	Events []RuntimeEvent `json:"events"`
-	Probe  []probe.Event  `json:"probe"`
+	Events []runtimev1.Event `json:"events"`
+	Probe  []probe.Event     `json:"probe"`
 }
 
 // String keeps the entry's text form short; the JSON form holds the record.
@@ -249,7 +198,7 @@ func HandlerEvent(container, handler, typ string) Matcher {
 }
 
 // RuntimeEv matches a runtime event of a type and container ("" matches any container).
-func RuntimeEv(typ, container string) Matcher {
+func RuntimeEv(typ runtimev1.EventType, container string) Matcher {
 	return func(e Entry) bool {
 		return e.Runtime != nil && e.Runtime.Type == typ && (container == "" || e.Runtime.Container == container)
 	}
@@ -287,8 +236,8 @@ func (tl *Timeline) Last(m Matcher) (Entry, bool) {
 }
 
 // RuntimeEvents returns the runtime's events in seq order.
-func (tl *Timeline) RuntimeEvents() []RuntimeEvent {
-	var out []RuntimeEvent
+func (tl *Timeline) RuntimeEvents() []runtimev1.Event {
+	var out []runtimev1.Event
 	for _, e := range tl.Entries {
 		if e.Runtime != nil {
 			out = append(out, *e.Runtime)
@@ -310,7 +259,7 @@ type Interval struct {
 // Instances returns the intervals of a container, in start order.
 func (tl *Timeline) Instances(container string) []Interval {
 	var out []Interval
-	exits := tl.All(RuntimeEv(EvContainerExited, container))
+	exits := tl.All(RuntimeEv(runtimev1.EventContainerExited, container))
 	open := -1
 	for _, e := range tl.Entries {
 		p := e.Probe
@@ -405,7 +354,7 @@ func before(t, end time.Time) bool { return end.IsZero() || t.Before(end) }
 // recorded as many starts.
 func (tl *Timeline) Restarted(container string, times int) error {
 	n := len(tl.Instances(container))
-	rn := len(tl.All(RuntimeEv(EvContainerStarted, container)))
+	rn := len(tl.All(RuntimeEv(runtimev1.EventContainerStarted, container)))
 	if n < times+1 || rn < times+1 {
 		return tl.fail("Restarted(%s, %d): the workload started %d times and the runtime recorded %d starts, want at least %d", container, times, n, rn, times+1)
 	}
@@ -415,7 +364,7 @@ func (tl *Timeline) Restarted(container string, times int) error {
 // NotRestarted holds when the container started exactly once (workload and runtime agree).
 func (tl *Timeline) NotRestarted(container string) error {
 	n := len(tl.Instances(container))
-	rn := len(tl.All(RuntimeEv(EvContainerStarted, container)))
+	rn := len(tl.All(RuntimeEv(runtimev1.EventContainerStarted, container)))
 	if n != 1 || rn != 1 {
 		return tl.fail("NotRestarted(%s): the workload started %d times and the runtime recorded %d starts, want exactly 1", container, n, rn)
 	}
@@ -425,7 +374,7 @@ func (tl *Timeline) NotRestarted(container string) error {
 // NeverStarted holds when neither the workload nor the runtime saw the container start.
 func (tl *Timeline) NeverStarted(container string) error {
 	n := len(tl.Instances(container))
-	rn := len(tl.All(RuntimeEv(EvContainerStarted, container)))
+	rn := len(tl.All(RuntimeEv(runtimev1.EventContainerStarted, container)))
 	if n != 0 || rn != 0 {
 		return tl.fail("NeverStarted(%s): the workload started %d times and the runtime recorded %d starts", container, n, rn)
 	}
@@ -507,11 +456,11 @@ func (tl *Timeline) Consistent() error {
 	var problems []string
 	for name := range names {
 		inst := tl.Instances(name)
-		starts := tl.All(RuntimeEv(EvContainerStarted, name))
+		starts := tl.All(RuntimeEv(runtimev1.EventContainerStarted, name))
 		if len(inst) != len(starts) {
 			problems = append(problems, fmt.Sprintf("%s: the workload started %d times, the runtime recorded %d ContainerStarted", name, len(inst), len(starts)))
 		}
-		exits := tl.All(RuntimeEv(EvContainerExited, name))
+		exits := tl.All(RuntimeEv(runtimev1.EventContainerExited, name))
 		probeExits := tl.All(func(e Entry) bool {
 			return e.Probe != nil && !e.Probe.Fallback && e.Probe.Container == name && e.Probe.Role == probe.RoleWorkload &&
 				(e.Probe.Type == probe.TypeExit || e.Probe.Type == probe.TypeCrash)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/conformance/probe"
 )
 
@@ -16,8 +17,8 @@ func pev(ms int, container, typ string) probe.Event {
 	return probe.Event{Container: container, Role: probe.RoleWorkload, Type: typ, Received: at(ms)}
 }
 
-func rev(ms int, seq int64, typ, container string) RuntimeEvent {
-	return RuntimeEvent{Seq: seq, Time: at(ms), Type: typ, Container: container}
+func rev(ms int, seq int64, typ runtimev1.EventType, container string) runtimev1.Event {
+	return runtimev1.Event{Seq: seq, Time: at(ms), Type: typ, Container: container}
 }
 
 // serialInit is init-1 then init-2 then app, with app killed (no probe exit) at the end.
@@ -28,10 +29,10 @@ func serialInit() *Timeline {
 			pev(210, "init-2", probe.TypeStart), pev(300, "init-2", probe.TypeExit),
 			pev(410, "app", probe.TypeStart),
 		},
-		[]RuntimeEvent{
-			rev(5, 1, EvContainerStarted, "init-1"), rev(105, 2, EvContainerExited, "init-1"),
-			rev(205, 3, EvContainerStarted, "init-2"), rev(305, 4, EvContainerExited, "init-2"),
-			rev(405, 5, EvContainerStarted, "app"), rev(900, 6, EvContainerExited, "app"),
+		[]runtimev1.Event{
+			rev(5, 1, runtimev1.EventContainerStarted, "init-1"), rev(105, 2, runtimev1.EventContainerExited, "init-1"),
+			rev(205, 3, runtimev1.EventContainerStarted, "init-2"), rev(305, 4, runtimev1.EventContainerExited, "init-2"),
+			rev(405, 5, runtimev1.EventContainerStarted, "app"), rev(900, 6, runtimev1.EventContainerExited, "app"),
 		})
 }
 
@@ -53,13 +54,13 @@ func TestTimelinePredicates(t *testing.T) {
 		{"app was not restarted", tl.NotRestarted("app"), true},
 		{"app was not restarted, so Restarted fails", tl.Restarted("app", 1), false},
 		{"the runtime agrees with the probes", tl.Consistent(), true},
-		{"app ended within 600ms of its start", tl.WithinBudget("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(EvContainerExited, "app"), 400*time.Millisecond, Tolerance{"T", 100 * time.Millisecond, ""}), true},
-		{"app did not end within 450ms of its start", tl.WithinBudget("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(EvContainerExited, "app"), 400*time.Millisecond, Tolerance{"T", 50 * time.Millisecond, ""}), false},
-		{"app ran at least 400ms", tl.AtLeast("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(EvContainerExited, "app"), 400*time.Millisecond, Tolerance{}), true},
-		{"app did not run 600ms", tl.AtLeast("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(EvContainerExited, "app"), 600*time.Millisecond, Tolerance{}), false},
+		{"app ended within 600ms of its start", tl.WithinBudget("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(runtimev1.EventContainerExited, "app"), 400*time.Millisecond, Tolerance{"T", 100 * time.Millisecond, ""}), true},
+		{"app did not end within 450ms of its start", tl.WithinBudget("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(runtimev1.EventContainerExited, "app"), 400*time.Millisecond, Tolerance{"T", 50 * time.Millisecond, ""}), false},
+		{"app ran at least 400ms", tl.AtLeast("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(runtimev1.EventContainerExited, "app"), 400*time.Millisecond, Tolerance{}), true},
+		{"app did not run 600ms", tl.AtLeast("app run", ProbeEvent("app", probe.TypeStart), RuntimeEv(runtimev1.EventContainerExited, "app"), 600*time.Millisecond, Tolerance{}), false},
 		{"init-1's exit is before app's start", tl.Before("order", ProbeEvent("init-1", probe.TypeExit), ProbeEvent("app", probe.TypeStart)), true},
-		{"a PodFinished never happened", tl.NeverHappened("PodFinished", RuntimeEv(EvPodFinished, "")), true},
-		{"ContainerStarted happened", tl.Happened("start", RuntimeEv(EvContainerStarted, "app")), true},
+		{"a PodFinished never happened", tl.NeverHappened("PodFinished", RuntimeEv(runtimev1.EventPodFinished, "")), true},
+		{"ContainerStarted happened", tl.Happened("start", RuntimeEv(runtimev1.EventContainerStarted, "app")), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +87,7 @@ func TestOverlapsWithARunningContainer(t *testing.T) {
 func TestRestartsAreCountedFromBothSources(t *testing.T) {
 	tl := NewTimeline(
 		[]probe.Event{pev(0, "a", probe.TypeStart), pev(10, "a", probe.TypeExit), pev(50, "a", probe.TypeStart), pev(60, "a", probe.TypeExit)},
-		[]RuntimeEvent{rev(0, 1, EvContainerStarted, "a"), rev(11, 2, EvContainerExited, "a"), rev(49, 3, EvContainerStarted, "a"), rev(61, 4, EvContainerExited, "a")})
+		[]runtimev1.Event{rev(0, 1, runtimev1.EventContainerStarted, "a"), rev(11, 2, runtimev1.EventContainerExited, "a"), rev(49, 3, runtimev1.EventContainerStarted, "a"), rev(61, 4, runtimev1.EventContainerExited, "a")})
 	if err := tl.Restarted("a", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestRestartsAreCountedFromBothSources(t *testing.T) {
 func TestConsistentCatchesARuntimeThatRecordsAnExitTooEarly(t *testing.T) {
 	tl := NewTimeline(
 		[]probe.Event{pev(0, "a", probe.TypeStart), pev(100, "a", probe.TypeExit)},
-		[]RuntimeEvent{rev(1, 1, EvContainerStarted, "a"), rev(50, 2, EvContainerExited, "a")})
+		[]runtimev1.Event{rev(1, 1, runtimev1.EventContainerStarted, "a"), rev(50, 2, runtimev1.EventContainerExited, "a")})
 	err := tl.Consistent()
 	if err == nil || !strings.Contains(err.Error(), "no ContainerExited is recorded at or after it") {
 		t.Fatalf("Consistent() = %v", err)

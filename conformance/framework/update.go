@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/ocilayout"
 )
@@ -22,7 +23,7 @@ import (
 // findings). err is set only when the command could not be run or its output not decoded.
 func (r *Runtime) Update(ctx context.Context, pod, manifest string) (*v1alpha1.PodStatus, *Result, error) {
 	res, err := r.exec(ctx, nil, "update", pod, manifest)
-	if err != nil || res.ExitCode != ExitOK {
+	if err != nil || res.ExitCode != runtimev1.ExitOK {
 		return nil, res, err
 	}
 	var st v1alpha1.PodStatus
@@ -115,7 +116,9 @@ func UpdateApplied(gen int64) func(*Timeline) bool {
 
 // UpdateAppliedEv matches the runtime's UpdateApplied event of a generation.
 func UpdateAppliedEv(gen int64) Matcher {
-	return func(e Entry) bool { return RuntimeEv(EvUpdateApplied, "")(e) && e.Runtime.Generation == gen }
+	return func(e Entry) bool {
+		return RuntimeEv(runtimev1.EventUpdateApplied, "")(e) && e.Runtime.Generation == gen
+	}
 }
 
 // Shared declares a `shared` volume: name in the pod, sharedName across pods.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
 
 func TestUpdateDecodesTheStatusAndPassesTheArguments(t *testing.T) {
@@ -30,7 +32,7 @@ func TestARefusedUpdateIsAResultWithFindingsNotAnError(t *testing.T) {
 	if err != nil || st != nil {
 		t.Fatalf("Update = %+v, %v; want no status and no error", st, err)
 	}
-	if res.ExitCode != ExitFailed || res.Error == nil || len(res.Error.Findings) != 1 ||
+	if res.ExitCode != runtimev1.ExitFailed || res.Error == nil || len(res.Error.Findings) != 1 ||
 		res.Error.Findings[0].Rule != "UPD-001" || res.Error.Findings[0].Path != "spec.containers[0].stopSignal" {
 		t.Fatalf("result %+v (error %+v)", res, res.Error)
 	}
@@ -73,7 +75,7 @@ func TestGCWithoutARemovedArrayOrFailingIsAnError(t *testing.T) {
 	}
 	rt = fakeRuntime(t, `echo '{"error":{"code":"IO","message":"no"}}' >&2; exit 3`)
 	var ce *CommandError
-	if _, _, err := rt.GC(context.Background(), 0); !errors.As(err, &ce) || ce.Result.ExitCode != ExitIO {
+	if _, _, err := rt.GC(context.Background(), 0); !errors.As(err, &ce) || ce.Result.ExitCode != runtimev1.ExitIO {
 		t.Fatalf("GC = %v, want a CommandError with exit 3", err)
 	}
 }

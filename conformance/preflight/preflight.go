@@ -8,6 +8,7 @@
 package preflight
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/schema"
@@ -76,7 +78,8 @@ func Run(ctx context.Context, opts Options) ([]Result, error) {
 }
 
 // expectError checks a failing command's exit status and its JSON error report.
-func expectError(res *fw.Result, exit int, code string) error {
+func expectError(res *fw.Result, code runtimev1.ErrorCode) error {
+	exit := code.ExitStatus()
 	if res.ExitCode != exit {
 		return fmt.Errorf("want exit %d (%s), got:\n%s", exit, code, res)
 	}
@@ -109,9 +112,6 @@ func (c *checker) checkVersion(ctx context.Context) {
 
 var contractVersion = regexp.MustCompile(`^1\.[0-9]+$`)
 
-// knownProfiles are the profiles of contract 1.1 (recovery is new in 1.1).
-var knownProfiles = map[string]bool{"core": true, "defer": true, "notifier": true, "update": true, "gc": true, fw.ProfileRecovery: true}
-
 func checkVersionJSON(out []byte) error {
 	var v struct {
 		ContractVersion *string `json:"contractVersion"`
@@ -119,7 +119,7 @@ func checkVersionJSON(out []byte) error {
 			Name    *string `json:"name"`
 			Version *string `json:"version"`
 		} `json:"runtime"`
-		Profiles *[]string `json:"profiles"`
+		Profiles *[]runtimev1.Profile `json:"profiles"`
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
 		return fmt.Errorf("version output is not one JSON object: %w\n%s", err, out)
@@ -136,9 +136,9 @@ func checkVersionJSON(out []byte) error {
 	} else {
 		core := false
 		for _, p := range *v.Profiles {
-			core = core || p == "core"
-			if !knownProfiles[p] {
-				problems = append(problems, fmt.Sprintf("profile %q is not defined by contract 1.1", p))
+			core = core || p == runtimev1.ProfileCore
+			if !p.Known() {
+				problems = append(problems, fmt.Sprintf("profile %q is not defined by contract %s", p, runtimev1.ContractVersion))
 			}
 		}
 		if !core {
@@ -165,7 +165,7 @@ func (c *checker) checkUsage(ctx context.Context) {
 	for _, tc := range cases {
 		res, err := c.exec(ctx, tc.args...)
 		if err == nil {
-			err = expectError(res, fw.ExitUsage, "Usage")
+			err = expectError(res, runtimev1.CodeUsage)
 		}
 		c.add("3", tc.name, err)
 	}
@@ -184,12 +184,12 @@ func (c *checker) checkNotFound(ctx context.Context) {
 		{"rm", absentPod},
 		{"crash", absentPod}, // profile recovery; skipped below when it is not declared
 	} {
-		if args[0] == "crash" && !c.f.Version.Has(fw.ProfileRecovery) {
+		if args[0] == "crash" && !c.f.Version.Has(runtimev1.ProfileRecovery) {
 			continue
 		}
 		res, err := c.exec(ctx, args...)
 		if err == nil {
-			err = expectError(res, fw.ExitNotFound, "NotFound")
+			err = expectError(res, runtimev1.CodeNotFound)
 		}
 		c.add("3", fmt.Sprintf("%s on an unknown pod is NotFound (exit 4)", args[0]), err)
 	}
@@ -219,13 +219,13 @@ func (c *checker) checkInvalidManifest(ctx context.Context) {
 	}
 	res, err := c.exec(ctx, "run", "--detach", "--name", pod.Metadata.Name, path)
 	if err == nil {
-		err = expectError(res, fw.ExitFailed, "InvalidManifest")
+		err = expectError(res, runtimev1.CodeInvalidManifest)
 	}
 	if err == nil {
 		err = checkFindings(res)
 	}
 	if err == nil {
-		if st, serr := c.exec(ctx, "status", pod.Metadata.Name, "-o", "json"); serr == nil && st.ExitCode != fw.ExitNotFound {
+		if st, serr := c.exec(ctx, "status", pod.Metadata.Name, "-o", "json"); serr == nil && st.ExitCode != runtimev1.ExitNotFound {
 			err = fmt.Errorf("the refused pod exists afterwards:\n%s", st)
 			_, _ = c.rt.Remove(ctx, pod.Metadata.Name, true)
 		}
@@ -253,7 +253,7 @@ func checkFindings(res *fw.Result) error {
 func (c *checker) checkIO(ctx context.Context) {
 	res, err := c.exec(ctx, "run", "--detach", "--name", c.f.PodName("preflight-io"), filepath.Join(c.f.Config().WorkDir, "no-such-manifest.yaml"))
 	if err == nil {
-		err = expectError(res, fw.ExitIO, "IO")
+		err = expectError(res, runtimev1.CodeIO)
 	}
 	c.add("3", "a manifest file that cannot be read is an IO error (exit 3)", err)
 }
@@ -297,24 +297,24 @@ func (c *checker) checkLifecycle(ctx context.Context) error {
 
 	res, err := c.exec(ctx, "wait", p.Name, "--timeout", "100ms")
 	if err == nil {
-		err = expectError(res, fw.ExitTimeout, "Timeout")
+		err = expectError(res, runtimev1.CodeTimeout)
 	}
 	c.add("4.4", "wait --timeout on a running pod is Timeout (exit 7)", err)
 
 	res, err = c.exec(ctx, "rm", p.Name)
 	if err == nil {
-		err = expectError(res, fw.ExitConflict, "Conflict")
+		err = expectError(res, runtimev1.CodeConflict)
 	}
 	c.add("4.9", "rm of a pod that is not terminal is Conflict (exit 5)", err)
 
 	res, err = c.exec(ctx, "run", "--detach", "--name", p.Name, p.Manifest)
 	if err == nil {
-		err = expectError(res, fw.ExitConflict, "Conflict")
+		err = expectError(res, runtimev1.CodeConflict)
 	}
 	c.add("4.2", "run with the name of an existing pod is Conflict (exit 5)", err)
 
 	_, err = p.WaitFor(ctx, "app to start", c.f.Tolerances().PodTimeout.Value, fw.AllStarted("app"))
-	if err == nil && c.f.Version.Has(fw.ProfileRecovery) {
+	if err == nil && c.f.Version.Has(runtimev1.ProfileRecovery) {
 		c.add("4.13", "crash of a running pod exits 0; the next status succeeds and validates against schema PodStatus", c.crashRunning(ctx, p))
 	}
 	if err == nil {
@@ -330,6 +330,7 @@ func (c *checker) checkLifecycle(ctx context.Context) error {
 	}
 	c.add("4.4", "wait prints the final PodStatus once the pod is terminal", err)
 	c.add("4.3", "the final status validates against schema PodStatus", c.statusValidates(ctx, p.Name))
+	c.add("5.1", "every event printed by events validates against schema Event", c.eventsValidate(ctx, p.Name))
 	c.add("5.3", "events are JSON lines, seq 1, 2, 3, ... without gaps, time non-decreasing, PodCreated first and PodFinished last", c.eventsWellFormed(ctx, p.Name))
 	c.add("4.5", "events --follow of a finished pod prints the history and exits 0", c.followEnds(ctx, p.Name))
 	res, err = c.exec(ctx, "logs", p.Name, "app")
@@ -342,7 +343,7 @@ func (c *checker) checkLifecycle(ctx context.Context) error {
 		err = fmt.Errorf("stop of a terminal pod must succeed:\n%s", res)
 	}
 	c.add("4.6", "stop of a terminal pod succeeds", err)
-	if c.f.Version.Has(fw.ProfileRecovery) {
+	if c.f.Version.Has(runtimev1.ProfileRecovery) {
 		c.add("4.13", "crash of a terminal pod exits 0 and changes nothing (status and events)", c.crashTerminal(ctx, p.Name))
 	}
 	res, err = c.rt.Remove(ctx, p.Name, false)
@@ -352,7 +353,7 @@ func (c *checker) checkLifecycle(ctx context.Context) error {
 	if err == nil {
 		res, err = c.exec(ctx, "status", p.Name, "-o", "json")
 		if err == nil {
-			err = expectError(res, fw.ExitNotFound, "NotFound")
+			err = expectError(res, runtimev1.CodeNotFound)
 		}
 	}
 	c.add("4.9", "rm removes a terminal pod; status afterwards is NotFound", err)
@@ -393,6 +394,46 @@ func (c *checker) terminatingOrTerminal(ctx context.Context, pod string) error {
 	return fmt.Errorf("neither Terminating=True nor terminal right after stop: %+v", st)
 }
 
+func (c *checker) eventsValidate(ctx context.Context, pod string) error {
+	res, err := c.exec(ctx, "events", pod)
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("events failed:\n%s", res)
+	}
+	return ValidateEvents(res.Stdout)
+}
+
+// ValidateEvents checks that every line of an `events` output is one JSON object that validates
+// against the schema Event (section 5.1: object shapes are the JSON Schemas). Empty lines are
+// ignored; the error names each offending line and what is wrong with it.
+func ValidateEvents(out []byte) error {
+	var problems []string
+	for i, line := range bytes.Split(out, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil || dec.More() {
+			if err == nil {
+				err = errors.New("more than one JSON value on the line")
+			}
+			problems = append(problems, fmt.Sprintf("line %d is not one JSON value (%v): %s", i+1, err, line))
+			continue
+		}
+		if errs := schema.Validate("Event", v); len(errs) > 0 {
+			problems = append(problems, fmt.Sprintf("line %d does not validate against schema Event: %v: %s", i+1, errs, line))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
 func (c *checker) eventsWellFormed(ctx context.Context, pod string) error {
 	evs, err := c.rt.Events(ctx, pod)
 	if err != nil {
@@ -402,7 +443,7 @@ func (c *checker) eventsWellFormed(ctx context.Context, pod string) error {
 }
 
 // CheckEventStream checks the stream-level guarantees of a finished pod's events (section 5.3).
-func CheckEventStream(evs []fw.RuntimeEvent) error {
+func CheckEventStream(evs []runtimev1.Event) error {
 	if len(evs) == 0 {
 		return errors.New("no events")
 	}
@@ -417,10 +458,10 @@ func CheckEventStream(evs []fw.RuntimeEvent) error {
 			return fmt.Errorf("event seq %d is earlier than seq %d", ev.Seq, evs[i-1].Seq)
 		}
 	}
-	if evs[0].Type != fw.EvPodCreated {
+	if evs[0].Type != runtimev1.EventPodCreated {
 		return fmt.Errorf("first event is %s, want PodCreated", evs[0].Type)
 	}
-	if last := evs[len(evs)-1]; last.Type != fw.EvPodFinished {
+	if last := evs[len(evs)-1]; last.Type != runtimev1.EventPodFinished {
 		return fmt.Errorf("last event is %s, want PodFinished", last.Type)
 	}
 	return nil
@@ -435,6 +476,9 @@ func (c *checker) followEnds(ctx context.Context, pod string) error {
 	}
 	if res.ExitCode != 0 {
 		return fmt.Errorf("events --follow failed:\n%s", res)
+	}
+	if err := ValidateEvents(res.Stdout); err != nil {
+		return err
 	}
 	evs, err := fw.ParseEvents(res.Stdout)
 	if err != nil {

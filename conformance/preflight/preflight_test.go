@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	fw "podspec.dev/podspec/conformance/framework"
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
 
 func TestCheckVersionJSON(t *testing.T) {
@@ -39,23 +39,57 @@ func TestCheckVersionJSON(t *testing.T) {
 
 func TestCheckEventStream(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	ev := func(seq int64, typ string, ms int) fw.RuntimeEvent {
-		return fw.RuntimeEvent{Seq: seq, Type: typ, Time: t0.Add(time.Duration(ms) * time.Millisecond), Pod: "p", PodUID: "u"}
+	ev := func(seq int64, typ runtimev1.EventType, ms int) runtimev1.Event {
+		return runtimev1.Event{Seq: seq, Type: typ, Time: t0.Add(time.Duration(ms) * time.Millisecond), Pod: "p", PodUID: "u"}
 	}
-	good := []fw.RuntimeEvent{ev(1, fw.EvPodCreated, 0), ev(2, fw.EvPodStarted, 5), ev(3, fw.EvPodFinished, 9)}
+	good := []runtimev1.Event{ev(1, runtimev1.EventPodCreated, 0), ev(2, runtimev1.EventPodStarted, 5), ev(3, runtimev1.EventPodFinished, 9)}
 	if err := CheckEventStream(good); err != nil {
 		t.Fatalf("a well-formed stream was refused: %v", err)
 	}
-	tests := map[string][]fw.RuntimeEvent{
-		"a gap in seq":               {ev(1, fw.EvPodCreated, 0), ev(3, fw.EvPodFinished, 9)},
-		"time going backwards":       {ev(1, fw.EvPodCreated, 5), ev(2, fw.EvPodFinished, 0)},
-		"not starting at PodCreated": {ev(1, fw.EvPodStarted, 0), ev(2, fw.EvPodFinished, 1)},
-		"not ending at PodFinished":  {ev(1, fw.EvPodCreated, 0), ev(2, fw.EvPodStarted, 1)},
+	tests := map[string][]runtimev1.Event{
+		"a gap in seq":               {ev(1, runtimev1.EventPodCreated, 0), ev(3, runtimev1.EventPodFinished, 9)},
+		"time going backwards":       {ev(1, runtimev1.EventPodCreated, 5), ev(2, runtimev1.EventPodFinished, 0)},
+		"not starting at PodCreated": {ev(1, runtimev1.EventPodStarted, 0), ev(2, runtimev1.EventPodFinished, 1)},
+		"not ending at PodFinished":  {ev(1, runtimev1.EventPodCreated, 0), ev(2, runtimev1.EventPodStarted, 1)},
 		"no events at all":           nil,
 	}
 	for name, evs := range tests {
 		if err := CheckEventStream(evs); err == nil {
 			t.Errorf("%s was accepted", name)
 		}
+	}
+}
+
+func TestValidateEvents(t *testing.T) {
+	good := `{"seq":1,"time":"2026-11-30T12:00:00.000000001Z","type":"PodCreated","pod":"web","podUID":"5b0c"}
+{"seq":2,"time":"2026-11-30T12:00:01Z","type":"ContainerExited","pod":"web","podUID":"5b0c","container":"app","containerKind":"main","containerID":"5b0c-app-1","restartCount":0,"signal":{"name":"SIGTERM","number":15},"reason":"Error"}
+{"seq":3,"time":"2026-11-30T12:00:02Z","type":"SomethingOfMyOwn","pod":"web","podUID":"5b0c","fieldOfMyOwn":{"any":[1,"thing"]}}
+
+`
+	// Types and fields of a runtime's own are allowed (sections 2 and 5.2).
+	if err := ValidateEvents([]byte(good)); err != nil {
+		t.Fatalf("valid events were refused: %v", err)
+	}
+	bad := map[string]string{
+		"a missing podUID":            `{"seq":1,"time":"2026-11-30T12:00:00Z","type":"PodCreated","pod":"web"}`,
+		"seq zero":                    `{"seq":0,"time":"2026-11-30T12:00:00Z","type":"PodCreated","pod":"web","podUID":"u"}`,
+		"a time that is not RFC 3339": `{"seq":1,"time":"yesterday","type":"PodCreated","pod":"web","podUID":"u"}`,
+		"an unknown container kind":   `{"seq":1,"time":"2026-11-30T12:00:00Z","type":"ContainerStarted","pod":"web","podUID":"u","container":"a","containerKind":"helper"}`,
+		"an exit code as a string":    `{"seq":1,"time":"2026-11-30T12:00:00Z","type":"ContainerExited","pod":"web","podUID":"u","exitCode":"3"}`,
+		"a hook of another name":      `{"seq":1,"time":"2026-11-30T12:00:00Z","type":"HookStarted","pod":"web","podUID":"u","hook":"postStop"}`,
+		"a line that is not JSON":     `seq=1 type=PodCreated`,
+		"two values on one line":      `{"seq":1,"time":"2026-11-30T12:00:00Z","type":"PodCreated","pod":"web","podUID":"u"} {}`,
+	}
+	for name, line := range bad {
+		t.Run(name, func(t *testing.T) {
+			out := strings.SplitN(good, "\n", 2)[0] + "\n" + line + "\n"
+			err := ValidateEvents([]byte(out))
+			if err == nil {
+				t.Fatalf("a malformed event was accepted: %s", line)
+			}
+			if !strings.Contains(err.Error(), "line 2") || strings.Contains(err.Error(), "line 1 ") {
+				t.Errorf("the error does not name line 2 alone: %v", err)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 )
@@ -66,7 +67,7 @@ func (s *suite) registerBadInput() {
 	nothingCreated := func(ctx context.Context, out *fw.Outcome) {
 		res, err := s.f.RT.Exec(ctx, "status", out.Pod.Name, "-o", "json")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.ExitCode).To(Equal(fw.ExitNotFound), "a refused pod does not exist\n%s", res)
+		Expect(res.ExitCode).To(Equal(runtimev1.ExitNotFound), "a refused pod does not exist\n%s", res)
 		list, err := s.f.RT.List(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		for _, e := range list {
@@ -82,7 +83,7 @@ func (s *suite) registerBadInput() {
 			func(ctx SpecContext, r badRow) {
 				out := s.await(ctx, scen[r.key])
 				res := out.Pod.RunResult
-				Expect(res.ExitCode).To(Equal(fw.ExitFailed), "exit status\n%s", res)
+				Expect(res.ExitCode).To(Equal(runtimev1.ExitFailed), "exit status\n%s", res)
 				Expect(res.Error).NotTo(BeNil(), "a JSON error report on stderr\n%s", res)
 				Expect(res.Error.Code).To(Equal("InvalidManifest"), "%s", res)
 				var rules []string
@@ -95,13 +96,13 @@ func (s *suite) registerBadInput() {
 			}, entries)
 		It("refuses a pod whose hostPath does not exist, and creates nothing", req("VOL-008"), func(ctx SpecContext) {
 			out := s.await(ctx, missingHost)
-			Expect(out.Pod.RunResult.ExitCode).To(Equal(fw.ExitFailed), "%s", out.Pod.RunResult)
+			Expect(out.Pod.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", out.Pod.RunResult)
 			nothingCreated(ctx, out)
 		})
 		It("fails creation naming an image that cannot be resolved, and leaves nothing behind", req("IMG-003"), func(ctx SpecContext) {
 			out := s.await(ctx, missingImage)
 			res := out.Pod.RunResult
-			Expect(res.ExitCode).To(Equal(fw.ExitFailed), "%s", res)
+			Expect(res.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", res)
 			Expect(res.Error).NotTo(BeNil(), "%s", res)
 			Expect(res.Error.Message).To(ContainSubstring("/nonexistent/podspec-conformance-image"), "the error names the image")
 			nothingCreated(ctx, out)

@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 )
@@ -21,7 +22,7 @@ func (s *suite) registerDeadline() {
 			out := get()
 			Expect(out.Final.StartedAt).NotTo(BeNil())
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonDeadlineExceeded), "%s", out.Final)
-			term, ok := out.Timeline.First(fw.RuntimeEv(fw.EvPodTerminating, ""))
+			term, ok := out.Timeline.First(fw.RuntimeEv(runtimev1.EventPodTerminating, ""))
 			Expect(ok).To(BeTrue(), "PodTerminating\n%s", out.Timeline)
 			gap := term.Time.Sub(*out.Final.StartedAt)
 			tol := s.f.Tolerances()

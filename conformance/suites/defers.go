@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -168,9 +169,9 @@ func (r deferLimitRow) drive() func(context.Context, *fw.Pod) error {
 // limitFrom matches the event the limit of long's run is counted from.
 func (r deferLimitRow) limitFrom(tl *fw.Timeline) fw.Matcher {
 	if r.grace == 0 {
-		return fw.RuntimeEv(fw.EvContainerStarted, "long")
+		return fw.RuntimeEv(runtimev1.EventContainerStarted, "long")
 	}
-	reqs := tl.All(fw.RuntimeEv(fw.EvStopRequested, ""))
+	reqs := tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
 	Expect(reqs).To(HaveLen(2), "two stop requests\n%s", tl)
 	seq := reqs[1].Runtime.Seq
 	return func(e fw.Entry) bool { return e.Runtime != nil && e.Runtime.Seq == seq }
@@ -238,7 +239,7 @@ func mainStopStep(mains ...string) fw.Matcher {
 				return true
 			}
 			if r := e.Runtime; r != nil && r.Container == c &&
-				(r.Type == fw.EvSignalSent || (r.Type == fw.EvHookStarted && r.Hook == "preStop")) {
+				(r.Type == runtimev1.EventSignalSent || (r.Type == runtimev1.EventHookStarted && r.Hook == "preStop")) {
 				return true
 			}
 		}
@@ -379,8 +380,8 @@ func (s *suite) registerDeferOutcomes() {
 				}
 				out := await(ctx, late)
 				tl := out.Timeline
-				starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "d"))
-				exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "d"))
+				starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "d"))
+				exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "d"))
 				Expect(starts).To(HaveLen(1), "d: its one failed attempt, no retry\n%s", tl)
 				Expect(exits).To(HaveLen(1), "d's attempt ended\n%s", tl)
 				// The setup: the attempt failed so soon after it started that the retry's moment
@@ -520,8 +521,8 @@ func (s *suite) registerDeferPolicies() {
 			out := get()
 			tl, tol := out.Timeline, s.f.Tolerances()
 			Expect(tl.Restarted("flaky", 1)).To(Succeed())
-			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "flaky"))
-			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "flaky"))
+			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "flaky"))
+			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "flaky"))
 			Expect(exits).NotTo(BeEmpty(), "%s", tl)
 			Expect(starts).To(HaveLen(2), "%s", tl)
 			gap := starts[1].Time.Sub(exits[0].Time)
@@ -537,7 +538,7 @@ func (s *suite) registerDeferPolicies() {
 		It("never start a defer again once its run has ended", req("DEFER-004"), func() {
 			tl := get().Timeline
 			Expect(tl.Instances("flaky")).To(HaveLen(2), "flaky: one failed attempt and its retry\n%s", tl)
-			Expect(countMatches(tl, fw.RuntimeEv(fw.EvContainerStarted, "flaky"))).To(Equal(2), "%s", tl)
+			Expect(countMatches(tl, fw.RuntimeEv(runtimev1.EventContainerStarted, "flaky"))).To(Equal(2), "%s", tl)
 			for _, d := range []string{"once", "ok"} {
 				Expect(tl.NotRestarted(d)).To(Succeed())
 			}
@@ -556,12 +557,12 @@ func crashWhileDeferRuns(d string, adoptAt func(started time.Time) time.Time, ex
 			return err
 		}
 		tl, err := p.WaitFor(ctx, d+" running", p.PodTimeout(), func(tl *fw.Timeline) bool {
-			return tl.Started(d) && recorded(fw.EvContainerStarted, d, 1)(tl)
+			return tl.Started(d) && recorded(runtimev1.EventContainerStarted, d, 1)(tl)
 		})
 		if err != nil {
 			return err
 		}
-		started, _ := tl.First(fw.RuntimeEv(fw.EvContainerStarted, d))
+		started, _ := tl.First(fw.RuntimeEv(runtimev1.EventContainerStarted, d))
 		var gone time.Time
 		until := func(time.Time) time.Time {
 			if at := adoptAt(started.Time); at.After(gone) {
@@ -596,7 +597,7 @@ func (s *suite) registerDeferCrash() {
 	sc := &fw.Scenario{
 		Short:   "defer-crash",
 		Profile: spec.ProfileDefer,
-		Needs:   []string{fw.ProfileRecovery},
+		Needs:   []runtimev1.Profile{runtimev1.ProfileRecovery},
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
 			Main("app", fw.Loop()).
 			Defer("first", fw.ExitAfter(0, ms(100))).
@@ -620,7 +621,7 @@ func (s *suite) registerDeferCrash() {
 		It("knew, after the loss, the first defer's ended run and the second's started attempt", req("DEFER-013"), func() {
 			out := get()
 			expectEnd(out, "first", exitWith(0, v1alpha1.ReasonCompleted))
-			starts := out.Timeline.All(fw.RuntimeEv(fw.EvContainerStarted, "second"))
+			starts := out.Timeline.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "second"))
 			Expect(starts).NotTo(BeEmpty(), "%s", out.Timeline)
 			c := out.Final.Container("second")
 			Expect(c).NotTo(BeNil(), "%s", out.Final)
@@ -632,7 +633,7 @@ func (s *suite) registerDeferCrash() {
 		})
 		It("start a defer whose attempt ended unobserved again, as a new instance that is no failure of its run", req("DEFER-015"), func() {
 			out := get()
-			starts := out.Timeline.All(fw.RuntimeEv(fw.EvContainerStarted, "second"))
+			starts := out.Timeline.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "second"))
 			Expect(starts).To(HaveLen(2), "%s", out.Timeline)
 			Expect(starts[1].Runtime.ContainerID).NotTo(Equal(starts[0].Runtime.ContainerID), "a new instance has a new containerID\n%s", out.Timeline)
 			Expect(out.Timeline.Happened("second's instance 2 reports", func(e fw.Entry) bool {
@@ -657,7 +658,7 @@ func (s *suite) registerDeferCrashLate() {
 	sc := &fw.Scenario{
 		Short:   "defer-crash-late",
 		Profile: spec.ProfileDefer,
-		Needs:   []string{fw.ProfileRecovery},
+		Needs:   []runtimev1.Profile{runtimev1.ProfileRecovery},
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(deferGrace).
 			Main("app", fw.Loop()).
 			Defer("lost", fw.ExitAfter(0, 0).WaitFor("go").Counted(), fw.DeferTimeout(timeout), fw.DeferOnFailure(v1alpha1.DeferAbort)).
@@ -675,7 +676,7 @@ func (s *suite) registerDeferCrashLate() {
 		It("fails the run: the defer is not started again, and the next one is skipped under onFailure: Abort", req("DEFER-007"), func() {
 			out := get()
 			tl := out.Timeline
-			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "lost"))
+			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "lost"))
 			Expect(starts).To(HaveLen(1), "lost: the attempt the loss hid and no other\n%s", tl)
 			Expect(tl.Instances("lost")).To(HaveLen(1), "one instance of lost ran\n%s", tl)
 			// The setup: the attempt ended by itself (nobody killed it) before its limit, and

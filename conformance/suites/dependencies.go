@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -31,7 +32,7 @@ func runtimeExited(names ...string) func(*fw.Timeline) bool {
 	return func(tl *fw.Timeline) bool {
 		for _, n := range names {
 			inst := tl.Instances(n)
-			if len(inst) == 0 || len(tl.All(fw.RuntimeEv(fw.EvContainerExited, n))) < len(inst) {
+			if len(inst) == 0 || len(tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, n))) < len(inst) {
 				return false
 			}
 		}
@@ -68,8 +69,8 @@ func (s *suite) registerDependencies() {
 	s.ordered("dependsOn", deps, func(get func() *fw.Outcome) {
 		It("starts a dependent only after each dependency reached its condition", req("HB-004"), func() {
 			tl := get().Timeline
-			Expect(tl.Before("db Ready before web starts", fw.RuntimeEv(fw.EvContainerReady, "db"), fw.ProbeEvent("web", probe.TypeStart))).To(Succeed())
-			Expect(tl.Before("worker Started before early starts", fw.RuntimeEv(fw.EvContainerStarted, "worker"), fw.ProbeEvent("early", probe.TypeStart))).To(Succeed())
+			Expect(tl.Before("db Ready before web starts", fw.RuntimeEv(runtimev1.EventContainerReady, "db"), fw.ProbeEvent("web", probe.TypeStart))).To(Succeed())
+			Expect(tl.Before("worker Started before early starts", fw.RuntimeEv(runtimev1.EventContainerStarted, "worker"), fw.ProbeEvent("early", probe.TypeStart))).To(Succeed())
 			Expect(tl.ExitsBeforeStart("job", "report")).To(Succeed())
 		})
 		It("holds condition Completed once the dependency exited 0", req("DEP-010"), func() {
@@ -80,7 +81,7 @@ func (s *suite) registerDependencies() {
 		It("does not delay a main container for one it does not depend on", req("HB-018"), func() {
 			tl := get().Timeline
 			for _, c := range []string{"worker", "early", "job", "report"} {
-				Expect(tl.Before(c+" starts before db is Ready", fw.ProbeEvent(c, probe.TypeStart), fw.RuntimeEv(fw.EvContainerReady, "db"))).To(Succeed())
+				Expect(tl.Before(c+" starts before db is Ready", fw.ProbeEvent(c, probe.TypeStart), fw.RuntimeEv(runtimev1.EventContainerReady, "db"))).To(Succeed())
 			}
 		})
 		It("reports a container Ready only after its readiness probe succeeded", req("DEP-008"), func() {
@@ -88,11 +89,11 @@ func (s *suite) registerDependencies() {
 			success := func(e fw.Entry) bool {
 				return fw.ProbeEvent("db", probe.TypeCheck)(e) && e.Probe.Result == "success"
 			}
-			Expect(tl.Before("a successful readiness check before db is Ready", success, fw.RuntimeEv(fw.EvContainerReady, "db"))).To(Succeed())
+			Expect(tl.Before("a successful readiness check before db is Ready", success, fw.RuntimeEv(runtimev1.EventContainerReady, "db"))).To(Succeed())
 		})
 		It("starts readiness checks only once the container is Started", req("HB-007"), func() {
 			tl := get().Timeline
-			Expect(tl.Before("db Started before its first readiness check", fw.RuntimeEv(fw.EvContainerStarted, "db"), fw.ProbeEvent("db", probe.TypeCheck))).To(Succeed())
+			Expect(tl.Before("db Started before its first readiness check", fw.RuntimeEv(runtimev1.EventContainerStarted, "db"), fw.ProbeEvent("db", probe.TypeCheck))).To(Succeed())
 		})
 	})
 
@@ -131,7 +132,7 @@ func (s *suite) registerDependencies() {
 			tl := get().Timeline
 			Expect(tl.Restarted("web", 1)).To(Succeed())
 			inst := tl.Instances("web")
-			readies := tl.All(fw.RuntimeEv(fw.EvContainerReady, "db"))
+			readies := tl.All(fw.RuntimeEv(runtimev1.EventContainerReady, "db"))
 			for _, r := range readies {
 				if r.Time.After(inst[0].Start) {
 					Expect(r.Time.After(inst[1].Start)).To(BeTrue(), "web's restart waited for db to become Ready again\n%s", tl)
@@ -161,7 +162,7 @@ func (s *suite) registerDependencies() {
 			out := get()
 			expectDependencyFailed(out, "dep")
 			tol := s.f.Tolerances()
-			Expect(out.Timeline.WithinBudget("failing dep after job's exit", fw.RuntimeEv(fw.EvContainerExited, "job"), fw.RuntimeEv(fw.EvDependencyFailed, "dep"), 0, tol.Reaction)).To(Succeed())
+			Expect(out.Timeline.WithinBudget("failing dep after job's exit", fw.RuntimeEv(runtimev1.EventContainerExited, "job"), fw.RuntimeEv(runtimev1.EventDependencyFailed, "dep"), 0, tol.Reaction)).To(Succeed())
 		})
 		It("fails the dependents of a DependencyFailed container in turn", req("DEP-013"), func() {
 			expectDependencyFailed(get(), "dep2")

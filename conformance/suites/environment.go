@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -150,7 +151,7 @@ func (s *suite) registerEnvironment() {
 			Expect(hook.Cgroup).To(Equal(app.Cgroup))
 		})
 		It("starts an instance before its postStart hook", req("HB-005"), func() {
-			Expect(get().Timeline.Before("app started before its postStart hook", fw.RuntimeEv(fw.EvContainerStarted, "app"), fw.HandlerEvent("app", "postStart", probe.TypeHandlerStart))).To(Succeed())
+			Expect(get().Timeline.Before("app started before its postStart hook", fw.RuntimeEv(runtimev1.EventContainerStarted, "app"), fw.HandlerEvent("app", "postStart", probe.TypeHandlerStart))).To(Succeed())
 		})
 		It("keeps the image's Entrypoint when a container gives only args", req("IMG-008"), func() {
 			r := report("args", probe.RoleWorkload)
@@ -160,7 +161,7 @@ func (s *suite) registerEnvironment() {
 		})
 		It("reports a container without a readiness probe ready once it is started", req("DEP-009"), func() {
 			tl := get().Timeline
-			Expect(tl.Before("args Started before Ready", fw.RuntimeEv(fw.EvContainerStarted, "args"), fw.RuntimeEv(fw.EvContainerReady, "args"))).To(Succeed())
+			Expect(tl.Before("args Started before Ready", fw.RuntimeEv(runtimev1.EventContainerStarted, "args"), fw.RuntimeEv(runtimev1.EventContainerReady, "args"))).To(Succeed())
 			Expect(get().Final.Container("args").Ready).To(BeFalse(), "not ready once it exited\n%s", get().Final)
 		})
 	})

@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -123,11 +124,11 @@ func (s *suite) registerExitMatrix() {
 			func(ctx SpecContext, r exitRow) {
 				out := s.await(ctx, scen[r.key])
 				Expect(out.Final.Reason).To(Equal(r.reason), "status.reason\n%s", out.Final)
-				fired := out.Timeline.All(fw.RuntimeEv(fw.EvPolicyFired, ""))
+				fired := out.Timeline.All(fw.RuntimeEv(runtimev1.EventPolicyFired, ""))
 				Expect(fired).To(HaveLen(1), "exactly one PolicyFired\n%s", out.Timeline)
 				if r.bEnd.reason == "StoppedByPolicy" {
 					// b was stopped: the policy fired before b received anything.
-					Expect(out.Timeline.Before("the policy fires before b is signalled", fw.RuntimeEv(fw.EvPolicyFired, ""), fw.RuntimeEv(fw.EvSignalSent, "b"))).To(Succeed())
+					Expect(out.Timeline.Before("the policy fires before b is signalled", fw.RuntimeEv(runtimev1.EventPolicyFired, ""), fw.RuntimeEv(runtimev1.EventSignalSent, "b"))).To(Succeed())
 				}
 			}, entries(nil))
 		DescribeTable("each container's exit status: exitCode iff it exited, signal iff a signal killed it, and the reason",

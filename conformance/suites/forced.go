@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -26,7 +27,7 @@ func (s *suite) registerForcedStop() {
 		tl, st := out.Timeline, out.Final
 		tol := s.f.Tolerances()
 		for _, c := range []string{"app", "stubborn"} {
-			Expect(tl.WithinBudget("forced stop to "+c+"'s SIGKILL", fw.RuntimeEv(fw.EvStopRequested, ""), runtimeSignal(c, "SIGKILL"), 0, tol.Reaction)).To(Succeed())
+			Expect(tl.WithinBudget("forced stop to "+c+"'s SIGKILL", fw.RuntimeEv(runtimev1.EventStopRequested, ""), runtimeSignal(c, "SIGKILL"), 0, tol.Reaction)).To(Succeed())
 			t := st.Terminated(c)
 			Expect(t).NotTo(BeNil(), "%s\n%s", c, st)
 			Expect(t.Signal).To(Equal(signal("SIGKILL")), "%s is killed by SIGKILL\n%s", c, st)
@@ -92,7 +93,7 @@ func (s *suite) registerForcedStop() {
 	s.ordered("A forced stop during a graceful stop sequence", during, func(get func() *fw.Outcome) {
 		It("takes effect at once, cutting the running preStop hook short", req("FORCE-005", "FORCE-002"), func() {
 			tl := get().Timeline
-			reqs := tl.All(fw.RuntimeEv(fw.EvStopRequested, ""))
+			reqs := tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
 			Expect(reqs).To(HaveLen(2), "a graceful then a forced stop request\n%s", tl)
 			kill, ok := tl.First(runtimeSignal("app", "SIGKILL"))
 			Expect(ok).To(BeTrue(), "app gets SIGKILL\n%s", tl)

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -44,7 +45,7 @@ func podReport(p *fw.Pod, container string) *probe.Report {
 // expectNotFound asserts that a verb failed with NotFound.
 func expectNotFound(res *fw.Result, err error, what string) {
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), what)
-	ExpectWithOffset(1, res.ExitCode).To(Equal(fw.ExitNotFound), "%s\n%s", what, res)
+	ExpectWithOffset(1, res.ExitCode).To(Equal(runtimev1.ExitNotFound), "%s\n%s", what, res)
 	ExpectWithOffset(1, res.Error).NotTo(BeNil(), "%s: an error report\n%s", what, res)
 	ExpectWithOffset(1, res.Error.Code).To(Equal("NotFound"), "%s\n%s", what, res)
 }
@@ -134,7 +135,7 @@ func (s *suite) registerRetention() {
 			for verb := range readVerbs {
 				res, err := s.f.RT.Exec(ctx, argsFor(verb, out.Pod.Name)...)
 				Expect(err).NotTo(HaveOccurred())
-				Expect(res.ExitCode).To(Equal(fw.ExitOK), "%s", res)
+				Expect(res.ExitCode).To(Equal(runtimev1.ExitOK), "%s", res)
 				snapshot[verb] = res.Stdout
 			}
 			var (
@@ -156,7 +157,7 @@ func (s *suite) registerRetention() {
 						reads = append(reads, r)
 						running[verb]++
 						mu.Unlock()
-						if r.err != nil || r.res.ExitCode != fw.ExitOK {
+						if r.err != nil || r.res.ExitCode != runtimev1.ExitOK {
 							return
 						}
 						// Leave the pod unread now and then, so that a remover waiting for
@@ -179,7 +180,7 @@ func (s *suite) registerRetention() {
 			var err error
 			rmRes, err = s.f.RT.Remove(ctx, out.Pod.Name, false)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(rmRes.ExitCode).To(Equal(fw.ExitOK), "rm of the terminal pod\n%s", rmRes)
+			Expect(rmRes.ExitCode).To(Equal(runtimev1.ExitOK), "rm of the terminal pod\n%s", rmRes)
 			wg.Wait()
 			rmStart := rmRes.Ended.Add(-rmRes.Duration)
 			overlapping := 0
@@ -189,9 +190,9 @@ func (s *suite) registerRetention() {
 					overlapping++
 				}
 				switch r.res.ExitCode {
-				case fw.ExitOK:
+				case runtimev1.ExitOK:
 					Expect(bytes.Equal(r.res.Stdout, snapshot[r.verb])).To(BeTrue(), "%s during the removal printed other data than before it:\n%s\nbefore:\n%s", r.verb, r.res, snapshot[r.verb])
-				case fw.ExitNotFound:
+				case runtimev1.ExitNotFound:
 					Expect(r.res.Error).NotTo(BeNil(), "%s", r.res)
 					Expect(r.res.Error.Code).To(Equal("NotFound"), "%s", r.res)
 				default:
@@ -204,7 +205,7 @@ func (s *suite) registerRetention() {
 			out := get()
 			res, err := s.f.RT.Remove(ctx, out.Pod.Name, false)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(res.ExitCode).To(BeElementOf(fw.ExitOK, fw.ExitNotFound), "%s", res)
+			Expect(res.ExitCode).To(BeElementOf(runtimev1.ExitOK, runtimev1.ExitNotFound), "%s", res)
 			list, err := s.f.RT.List(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(slices.ContainsFunc(list, func(e fw.ListEntry) bool { return e.Name == out.Pod.Name })).To(BeFalse(), "list after the removal")
@@ -257,7 +258,7 @@ func (s *suite) registerRmRunning() {
 			Expect(err).NotTo(HaveOccurred())
 			res, err := s.f.RT.Remove(ctx, p.Name, false)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(res.ExitCode).To(Equal(fw.ExitConflict), "%s", res)
+			Expect(res.ExitCode).To(Equal(runtimev1.ExitConflict), "%s", res)
 			Expect(res.Error).NotTo(BeNil(), "%s", res)
 			Expect(res.Error.Code).To(Equal("Conflict"), "%s", res)
 			after, err := p.Status(ctx)
@@ -271,7 +272,7 @@ func (s *suite) registerRmRunning() {
 		It("with --force, stops the pod with a forced stop (no preStop, no stop signal) before removing it", req("GC-009"), func(ctx SpecContext) {
 			res, err := s.f.RT.Remove(ctx, p.Name, true)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(res.ExitCode).To(Equal(fw.ExitOK), "%s", res)
+			Expect(res.ExitCode).To(Equal(runtimev1.ExitOK), "%s", res)
 			// A graceful stop would run the preStop hook and send SIGTERM, which app ignores for
 			// the 30 s grace period.
 			Expect(res.Duration).To(BeNumerically("<", 30*time.Second), "rm --force took as long as a graceful stop\n%s", res)
@@ -363,7 +364,7 @@ func (s *suite) registerCollector() {
 				Expect(st.Condition(v1alpha1.PodTerminating)).To(Or(BeNil(), HaveField("Status", v1alpha1.ConditionFalse)), "%s", st)
 			}
 			tl := r.runningTimeline
-			Expect(tl.NeverHappened("StopRequested before the harness's stop", fw.RuntimeEv(fw.EvStopRequested, ""))).To(Succeed())
+			Expect(tl.NeverHappened("StopRequested before the harness's stop", fw.RuntimeEv(runtimev1.EventStopRequested, ""))).To(Succeed())
 			Expect(tl.NeverHappened("a signal to app", fw.ProbeEvent("app", probe.TypeSignal))).To(Succeed())
 			Expect(tl.NotRestarted("app")).To(Succeed())
 		})
@@ -380,7 +381,7 @@ func (s *suite) registerCollector() {
 				_, err := p.Status(ctx)
 				var ce *fw.CommandError
 				Expect(err).To(BeAssignableToTypeOf(ce), "status of %s after gc", p.Name)
-				Expect(err.(*fw.CommandError).Result.ExitCode).To(Equal(fw.ExitNotFound), "%v", err)
+				Expect(err.(*fw.CommandError).Result.ExitCode).To(Equal(runtimev1.ExitNotFound), "%v", err)
 			}
 		})
 	})
@@ -431,7 +432,7 @@ func (s *suite) registerSharedVolumes() {
 			rm := func(short string) {
 				res, err := s.f.RT.Remove(ctx, pods[short].pod.Name, false)
 				Expect(err).NotTo(HaveOccurred())
-				Expect(res.ExitCode).To(Equal(fw.ExitOK), "%s", res)
+				Expect(res.ExitCode).To(Equal(runtimev1.ExitOK), "%s", res)
 			}
 			run("vol-a", v1alpha1.ReclaimPolicyDelete, fw.Exit(0).List("/s").Write("/s/a", "from-a"))
 			run("vol-b", v1alpha1.ReclaimPolicyRetain, fw.Exit(0).Read("/s/a").Write("/s/b", "from-b"))

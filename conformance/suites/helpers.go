@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -40,7 +41,7 @@ func probeSignal(container, sig string) fw.Matcher {
 // runtimeSignal matches the runtime's SignalSent of sig to a container.
 func runtimeSignal(container, sig string) fw.Matcher {
 	return func(e fw.Entry) bool {
-		return fw.RuntimeEv(fw.EvSignalSent, container)(e) && e.Runtime.Signal != nil && e.Runtime.Signal.Name == sig
+		return fw.RuntimeEv(runtimev1.EventSignalSent, container)(e) && e.Runtime.Signal != nil && e.Runtime.Signal.Name == sig
 	}
 }
 
@@ -72,7 +73,7 @@ func endedBefore(tl *fw.Timeline, container, what string, m fw.Matcher) error {
 // allEndedBeforeFinish holds when every workload report and every ContainerExited precedes
 // PodFinished (HB-016).
 func allEndedBeforeFinish(tl *fw.Timeline) error {
-	fin, ok := tl.First(fw.RuntimeEv(fw.EvPodFinished, ""))
+	fin, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodFinished, ""))
 	if !ok {
 		return fmt.Errorf("PodFinished is not on the timeline\n\n%s", tl)
 	}
@@ -80,12 +81,12 @@ func allEndedBeforeFinish(tl *fw.Timeline) error {
 		if e.Time.IsZero() {
 			continue
 		}
-		late := (e.Runtime != nil && e.Runtime.Type == fw.EvContainerExited) || (e.Probe != nil)
+		late := (e.Runtime != nil && e.Runtime.Type == runtimev1.EventContainerExited) || (e.Probe != nil)
 		if late && e.Time.After(fin.Time) {
 			return fmt.Errorf("an event of the pod's processes came after PodFinished\n\n%s", tl)
 		}
 	}
-	if len(tl.All(fw.RuntimeEv(fw.EvContainerStarted, ""))) != len(tl.All(fw.RuntimeEv(fw.EvContainerExited, ""))) {
+	if len(tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, ""))) != len(tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, ""))) {
 		return fmt.Errorf("not every started instance has a ContainerExited before PodFinished\n\n%s", tl)
 	}
 	return nil

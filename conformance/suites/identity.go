@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 )
@@ -24,7 +25,7 @@ func (s *suite) registerIdentity() {
 			tl := get().Timeline
 			Expect(tl.Restarted("a", 1)).To(Succeed(), "restartPolicy Always restarts a container that exited 0")
 			Expect(tl.Happened("b receives SIGTERM", probeSignal("b", "SIGTERM"))).To(Succeed())
-			Expect(countMatches(tl, fw.RuntimeEv(fw.EvPolicyFired, ""))).To(BeZero(), "exitPolicy All never fires while a restarts under Always\n%s", tl)
+			Expect(countMatches(tl, fw.RuntimeEv(runtimev1.EventPolicyFired, ""))).To(BeZero(), "exitPolicy All never fires while a restarts under Always\n%s", tl)
 		})
 	})
 
@@ -54,7 +55,7 @@ func (s *suite) registerIdentity() {
 			out := get()
 			res, err := s.f.RT.Exec(ctx, "run", "--detach", "--name", out.Pod.Name, out.Pod.Manifest)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(res.ExitCode).To(Equal(fw.ExitConflict), "exit status for a name in use\n%s", res)
+			Expect(res.ExitCode).To(Equal(runtimev1.ExitConflict), "exit status for a name in use\n%s", res)
 			st, err := out.Pod.Status(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(st.UID).To(Equal(out.Pod.UID), "the existing pod is untouched")

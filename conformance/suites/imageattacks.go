@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -103,7 +104,7 @@ func (s *suite) registerImageAttacks() {
 				Expect(err).NotTo(HaveOccurred())
 				if !p.Created() {
 					// Refusing the image satisfies the requirement, with an error naming it.
-					Expect(p.RunResult.ExitCode).To(Equal(fw.ExitFailed), "%s", p.RunResult)
+					Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
 					Expect(p.RunResult.Error).NotTo(BeNil(), "%s", p.RunResult)
 					expectCanaryUntouched(canary, "after the runtime refused the image")
 					return
@@ -111,8 +112,8 @@ func (s *suite) registerImageAttacks() {
 				// Accepted: the layer was neutralised. Look once the instance exists with its root
 				// filesystem (a hard link lives as long as that), and again after the pod ended.
 				_, err = p.WaitFor(ctx, "a to be created or the pod to end", p.PodTimeout(), func(tl *fw.Timeline) bool {
-					_, created := tl.First(fw.RuntimeEv(fw.EvContainerCreated, "a"))
-					_, ended := tl.First(fw.RuntimeEv(fw.EvPodFinished, ""))
+					_, created := tl.First(fw.RuntimeEv(runtimev1.EventContainerCreated, "a"))
+					_, ended := tl.First(fw.RuntimeEv(runtimev1.EventPodFinished, ""))
 					return created || ended
 				})
 				Expect(err).NotTo(HaveOccurred())

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 )
@@ -52,7 +53,7 @@ func (s *suite) registerImages() {
 	Describe("Image resolution at creation", profileLabel("core"), func() {
 		It("resolves every image when the pod is created, before any container starts", req("IMG-002", "IMG-003"), func(ctx SpecContext) {
 			out := s.await(ctx, partlyMissing)
-			Expect(out.Pod.RunResult.ExitCode).To(Equal(fw.ExitFailed), "%s", out.Pod.RunResult)
+			Expect(out.Pod.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", out.Pod.RunResult)
 			Expect(out.Pod.RunResult.Error).NotTo(BeNil(), "%s", out.Pod.RunResult)
 			Expect(out.Pod.RunResult.Error.Message).To(ContainSubstring("podspec-conformance-second"), "the error names the image")
 			Expect(out.Pod.Probe.Events()).To(BeEmpty(), "no container may start when an image cannot be resolved")
@@ -68,7 +69,7 @@ func (s *suite) registerImages() {
 			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
 			Expect(err).NotTo(HaveOccurred())
 			Expect(p.Created()).To(BeFalse(), "an ambiguous reference must not resolve\n%s", p.RunResult)
-			Expect(p.RunResult.ExitCode).To(Equal(fw.ExitFailed), "%s", p.RunResult)
+			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
 		})
 		It("verifies blob digests and refuses a layout whose layer was altered", req("IMG-007", "IMG-003"), func(ctx SpecContext) {
 			dir := filepath.Join(s.f.Config().WorkDir, "image-corrupt")
@@ -81,7 +82,7 @@ func (s *suite) registerImages() {
 			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
 			Expect(err).NotTo(HaveOccurred())
 			Expect(p.Created()).To(BeFalse(), "a corrupted layer must be refused\n%s", p.RunResult)
-			Expect(p.RunResult.ExitCode).To(Equal(fw.ExitFailed), "%s", p.RunResult)
+			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
 			Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from a corrupted image")
 		})
 	})

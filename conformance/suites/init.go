@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -29,7 +30,7 @@ func (s *suite) registerInit() {
 		})
 		It("starts the entry after a sidecar only once the sidecar is Started, and keeps the sidecar running", req("HB-002"), func() {
 			tl := get().Timeline
-			Expect(tl.Before("side-1 Started before init-2 starts", fw.RuntimeEv(fw.EvContainerStarted, "side-1"), fw.ProbeEvent("init-2", probe.TypeStart))).To(Succeed())
+			Expect(tl.Before("side-1 Started before init-2 starts", fw.RuntimeEv(runtimev1.EventContainerStarted, "side-1"), fw.ProbeEvent("init-2", probe.TypeStart))).To(Succeed())
 			Expect(tl.StartsBefore("side-1", "init-2")).To(Succeed())
 			Expect(tl.Overlaps("side-1", "init-2")).To(Succeed())
 		})
@@ -38,7 +39,7 @@ func (s *suite) registerInit() {
 			for _, m := range []string{"app", "app2"} {
 				Expect(tl.ExitsBeforeStart("init-1", m)).To(Succeed())
 				Expect(tl.ExitsBeforeStart("init-2", m)).To(Succeed())
-				Expect(tl.Before("side-1 Started before "+m+" starts", fw.RuntimeEv(fw.EvContainerStarted, "side-1"), fw.ProbeEvent(m, probe.TypeStart))).To(Succeed())
+				Expect(tl.Before("side-1 Started before "+m+" starts", fw.RuntimeEv(runtimev1.EventContainerStarted, "side-1"), fw.ProbeEvent(m, probe.TypeStart))).To(Succeed())
 			}
 		})
 		It("never runs an init container again after it exited 0, even when a main container restarts", req("INIT-001"), func() {
@@ -63,9 +64,9 @@ func (s *suite) registerInit() {
 		})
 		It("emits ContainerExited events in non-decreasing order of finishedAt", req("STAT-007"), func() {
 			evs := get().Timeline.RuntimeEvents()
-			var last *fw.RuntimeEvent
+			var last *runtimev1.Event
 			for i := range evs {
-				if evs[i].Type != fw.EvContainerExited {
+				if evs[i].Type != runtimev1.EventContainerExited {
 					continue
 				}
 				if last != nil {
@@ -76,7 +77,7 @@ func (s *suite) registerInit() {
 			for _, c := range []string{"init-1", "init-2", "app", "app2", "side-1"} {
 				t := get().Final.Terminated(c)
 				Expect(t).NotTo(BeNil(), "%s", c)
-				e, ok := get().Timeline.Last(fw.RuntimeEv(fw.EvContainerExited, c))
+				e, ok := get().Timeline.Last(fw.RuntimeEv(runtimev1.EventContainerExited, c))
 				Expect(ok).To(BeTrue(), "%s", c)
 				Expect(e.Time.Equal(t.FinishedAt)).To(BeTrue(), "%s: ContainerExited at %v, finishedAt %v", c, e.Time, t.FinishedAt)
 			}

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -174,7 +175,7 @@ func (s *suite) registerNotificationParallelism() {
 				return err
 			}
 			first, err := firstWith(ctx, seen, pods, "the third Notification's first delivery", p.PodTimeout(), func(tl *fw.Timeline) bool {
-				_, ok := tl.First(notifierRun(fw.EvNotifierStarted, "app", seen.names["rm"]))
+				_, ok := tl.First(notifierRun(runtimev1.EventNotifierStarted, "app", seen.names["rm"]))
 				return ok
 			})
 			if err != nil {
@@ -248,7 +249,7 @@ func (s *suite) registerNotificationParallelism() {
 			Expect(ok).To(BeTrue(), "the delivery in %s ran to its end\n%s", x, tl)
 			Expect(end.Time.After(seen.when["del-removed"])).To(BeTrue(), "the delivery was still running when the Notification was deleted\n%s", tl)
 			Expect(end.Probe.ExitCode).To(HaveValue(Equal(0)))
-			fin := tl.All(notifierRun(fw.EvNotifierFinished, "app", seen.names["del"]))
+			fin := tl.All(notifierRun(runtimev1.EventNotifierFinished, "app", seen.names["del"]))
 			Expect(fin).To(HaveLen(1), "%s", tl)
 			Expect(fin[0].Runtime.Result).To(Equal("Succeeded"), "%s", tl)
 		})
@@ -258,7 +259,7 @@ func (s *suite) registerNotificationParallelism() {
 					continue
 				}
 				tl := timeline(k)
-				Expect(tl.NeverHappened("a delivery of the deleted Notification in "+k, notifierRun(fw.EvNotifierStarted, "", seen.names["del"]))).To(Succeed())
+				Expect(tl.NeverHappened("a delivery of the deleted Notification in "+k, notifierRun(runtimev1.EventNotifierStarted, "", seen.names["del"]))).To(Succeed())
 				// linger runs here only for the third Notification.
 				for _, e := range tl.All(handlerEv("app", "linger", probe.TypeHandlerStart)) {
 					Expect(e.Time.After(seen.when["rm-created"])).To(BeTrue(), "a linger handler in %s started before the third Notification existed\n%s", k, tl)
@@ -271,7 +272,7 @@ func (s *suite) registerNotificationParallelism() {
 			Expect(r).NotTo(BeNil(), "%s", v)
 			Expect(r.Phase).To(Equal(v1alpha1.NotificationSkipped), "%s", v)
 			Expect(r.Reason).To(Equal(v1alpha1.ReasonPodTerminated), "%s", v)
-			Expect(timeline(seen.notes["removed"]).NeverHappened("a delivery to the removed pod", notifierRun(fw.EvNotifierStarted, "", seen.names["rm"]))).To(Succeed())
+			Expect(timeline(seen.notes["removed"]).NeverHappened("a delivery to the removed pod", notifierRun(runtimev1.EventNotifierStarted, "", seen.names["rm"]))).To(Succeed())
 			Expect(v.Status.Succeeded).To(BeEquivalentTo(2), "the other two pods got theirs\n%s", v)
 		})
 		It("counts the pod records per phase in the status", req("NOTIF-016"), func() {
@@ -441,7 +442,7 @@ func (s *suite) registerNotificationSelection() {
 				Expect(d.Phase).To(Equal(phase), "%s", v)
 				Expect(d.Reason).To(Equal(reason), "%s", v)
 				if phase == v1alpha1.NotificationSucceeded {
-					Expect(tl.Before(container+" is Started before its delivery", fw.RuntimeEv(fw.EvContainerReady, container), handlerEv(container, "hold", probe.TypeHandlerStart))).To(Succeed())
+					Expect(tl.Before(container+" is Started before its delivery", fw.RuntimeEv(runtimev1.EventContainerReady, container), handlerEv(container, "hold", probe.TypeHandlerStart))).To(Succeed())
 					Expect(handlerStarts(tl, container, "hold")).To(Equal(1), "%s", tl)
 				} else {
 					expectNoDelivery(tl, container, "hold")
@@ -528,7 +529,7 @@ func (s *suite) registerNotificationOrder() {
 					tl = seen.timelines[k]
 				}
 				Expect(tl).NotTo(BeNil(), "timeline of pod %s", k)
-				c, ok := tl.First(fw.RuntimeEv(fw.EvPodCreated, ""))
+				c, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodCreated, ""))
 				Expect(ok).To(BeTrue(), "pod %s has a PodCreated\n%s", k, tl)
 				st, ok := tl.First(handlerEv("app", "hold", probe.TypeHandlerStart))
 				Expect(ok).To(BeTrue(), "pod %s got its delivery\n%s", k, tl)

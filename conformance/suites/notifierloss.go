@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -31,7 +32,7 @@ func (s *suite) registerNotifierLoss() {
 	sc := &fw.Scenario{
 		Short:   "ntf-lost",
 		Profile: spec.ProfileNotifier,
-		Needs:   []string{fw.ProfileRecovery},
+		Needs:   []runtimev1.Profile{runtimev1.ProfileRecovery},
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(10).
 			Main("app", fw.Loop(), fw.NotifierExec("hold", fw.HookHandler(3*time.Second, 0).HoldsLock("hold.lock")), fw.NotifierTimeout("hold", ntfTimeout)),
 		Drive: func(ctx context.Context, p *fw.Pod) error {

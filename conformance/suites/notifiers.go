@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -113,7 +114,7 @@ func handlerStarts(tl *fw.Timeline, container, notifier string) int {
 
 // notifierRun matches the runtime's NotifierStarted or NotifierFinished of one Notification in a
 // container ("" matches any container).
-func notifierRun(typ, container, notification string) fw.Matcher {
+func notifierRun(typ runtimev1.EventType, container, notification string) fw.Matcher {
 	return func(e fw.Entry) bool {
 		return fw.RuntimeEv(typ, container)(e) && e.Runtime.Notification == notification
 	}
@@ -158,7 +159,7 @@ func expectOneRecordPerTarget(v *fw.NotificationView) {
 func expectNoDelivery(tl *fw.Timeline, container, notifier string) {
 	Expect(handlerStarts(tl, container, notifier)).To(BeZero(), "no %s handler may run in %s\n%s", notifier, container, tl)
 	Expect(tl.NeverHappened("a NotifierStarted in "+container, func(e fw.Entry) bool {
-		return fw.RuntimeEv(fw.EvNotifierStarted, container)(e) && e.Runtime.Notifier == notifier
+		return fw.RuntimeEv(runtimev1.EventNotifierStarted, container)(e) && e.Runtime.Notifier == notifier
 	})).To(Succeed())
 }
 
@@ -208,7 +209,7 @@ func (s *suite) registerNotifierDelivery() {
 			}
 			// The runtime has recorded done's exit (the workload's own report comes first).
 			if _, err := p.WaitFor(ctx, "done's exit recorded", p.PodTimeout(), func(tl *fw.Timeline) bool {
-				_, ok := tl.First(fw.RuntimeEv(fw.EvContainerExited, "done"))
+				_, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "done"))
 				return ok
 			}); err != nil {
 				return err
@@ -258,7 +259,7 @@ func (s *suite) registerNotifierDelivery() {
 		It("runs only the action the container declares under spec.notifier", req("NTF-004"), func() {
 			t := tl()
 			for key, name := range seen.names {
-				for _, e := range t.All(fw.RuntimeEv(fw.EvNotifierStarted, "")) {
+				for _, e := range t.All(fw.RuntimeEv(runtimev1.EventNotifierStarted, "")) {
 					if e.Runtime.Notification == name {
 						Expect(e.Runtime.Notifier).To(Equal(key), "Notification %s triggers notifier %s only\n%s", name, key, t)
 					}
@@ -347,7 +348,7 @@ func (s *suite) registerNotifierDelivery() {
 			t := tl()
 			for key, name := range seen.names {
 				ids := map[string]int{}
-				for _, e := range t.All(notifierRun(fw.EvNotifierStarted, "", name)) {
+				for _, e := range t.All(notifierRun(runtimev1.EventNotifierStarted, "", name)) {
 					ids[e.Runtime.ContainerID]++
 				}
 				for id, n := range ids {
@@ -515,9 +516,9 @@ func (s *suite) registerNotifierInstanceEnds() {
 		It("does not deliver the Notification again to the restarted container", req("NTF-010"), func() {
 			tl := get().Timeline
 			Expect(handlerStarts(tl, "app", "hold")).To(Equal(2), "one hold handler per Notification\n%s", tl)
-			runs := tl.All(notifierRun(fw.EvNotifierStarted, "app", seen.names["restart"]))
+			runs := tl.All(notifierRun(runtimev1.EventNotifierStarted, "app", seen.names["restart"]))
 			Expect(runs).To(HaveLen(1), "%s", tl)
-			first, ok := tl.First(fw.RuntimeEv(fw.EvContainerStarted, "app"))
+			first, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerStarted, "app"))
 			Expect(ok).To(BeTrue())
 			Expect(runs[0].Runtime.ContainerID).To(Equal(first.Runtime.ContainerID), "the first Notification ran in the first instance\n%s", tl)
 			d := seen.view("restart").Delivery(get().Pod.Name, "app")
@@ -567,7 +568,7 @@ func (s *suite) registerNotifierOrder() {
 		It("run one at a time per container and notifier, in the order the Notifications were created", req("HB-017"), func() {
 			tl := get().Timeline
 			var order []string
-			for _, e := range tl.All(fw.RuntimeEv(fw.EvNotifierStarted, "a")) {
+			for _, e := range tl.All(fw.RuntimeEv(runtimev1.EventNotifierStarted, "a")) {
 				if e.Runtime.Notifier == "tick" {
 					order = append(order, e.Runtime.Notification)
 				}
@@ -575,7 +576,7 @@ func (s *suite) registerNotifierOrder() {
 			Expect(order).To(Equal([]string{seen.names["tick-1"], seen.names["tick-2"], seen.names["tick-3"]}), "NotifierStarted of tick in a, in creation order\n%s", tl)
 			for i := 1; i < len(keys); i++ {
 				prev, next := seen.names[keys[i-1]], seen.names[keys[i]]
-				Expect(tl.Before(next+" starts after "+prev+" ended", notifierRun(fw.EvNotifierFinished, "a", prev), notifierRun(fw.EvNotifierStarted, "a", next))).To(Succeed())
+				Expect(tl.Before(next+" starts after "+prev+" ended", notifierRun(runtimev1.EventNotifierFinished, "a", prev), notifierRun(runtimev1.EventNotifierStarted, "a", next))).To(Succeed())
 			}
 			// Seen from inside the container: start, end, start, end, start, end.
 			var seq []string

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -46,7 +47,7 @@ func (s *suite) registerProbes() {
 				return err
 			}
 			if _, err := p.WaitFor(ctx, "the failing containers to end and slow to be ready", p.PodTimeout(), func(tl *fw.Timeline) bool {
-				_, ready := tl.First(fw.RuntimeEv(fw.EvContainerReady, "slow"))
+				_, ready := tl.First(fw.RuntimeEv(runtimev1.EventContainerReady, "slow"))
 				// The runtime's ContainerExited, not the probe's own exit report: a pod stop that
 				// reached an instance still being killed for a failed probe would make its reason
 				// Stopped (STAT-006's table puts Stopped before Unhealthy), which the specs below
@@ -85,8 +86,8 @@ func (s *suite) registerProbes() {
 		})
 		It("counts a probe attempt as a success exactly when its command exits 0", req("HOOK-005"), func() {
 			tl := get().Timeline
-			Expect(tl.Before("slow is Ready only after a successful readiness check", success("slow", "readiness"), fw.RuntimeEv(fw.EvContainerReady, "slow"))).To(Succeed())
-			Expect(tl.Before("slow's startup passes only after the marker made the check succeed", success("slow", "startup"), fw.RuntimeEv(fw.EvContainerReady, "slow"))).To(Succeed())
+			Expect(tl.Before("slow is Ready only after a successful readiness check", success("slow", "readiness"), fw.RuntimeEv(runtimev1.EventContainerReady, "slow"))).To(Succeed())
+			Expect(tl.Before("slow's startup passes only after the marker made the check succeed", success("slow", "startup"), fw.RuntimeEv(runtimev1.EventContainerReady, "slow"))).To(Succeed())
 		})
 		It("counts an attempt that outlives timeoutSeconds as a failure and kills it", req("HOOK-005", "HOOK-006"), func() {
 			out := get()
@@ -124,7 +125,7 @@ func (s *suite) registerProbes() {
 		})
 		It("runs a sleep hook by waiting its seconds before the stop signal", req("HOOK-004", "HB-012"), func() {
 			tl := get().Timeline
-			Expect(tl.AtLeast("stop request to sleeper's SIGTERM", fw.RuntimeEv(fw.EvStopRequested, ""), probeSignal("sleeper", "SIGTERM"), time.Second, s.f.Tolerances().EarlyMargin)).To(Succeed())
+			Expect(tl.AtLeast("stop request to sleeper's SIGTERM", fw.RuntimeEv(runtimev1.EventStopRequested, ""), probeSignal("sleeper", "SIGTERM"), time.Second, s.f.Tolerances().EarlyMargin)).To(Succeed())
 		})
 	})
 }

@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -42,7 +43,7 @@ func (s *suite) registerProbeTiming() {
 	s.ordered("Probe attempt timing", sc, func(get func() *fw.Outcome) {
 		It("starts the first attempt initialDelaySeconds after the probe became active, then one every periodSeconds", req("HOOK-007"), func() {
 			tl, tol := get().Timeline, s.f.Tolerances()
-			started := fw.RuntimeEv(fw.EvContainerStarted, "r")
+			started := fw.RuntimeEv(runtimev1.EventContainerStarted, "r")
 			// With no postStart and no startup probe, the readiness probe is active once r started.
 			Expect(tl.AtLeast("r's start to its first readiness attempt", started, attempt, probeInitialDelay+checkTakes, tol.EarlyMargin)).To(Succeed())
 			Expect(tl.WithinBudget("r's start to its first readiness attempt", started, attempt, probeInitialDelay+checkTakes+tol.ExecJitter.Value, tol.Reaction)).To(Succeed())

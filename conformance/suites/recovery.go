@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -83,7 +84,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // recorded is a WaitFor condition: the runtime recorded n events of a type for a container.
-func recorded(typ, container string, n int) func(*fw.Timeline) bool {
+func recorded(typ runtimev1.EventType, container string, n int) func(*fw.Timeline) bool {
 	return func(tl *fw.Timeline) bool { return len(tl.All(fw.RuntimeEv(typ, container))) >= n }
 }
 
@@ -135,8 +136,8 @@ func noteContainer(p *fw.Pod, st *fw.PodStatusView, container, idKey, stateKey s
 // sameInstanceID holds when a container's one ContainerStarted and its ContainerExited name the
 // same containerID.
 func sameInstanceID(tl *fw.Timeline, container string) error {
-	starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, container))
-	exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, container))
+	starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, container))
+	exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, container))
 	if len(starts) != 1 || len(exits) != 1 {
 		return fmt.Errorf("%s: %d ContainerStarted and %d ContainerExited, want one of each\n\n%s", container, len(starts), len(exits), tl)
 	}
@@ -184,8 +185,8 @@ func (s *suite) inWindow(what string, from, got time.Time, want, creation time.D
 // creationCost is how long the runtime took from PodStarted to the first ContainerStarted of a
 // container: what creating an instance costs on this machine (0 when unknown).
 func creationCost(tl *fw.Timeline, container string) time.Duration {
-	ps, ok1 := tl.First(fw.RuntimeEv(fw.EvPodStarted, ""))
-	cs, ok2 := tl.First(fw.RuntimeEv(fw.EvContainerStarted, container))
+	ps, ok1 := tl.First(fw.RuntimeEv(runtimev1.EventPodStarted, ""))
+	cs, ok2 := tl.First(fw.RuntimeEv(runtimev1.EventContainerStarted, container))
 	if !ok1 || !ok2 || cs.Time.Before(ps.Time) {
 		return 0
 	}
@@ -208,13 +209,13 @@ func (s *suite) registerRecovery() {
 func (s *suite) registerCrashWhileRunning(rt recoveryTiming) {
 	sc := &fw.Scenario{
 		Short:   "crash-running",
-		Profile: fw.ProfileRecovery,
+		Profile: runtimev1.ProfileRecovery,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
 			Main("steady", fw.Loop().Counted()).
 			Main("short", fw.ExitAfter(3, 0).WaitFor("go").Counted()),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			both := func(tl *fw.Timeline) bool {
-				return recorded(fw.EvContainerStarted, "steady", 1)(tl) && recorded(fw.EvContainerStarted, "short", 1)(tl)
+				return recorded(runtimev1.EventContainerStarted, "steady", 1)(tl) && recorded(runtimev1.EventContainerStarted, "short", 1)(tl)
 			}
 			if _, err := p.WaitFor(ctx, "both containers started", p.PodTimeout(), both); err != nil {
 				return err
@@ -247,7 +248,7 @@ func (s *suite) registerCrashWhileRunning(rt recoveryTiming) {
 	s.ordered("Supervisor lost while main containers run", sc, func(get func() *fw.Outcome) {
 		lostExit := func() fw.Entry {
 			tl := get().Timeline
-			e, ok := tl.First(fw.RuntimeEv(fw.EvContainerExited, "short"))
+			e, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "short"))
 			Expect(ok).To(BeTrue(), "short's end is recorded\n%s", tl)
 			return e
 		}
@@ -297,15 +298,15 @@ func (s *suite) registerCrashDuringBackoff(rt recoveryTiming) {
 	backoff := float64(rt.timer + room)
 	sc := &fw.Scenario{
 		Short:   "crash-backoff",
-		Profile: fw.ProfileRecovery,
+		Profile: runtimev1.ProfileRecovery,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).Backoff(backoff, 1, backoff, 600).
 			Main("flaky", fw.ExitAfter(0, ms(100)).Codes("1", "0")),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			tl, err := p.WaitFor(ctx, "the restart decision", p.PodTimeout(), recorded(fw.EvContainerRestarting, "flaky", 1))
+			tl, err := p.WaitFor(ctx, "the restart decision", p.PodTimeout(), recorded(runtimev1.EventContainerRestarting, "flaky", 1))
 			if err != nil {
 				return err
 			}
-			exit, _ := tl.First(fw.RuntimeEv(fw.EvContainerExited, "flaky"))
+			exit, _ := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "flaky"))
 			creation := creationCost(tl, "flaky")
 			p.Note(noteCreation, creation.String())
 			wait := min(rt.unsupervised+creation, time.Duration(backoff*float64(time.Second))-time.Second)
@@ -317,8 +318,8 @@ func (s *suite) registerCrashDuringBackoff(rt recoveryTiming) {
 		It("restarts the container at the moment its back-off delay ends, as decided before the loss", req("SUP-008", "RST-008"), func() {
 			out := get()
 			tl := out.Timeline
-			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "flaky"))
-			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "flaky"))
+			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "flaky"))
+			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "flaky"))
 			Expect(starts).To(HaveLen(2), "%s", tl)
 			Expect(exits).NotTo(BeEmpty(), "%s", tl)
 			delay := time.Duration(backoff * float64(time.Second))
@@ -336,11 +337,11 @@ func (s *suite) registerCrashDuringBackoff(rt recoveryTiming) {
 func (s *suite) registerCrashBeforeDeadline(rt recoveryTiming) {
 	sc := &fw.Scenario{
 		Short:   "crash-deadline",
-		Profile: fw.ProfileRecovery,
+		Profile: runtimev1.ProfileRecovery,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Deadline(rt.timer).
 			Main("app", fw.Loop()),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if _, err := p.WaitFor(ctx, "app started", p.PodTimeout(), recorded(fw.EvContainerStarted, "app", 1)); err != nil {
+			if _, err := p.WaitFor(ctx, "app started", p.PodTimeout(), recorded(runtimev1.EventContainerStarted, "app", 1)); err != nil {
 				return err
 			}
 			st, _, err := p.ValidStatus(ctx)
@@ -361,7 +362,7 @@ func (s *suite) registerCrashBeforeDeadline(rt recoveryTiming) {
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonDeadlineExceeded), "%s", out.Final)
 			deadline := time.Duration(rt.timer) * time.Second
 			adoptedLateEnough(out, *out.Final.StartedAt, deadline, rt.reaction)
-			term, ok := out.Timeline.First(fw.RuntimeEv(fw.EvPodTerminating, ""))
+			term, ok := out.Timeline.First(fw.RuntimeEv(runtimev1.EventPodTerminating, ""))
 			Expect(ok).To(BeTrue(), "PodTerminating\n%s", out.Timeline)
 			s.inWindow("the deadline's stop sequence", *out.Final.StartedAt, term.Time, deadline, 0, out.Timeline)
 		})
@@ -379,13 +380,13 @@ func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
 	linger := rt.unsupervised + time.Second // slow exits after adoption, well before the budget end
 	sc := &fw.Scenario{
 		Short:   "crash-stopping",
-		Profile: fw.ProfileRecovery,
+		Profile: runtimev1.ProfileRecovery,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(grace).
 			Sidecar("side", fw.Loop().On("SIGTERM", "ignore").Counted()).
 			Main("slow", fw.Loop().On("SIGTERM", fmt.Sprintf("exit:%s:0", linger)).Counted(), fw.PreStop(fw.HookHandler(0, 0))),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			both := func(tl *fw.Timeline) bool {
-				return recorded(fw.EvContainerStarted, "side", 1)(tl) && recorded(fw.EvContainerStarted, "slow", 1)(tl)
+				return recorded(runtimev1.EventContainerStarted, "side", 1)(tl) && recorded(runtimev1.EventContainerStarted, "slow", 1)(tl)
 			}
 			if _, err := p.WaitFor(ctx, "both containers started", p.PodTimeout(), both); err != nil {
 				return err
@@ -418,7 +419,7 @@ func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
 				Expect(t).NotTo(BeNil(), "%s", out.Final)
 				Expect(t.Reason).To(Equal(v1alpha1.ReasonStopped), "%s stopped by the resumed sequence\n%s", c, out.Final)
 			}
-			Expect(countMatches(tl, fw.RuntimeEv(fw.EvStopRequested, ""))).To(Equal(1), "one stop request\n%s", tl)
+			Expect(countMatches(tl, fw.RuntimeEv(runtimev1.EventStopRequested, ""))).To(Equal(1), "one stop request\n%s", tl)
 			hookEnd, ok := tl.First(fw.HandlerEvent("slow", "preStop", probe.TypeHandlerEnd))
 			Expect(ok && hookEnd.Time.Before(noteTimeOf(out, noteCrashed))).To(BeTrue(),
 				"the scenario crashes the supervisor after slow's preStop hook ended; it did not (the machine may be too slow)\n%s", tl)
@@ -434,7 +435,7 @@ func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
 		It("keeps the budget end set before the loss: SIGKILL at the stop request + the grace period", req("SUP-008", "STOP-008"), func() {
 			out := get()
 			tl := out.Timeline
-			stopReq, ok := tl.First(fw.RuntimeEv(fw.EvStopRequested, ""))
+			stopReq, ok := tl.First(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
 			Expect(ok).To(BeTrue(), "StopRequested\n%s", tl)
 			budget := time.Duration(grace) * time.Second
 			adoptedLateEnough(out, stopReq.Time, budget, rt.reaction)
@@ -450,13 +451,13 @@ func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
 func (s *suite) registerCrashDuringInit(rt recoveryTiming) {
 	sc := &fw.Scenario{
 		Short:   "crash-init",
-		Profile: fw.ProfileRecovery,
+		Profile: runtimev1.ProfileRecovery,
 		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure)).
 			Init("first", fw.Exit(0).Counted()).
 			Init("second", fw.ExitAfter(0, 0).WaitFor("go").Counted()).
 			Main("app", fw.Exit(0)),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if _, err := p.WaitFor(ctx, "second started", p.PodTimeout(), recorded(fw.EvContainerStarted, "second", 1)); err != nil {
+			if _, err := p.WaitFor(ctx, "second started", p.PodTimeout(), recorded(runtimev1.EventContainerStarted, "second", 1)); err != nil {
 				return err
 			}
 			if _, err := crashThenAdopt(ctx, p, func(c time.Time) time.Time { return c.Add(rt.reaction) }, nil); err != nil {
@@ -488,13 +489,13 @@ func (s *suite) registerCrashDuringInit(rt recoveryTiming) {
 func (s *suite) registerCrashRepeatedly() {
 	sc := &fw.Scenario{
 		Short:   "crash-busy",
-		Profile: fw.ProfileRecovery,
+		Profile: runtimev1.ProfileRecovery,
 		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure)).
 			Sidecar("side", fw.Loop(), fw.Readiness(fw.CheckExit(0), fw.ProbeTiming{PeriodSeconds: 1})).
 			Main("churn", fw.ExitAfter(1, ms(150))).
 			Main("steady", fw.Loop()),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if _, err := p.WaitFor(ctx, "churn restarted", p.PodTimeout(), recorded(fw.EvContainerStarted, "churn", 2)); err != nil {
+			if _, err := p.WaitFor(ctx, "churn restarted", p.PodTimeout(), recorded(runtimev1.EventContainerStarted, "churn", 2)); err != nil {
 				return err
 			}
 			var moments []string
@@ -517,7 +518,7 @@ func (s *suite) registerCrashRepeatedly() {
 				if i%2 == 0 {
 					_, _, err = p.ValidStatus(ctx)
 				} else {
-					var evs []fw.RuntimeEvent
+					var evs []runtimev1.Event
 					if evs, err = s.f.RT.Events(ctx, p.Name); err == nil {
 						err = eventsWellFormed(evs, false)
 					}
@@ -556,8 +557,8 @@ func (s *suite) registerCrashRepeatedly() {
 // eventsWellFormed checks an event history read at any moment: seq 1, 2, 3 … without gaps, time
 // non-decreasing, PodCreated first, nothing after PodFinished; finished also wants PodFinished
 // last.
-func eventsWellFormed(evs []fw.RuntimeEvent, finished bool) error {
-	if len(evs) == 0 || evs[0].Type != fw.EvPodCreated {
+func eventsWellFormed(evs []runtimev1.Event, finished bool) error {
+	if len(evs) == 0 || evs[0].Type != runtimev1.EventPodCreated {
 		return fmt.Errorf("the history does not begin with PodCreated: %+v", evs)
 	}
 	for i, ev := range evs {
@@ -566,11 +567,11 @@ func eventsWellFormed(evs []fw.RuntimeEvent, finished bool) error {
 			return fmt.Errorf("event %d has seq %d, want %d", i, ev.Seq, i+1)
 		case i > 0 && ev.Time.Before(evs[i-1].Time):
 			return fmt.Errorf("event seq %d is earlier than seq %d", ev.Seq, evs[i-1].Seq)
-		case ev.Type == fw.EvPodFinished && i != len(evs)-1:
+		case ev.Type == runtimev1.EventPodFinished && i != len(evs)-1:
 			return fmt.Errorf("event seq %d (%s) comes after PodFinished", evs[i+1].Seq, evs[i+1].Type)
 		}
 	}
-	if finished && evs[len(evs)-1].Type != fw.EvPodFinished {
+	if finished && evs[len(evs)-1].Type != runtimev1.EventPodFinished {
 		return fmt.Errorf("the last event is %s, want PodFinished", evs[len(evs)-1].Type)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -27,8 +28,8 @@ func (s *suite) registerRestart() {
 	s.ordered("Back-off reset", reset, func(get func() *fw.Outcome) {
 		It("resets the back-off after an instance ran resetAfterSeconds, so the next restart is the first", req("RST-009"), func() {
 			tl := get().Timeline
-			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "a"))
-			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "a"))
+			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
+			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a"))
 			Expect(starts).To(HaveLen(3), "%s", tl)
 			tol := s.f.Tolerances()
 			gap := starts[2].Time.Sub(exits[1].Time)
@@ -50,8 +51,8 @@ func (s *suite) registerRestart() {
 	s.ordered("Back-off cap", capped, func(get func() *fw.Outcome) {
 		It("caps the back-off at maxSeconds, from the restart whose delay would exceed it on", req("RST-008"), func() {
 			tl := get().Timeline
-			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "a"))
-			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "a"))
+			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
+			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a"))
 			Expect(starts).To(HaveLen(4), "%s", tl)
 			Expect(len(exits)).To(BeNumerically(">=", 3), "%s", tl)
 			tol := s.f.Tolerances()
@@ -91,7 +92,7 @@ func (s *suite) registerRestart() {
 				Expect(r.RootfsWritable).To(BeTrue(), "instance %d could not write its root filesystem", i+1)
 			}
 			ids := map[string]bool{}
-			for _, e := range get().Timeline.All(fw.RuntimeEv(fw.EvContainerStarted, "a")) {
+			for _, e := range get().Timeline.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a")) {
 				Expect(ids).NotTo(HaveKey(e.Runtime.ContainerID), "containerID reused\n%s", get().Timeline)
 				ids[e.Runtime.ContainerID] = true
 			}
@@ -119,8 +120,8 @@ func (s *suite) registerRestart() {
 		})
 		It("waits the back-off delay after each exit, neither shorter nor much longer", req("RST-008", "TIME-001", "TIME-002"), func() {
 			tl := get().Timeline
-			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, "a"))
-			starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, "a"))
+			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
+			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a"))
 			Expect(len(exits)).To(BeNumerically(">=", 2))
 			Expect(starts).To(HaveLen(3))
 			tol := s.f.Tolerances()
@@ -135,7 +136,7 @@ func (s *suite) registerRestart() {
 		It("keeps restarting containers after the command that created the pod returned", req("SUP-001"), func() {
 			out := get()
 			restarts := out.Timeline.All(func(e fw.Entry) bool {
-				return fw.RuntimeEv(fw.EvContainerStarted, "a")(e) && e.Runtime.RestartCount != nil && *e.Runtime.RestartCount > 0
+				return fw.RuntimeEv(runtimev1.EventContainerStarted, "a")(e) && e.Runtime.RestartCount != nil && *e.Runtime.RestartCount > 0
 			})
 			Expect(restarts).To(HaveLen(2), "%s", out.Timeline)
 			for _, r := range restarts {
@@ -162,7 +163,7 @@ func (s *suite) registerRestart() {
 		It("does not stop, signal or restart another container when one restarts", req("RST-007"), func() {
 			tl := get().Timeline
 			Expect(tl.NotRestarted("other")).To(Succeed())
-			Expect(tl.Before("other is signalled only once the policy fired", fw.RuntimeEv(fw.EvPolicyFired, ""), fw.ProbeEvent("other", probe.TypeSignal))).To(Succeed())
+			Expect(tl.Before("other is signalled only once the policy fired", fw.RuntimeEv(runtimev1.EventPolicyFired, ""), fw.ProbeEvent("other", probe.TypeSignal))).To(Succeed())
 		})
 	})
 }

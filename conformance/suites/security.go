@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -90,7 +91,7 @@ func (s *suite) registerSecurity() {
 				tried[name] = true
 				res, err := s.f.RT.Exec(ctx, append(args, manifest)...)
 				Expect(err).NotTo(HaveOccurred())
-				Expect(res.ExitCode).To(Equal(fw.ExitFailed), "%s must be refused\n%s", n.what, res)
+				Expect(res.ExitCode).To(Equal(runtimev1.ExitFailed), "%s must be refused\n%s", n.what, res)
 				Expect(res.Error).NotTo(BeNil(), "%s: a JSON error report\n%s", n.what, res)
 				Expect(res.Error.Code).To(Equal("InvalidManifest"), "%s: the name is refused as invalid, not tried\n%s", n.what, res)
 				Expect(res.Error.Findings).NotTo(BeEmpty(), "%s: the findings name the defect\n%s", n.what, res)

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -75,7 +76,7 @@ func (s *suite) registerSidecars() {
 				return err
 			}
 			if _, err := p.WaitFor(ctx, "c's preStop hook", p.PodTimeout(), func(tl *fw.Timeline) bool {
-				_, ok := tl.First(fw.RuntimeEv(fw.EvHookStarted, "c"))
+				_, ok := tl.First(fw.RuntimeEv(runtimev1.EventHookStarted, "c"))
 				return ok
 			}); err != nil {
 				return err
@@ -101,11 +102,11 @@ func (s *suite) registerSidecars() {
 			Expect(inst[1].Start.After(inst[0].End)).To(BeTrue(), "%s's second instance started after its first ended\n%s", sidecar, tl)
 		}
 		It("restarts a sidecar that exits while the main containers stop", req("SIDE-001"), func() {
-			restartedWithin("b", "PodTerminating", fw.RuntimeEv(fw.EvPodTerminating, ""),
-				"db's exit", fw.RuntimeEv(fw.EvContainerExited, "db"))
+			restartedWithin("b", "PodTerminating", fw.RuntimeEv(runtimev1.EventPodTerminating, ""),
+				"db's exit", fw.RuntimeEv(runtimev1.EventContainerExited, "db"))
 		})
 		It("restarts a sidecar that exits while a later sidecar is stopped, before its own step", req("SIDE-001"), func() {
-			restartedWithin("a", "c's preStop hook", fw.RuntimeEv(fw.EvHookStarted, "c"),
+			restartedWithin("a", "c's preStop hook", fw.RuntimeEv(runtimev1.EventHookStarted, "c"),
 				"a's stop signal", probeSignal("a", "SIGTERM"))
 		})
 		It("stops each restarted sidecar once, at its own step, after the later sidecars exited", req("HB-015", "STOP-009"), func() {

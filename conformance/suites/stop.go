@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -71,7 +72,7 @@ func (s *suite) registerStop() {
 		It("stops a dependent before its dependency, unless the reserve point comes first", req("HB-011"), func() {
 			tl := get().Timeline
 			if sig, ok := tl.First(probeSignal("db", "SIGTERM")); ok {
-				if stop, ok := tl.First(fw.RuntimeEv(fw.EvStopRequested, "")); ok {
+				if stop, ok := tl.First(fw.RuntimeEv(runtimev1.EventStopRequested, "")); ok {
 					reserve := stop.Time.Add(time.Duration(seqGrace-v1alpha1.MinimumStopWindowSeconds) * time.Second)
 					if !sig.Time.Before(reserve.Add(-s.f.Tolerances().EarlyMargin.Value)) {
 						AddReportEntry("HB-011", "db was signalled at the reserve point, which exempts the edge; TIME-003 judges the delay")
@@ -147,11 +148,11 @@ func (s *suite) registerStop() {
 		It("kills what still runs at the budget end, counted from the stop request, and not before", req("STOP-003", "STOP-010", "TIME-001", "TIME-002"), func() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
-			from := fw.RuntimeEv(fw.EvStopRequested, "")
+			from := fw.RuntimeEv(runtimev1.EventStopRequested, "")
 			to := runtimeSignal("stubborn", "SIGKILL")
 			Expect(tl.AtLeast("stop request to stubborn's SIGKILL", from, to, grace*time.Second, tol.EarlyMargin)).To(Succeed())
 			Expect(tl.WithinBudget("stop request to stubborn's SIGKILL", from, to, grace*time.Second, tol.Reaction)).To(Succeed())
-			Expect(tl.Before("stubborn's SIGKILL before its death", to, fw.RuntimeEv(fw.EvContainerExited, "stubborn"))).To(Succeed())
+			Expect(tl.Before("stubborn's SIGKILL before its death", to, fw.RuntimeEv(runtimev1.EventContainerExited, "stubborn"))).To(Succeed())
 		})
 		It("leaves at least the minimum stop window between the stop signal and SIGKILL", req("STOP-008"), func() {
 			tl := get().Timeline
@@ -187,8 +188,8 @@ func (s *suite) registerStop() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
 			reserve := time.Duration(4-v1alpha1.MinimumStopWindowSeconds) * time.Second
-			Expect(tl.AtLeast("stop request to app's SIGTERM", fw.RuntimeEv(fw.EvStopRequested, ""), probeSignal("app", "SIGTERM"), reserve, tol.EarlyMargin)).To(Succeed())
-			Expect(tl.WithinBudget("stop request to app's SIGTERM", fw.RuntimeEv(fw.EvStopRequested, ""), probeSignal("app", "SIGTERM"), reserve, tol.Reaction)).To(Succeed())
+			Expect(tl.AtLeast("stop request to app's SIGTERM", fw.RuntimeEv(runtimev1.EventStopRequested, ""), probeSignal("app", "SIGTERM"), reserve, tol.EarlyMargin)).To(Succeed())
+			Expect(tl.WithinBudget("stop request to app's SIGTERM", fw.RuntimeEv(runtimev1.EventStopRequested, ""), probeSignal("app", "SIGTERM"), reserve, tol.Reaction)).To(Succeed())
 			t := get().Final.Terminated("app")
 			Expect(t.ExitCode).To(HaveValue(BeEquivalentTo(0)), "app exits 0 on its SIGTERM\n%s", get().Final)
 		})

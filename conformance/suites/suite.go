@@ -20,6 +20,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega" //nolint:revive // Gomega's DSL reads best dot-imported
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/spec"
 )
@@ -192,10 +193,10 @@ func req(ids ...string) Labels {
 }
 
 // profileLabel labels a container with the capability profile it needs.
-func profileLabel(p string) Labels { return Labels{"profile:" + p} }
+func profileLabel(p runtimev1.Profile) Labels { return Labels{"profile:" + string(p)} }
 
 // requireProfile skips the current spec when the runtime does not declare an optional profile.
-func (s *suite) requireProfile(p string) {
+func (s *suite) requireProfile(p runtimev1.Profile) {
 	if p == "" || p == spec.ProfileCore {
 		return
 	}
@@ -249,7 +250,7 @@ func attachTimeline(out *framework.Outcome) {
 	AddReportEntry(framework.TimelineEntry, out.Timeline.Record(), ReportEntryVisibilityNever)
 }
 
-func profileOf(sc *framework.Scenario) string {
+func profileOf(sc *framework.Scenario) runtimev1.Profile {
 	if sc.Profile == "" {
 		return spec.ProfileCore
 	}

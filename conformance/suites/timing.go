@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 )
@@ -64,7 +65,7 @@ func (s *suite) registerTiming() {
 			Main("a", fw.ExitAfter(0, ms(100)).Codes("3", "0")).
 			Main("keep", fw.Loop()),
 		Drive: waitThenStop("a's first exit", func(tl *fw.Timeline) bool {
-			_, ok := tl.First(fw.RuntimeEv(fw.EvContainerExited, "a"))
+			_, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
 			return ok
 		}, func(ctx context.Context, p *fw.Pod) {
 			time.Sleep(200 * time.Millisecond)
@@ -137,8 +138,8 @@ func (s *suite) registerTiming() {
 	s.ordered("A second stop request with a longer grace period", later, func(get func() *fw.Outcome) {
 		It("does not move the budget end later", req("STOP-011", "STOP-003"), func() {
 			tl := get().Timeline
-			Expect(tl.All(fw.RuntimeEv(fw.EvStopRequested, ""))).To(HaveLen(2), "%s", tl)
-			Expect(tl.WithinBudget("first stop request to SIGKILL", fw.RuntimeEv(fw.EvStopRequested, ""), runtimeSignal("stubborn", "SIGKILL"), firstGrace*time.Second, s.f.Tolerances().Reaction)).To(Succeed())
+			Expect(tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))).To(HaveLen(2), "%s", tl)
+			Expect(tl.WithinBudget("first stop request to SIGKILL", fw.RuntimeEv(runtimev1.EventStopRequested, ""), runtimeSignal("stubborn", "SIGKILL"), firstGrace*time.Second, s.f.Tolerances().Reaction)).To(Succeed())
 		})
 	})
 	earlier := &fw.Scenario{
@@ -155,7 +156,7 @@ func (s *suite) registerTiming() {
 	s.ordered("A second stop request with a shorter grace period", earlier, func(get func() *fw.Outcome) {
 		It("moves the budget end to the end of the shorter grace period", req("STOP-012", "TIME-001", "TIME-002"), func() {
 			tl := get().Timeline
-			reqs := tl.All(fw.RuntimeEv(fw.EvStopRequested, ""))
+			reqs := tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
 			Expect(reqs).To(HaveLen(2), "%s", tl)
 			second := func(e fw.Entry) bool { return e.Runtime != nil && e.Runtime.Seq == reqs[1].Runtime.Seq }
 			tol := s.f.Tolerances()
@@ -176,7 +177,7 @@ func (s *suite) registerTiming() {
 			out := get()
 			Expect(out.Final.Reason).To(Equal("Stopped"), "%s", out.Final)
 			tol := s.f.Tolerances()
-			Expect(out.Timeline.AtLeast("stop request to SIGKILL", fw.RuntimeEv(fw.EvStopRequested, ""), runtimeSignal("stubborn", "SIGKILL"), 6*time.Second, tol.EarlyMargin)).To(Succeed())
+			Expect(out.Timeline.AtLeast("stop request to SIGKILL", fw.RuntimeEv(runtimev1.EventStopRequested, ""), runtimeSignal("stubborn", "SIGKILL"), 6*time.Second, tol.EarlyMargin)).To(Succeed())
 		})
 	})
 }

@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
@@ -122,7 +123,7 @@ func instanceReports(tl *fw.Timeline, container string) [][]*probe.Report {
 // beforeStop restricts a matcher to entries before the pod's stop request (the specs about
 // updates look at what happened while the pod ran).
 func beforeStop(tl *fw.Timeline, m fw.Matcher) fw.Matcher {
-	stop, ok := tl.First(fw.RuntimeEv(fw.EvStopRequested, ""))
+	stop, ok := tl.First(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
 	return func(e fw.Entry) bool { return m(e) && (!ok || e.Time.Before(stop.Time)) }
 }
 
@@ -270,7 +271,7 @@ func (s *suite) registerLiveUpdate() {
 		replaced := func(row restartRow) {
 			tl := get().Timeline
 			inst := tl.Instances(row.container)
-			starts := tl.All(beforeStop(tl, fw.RuntimeEv(fw.EvContainerStarted, row.container)))
+			starts := tl.All(beforeStop(tl, fw.RuntimeEv(runtimev1.EventContainerStarted, row.container)))
 			Expect(inst).To(HaveLen(2), "%s: one replacement, no more\n%s", row.container, tl)
 			Expect(starts).To(HaveLen(2), "%s: the runtime recorded one replacement start\n%s", row.container, tl)
 			sig, ok := tl.First(runtimeSignal(row.container, row.stopSignal))
@@ -279,7 +280,7 @@ func (s *suite) registerLiveUpdate() {
 			Expect(sig.Time.Before(updStart)).To(BeFalse(), "%s: the signal follows the update\n%s", row.container, tl)
 			got, ok := tl.First(probeSignal(row.container, row.stopSignal))
 			Expect(ok && got.Time.Before(inst[1].Start)).To(BeTrue(), "%s: the old instance receives %s before the new one starts\n%s", row.container, row.stopSignal, tl)
-			exits := tl.All(fw.RuntimeEv(fw.EvContainerExited, row.container))
+			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, row.container))
 			Expect(exits).NotTo(BeEmpty(), "%s: the old instance's exit\n%s", row.container, tl)
 			// Creating a container may take seconds on a loaded machine: the bound is the back-off
 			// the pod configures (liveBackoff), which a replacement must not wait for.
@@ -310,7 +311,7 @@ func (s *suite) registerLiveUpdate() {
 			func(row resizeRow) {
 				tl := get().Timeline
 				Expect(tl.NotRestarted("sized")).To(Succeed())
-				Expect(tl.NeverHappened("a signal to sized before the stop", beforeStop(tl, fw.RuntimeEv(fw.EvSignalSent, "sized")))).To(Succeed())
+				Expect(tl.NeverHappened("a signal to sized before the stop", beforeStop(tl, fw.RuntimeEv(runtimev1.EventSignalSent, "sized")))).To(Succeed())
 				Expect(get().Final.Container("sized").ContainerID).To(Equal(rec.before.Container("sized").ContainerID), "containerID of sized")
 				reps := instanceReports(tl, "sized")
 				Expect(reps).To(HaveLen(1))
@@ -327,7 +328,7 @@ func (s *suite) registerLiveUpdate() {
 		It("leaves unchanged containers and the pod's volumes untouched", req("UPD-009"), func() {
 			tl := get().Timeline
 			Expect(tl.NotRestarted("steady")).To(Succeed())
-			Expect(tl.NeverHappened("a signal to steady before the stop", beforeStop(tl, fw.RuntimeEv(fw.EvSignalSent, "steady")))).To(Succeed())
+			Expect(tl.NeverHappened("a signal to steady before the stop", beforeStop(tl, fw.RuntimeEv(runtimev1.EventSignalSent, "steady")))).To(Succeed())
 			Expect(get().Final.Container("steady").ContainerID).To(Equal(rec.before.Container("steady").ContainerID), "containerID of steady")
 			Expect(newReport(tl, "args").Files["/data/kept"]).To(Equal("v1"), "the emptyDir keeps what steady wrote before the update")
 			for _, c := range all {
@@ -335,26 +336,26 @@ func (s *suite) registerLiveUpdate() {
 				if slices.ContainsFunc(restartRows, func(r restartRow) bool { return r.container == c }) || c == "sizedr" {
 					want = 2
 				}
-				Expect(tl.All(beforeStop(tl, fw.RuntimeEv(fw.EvContainerStarted, c)))).To(HaveLen(want), "%s: starts (the no-op and the labels-only update start nothing)\n%s", c, tl)
+				Expect(tl.All(beforeStop(tl, fw.RuntimeEv(runtimev1.EventContainerStarted, c)))).To(HaveLen(want), "%s: starts (the no-op and the labels-only update start nothing)\n%s", c, tl)
 			}
 		})
 		It("does not count the replaced instances' ends for the restart policy, the exit policy or the pod result", req("UPD-008"), func() {
 			out := get()
 			tl := out.Timeline
-			first, ok := tl.First(fw.RuntimeEv(fw.EvContainerExited, "cmd"))
+			first, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "cmd"))
 			Expect(ok && first.Runtime.ExitCode != nil && *first.Runtime.ExitCode == 3).To(BeTrue(), "cmd's replaced instance exits 3 on SIGUSR1\n%s", tl)
-			Expect(tl.NeverHappened("PolicyFired (exitPolicy Any)", fw.RuntimeEv(fw.EvPolicyFired, ""))).To(Succeed())
+			Expect(tl.NeverHappened("PolicyFired (exitPolicy Any)", fw.RuntimeEv(runtimev1.EventPolicyFired, ""))).To(Succeed())
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonStopped), "the pod ends by the harness's stop\n%s", out.Final)
 			Expect(out.Final.Phase).To(Equal(v1alpha1.PodSucceeded), "the final stop's exits are 0 or SIGKILL at the budget end: only a counted replacement (exit 3) fails the pod\n%s", out.Final)
 			Expect(out.Final.DecidedBy).To(BeEmpty(), "%s", out.Final)
 		})
 		It("increases metadata.generation by one per accepted change and not on an update that changes nothing", req("UPD-005"), func() {
 			tl := get().Timeline
-			Expect(rec.accepted.ExitCode).To(Equal(fw.ExitOK), "%s", rec.accepted)
-			Expect(rec.noop.ExitCode).To(Equal(fw.ExitOK), "an update that changes nothing is accepted\n%s", rec.noop)
-			Expect(rec.labels.ExitCode).To(Equal(fw.ExitOK), "%s", rec.labels)
+			Expect(rec.accepted.ExitCode).To(Equal(runtimev1.ExitOK), "%s", rec.accepted)
+			Expect(rec.noop.ExitCode).To(Equal(runtimev1.ExitOK), "an update that changes nothing is accepted\n%s", rec.noop)
+			Expect(rec.labels.ExitCode).To(Equal(runtimev1.ExitOK), "%s", rec.labels)
 			var gens []int64
-			for _, e := range tl.All(fw.RuntimeEv(fw.EvUpdateApplied, "")) {
+			for _, e := range tl.All(fw.RuntimeEv(runtimev1.EventUpdateApplied, "")) {
 				gens = append(gens, e.Runtime.Generation)
 			}
 			Expect(gens).To(Equal([]int64{2, 3}), "UpdateApplied generations: the table update (2), then the labels update (3): the no-op and the refused updates take no generation\n%s", tl)
@@ -375,7 +376,7 @@ func (s *suite) registerLiveUpdate() {
 			applied, ok := tl.First(fw.UpdateAppliedEv(2))
 			Expect(ok).To(BeTrue(), "UpdateApplied generation 2\n%s", tl)
 			for _, c := range append([]string{"sizedr"}, "img", "cmd", "args", "env", "side") {
-				starts := tl.All(fw.RuntimeEv(fw.EvContainerStarted, c))
+				starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, c))
 				Expect(len(starts)).To(BeNumerically(">=", 2), "%s\n%s", c, tl)
 				Expect(starts[1].Runtime.Seq).To(BeNumerically("<", applied.Runtime.Seq), "%s's new instance starts before UpdateApplied\n%s", c, tl)
 			}
@@ -387,7 +388,7 @@ func (s *suite) registerLiveUpdate() {
 				Expect(r).NotTo(BeNil(), "the refused update %q was not tried", name)
 				row := refusedRows[name]
 				Expect(r.want).To(ContainElement(row.rule+" "+row.path), "the validator's own findings for this change")
-				Expect(r.res.ExitCode).To(Equal(fw.ExitFailed), "%s", r.res)
+				Expect(r.res.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", r.res)
 				Expect(r.res.Error).NotTo(BeNil(), "%s", r.res)
 				Expect(r.res.Error.Code).To(Equal("InvalidManifest"), "%s", r.res)
 				var got []string
@@ -412,11 +413,11 @@ func (s *suite) registerLiveUpdate() {
 		It("refuses an update of a terminating and of a terminal pod", req("UPD-004"), func(ctx SpecContext) {
 			out := get()
 			Expect(rec.terminating).NotTo(BeNil(), "no update was tried while the pod terminated")
-			Expect(rec.terminating.ExitCode).To(Equal(fw.ExitConflict), "update while terminating\n%s", rec.terminating)
+			Expect(rec.terminating.ExitCode).To(Equal(runtimev1.ExitConflict), "update while terminating\n%s", rec.terminating)
 			Expect(out.Timeline.NeverHappened("UpdateApplied of the refused update", fw.UpdateAppliedEv(4))).To(Succeed())
 			_, res, err := out.Pod.Update(ctx, gen2(rec).Labels(map[string]string{"after": "end"}))
 			Expect(err).NotTo(HaveOccurred())
-			Expect(res.ExitCode).To(Equal(fw.ExitConflict), "update of a terminal pod\n%s", res)
+			Expect(res.ExitCode).To(Equal(runtimev1.ExitConflict), "update of a terminal pod\n%s", res)
 			Expect(res.Error).NotTo(BeNil())
 			Expect(res.Error.Code).To(Equal("Conflict"), "%s", res)
 		})
@@ -458,7 +459,7 @@ func (s *suite) driveLiveUpdate(ctx context.Context, p *fw.Pod, rec *updateRecor
 		}
 	}()
 	_, rec.accepted, err = p.Update(ctx, gen2(rec))
-	if err == nil && rec.accepted.ExitCode != fw.ExitOK {
+	if err == nil && rec.accepted.ExitCode != runtimev1.ExitOK {
 		err = &fw.CommandError{Result: rec.accepted}
 	}
 	if err == nil {
@@ -553,8 +554,8 @@ func (s *suite) registerWaitingUpdate() {
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			timeout := p.PodTimeout()
 			if _, err := p.WaitFor(ctx, "done exited, crasher waiting to restart, gate running", timeout, func(tl *fw.Timeline) bool {
-				_, doneExited := tl.First(fw.RuntimeEv(fw.EvContainerExited, "done"))
-				_, backoff := tl.First(fw.RuntimeEv(fw.EvContainerRestarting, "crasher"))
+				_, doneExited := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "done"))
+				_, backoff := tl.First(fw.RuntimeEv(runtimev1.EventContainerRestarting, "crasher"))
 				return doneExited && backoff && tl.Started("gate")
 			}); err != nil {
 				return err
@@ -563,7 +564,7 @@ func (s *suite) registerWaitingUpdate() {
 			if _, updated, err = p.Update(ctx, pod("2")); err != nil {
 				return err
 			}
-			if updated.ExitCode != fw.ExitOK {
+			if updated.ExitCode != runtimev1.ExitOK {
 				return &fw.CommandError{Result: updated}
 			}
 			if err := p.Touch("gate-ready"); err != nil {
@@ -583,7 +584,7 @@ func (s *suite) registerWaitingUpdate() {
 		It("gives a container waiting to start or to restart the change at its next start, without an extra restart", req("UPD-012"), func() {
 			tl := get().Timeline
 			for _, c := range []string{"later", "crasher"} {
-				Expect(tl.NeverHappened("a signal to "+c+" before the stop", beforeStop(tl, fw.RuntimeEv(fw.EvSignalSent, c)))).To(Succeed())
+				Expect(tl.NeverHappened("a signal to "+c+" before the stop", beforeStop(tl, fw.RuntimeEv(runtimev1.EventSignalSent, c)))).To(Succeed())
 			}
 			Expect(tl.NotRestarted("later")).To(Succeed())
 			Expect(instanceReports(tl, "later")[0][0].Env[updMark]).To(Equal("2"), "later starts with the new env")
@@ -643,8 +644,8 @@ func (s *suite) registerDeadlineUpdates() {
 	s.ordered("An update setting a deadline that has already passed", passed, func(get func() *fw.Outcome) {
 		It("begins the stop sequence at once, with reason DeadlineExceeded", req("UPD-014"), func() {
 			out := get()
-			Expect(passedUpdate.ExitCode).To(Equal(fw.ExitOK), "%s", passedUpdate)
-			term, ok := out.Timeline.First(fw.RuntimeEv(fw.EvPodTerminating, ""))
+			Expect(passedUpdate.ExitCode).To(Equal(runtimev1.ExitOK), "%s", passedUpdate)
+			term, ok := out.Timeline.First(fw.RuntimeEv(runtimev1.EventPodTerminating, ""))
 			Expect(ok).To(BeTrue(), "%s", out.Timeline)
 			updStart := passedUpdate.Ended.Add(-passedUpdate.Duration)
 			Expect(term.Time.Before(updStart)).To(BeFalse(), "the stop follows the update\n%s", out.Timeline)
@@ -677,12 +678,12 @@ func (s *suite) registerDeadlineUpdates() {
 	s.ordered("An update decreasing the deadline", later, func(get func() *fw.Outcome) {
 		It("takes effect at once, still counted from status.startedAt", req("UPD-014"), func() {
 			out := get()
-			Expect(laterUpdate.ExitCode).To(Equal(fw.ExitOK), "%s", laterUpdate)
+			Expect(laterUpdate.ExitCode).To(Equal(runtimev1.ExitOK), "%s", laterUpdate)
 			Expect(out.Final.StartedAt).NotTo(BeNil())
 			started := *out.Final.StartedAt
 			Expect(laterUpdate.Ended.Before(started.Add(laterDeadline))).To(BeTrue(),
 				"test set-up: the update (deadline %v) returned %v after startedAt, after that deadline: the machine is too slow for this scenario", laterDeadline, laterUpdate.Ended.Sub(started))
-			term, ok := out.Timeline.First(fw.RuntimeEv(fw.EvPodTerminating, ""))
+			term, ok := out.Timeline.First(fw.RuntimeEv(runtimev1.EventPodTerminating, ""))
 			Expect(ok).To(BeTrue(), "%s", out.Timeline)
 			gap := term.Time.Sub(started)
 			Expect(gap).To(BeNumerically(">=", laterDeadline-tol().EarlyMargin.Value), "the new deadline fired %v after startedAt, want %v\n%s", gap, laterDeadline, out.Timeline)
@@ -710,7 +711,7 @@ func (s *suite) registerGraceUpdate() {
 			if err != nil {
 				return err
 			}
-			if res.ExitCode != fw.ExitOK {
+			if res.ExitCode != runtimev1.ExitOK {
 				return &fw.CommandError{Result: res}
 			}
 			if _, err := p.WaitFor(ctx, "UpdateApplied generation 2", p.PodTimeout(), fw.UpdateApplied(2)); err != nil {
@@ -724,7 +725,7 @@ func (s *suite) registerGraceUpdate() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
 			// The grace budget counts from the moment the stop sequence begins (STOP-003).
-			from, to := fw.RuntimeEv(fw.EvPodTerminating, ""), runtimeSignal("app", "SIGKILL")
+			from, to := fw.RuntimeEv(runtimev1.EventPodTerminating, ""), runtimeSignal("app", "SIGKILL")
 			Expect(tl.AtLeast("stop sequence to app's SIGKILL", from, to, 3*time.Second, tol.EarlyMargin)).To(Succeed())
 			Expect(tl.WithinBudget("stop sequence to app's SIGKILL (the updated grace is 3 s, the old one 30 s)", from, to, 3*time.Second, tol.Reaction)).To(Succeed())
 		})

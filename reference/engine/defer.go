@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
@@ -168,7 +169,7 @@ func (e *Engine) skipDeferLocked(s *slot, reason, msg string) {
 	r.Terminal = true
 	r.NextStart = nil
 	s.status().State = v1alpha1.ContainerState{Skipped: &v1alpha1.ContainerStateSkipped{Reason: reason, Message: msg}}
-	e.commitLocked(e.event(store.EventContainerSkipped, s, reason, msg))
+	e.commitLocked(e.event(runtimev1.EventContainerSkipped, s, reason, msg))
 }
 
 // endRunLocked records the end of a defer's run: its last attempt's termination is its final
@@ -252,7 +253,7 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 				e.mu.Lock()
 				now := time.Now().UTC()
 				term := &v1alpha1.ContainerStateTerminated{Reason: v1alpha1.ReasonStartError, Message: err.Error(), StartedAt: now, FinishedAt: now}
-				ev := e.event(store.EventContainerExited, s, term.Reason, term.Message)
+				ev := e.event(runtimev1.EventContainerExited, s, term.Reason, term.Message)
 				n := s.status().RestartCount
 				ev.RestartCount = &n
 				e.commitLocked(ev)
@@ -318,7 +319,7 @@ func (e *Engine) afterDeferFailureLocked(ctx context.Context, s *slot, term *v1a
 			st.LastState = v1alpha1.ContainerState{Terminated: term}
 			st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: ReasonBackOff,
 				Message: fmt.Sprintf("retrying in %s", delay)}}
-			ev := e.event(store.EventContainerRestarting, s, "", fmt.Sprintf("back-off %s", delay))
+			ev := e.event(runtimev1.EventContainerRestarting, s, "", fmt.Sprintf("back-off %s", delay))
 			n := st.RestartCount
 			ev.RestartCount = &n
 			ev.ContainerID = term.ContainerID
@@ -393,7 +394,7 @@ func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (t
 			// SignalSent and the end of the run are recorded now; the kill itself (a runc
 			// call) and the exit happen in the background.
 			n := int32(syscall.SIGKILL)
-			ev := e.instEvent(store.EventSignalSent, s, inst, "", why)
+			ev := e.instEvent(runtimev1.EventSignalSent, s, inst, "", why)
 			ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
 			s.rec().Terminal = true
 			s.rec().Completed = false
@@ -461,7 +462,7 @@ func (e *Engine) recordDeferExit(s *slot, inst *instance, ex ExitStatus) (term *
 		stopReason: r.StopReason, forced: e.forced})
 	lost = term.Reason == ReasonExitStatusLost
 	killed = r.StopReason != ""
-	ev := e.instEvent(store.EventContainerExited, s, inst, term.Reason, term.Message)
+	ev := e.instEvent(runtimev1.EventContainerExited, s, inst, term.Reason, term.Message)
 	ev.ExitCode = term.ExitCode
 	ev.Signal = term.Signal
 	ev.Time = now
@@ -519,7 +520,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	st.ContainerID = id
 	r := s.rec()
 	r.ContainerID, r.PID, r.StartTime, r.Created, r.Running, r.StopReason = id, pid, store.ProcessStartTime(pid), time.Now().UTC(), false, ""
-	ev := e.instEvent(store.EventContainerCreated, s, inst, "", "")
+	ev := e.instEvent(runtimev1.EventContainerCreated, s, inst, "", "")
 	ev.PID = pid
 	e.commitLocked(ev)
 	// Creating can take a while: an attempt whose limit passed meanwhile is not started.
@@ -555,7 +556,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		r.RunStart = &now
 	}
 	st.State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
-	ev = e.instEvent(store.EventContainerStarted, s, inst, "", "")
+	ev = e.instEvent(runtimev1.EventContainerStarted, s, inst, "", "")
 	ev.PID = pid
 	ev.Time = now
 	e.commitLocked(ev)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/store"
 )
@@ -78,10 +79,10 @@ func wantSkipped(tp *testPod, st *v1alpha1.PodStatus, name, reason string) {
 	if c.State.Skipped == nil || c.State.Skipped.Reason != reason {
 		tp.t.Errorf("defer %s state %+v, want skipped with reason %s; events:\n%s", name, c.State, reason, tp.timeline())
 	}
-	if n := len(tp.all(store.EventContainerCreated, name)); n != 0 {
+	if n := len(tp.all(runtimev1.EventContainerCreated, name)); n != 0 {
 		tp.t.Errorf("skipped defer %s was created %d times", name, n)
 	}
-	ev := tp.find(store.EventContainerSkipped, name)
+	ev := tp.find(runtimev1.EventContainerSkipped, name)
 	if ev.Reason != reason || ev.ContainerKind != "defer" {
 		tp.t.Errorf("ContainerSkipped for %s: reason %s kind %s, want %s / defer", name, ev.Reason, ev.ContainerKind, reason)
 	}
@@ -130,18 +131,18 @@ spec:
 	if got := tp.volume("data", "order"); got != want {
 		t.Errorf("markers written by the defers = %q, want %q (DEFER-002, DEFER-003, DEFER-016)", got, want)
 	}
-	ex := func(n string) store.Event { return tp.find(store.EventContainerExited, n) }
-	started := func(n string) store.Event { return tp.find(store.EventContainerStarted, n) }
+	ex := func(n string) runtimev1.Event { return tp.find(runtimev1.EventContainerExited, n) }
+	started := func(n string) runtimev1.Event { return tp.find(runtimev1.EventContainerStarted, n) }
 	tp.before(ex("before1"), started("before2")) // HB-010
-	tp.before(ex("before2"), tp.find(store.EventSignalSent, "app"))
+	tp.before(ex("before2"), tp.find(runtimev1.EventSignalSent, "app"))
 	tp.before(ex("app"), started("after1")) // HB-013
 	tp.before(ex("after1"), started("after2"))
-	tp.before(ex("after2"), tp.find(store.EventSignalSent, "side")) // HB-014
+	tp.before(ex("after2"), tp.find(runtimev1.EventSignalSent, "side")) // HB-014
 	for _, n := range []string{"before1", "before2", "after1", "after2"} {
 		if k := started(n).ContainerKind; k != "defer" {
 			t.Errorf("ContainerStarted of %s has kind %q, want defer", n, k)
 		}
-		if c := len(tp.all(store.EventContainerStarted, n)); c != 1 {
+		if c := len(tp.all(runtimev1.EventContainerStarted, n)); c != 1 {
 			t.Errorf("defer %s started %d times, want once (DEFER-004)", n, c)
 		}
 		wantTerminated(tp, st, n, "Completed")
@@ -219,11 +220,11 @@ spec:
 	if term.Signal == nil || term.Signal.Name != "SIGKILL" || term.ExitCode != nil {
 		t.Errorf("hang terminated %+v, want killed by SIGKILL with no exit code", term)
 	}
-	if d := tp.find(store.EventSignalSent, "hang").Time.Sub(term.StartedAt); d < time.Second || d > 2*time.Second {
+	if d := tp.find(runtimev1.EventSignalSent, "hang").Time.Sub(term.StartedAt); d < time.Second || d > 2*time.Second {
 		t.Errorf("SIGKILL sent %s after hang started, want 1 s (TIME-001, TIME-002)", d)
 	}
 	wantTerminated(tp, st, "next", "Completed")
-	tp.before(tp.find(store.EventContainerExited, "hang"), tp.find(store.EventContainerStarted, "next"))
+	tp.before(tp.find(runtimev1.EventContainerExited, "hang"), tp.find(runtimev1.EventContainerStarted, "next"))
 	wantCondition(tp, st, v1alpha1.ConditionFalse, "DeferFailed")
 	if st.Phase != v1alpha1.PodSucceeded || *st.ExitCode != 0 || st.DecidedBy != "app" {
 		t.Errorf("phase %s exitCode %d decidedBy %s, want Succeeded 0 app: a defer never changes the result (DEFER-011)", st.Phase, *st.ExitCode, st.DecidedBy)
@@ -246,8 +247,8 @@ spec:
 `)
 	waitFile(tp, "data", "app.ready", 180*time.Second)
 	tp.stop(nil, false)
-	tp.waitEvent(180*time.Second, "slow started", func(ev store.Event) bool {
-		return ev.Type == store.EventContainerStarted && ev.Container == "slow"
+	tp.waitEvent(180*time.Second, "slow started", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerStarted && ev.Container == "slow"
 	})
 	// A second request with a 4 s grace period moves the budget end, and the reserve point to
 	// 2 s from now (STOP-012), whatever time creating the container took.
@@ -255,19 +256,19 @@ spec:
 	tp.stop(ptr(int64(4)), false)
 	st := tp.wait(240 * time.Second)
 	wantTerminated(tp, st, "slow", "Timeout")
-	if d := tp.find(store.EventSignalSent, "slow").Time.Sub(asked); d < 2*time.Second || d > 3*time.Second {
+	if d := tp.find(runtimev1.EventSignalSent, "slow").Time.Sub(asked); d < 2*time.Second || d > 3*time.Second {
 		t.Errorf("slow got SIGKILL %s after the 4 s request, want at the reserve point (4 s − 2 s)", d)
 	}
 	wantSkipped(tp, st, "late", "BudgetExhausted") // DEFER-006
-	sig := tp.find(store.EventSignalSent, "app")
+	sig := tp.find(runtimev1.EventSignalSent, "app")
 	// HB-009: the run of slow ends when it is killed at its limit, before app's stop signal.
-	tp.before(tp.find(store.EventSignalSent, "slow"), sig)
+	tp.before(tp.find(runtimev1.EventSignalSent, "slow"), sig)
 	if sig.Signal == nil || sig.Signal.Name != "SIGTERM" {
 		t.Errorf("app first got %+v, want its stop signal", sig.Signal)
 	}
 	// The engine signals the main containers a few state writes after the reserve point and
 	// does not hold back the budget-end SIGKILL for that: allow that much (0.3 s) here.
-	for _, k := range tp.all(store.EventSignalSent, "app") {
+	for _, k := range tp.all(runtimev1.EventSignalSent, "app") {
 		if k.Signal != nil && k.Signal.Name == "SIGKILL" && k.Time.Sub(sig.Time) < 1700*time.Millisecond {
 			t.Errorf("app got SIGKILL %s after its stop signal, want at least the minimum stop window (STOP-008)", k.Time.Sub(sig.Time))
 		}
@@ -303,7 +304,7 @@ spec:
 	wantSkipped(tp, st, "second", "Aborted")
 	wantSkipped(tp, st, "third", "Aborted")
 	// The rest of the stop sequence goes on: the sidecar is stopped by its stop signal.
-	if sig := tp.find(store.EventSignalSent, "side"); sig.Signal == nil || sig.Signal.Name != "SIGTERM" {
+	if sig := tp.find(runtimev1.EventSignalSent, "side"); sig.Signal == nil || sig.Signal.Name != "SIGTERM" {
 		t.Errorf("sidecar got %+v, want its stop signal", sig.Signal)
 	}
 	wantCondition(tp, st, v1alpha1.ConditionFalse, "DeferFailed")
@@ -368,8 +369,8 @@ spec:
 	if c.LastState.Terminated == nil || c.LastState.Terminated.ExitCode == nil || *c.LastState.Terminated.ExitCode != 1 {
 		t.Errorf("flaky lastState %+v, want the failed attempt (exit 1)", c.LastState)
 	}
-	ex := tp.all(store.EventContainerExited, "flaky")
-	starts := tp.all(store.EventContainerStarted, "flaky")
+	ex := tp.all(runtimev1.EventContainerExited, "flaky")
+	starts := tp.all(runtimev1.EventContainerStarted, "flaky")
 	if len(ex) != 2 || len(starts) != 2 {
 		t.Fatalf("flaky: %d starts %d exits; events:\n%s", len(starts), len(ex), tp.timeline())
 	}
@@ -397,7 +398,7 @@ spec:
 	if got := tp.volume("data", "nolimit"); got != "try\n" {
 		t.Errorf("nolimit ran %q, want one attempt: a retry after 5 s of back-off would start after its 2 s limit", got)
 	}
-	if n := len(tp.all(store.EventContainerRestarting, "nolimit")); n != 0 {
+	if n := len(tp.all(runtimev1.EventContainerRestarting, "nolimit")); n != 0 {
 		t.Errorf("%d ContainerRestarting events, want none", n)
 	}
 	wantTerminated(tp, st, "nolimit", "Error")
@@ -424,8 +425,8 @@ spec:
 `)
 	waitFile(tp, "data", "app.ready", 180*time.Second)
 	tp.stop(nil, false)
-	tp.waitEvent(180*time.Second, "long started", func(ev store.Event) bool {
-		return ev.Type == store.EventContainerStarted && ev.Container == "long"
+	tp.waitEvent(180*time.Second, "long started", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerStarted && ev.Container == "long"
 	})
 	// The budget runs out 3 s from now, in the middle of the defers (STOP-012 moves its end).
 	asked := time.Now()
@@ -439,7 +440,7 @@ spec:
 	if term.Signal == nil || term.Signal.Name != "SIGKILL" {
 		t.Errorf("long %+v, want SIGKILL at the budget end", term)
 	}
-	if d := tp.find(store.EventSignalSent, "long").Time.Sub(asked); d < 3*time.Second || d > 4*time.Second {
+	if d := tp.find(runtimev1.EventSignalSent, "long").Time.Sub(asked); d < 3*time.Second || d > 4*time.Second {
 		t.Errorf("long got SIGKILL %s after the 3 s request, want at the budget end", d)
 	}
 	wantSkipped(tp, st, "never1", "BudgetExhausted")
@@ -449,7 +450,7 @@ spec:
 	if side.State.Terminated == nil {
 		t.Errorf("sidecar %+v, want terminated", side.State)
 	}
-	if last := tp.events()[len(tp.events())-1]; last.Type != store.EventPodFinished {
+	if last := tp.events()[len(tp.events())-1]; last.Type != runtimev1.EventPodFinished {
 		t.Errorf("last event %s, want PodFinished", last.Type)
 	}
 	wantCondition(tp, st, v1alpha1.ConditionFalse, "DeferFailed")
@@ -472,8 +473,8 @@ spec:
   - {name: busy, image: IMAGE, command: [sh, -c, 'trap "" TERM; `+deferMark("busy")+`; sleep 100'], volumeMounts: [{name: data, mountPath: /data}]}
   - {name: after, image: IMAGE, command: [sh, -c, '`+deferMark("after")+`'], volumeMounts: [{name: data, mountPath: /data}]}
 `)
-	tp.waitEvent(180*time.Second, "busy started", func(ev store.Event) bool {
-		return ev.Type == store.EventContainerStarted && ev.Container == "busy"
+	tp.waitEvent(180*time.Second, "busy started", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerStarted && ev.Container == "busy"
 	})
 	waitFile(tp, "data", "order", 10*time.Second)
 	forcedAt := time.Now()
@@ -483,7 +484,7 @@ spec:
 	if term.Signal == nil || term.Signal.Name != "SIGKILL" {
 		t.Errorf("busy %+v, want SIGKILL", term)
 	}
-	if d := tp.find(store.EventSignalSent, "busy").Time.Sub(forcedAt); d > time.Second {
+	if d := tp.find(runtimev1.EventSignalSent, "busy").Time.Sub(forcedAt); d > time.Second {
 		t.Errorf("busy got SIGKILL %s after the forced stop, want at once (FORCE-005)", d)
 	}
 	wantSkipped(tp, st, "after", "Forced")
@@ -554,7 +555,7 @@ spec:
 			wantTerminated(tp, st, "bad1", "Error")
 			wantTerminated(tp, st, "bad2", "Error")
 			wantCondition(tp, st, v1alpha1.ConditionFalse, "DeferFailed")
-			if n := len(tp.all(store.EventContainerStarted, "app")); n != 1 {
+			if n := len(tp.all(runtimev1.EventContainerStarted, "app")); n != 1 {
 				t.Errorf("app started %d times: a defer failure restarted it", n)
 			}
 			if !strings.Contains(deferCondition(tp, st).Message, "bad1") {
@@ -606,14 +607,14 @@ spec:
   - {name: busy, image: IMAGE, command: [sh, -c, 'trap "" TERM; `+deferMark("busy")+`; sleep 100'], volumeMounts: [{name: data, mountPath: /data}]}
   - {name: later, image: IMAGE, command: [sh, -c, '`+deferMark("later")+`'], volumeMounts: [{name: data, mountPath: /data}]}
 `)
-	tp.waitEvent(180*time.Second, "busy started", func(ev store.Event) bool {
-		return ev.Type == store.EventContainerStarted && ev.Container == "busy"
+	tp.waitEvent(180*time.Second, "busy started", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerStarted && ev.Container == "busy"
 	})
 	asked := time.Now()
 	tp.stop(ptr(int64(2)), false)
 	st := tp.wait(240 * time.Second)
 	wantTerminated(tp, st, "busy", "Timeout")
-	if d := tp.find(store.EventSignalSent, "busy").Time.Sub(asked); d < 2*time.Second || d > 3*time.Second {
+	if d := tp.find(runtimev1.EventSignalSent, "busy").Time.Sub(asked); d < 2*time.Second || d > 3*time.Second {
 		t.Errorf("busy got SIGKILL %s after the 2 s stop request, want at the new budget end", d)
 	}
 	wantSkipped(tp, st, "later", "BudgetExhausted")

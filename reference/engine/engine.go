@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
@@ -211,7 +212,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		e.mu.Lock()
 		e.st.Sandbox = sb
-		e.commitLocked(e.event(store.EventPodStarted, nil, "", ""))
+		e.commitLocked(e.event(runtimev1.EventPodStarted, nil, "", ""))
 		e.mu.Unlock()
 	}
 
@@ -290,7 +291,7 @@ func (e *Engine) failCreation(ctx context.Context, err error) {
 	}
 	e.skipDefersLocked("SandboxFailed", "the pod's sandbox could not be set up")
 	e.deferCompletedLocked(now)
-	ev := e.event(store.EventPodFinished, nil, "SandboxFailed", err.Error())
+	ev := e.event(runtimev1.EventPodFinished, nil, "SandboxFailed", err.Error())
 	ev.Phase = s.Phase
 	ev.ExitCode = &code
 	e.commitLocked(ev)
@@ -334,7 +335,7 @@ func (e *Engine) deadline(ctx context.Context, at time.Time) {
 		}
 		return
 	}
-	ev := e.event(store.EventStopRequested, nil, TerminationDeadlineExceeded, "activeDeadlineSeconds exceeded")
+	ev := e.event(runtimev1.EventStopRequested, nil, TerminationDeadlineExceeded, "activeDeadlineSeconds exceeded")
 	g := e.gracePeriod()
 	ev.GracePeriodSeconds = &g
 	e.beginStopLocked(ctx, TerminationDeadlineExceeded, g, false, "", ev)
@@ -376,7 +377,7 @@ func (e *Engine) StopOnce(ctx context.Context, id string, grace *int64, force bo
 		force = true
 		g = 0
 	}
-	ev := e.event(store.EventStopRequested, nil, "", "")
+	ev := e.event(runtimev1.EventStopRequested, nil, "", "")
 	ev.GracePeriodSeconds = &g
 	ev.Force = force
 	reason := TerminationStopped
@@ -407,8 +408,8 @@ func (e *Engine) gracePeriod() int64 {
 }
 
 // event builds an event for the pod, or for a container when s is not nil.
-func (e *Engine) event(typ string, s *slot, reason, msg string) *store.Event {
-	ev := &store.Event{Type: typ, Pod: e.info.Name, PodUID: e.info.UID, Reason: reason, Message: msg, Time: time.Now().UTC()}
+func (e *Engine) event(typ runtimev1.EventType, s *slot, reason, msg string) *runtimev1.Event {
+	ev := &runtimev1.Event{Type: typ, Pod: e.info.Name, PodUID: e.info.UID, Reason: reason, Message: msg, Time: time.Now().UTC()}
 	if s != nil {
 		ev.Container = s.name
 		ev.ContainerKind = s.kind
@@ -418,7 +419,7 @@ func (e *Engine) event(typ string, s *slot, reason, msg string) *store.Event {
 
 // commitLocked updates the derived pod conditions, persists the state, then appends the
 // events. Called with e.mu held; wakes every waiter.
-func (e *Engine) commitLocked(evs ...*store.Event) {
+func (e *Engine) commitLocked(evs ...*runtimev1.Event) {
 	select {
 	case <-e.finished:
 		// PodFinished is the last event and the terminal state is final: a goroutine that ends
@@ -442,7 +443,7 @@ func (e *Engine) commitLocked(evs ...*store.Event) {
 // PersistenceFailed event before them — the failure is recorded in the pod's reserved
 // persist.error file, where the command line reads it, and retryPersist writes everything
 // once there is room again.
-func (e *Engine) persistLocked(evs []*store.Event) {
+func (e *Engine) persistLocked(evs []*runtimev1.Event) {
 	err := e.pod.WriteState(e.st)
 	if err == nil {
 		err = e.events.Append(evs...)
@@ -461,7 +462,7 @@ func (e *Engine) persistLocked(evs []*store.Event) {
 		e.failingSince = time.Now().UTC()
 		e.logf("persist: %v; holding the events in memory until there is room", err)
 		msg := fmt.Sprintf("the state and events could not be written (%v); they are held in memory and written once there is room", err)
-		evs = append([]*store.Event{e.event(store.EventPersistenceFailed, nil, "", msg)}, evs...)
+		evs = append([]*runtimev1.Event{e.event(store.EventPersistenceFailed, nil, "", msg)}, evs...)
 		go e.retryPersist()
 	}
 	if serr := e.pod.SetPersistError(&store.PersistFailure{Since: e.failingSince, Error: err.Error()}); serr != nil {
@@ -543,7 +544,7 @@ func (e *Engine) sleep(ctx context.Context, d time.Duration, cond func() bool) b
 }
 
 // updateConditionsLocked derives phase Running, Initialized, Ready and Terminating.
-func (e *Engine) updateConditionsLocked(evs []*store.Event) {
+func (e *Engine) updateConditionsLocked(evs []*runtimev1.Event) {
 	s := e.st.Pod.Status
 	if s.FinishedAt != nil {
 		return

@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/backend"
@@ -178,7 +179,7 @@ func (tp *testPod) status() *v1alpha1.PodStatus {
 	return st.Pod.Status
 }
 
-func (tp *testPod) events() []store.Event {
+func (tp *testPod) events() []runtimev1.Event {
 	evs, err := tp.p.ReadEvents(0)
 	if err != nil {
 		tp.t.Fatal(err)
@@ -203,7 +204,7 @@ func (tp *testPod) timeline() string {
 }
 
 // waitEvent waits until an event matching pred is recorded and returns it.
-func (tp *testPod) waitEvent(timeout time.Duration, what string, pred func(store.Event) bool) store.Event {
+func (tp *testPod) waitEvent(timeout time.Duration, what string, pred func(runtimev1.Event) bool) runtimev1.Event {
 	tp.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -215,11 +216,11 @@ func (tp *testPod) waitEvent(timeout time.Duration, what string, pred func(store
 		time.Sleep(20 * time.Millisecond)
 	}
 	tp.t.Fatalf("no %s after %s; events:\n%s", what, timeout, tp.timeline())
-	return store.Event{}
+	return runtimev1.Event{}
 }
 
 // find returns the first event of a type (and container, if not empty), or fails.
-func (tp *testPod) find(typ, container string) store.Event {
+func (tp *testPod) find(typ runtimev1.EventType, container string) runtimev1.Event {
 	tp.t.Helper()
 	for _, ev := range tp.events() {
 		if ev.Type == typ && (container == "" || ev.Container == container) {
@@ -227,12 +228,12 @@ func (tp *testPod) find(typ, container string) store.Event {
 		}
 	}
 	tp.t.Fatalf("no %s %s; events:\n%s", typ, container, tp.timeline())
-	return store.Event{}
+	return runtimev1.Event{}
 }
 
 // all returns every event of a type (and container, if not empty).
-func (tp *testPod) all(typ, container string) []store.Event {
-	var out []store.Event
+func (tp *testPod) all(typ runtimev1.EventType, container string) []runtimev1.Event {
+	var out []runtimev1.Event
 	for _, ev := range tp.events() {
 		if ev.Type == typ && (container == "" || ev.Container == container) {
 			out = append(out, ev)
@@ -242,7 +243,7 @@ func (tp *testPod) all(typ, container string) []store.Event {
 }
 
 // before fails unless event a comes before event b in the log.
-func (tp *testPod) before(a, b store.Event) {
+func (tp *testPod) before(a, b runtimev1.Event) {
 	tp.t.Helper()
 	if a.Seq >= b.Seq {
 		tp.t.Errorf("want %s %s (seq %d) before %s %s (seq %d); events:\n%s", a.Type, a.Container, a.Seq, b.Type, b.Container, b.Seq, tp.timeline())

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/store"
 )
@@ -76,7 +77,7 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 
 // startedLocked marks the slot's instance Started, and Ready when it has no readiness probe
 // (init containers are never Ready), and returns the events to record with the change.
-func (e *Engine) startedLocked(s *slot, inst *instance) []*store.Event {
+func (e *Engine) startedLocked(s *slot, inst *instance) []*runtimev1.Event {
 	s.status().Started = true
 	s.rec().EverStarted = true
 	if s.c.ReadinessProbe != nil || s.kind == KindInit {
@@ -84,7 +85,7 @@ func (e *Engine) startedLocked(s *slot, inst *instance) []*store.Event {
 	}
 	s.status().Ready = true
 	s.rec().EverReady = true
-	return []*store.Event{e.instEvent(store.EventContainerReady, s, inst, "", "")}
+	return []*runtimev1.Event{e.instEvent(runtimev1.EventContainerReady, s, inst, "", "")}
 }
 
 func (e *Engine) recStarted(s *slot) bool {
@@ -119,7 +120,7 @@ func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name s
 			fails++
 			if fails >= int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold)) {
 				e.mu.Lock()
-				ev := e.instEvent(store.EventProbeFailed, s, inst, "ProbeFailed", msg)
+				ev := e.instEvent(runtimev1.EventProbeFailed, s, inst, "ProbeFailed", msg)
 				ev.Probe = name
 				e.commitLocked(ev)
 				e.mu.Unlock()
@@ -156,14 +157,14 @@ func (e *Engine) readiness(ctx context.Context, s *slot, inst *instance, p *v1al
 			if !st.Ready && succ >= int(threshold(p.SuccessThreshold, v1alpha1.DefaultProbeSuccessThreshold)) {
 				st.Ready = true
 				s.rec().EverReady = true
-				e.commitLocked(e.instEvent(store.EventContainerReady, s, inst, "", ""))
+				e.commitLocked(e.instEvent(runtimev1.EventContainerReady, s, inst, "", ""))
 			}
 		} else {
 			succ = 0
 			fails++
 			if st.Ready && fails >= int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold)) {
 				st.Ready = false
-				ev := e.instEvent(store.EventProbeFailed, s, inst, "ProbeFailed", msg)
+				ev := e.instEvent(runtimev1.EventProbeFailed, s, inst, "ProbeFailed", msg)
 				ev.Probe = ProbeReadiness
 				e.commitLocked(ev, e.instEvent(store.EventContainerNotReady, s, inst, "", msg))
 			}
@@ -220,7 +221,7 @@ func (e *Engine) probeOnce(ctx context.Context, inst *instance, p *v1alpha1.Prob
 // runHook runs a postStart or preStop handler with HookStarted/HookFinished events.
 func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook string, h *v1alpha1.LifecycleHandler) (result, msg string) {
 	e.mu.Lock()
-	ev := e.instEvent(store.EventHookStarted, s, inst, "", "")
+	ev := e.instEvent(runtimev1.EventHookStarted, s, inst, "", "")
 	ev.Hook = hook
 	e.commitLocked(ev)
 	e.mu.Unlock()
@@ -251,7 +252,7 @@ func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook stri
 		result, msg = ResultFailed, "hook has no handler"
 	}
 	e.mu.Lock()
-	ev = e.instEvent(store.EventHookFinished, s, inst, "", msg)
+	ev = e.instEvent(runtimev1.EventHookFinished, s, inst, "", msg)
 	ev.Hook = hook
 	ev.Result = result
 	ev.ExitCode = code

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/store"
 )
 
 func TestRST003_RestartsAreNewInstancesWithExponentialBackoff(t *testing.T) {
@@ -201,7 +201,7 @@ spec:
     lifecycle: {preStop: {exec: {command: [sleep, "50"]}}}
 `)
 	stopWhenStarted("app")(tp)
-	tp.waitEvent(10*time.Second, "preStop hook", func(ev store.Event) bool { return ev.Type == "HookStarted" })
+	tp.waitEvent(10*time.Second, "preStop hook", func(ev runtimev1.Event) bool { return ev.Type == "HookStarted" })
 	start := time.Now()
 	tp.stop(nil, true)
 	st := tp.wait(15 * time.Second)
@@ -466,11 +466,11 @@ spec:
 		o.CreateParallelism = 2
 	})
 	for i := 0; i < 10; i++ {
-		tp.waitEvent(60*time.Second, "all started", func(ev store.Event) bool {
+		tp.waitEvent(60*time.Second, "all started", func(ev runtimev1.Event) bool {
 			return ev.Type == "ContainerStarted" && ev.Container == fmt.Sprintf("c%d", i)
 		})
 	}
-	started := tp.waitEvent(60*time.Second, "last started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == "last" })
+	started := tp.waitEvent(60*time.Second, "last started", func(ev runtimev1.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == "last" })
 	tp.before(tp.find("ContainerStarted", "c0"), started) // dependsOn still orders them
 	cb.mu.Lock()
 	defer cb.mu.Unlock()

@@ -34,17 +34,12 @@ import (
 	"syscall"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
-)
-
-// Event types of notifier deliveries.
-const (
-	EventNotifierStarted  = "NotifierStarted"
-	EventNotifierFinished = "NotifierFinished"
 )
 
 // notifyDir is the pod subdirectory that keeps the accepted turns (one DeliverRequest per
@@ -329,7 +324,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		return
 	}
 	e.mu.Lock()
-	ev := e.instEvent(EventNotifierStarted, s, inst, "", "")
+	ev := e.instEvent(runtimev1.EventNotifierStarted, s, inst, "", "")
 	ev.Notifier, ev.Notification = nf.Name, d.req.Name
 	e.commitLocked(ev)
 	e.mu.Unlock()
@@ -344,7 +339,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		result = ResultFailed
 	}
 	e.mu.Lock()
-	ev = e.instEvent(EventNotifierFinished, s, inst, reason, msg)
+	ev = e.instEvent(runtimev1.EventNotifierFinished, s, inst, reason, msg)
 	ev.Notifier, ev.Notification, ev.Result, ev.ExitCode = nf.Name, d.req.Name, result, code
 	e.commitLocked(ev)
 	e.mu.Unlock()
@@ -424,7 +419,7 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		sig := syscall.Signal(n)
 		num := int32(n)
 		e.mu.Lock()
-		ev := e.instEvent(store.EventSignalSent, s, inst, "", "notifier "+nf.Name)
+		ev := e.instEvent(runtimev1.EventSignalSent, s, inst, "", "notifier "+nf.Name)
 		ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(num), Number: num}
 		e.commitLocked(ev)
 		e.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
@@ -320,8 +321,8 @@ func TestNTF005_ExecRunsInsideTheTargetContainer(t *testing.T) {
 	if st.Phase != v1alpha1.NotificationSucceeded || st.Succeeded != 1 || st.Targets != 1 || st.FinishedAt == nil {
 		t.Errorf("status = %+v, want Succeeded with 1 target", st)
 	}
-	started := tp.find(engine.EventNotifierStarted, "app")
-	finished := tp.find(engine.EventNotifierFinished, "app")
+	started := tp.find(runtimev1.EventNotifierStarted, "app")
+	finished := tp.find(runtimev1.EventNotifierFinished, "app")
 	tp.before(started, finished)
 	if finished.Result != engine.ResultSucceeded || finished.Notification != "mark" || finished.Notifier != "mark" {
 		t.Errorf("NotifierFinished = %+v", finished)
@@ -440,7 +441,7 @@ func TestNTF006_SignalIsDeliveredToTheContainer(t *testing.T) {
 		t.Fatalf("delivery = %+v, want Succeeded", d)
 	}
 	ntfWaitFile(t, tp, "hup")
-	sent := tp.find(store.EventSignalSent, "app")
+	sent := tp.find(runtimev1.EventSignalSent, "app")
 	if sent.Signal == nil || sent.Signal.Name != "SIGHUP" {
 		t.Errorf("SignalSent = %+v", sent)
 	}
@@ -575,7 +576,7 @@ func TestNOTIF008_TerminatingPodIsSkipped(t *testing.T) {
 	if rec.Phase != v1alpha1.NotificationSkipped || rec.Reason != v1alpha1.ReasonPodTerminating || len(rec.Containers) != 0 {
 		t.Fatalf("record = %+v, want Skipped PodTerminating without deliveries", rec)
 	}
-	if len(tp.all(engine.EventNotifierStarted, "")) != 0 {
+	if len(tp.all(runtimev1.EventNotifierStarted, "")) != 0 {
 		t.Errorf("a delivery started in a terminating pod")
 	}
 	if st := env.status("late"); st.Phase != v1alpha1.NotificationSkipped || st.Skipped != 1 || len(st.Failures) != 1 || st.Failures[0].Reason != v1alpha1.ReasonPodTerminating {
@@ -648,8 +649,8 @@ func TestNTF009_InitContainersAreNeverTargeted(t *testing.T) {
     notifiers:
     - {name: mark, timeoutSeconds: 120, action: {exec: {command: ["true"]}}}
 `, false)
-	tp.waitEvent(90*time.Second, "init started", func(ev store.Event) bool {
-		return ev.Type == store.EventContainerStarted && ev.Container == "setup"
+	tp.waitEvent(90*time.Second, "init started", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerStarted && ev.Container == "setup"
 	})
 	rec := env.notifyPod("initmark", "initing", "mark", 90*time.Second)
 	for _, c := range rec.Containers {
@@ -782,7 +783,7 @@ func TestHB017_RacingNotificationsAreSerialisedInCreationOrder(t *testing.T) {
 		t.Errorf("markers %v: the actions overlapped", got)
 	}
 	var order []string
-	for _, ev := range tp.all(engine.EventNotifierStarted, "app") {
+	for _, ev := range tp.all(runtimev1.EventNotifierStarted, "app") {
 		order = append(order, ev.Notification)
 	}
 	if !sort.StringsAreSorted(order) || len(order) != 3 {
@@ -953,7 +954,7 @@ func TestNOTIF019_DeletionLetsRunningDeliveriesFinishAndStartsNoMore(t *testing.
 	if _, err := os.Stat(pods[1].p.Path(store.VolumesDir, "data", "began")); err == nil {
 		t.Errorf("a delivery of the deleted Notification started in the second pod")
 	}
-	if evs := pods[1].all(engine.EventNotifierStarted, ""); len(evs) != 0 {
+	if evs := pods[1].all(runtimev1.EventNotifierStarted, ""); len(evs) != 0 {
 		t.Errorf("NotifierStarted in the second pod after deletion: %+v", evs)
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/store"
 )
 
 // signalCounter is a backend whose Signal (the OCI runtime's kill) counts its calls.
@@ -67,7 +67,7 @@ func instancePidfds(t *testing.T, tp *testPod) int {
 	for range 10 {
 		fds := pidfds(t)
 		pids := map[int]bool{-1: true}
-		for _, ev := range tp.all(store.EventContainerCreated, "") {
+		for _, ev := range tp.all(runtimev1.EventContainerCreated, "") {
 			pids[ev.PID] = true
 		}
 		n := 0
@@ -117,7 +117,7 @@ spec:
 	}
 	fds := pidfds(t)
 	for _, name := range []string{"steady", "stubborn"} {
-		pid := tp.find(store.EventContainerStarted, name).PID
+		pid := tp.find(runtimev1.EventContainerStarted, name).PID
 		held := false
 		for _, p := range fds {
 			held = held || p == pid
@@ -139,7 +139,7 @@ spec:
 	if c := tp.container("stubborn").State.Terminated; c == nil || c.Signal == nil || c.Signal.Name != "SIGKILL" {
 		t.Errorf("stubborn ended %+v, want SIGKILL at the budget end; events:\n%s", c, tp.timeline())
 	}
-	if len(tp.all(store.EventSignalSent, "")) < 3 {
+	if len(tp.all(runtimev1.EventSignalSent, "")) < 3 {
 		t.Errorf("want SignalSent for steady's SIGTERM and stubborn's SIGTERM and SIGKILL; events:\n%s", tp.timeline())
 	}
 	if n := be.calls.Load(); n != 0 {

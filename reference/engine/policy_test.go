@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"podspec.dev/podspec/reference/store"
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
 
 // TestEXIT014_PodResult runs the examples of docs/spec/exit.md: each row names what happens,
@@ -112,8 +112,8 @@ spec:
   - {name: b, image: IMAGE, command: [sh, -c, "` + loop("b", 0) + `"], volumeMounts: [{name: data, mountPath: /data}]}
 `,
 			act: func(tp *testPod) {
-				ev := tp.waitEvent(20*time.Second, "a started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == "a" })
-				tp.waitEvent(20*time.Second, "b started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == "b" })
+				ev := tp.waitEvent(20*time.Second, "a started", func(ev runtimev1.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == "a" })
+				tp.waitEvent(20*time.Second, "b started", func(ev runtimev1.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == "b" })
 				syscall.Kill(ev.PID, syscall.SIGKILL)
 			},
 			phase: "Failed", exitCode: 137, decidedBy: "a", reason: "Failed",
@@ -286,7 +286,7 @@ func stopWhenStarted(names ...string) func(tp *testPod) {
 func waitRunning(tp *testPod, names ...string) {
 	tp.t.Helper()
 	for _, n := range names {
-		tp.waitEvent(60*time.Second, n+" started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == n })
+		tp.waitEvent(60*time.Second, n+" started", func(ev runtimev1.Event) bool { return ev.Type == "ContainerStarted" && ev.Container == n })
 		for _, c := range append(tp.spec.Spec.InitContainers, tp.spec.Spec.Containers...) {
 			if c.Name == n && strings.Contains(strings.Join(c.Command, " "), "/data/"+n+".trap") {
 				deadline := time.Now().Add(60 * time.Second)

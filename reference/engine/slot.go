@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
@@ -113,7 +114,7 @@ func (s *slot) rec() *store.Instance { return s.e.st.Containers[s.name] }
 // busy reports whether the slot has an instance or is creating one (e.mu held).
 func (s *slot) busy() bool { return s.inst != nil || s.creating }
 
-func (e *Engine) instEvent(typ string, s *slot, inst *instance, reason, msg string) *store.Event {
+func (e *Engine) instEvent(typ runtimev1.EventType, s *slot, inst *instance, reason, msg string) *runtimev1.Event {
 	ev := e.event(typ, s, reason, msg)
 	if inst != nil {
 		ev.ContainerID = inst.id
@@ -292,7 +293,7 @@ func (e *Engine) skipLocked(s *slot) {
 	}
 	reason := e.st.Stop.Reason
 	st.State = v1alpha1.ContainerState{Skipped: &v1alpha1.ContainerStateSkipped{Reason: reason, Message: "the pod stopped before the container started"}}
-	e.commitLocked(e.event(store.EventContainerSkipped, s, reason, "the pod stopped before the container started"))
+	e.commitLocked(e.event(runtimev1.EventContainerSkipped, s, reason, "the pod stopped before the container started"))
 }
 
 // dependencyFailedLocked ends a main container whose dependency failed before its condition held.
@@ -304,7 +305,7 @@ func (e *Engine) dependencyFailedLocked(s *slot, msg string) {
 	st.State = v1alpha1.ContainerState{Terminated: &v1alpha1.ContainerStateTerminated{
 		Reason: v1alpha1.ReasonDependencyFailed, Message: msg, StartedAt: now, FinishedAt: now}}
 	e.st.Exits = append(e.st.Exits, store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, Reason: v1alpha1.ReasonDependencyFailed, Failure: true})
-	e.commitLocked(e.event(store.EventDependencyFailed, s, v1alpha1.ReasonDependencyFailed, msg))
+	e.commitLocked(e.event(runtimev1.EventDependencyFailed, s, v1alpha1.ReasonDependencyFailed, msg))
 	e.evaluatePolicyLocked(s)
 }
 
@@ -365,7 +366,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	st.Started, st.Ready = false, false
 	r := s.rec()
 	r.ContainerID, r.PID, r.StartTime, r.Created, r.Running, r.StopReason = id, pid, store.ProcessStartTime(pid), time.Now().UTC(), false, ""
-	ev := e.instEvent(store.EventContainerCreated, s, inst, "", "")
+	ev := e.instEvent(runtimev1.EventContainerCreated, s, inst, "", "")
 	ev.PID = pid
 	e.commitLocked(ev)
 	if e.noRestartLocked(s) {
@@ -404,7 +405,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 // ContainerStarted and, with no postStart hook and no startup probe, what makes the instance
 // Started (and, without a readiness probe, Ready) at once, so that one state write records
 // them all (instanceLife finds it Started and goes on to the probes).
-func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*store.Event {
+func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*runtimev1.Event {
 	inst.startedAt = now
 	r := s.rec()
 	r.Running = true
@@ -418,10 +419,10 @@ func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*store.
 	if (s.kind == KindMain || mutant.RunningOnFirstContainer) && ps.Phase == v1alpha1.PodPending {
 		ps.Phase = v1alpha1.PodRunning
 	}
-	ev := e.instEvent(store.EventContainerStarted, s, inst, "", "")
+	ev := e.instEvent(runtimev1.EventContainerStarted, s, inst, "", "")
 	ev.PID = inst.pid
 	ev.Time = now
-	evs := []*store.Event{ev}
+	evs := []*runtimev1.Event{ev}
 	if lc := s.c.Lifecycle; (lc == nil || lc.PostStart == nil) && s.c.StartupProbe == nil {
 		evs = append(evs, e.startedLocked(s, inst)...)
 	}
@@ -482,12 +483,12 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 	r := s.rec()
 	replaced := e.replacedLocked(s, inst) // an update replaced the instance (update.go)
 	term := &v1alpha1.ContainerStateTerminated{FinishedAt: now, StartedAt: now}
-	var ev *store.Event
+	var ev *runtimev1.Event
 	failed := true // a start that failed: neither an exitCode nor a signal (EXIT-012)
 	if startErr != nil {
 		term.Reason = v1alpha1.ReasonStartError
 		term.Message = startErr.Error()
-		ev = e.event(store.EventContainerExited, s, term.Reason, term.Message)
+		ev = e.event(runtimev1.EventContainerExited, s, term.Reason, term.Message)
 		n := st.RestartCount
 		ev.RestartCount = &n
 	} else {
@@ -501,7 +502,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 			stopReason: r.StopReason, forced: e.forced, killReason: inst.killReason, killMsg: inst.killMsg}
 		term.Reason, term.Message = terminatedReason(facts)
 		failed = countsAsFailure(facts, term.ExitCode)
-		ev = e.instEvent(store.EventContainerExited, s, inst, term.Reason, term.Message)
+		ev = e.instEvent(runtimev1.EventContainerExited, s, inst, term.Reason, term.Message)
 		ev.ExitCode = term.ExitCode
 		ev.Signal = term.Signal
 		ev.Time = now
@@ -550,7 +551,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *Exi
 		}
 		st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: waiting,
 			Message: fmt.Sprintf("restarting in %s", delay)}}
-		rev := e.instEvent(store.EventContainerRestarting, s, nil, "", fmt.Sprintf("back-off %s", delay))
+		rev := e.instEvent(runtimev1.EventContainerRestarting, s, nil, "", fmt.Sprintf("back-off %s", delay))
 		n := st.RestartCount
 		rev.RestartCount = &n
 		rev.ContainerID = term.ContainerID
@@ -652,7 +653,7 @@ func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why st
 		return
 	}
 	n := int32(sig)
-	ev := e.instEvent(store.EventSignalSent, s, inst, "", why)
+	ev := e.instEvent(runtimev1.EventSignalSent, s, inst, "", why)
 	ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
 	e.commitLocked(ev)
 	e.mu.Unlock()

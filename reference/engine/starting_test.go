@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/store"
 )
 
 // An instance being started is held by the createRuntime hook between ContainerCreated and
@@ -51,7 +51,7 @@ func (g *startGate) hold(t *testing.T, manifest string) *testPod {
 	case <-time.After(120 * time.Second):
 		t.Fatalf("%s's instance was never started; events:\n%s", g.container, tp.timeline())
 	}
-	tp.find(store.EventContainerCreated, g.container)
+	tp.find(runtimev1.EventContainerCreated, g.container)
 	return tp
 }
 
@@ -64,9 +64,9 @@ func (g *startGate) releaseAfter(d time.Duration) {
 }
 
 // signalsTo returns the SignalSent events of a container with the given signal name.
-func signalsTo(tp *testPod, container, sig string) []store.Event {
-	var out []store.Event
-	for _, ev := range tp.all(store.EventSignalSent, container) {
+func signalsTo(tp *testPod, container, sig string) []runtimev1.Event {
+	var out []runtimev1.Event
+	for _, ev := range tp.all(runtimev1.EventSignalSent, container) {
 		if ev.Signal != nil && ev.Signal.Name == sig {
 			out = append(out, ev)
 		}
@@ -86,7 +86,7 @@ spec:
   - {name: app, image: IMAGE, command: [sh, -c, "trap 'exit 7' TERM; while true; do sleep 0.05; done"]}
 `)
 	tp.stop(nil, false)
-	tp.waitEvent(30*time.Second, "PodTerminating", func(ev store.Event) bool { return ev.Type == store.EventPodTerminating })
+	tp.waitEvent(30*time.Second, "PodTerminating", func(ev runtimev1.Event) bool { return ev.Type == runtimev1.EventPodTerminating })
 	g.releaseAfter(time.Second)
 	tp.wait(60 * time.Second)
 
@@ -98,7 +98,7 @@ spec:
 	if len(terms) != 1 {
 		t.Fatalf("%d SIGTERM sent to app, want exactly one (STOP-007); events:\n%s", len(terms), tp.timeline())
 	}
-	tp.before(tp.find(store.EventContainerStarted, "app"), terms[0])
+	tp.before(tp.find(runtimev1.EventContainerStarted, "app"), terms[0])
 	if kills := signalsTo(tp, "app", "SIGKILL"); len(kills) != 0 {
 		t.Errorf("app got SIGKILL, want it to have exited on its stop signal; events:\n%s", tp.timeline())
 	}
@@ -124,8 +124,8 @@ spec:
 	next.Spec.Containers[0].Env[0].Value = "two"
 	updApply(tp, next, nil)
 	g.releaseAfter(time.Second)
-	exited := tp.waitEvent(60*time.Second, "the end of the replaced instance", func(ev store.Event) bool {
-		return ev.Type == store.EventContainerExited && ev.Container == "app"
+	exited := tp.waitEvent(60*time.Second, "the end of the replaced instance", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerExited && ev.Container == "app"
 	})
 	if exited.Reason == v1alpha1.ReasonStartError || exited.ExitCode == nil || *exited.ExitCode != 0 {
 		t.Fatalf("the replaced instance ended %s (exit %v), want exit code 0 (its program trapped the stop signal), not a StartError; events:\n%s",
@@ -139,5 +139,5 @@ spec:
 	if len(terms) != 1 {
 		t.Fatalf("%d SIGTERM sent to app, want one (the replacement's); events:\n%s", len(terms), tp.timeline())
 	}
-	tp.before(tp.find(store.EventContainerStarted, "app"), terms[0])
+	tp.before(tp.find(runtimev1.EventContainerStarted, "app"), terms[0])
 }

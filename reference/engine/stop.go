@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
@@ -59,7 +60,7 @@ func (e *Engine) stopSteps() []stopStep {
 // beginStopLocked starts the stop sequence with a termination reason, or escalates the one
 // running (force, or an earlier budget end). id, when not empty, is the ID of the stop request
 // (StopOnce), remembered with the stop. pre are events recorded before PodTerminating.
-func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64, force bool, id string, pre ...*store.Event) {
+func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64, force bool, id string, pre ...*runtimev1.Event) {
 	if e.st.Pod.Status.FinishedAt != nil {
 		return
 	}
@@ -104,7 +105,7 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 			s.rec().NextStart = nil
 		}
 	}
-	e.commitLocked(append(pre, e.event(store.EventPodTerminating, nil, reason, ""))...)
+	e.commitLocked(append(pre, e.event(runtimev1.EventPodTerminating, nil, reason, ""))...)
 	if e.started {
 		e.startStopLocked(ctx)
 	}
@@ -458,7 +459,7 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 	if !fire {
 		return
 	}
-	ev := e.event(store.EventPolicyFired, nil, string(policy), "")
+	ev := e.event(runtimev1.EventPolicyFired, nil, string(policy), "")
 	if last != nil {
 		ev.Container = last.name
 		ev.ContainerKind = KindMain
@@ -500,7 +501,7 @@ func (e *Engine) finish(ctx context.Context) {
 		s.Reason = TerminationCompleted
 	}
 	e.deferCompletedLocked(now)
-	ev := e.event(store.EventPodFinished, nil, s.Reason, "")
+	ev := e.event(runtimev1.EventPodFinished, nil, s.Reason, "")
 	ev.Phase = phase
 	ev.ExitCode = &code
 	ev.DecidedBy = decider

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
@@ -38,14 +38,9 @@ import (
 // replaced, until the new instance runs.
 const ReasonContainerCreating = "ContainerCreating"
 
-// Events of in-place updates.
-const (
-	// EventUpdateAccepted is recorded when an update is accepted and stored (its message
-	// lists the changes and their effects).
-	EventUpdateAccepted = "UpdateAccepted"
-	// EventUpdateApplied is recorded once every change of an accepted update took effect.
-	EventUpdateApplied = "UpdateApplied"
-)
+// EventUpdateAccepted is recorded when an update is accepted and stored (its message lists the
+// changes and their effects); a type of the reference's own (UpdateApplied is the contract's).
+const EventUpdateAccepted runtimev1.EventType = "UpdateAccepted"
 
 // ErrUpdateConflict is returned (wrapped) when an update cannot be applied in the pod's
 // current state: it is terminating or terminal (UPD-004), or it changed since the update was
@@ -306,7 +301,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	}
 	ev := e.event(EventUpdateAccepted, nil, "", updateSummary(ch))
 	ev.Generation = gen
-	e.commitLocked(append([]*store.Event{ev}, e.observeLocked()...)...)
+	e.commitLocked(append([]*runtimev1.Event{ev}, e.observeLocked()...)...)
 	accepted := *deepCopyStatus(ps)
 	unwritten := e.notPersisted()
 	e.mu.Unlock()
@@ -431,7 +426,7 @@ func (e *Engine) signalInstance(ctx context.Context, s *slot, inst *instance, si
 		return false
 	}
 	n := int32(sig)
-	ev := e.instEvent(store.EventSignalSent, s, inst, "", why)
+	ev := e.instEvent(runtimev1.EventSignalSent, s, inst, "", why)
 	ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
 	e.commitLocked(ev)
 	e.mu.Unlock()
@@ -515,7 +510,7 @@ func (e *Engine) replacedLocked(s *slot, inst *instance) bool {
 // restartReplacedLocked records the end of an instance an update replaced and lets the slot
 // start the new instance at once: the end does not count for the restart policy, the
 // back-off, the exit policy or the pod result (UPD-008). exited is its ContainerExited event.
-func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTerminated, exited *store.Event) {
+func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTerminated, exited *runtimev1.Event) {
 	st := s.status()
 	r := s.rec()
 	r.StopReason = ""
@@ -523,7 +518,7 @@ func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTer
 	st.LastState = v1alpha1.ContainerState{Terminated: term}
 	st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: ReasonContainerCreating,
 		Message: "replaced by an update; the new instance starts at once"}}
-	rev := e.instEvent(store.EventContainerRestarting, s, nil, "", "replaced by an update: no back-off")
+	rev := e.instEvent(runtimev1.EventContainerRestarting, s, nil, "", "replaced by an update: no back-off")
 	n := st.RestartCount
 	rev.RestartCount = &n
 	rev.ContainerID = term.ContainerID
@@ -532,7 +527,7 @@ func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTer
 
 // observeLocked advances status.observedGeneration to the newest generation whose changes
 // all took effect (UPD-006) and returns one UpdateApplied event per generation it passes.
-func (e *Engine) observeLocked() []*store.Event {
+func (e *Engine) observeLocked() []*runtimev1.Event {
 	ps := e.st.Pod.Status
 	obs := e.st.Pod.Metadata.Generation
 	if u := e.upd; u != nil {
@@ -547,9 +542,9 @@ func (e *Engine) observeLocked() []*store.Event {
 			}
 		}
 	}
-	var evs []*store.Event
+	var evs []*runtimev1.Event
 	for g := ps.ObservedGeneration + 1; g <= obs; g++ {
-		ev := e.event(EventUpdateApplied, nil, "", fmt.Sprintf("generation %d took effect", g))
+		ev := e.event(runtimev1.EventUpdateApplied, nil, "", fmt.Sprintf("generation %d took effect", g))
 		ev.Generation = g
 		evs = append(evs, ev)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/backend"
@@ -175,7 +176,7 @@ spec:
 	if n := len(tp.all("ContainerExited", "app")); n != 0 {
 		t.Errorf("app exited %d times, want 0", n)
 	}
-	if evs := tp.all(engine.EventUpdateApplied, ""); len(evs) != 1 || evs[0].Generation != 2 {
+	if evs := tp.all(runtimev1.EventUpdateApplied, ""); len(evs) != 1 || evs[0].Generation != 2 {
 		t.Errorf("UpdateApplied events %+v, want one for generation 2", evs)
 	}
 	if q := st.Pod.Spec.Containers[0].Resources.Limits["memory"]; q != "96Mi" {
@@ -307,7 +308,7 @@ spec:
     volumeMounts: [{name: data, mountPath: /data}]
     command: [sh, -c, "echo $V >> /data/app; exit 1"]
 `)
-	tp.waitEvent(60*time.Second, "the back-off", func(ev store.Event) bool { return ev.Type == "ContainerRestarting" && ev.Container == "app" })
+	tp.waitEvent(60*time.Second, "the back-off", func(ev runtimev1.Event) bool { return ev.Type == "ContainerRestarting" && ev.Container == "app" })
 	next := updNext(tp)
 	next.Spec.Containers[0].Env[0].Value = "two"
 	updApply(tp, next, nil)
@@ -452,7 +453,7 @@ spec:
 	updWaitLines(tp, "data", "app", 1)
 	// The process writes its line before the engine records it Started and Ready; snapshot the
 	// pod only once those transitions are on disk, so the comparison sees only the updates.
-	tp.waitEvent(60*time.Second, "app ready", func(ev store.Event) bool { return ev.Type == "ContainerReady" && ev.Container == "app" })
+	tp.waitEvent(60*time.Second, "app ready", func(ev runtimev1.Event) bool { return ev.Type == "ContainerReady" && ev.Container == "app" })
 	before, _ := tp.p.ReadState()
 	ctx := context.Background()
 
@@ -516,7 +517,7 @@ spec:
 `)
 	updWaitLines(tp, "data", "app", 1)
 	// The process can write before its ContainerStarted (and status.startedAt) is recorded.
-	tp.waitEvent(30*time.Second, "app started", func(ev store.Event) bool { return ev.Type == "ContainerStarted" })
+	tp.waitEvent(30*time.Second, "app started", func(ev runtimev1.Event) bool { return ev.Type == "ContainerStarted" })
 	started := *tp.status().StartedAt
 	time.Sleep(time.Until(started.Add(1500 * time.Millisecond)))
 	next := updNext(tp)
@@ -555,7 +556,7 @@ spec:
 	tp.stop(nil, false)
 	tp.wait(120 * time.Second)
 	req := tp.find("StopRequested", "")
-	var kill store.Event
+	var kill runtimev1.Event
 	for _, ev := range tp.all("SignalSent", "app") {
 		if ev.Signal != nil && ev.Signal.Name == "SIGKILL" {
 			kill = ev
@@ -687,7 +688,7 @@ spec:
 	next := updNext(tp)
 	next.Spec.Containers[0].Env[0].Value = "two"
 	updApply(tp, next, nil)
-	tp.waitEvent(60*time.Second, "the replacement's signal", func(ev store.Event) bool { return ev.Type == "SignalSent" && ev.Container == "app" })
+	tp.waitEvent(60*time.Second, "the replacement's signal", func(ev runtimev1.Event) bool { return ev.Type == "SignalSent" && ev.Container == "app" })
 	next = updNext(tp)
 	next.Spec.Containers[0].Env[0].Value = "three"
 	if gen := updApply(tp, next, nil); gen != 3 {
@@ -701,11 +702,11 @@ spec:
 		t.Errorf("%d starts, want 2; events:\n%s", n, tp.timeline())
 	}
 	// The state file (observedGeneration) is written before the event is appended to the log.
-	tp.waitEvent(60*time.Second, "UpdateApplied for generation 3", func(ev store.Event) bool {
-		return ev.Type == engine.EventUpdateApplied && ev.Generation == 3
+	tp.waitEvent(60*time.Second, "UpdateApplied for generation 3", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventUpdateApplied && ev.Generation == 3
 	})
 	var gens []int64
-	for _, ev := range tp.all(engine.EventUpdateApplied, "") {
+	for _, ev := range tp.all(runtimev1.EventUpdateApplied, "") {
 		gens = append(gens, ev.Generation)
 	}
 	if len(gens) != 2 || gens[0] != 2 || gens[1] != 3 {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/ocilayout"
-	"podspec.dev/podspec/reference/store"
 )
 
 // userImages builds, in one layout, a busybox image per tag with the given image-config User
@@ -108,7 +108,7 @@ spec:
 	if term == nil || term.Reason != "StartError" || !strings.Contains(term.Message, "ghost") {
 		t.Errorf("ghost %+v, want reason StartError naming the user; events:\n%s", term, tp.timeline())
 	}
-	if n := len(tp.all(store.EventContainerStarted, "ghost")); n != 0 {
+	if n := len(tp.all(runtimev1.EventContainerStarted, "ghost")); n != 0 {
 		t.Errorf("ghost started %d times, want never", n)
 	}
 	if st.Phase != "Failed" {

@@ -12,71 +12,24 @@ import (
 	"sync"
 	"time"
 
-	"podspec.dev/podspec/api/v1alpha1"
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
 
-// Event types the reference runtime emits, in the order a pod's life usually produces them.
+// Event types the reference runtime records beyond the contract's (api/runtime/v1; section 5.2
+// of docs/runtime-interface.md lets a runtime record further types, which a harness ignores).
 const (
-	EventPodCreated          = "PodCreated"
-	EventPodStarted          = "PodStarted"
-	EventContainerCreated    = "ContainerCreated"
-	EventContainerStarted    = "ContainerStarted"
-	EventStartupSucceeded    = "StartupProbeSucceeded"
-	EventContainerReady      = "ContainerReady"
-	EventContainerNotReady   = "ContainerNotReady"
-	EventProbeFailed         = "ProbeFailed"
-	EventHookStarted         = "HookStarted"
-	EventHookFinished        = "HookFinished"
-	EventSignalSent          = "SignalSent"
-	EventContainerExited     = "ContainerExited"
-	EventContainerRestarting = "ContainerRestarting"
-	EventContainerSkipped    = "ContainerSkipped"
-	EventDependencyFailed    = "DependencyFailed"
-	EventPolicyFired         = "PolicyFired"
-	EventStopRequested       = "StopRequested"
-	EventPodTerminating      = "PodTerminating"
-	EventSupervisorAdopted   = "SupervisorAdopted"
-	EventPodFinished         = "PodFinished"
+	// EventStartupSucceeded: a startup probe succeeded.
+	EventStartupSucceeded runtimev1.EventType = "StartupProbeSucceeded"
+	// EventContainerNotReady: a ready container's readiness probe reached its failure threshold
+	// (after ProbeFailed): the container is no longer ready.
+	EventContainerNotReady runtimev1.EventType = "ContainerNotReady"
+	// EventSupervisorAdopted: a new supervisor adopted the pod after its supervisor was lost.
+	EventSupervisorAdopted runtimev1.EventType = "SupervisorAdopted"
 	// EventPersistenceFailed records that the supervisor could not write the pod's state or
 	// events (a full disk). It is held in memory with the events that followed, and written
 	// with them, in order, once there is room again.
-	EventPersistenceFailed = "PersistenceFailed"
+	EventPersistenceFailed runtimev1.EventType = "PersistenceFailed"
 )
-
-// Event is one line of a pod's events log.
-type Event struct {
-	Seq           int64            `json:"seq"`
-	Time          time.Time        `json:"time"`
-	Type          string           `json:"type"`
-	Pod           string           `json:"pod"`
-	PodUID        string           `json:"podUID"`
-	Container     string           `json:"container,omitempty"`
-	ContainerKind string           `json:"containerKind,omitempty"`
-	ContainerID   string           `json:"containerID,omitempty"`
-	PID           int              `json:"pid,omitempty"`
-	RestartCount  *int32           `json:"restartCount,omitempty"`
-	ExitCode      *int32           `json:"exitCode,omitempty"`
-	Signal        *v1alpha1.Signal `json:"signal,omitempty"`
-	Reason        string           `json:"reason,omitempty"`
-	Message       string           `json:"message,omitempty"`
-	// Hook is postStart or preStop on Hook events; Probe is startup, readiness or liveness.
-	Hook  string `json:"hook,omitempty"`
-	Probe string `json:"probe,omitempty"`
-	// Phase is the pod phase on PodFinished.
-	Phase v1alpha1.PodPhase `json:"phase,omitempty"`
-	// DecidedBy is the deciding container on PodFinished.
-	DecidedBy string `json:"decidedBy,omitempty"`
-	// Result is Succeeded, Failed or Timeout on HookFinished (and NotifierFinished).
-	Result string `json:"result,omitempty"`
-	// GracePeriodSeconds and Force describe a stop on StopRequested.
-	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
-	Force              bool   `json:"force,omitempty"`
-	// Notifier and Notification name a delivery on NotifierStarted/NotifierFinished.
-	Notifier     string `json:"notifier,omitempty"`
-	Notification string `json:"notification,omitempty"`
-	// Generation is the applied generation on UpdateApplied.
-	Generation int64 `json:"generation,omitempty"`
-}
 
 // EventLog appends events to a pod's events file. One writer (the supervisor) per pod.
 //
@@ -139,7 +92,7 @@ func lastEvent(b []byte) (int64, time.Time) {
 		} else {
 			b = nil
 		}
-		var ev Event
+		var ev runtimev1.Event
 		if json.Unmarshal(line, &ev) == nil && ev.Seq > seq {
 			seq, at = ev.Seq, ev.Time
 		}
@@ -149,7 +102,7 @@ func lastEvent(b []byte) (int64, time.Time) {
 
 // number assigns the next sequence numbers and non-decreasing times to evs and encodes them.
 // It returns the encoding and restores the log's counters when encoding fails.
-func (l *EventLog) number(evs []*Event) ([]byte, error) {
+func (l *EventLog) number(evs []*runtimev1.Event) ([]byte, error) {
 	next, last := l.next, l.last
 	var buf bytes.Buffer
 	for _, ev := range evs {
@@ -180,7 +133,7 @@ func (l *EventLog) number(evs []*Event) ([]byte, error) {
 // Append numbers the events, writes the held ones and then these, each as one line, and
 // fsyncs the file. On failure nothing of it stays in the file, the held events stay held, and
 // evs are left unnumbered (the caller may Hold them).
-func (l *EventLog) Append(evs ...*Event) error {
+func (l *EventLog) Append(evs ...*runtimev1.Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	next, last := l.next, l.last
@@ -200,7 +153,7 @@ func (l *EventLog) Append(evs ...*Event) error {
 }
 
 // Hold numbers the events and keeps them, in order, for the next Append or Flush.
-func (l *EventLog) Hold(evs ...*Event) error {
+func (l *EventLog) Hold(evs ...*runtimev1.Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, err := l.number(evs)
@@ -250,7 +203,7 @@ func (l *EventLog) write(b []byte) error {
 func (l *EventLog) Close() error { return l.f.Close() }
 
 // ReadEvents returns every complete event of the pod with a sequence number above after.
-func (p *Pod) ReadEvents(after int64) ([]Event, error) {
+func (p *Pod) ReadEvents(after int64) ([]runtimev1.Event, error) {
 	f, err := os.Open(p.Path(EventsFile))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -259,7 +212,7 @@ func (p *Pod) ReadEvents(after int64) ([]Event, error) {
 		return nil, fmt.Errorf("read events of %s: %w", p.Name, err)
 	}
 	defer f.Close()
-	var out []Event
+	var out []runtimev1.Event
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -267,7 +220,7 @@ func (p *Pod) ReadEvents(after int64) ([]Event, error) {
 			// A line without its newline is still being written (or torn): not an event yet.
 			break
 		}
-		var ev Event
+		var ev runtimev1.Event
 		if json.Unmarshal(line, &ev) != nil {
 			continue
 		}
@@ -281,7 +234,7 @@ func (p *Pod) ReadEvents(after int64) ([]Event, error) {
 // FollowEvents calls fn for every event in order, starting after seq after, and keeps polling
 // for new ones until fn returns false, ctx ends, or done reports that no more events will come
 // (checked only after the log has been read to its end).
-func (p *Pod) FollowEvents(ctx context.Context, after int64, done func() bool, fn func(Event) bool) error {
+func (p *Pod) FollowEvents(ctx context.Context, after int64, done func() bool, fn func(runtimev1.Event) bool) error {
 	for {
 		evs, err := p.ReadEvents(after)
 		if err != nil {

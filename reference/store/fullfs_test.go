@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
 
 // smallFS mounts a tmpfs of size bytes (root only) and unmounts it when the test ends.
@@ -79,14 +81,14 @@ func TestSUP009_EventAppendIsWholeOrAbsentOnAFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	if err := log.Append(&Event{Type: EventPodStarted, Pod: "web"}); err != nil {
+	if err := log.Append(&runtimev1.Event{Type: runtimev1.EventPodStarted, Pod: "web"}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(p.Path(EventsFile))
 	fill(t, filepath.Join(dir, "filler"))
 	// A batch larger than what is left of the file's last page: part of it would fit.
-	big := &Event{Type: EventContainerExited, Pod: "web", Message: strings.Repeat("m", 8000)}
-	err = log.Append(&Event{Type: EventStopRequested, Pod: "web"}, big)
+	big := &runtimev1.Event{Type: runtimev1.EventContainerExited, Pod: "web", Message: strings.Repeat("m", 8000)}
+	err = log.Append(&runtimev1.Event{Type: runtimev1.EventStopRequested, Pod: "web"}, big)
 	if !IsNoSpace(err) {
 		t.Fatalf("append on a full disk: %v, want ENOSPC", err)
 	}
@@ -98,10 +100,10 @@ func TestSUP009_EventAppendIsWholeOrAbsentOnAFullDisk(t *testing.T) {
 		t.Fatalf("a failed append left %d bytes in the log (want it whole or absent):\n%s", len(after)-len(before), after[len(before):min(len(after), len(before)+200)])
 	}
 	// Held events keep their order and numbers and are written first once there is room.
-	if err := log.Hold(&Event{Type: EventStopRequested, Pod: "web"}, big); err != nil {
+	if err := log.Hold(&runtimev1.Event{Type: runtimev1.EventStopRequested, Pod: "web"}, big); err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(&Event{Type: EventPodTerminating, Pod: "web"}); !IsNoSpace(err) {
+	if err := log.Append(&runtimev1.Event{Type: runtimev1.EventPodTerminating, Pod: "web"}); !IsNoSpace(err) {
 		t.Fatalf("append with held events on a full disk: %v", err)
 	}
 	if log.Held() != 2 {
@@ -110,7 +112,7 @@ func TestSUP009_EventAppendIsWholeOrAbsentOnAFullDisk(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "filler")); err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(&Event{Type: EventPodTerminating, Pod: "web"}); err != nil {
+	if err := log.Append(&runtimev1.Event{Type: runtimev1.EventPodTerminating, Pod: "web"}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := p.ReadEvents(0)
@@ -170,7 +172,7 @@ func TestSUP009_OpenEventLogNumbersAfterTheLastValidLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		if err := log.Append(&Event{Type: EventProbeFailed, Pod: "web"}); err != nil {
+		if err := log.Append(&runtimev1.Event{Type: runtimev1.EventProbeFailed, Pod: "web"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -188,7 +190,7 @@ func TestSUP009_OpenEventLogNumbersAfterTheLastValidLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(&Event{Type: EventSupervisorAdopted, Pod: "web"}); err != nil {
+	if err := log.Append(&runtimev1.Event{Type: EventSupervisorAdopted, Pod: "web"}); err != nil {
 		t.Fatal(err)
 	}
 	log.Close()

@@ -23,6 +23,7 @@ import (
 
 	"podspec.dev/podspec/reference/mutant"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
 )
@@ -184,8 +185,8 @@ func (p *Pod) Identity() (uid string, createdAt time.Time) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		var ev Event
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != EventPodCreated {
+		var ev runtimev1.Event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type != runtimev1.EventPodCreated {
 			continue
 		}
 		if _, err := uuid.Parse(ev.PodUID); err != nil {
@@ -506,7 +507,7 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	if err != nil {
 		return fail(err)
 	}
-	err = log.Append(&Event{Type: EventPodCreated, Pod: p.Name, PodUID: uid, Time: now})
+	err = log.Append(&runtimev1.Event{Type: runtimev1.EventPodCreated, Pod: p.Name, PodUID: uid, Time: now})
 	log.Close()
 	if err != nil {
 		return fail(err)

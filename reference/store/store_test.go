@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 )
 
@@ -62,7 +63,7 @@ func TestCreatePodAssignsAUIDAndRecordsPodCreated(t *testing.T) {
 		t.Errorf("state %+v, want a UUID, Pending, generation 1", st.Pod.Status)
 	}
 	evs, err := p.ReadEvents(0)
-	if err != nil || len(evs) != 1 || evs[0].Type != EventPodCreated || evs[0].Seq != 1 || evs[0].PodUID != st.Pod.Status.UID {
+	if err != nil || len(evs) != 1 || evs[0].Type != runtimev1.EventPodCreated || evs[0].Seq != 1 || evs[0].PodUID != st.Pod.Status.UID {
 		t.Errorf("events %+v (%v), want one PodCreated with seq 1", evs, err)
 	}
 	if _, err := s.CreatePod(&v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: "web"}}, nil, nil); !errors.Is(err, ErrExists) {
@@ -103,7 +104,7 @@ func TestEventLogRepairsATornLineAndContinuesNumbering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Append(&Event{Type: EventPodStarted}, &Event{Type: EventContainerCreated}); err != nil {
+	if err := l.Append(&runtimev1.Event{Type: runtimev1.EventPodStarted}, &runtimev1.Event{Type: runtimev1.EventContainerCreated}); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
@@ -118,7 +119,7 @@ func TestEventLogRepairsATornLineAndContinuesNumbering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Append(&Event{Type: EventContainerStarted}); err != nil {
+	if err := l.Append(&runtimev1.Event{Type: runtimev1.EventContainerStarted}); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
@@ -128,7 +129,7 @@ func TestEventLogRepairsATornLineAndContinuesNumbering(t *testing.T) {
 			t.Errorf("event %d has seq %d", i, ev.Seq)
 		}
 	}
-	if len(evs) != 4 || evs[3].Type != EventContainerStarted {
+	if len(evs) != 4 || evs[3].Type != runtimev1.EventContainerStarted {
 		t.Errorf("events %+v, want 4 with the torn line replaced", evs)
 	}
 	if after, _ := p.ReadEvents(2); len(after) != 2 || after[0].Seq != 3 {

@@ -31,7 +31,7 @@ import (
 )
 
 // kinds are the definitions to generate a schema for; the schema of kind K is generated from #K.
-var kinds = []string{"Pod", "Notification", "PodStatus", "NotificationStatus", "PodNotificationRecord"}
+var kinds = []string{"Pod", "Notification", "PodStatus", "NotificationStatus", "PodNotificationRecord", "Event"}
 
 // baseID is the $id prefix of the generated schemas. It is a name, never fetched.
 const baseID = "https://podspec.dev/schemas/v1alpha1/"

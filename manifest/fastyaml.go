@@ -338,8 +338,26 @@ func (p *fastParser) blockPlain(text string, col, line int) (*yaml.Node, int, bo
 
 func (p *fastParser) plainNode(v string, line, col int) *yaml.Node {
 	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Value: v, Line: line, Column: col + 1})
-	n.Tag = n.ShortTag()
+	n.Tag = plainTag(n)
 	return n
+}
+
+// plainTag is n.ShortTag() for a plain scalar, without the library's resolution (a deferred
+// function and a boxed value) for the two commonest cases: a first character that yaml.v3's
+// resolver never looks further at (a string), and a decimal integer without a leading zero that
+// fits in an int64 (an int). TestFastYAMLAgrees and FuzzFastYAML hold it to the library.
+func plainTag(n *yaml.Node) string {
+	v := n.Value
+	if v == "" {
+		return n.ShortTag()
+	}
+	if c := v[0]; !strings.ContainsRune("+-0123456789yYnNtTfFoO~<.", rune(c)) {
+		return "!!str"
+	}
+	if v[0] >= '1' && v[0] <= '9' && len(v) <= 18 && strings.Trim(v, "0123456789") == "" {
+		return "!!int"
+	}
+	return n.ShortTag()
 }
 
 // quoted scans a single-line single- or double-quoted scalar at col (double-quoted ones without

@@ -161,3 +161,18 @@ func FuzzFastYAML(f *testing.F) {
 		checkFast(t, data)
 	})
 }
+
+// plainTag's shortcuts give the library's tag.
+func TestPlainTagAgreesWithTheLibrary(t *testing.T) {
+	for _, v := range []string{
+		"", "a", "abc", "Bad_Name", "web-1", "oci:x", "/path", "_x", "y", "Y", "yes", "n", "no", "on", "off", "ON",
+		"t", "true", "True", "f", "false", "o", "~", "<<", "<x", ".", ".5", ".inf", ".nan", "null", "Null",
+		"0", "1", "12", "123456789012345678", "1234567890123456789", "9223372036854775807", "99999999999999999999",
+		"0755", "08", "0x1F", "0o17", "1_000", "1e3", "1.5", "123abc", "12:30", "-1", "+1", "-", "+", "1-2",
+	} {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Value: v}
+		if got, want := plainTag(n), n.ShortTag(); got != want {
+			t.Errorf("plainTag(%q) = %s, the library says %s", v, got, want)
+		}
+	}
+}

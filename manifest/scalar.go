@@ -73,6 +73,9 @@ func resolveNumber(s string) scalar {
 	case ".nan", ".NaN", ".NAN":
 		return scalar{value: math.NaN()}
 	}
+	if strings.Trim(s, numberChars) != "" {
+		return scalar{value: s} // a character none of the patterns below accepts ("500m", "64Mi")
+	}
 	plain := s
 	underscores := strings.Contains(s, "_")
 	if underscores {
@@ -117,6 +120,10 @@ func resolveNumber(s string) scalar {
 	}
 	return scalar{value: s}
 }
+
+// numberChars are the characters the number patterns accept (digits, signs, the point, the
+// exponent, hexadecimal digits, the 0x, 0o and 0b prefixes, the underscore, the colon).
+const numberChars = "0123456789+-._:xXoObBeEaAcCdDfF"
 
 // isPlainDecimal reports whether s is an optionally signed decimal integer without a leading
 // zero (the common case, resolved without regular expressions).

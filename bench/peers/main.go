@@ -17,6 +17,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -334,14 +335,22 @@ func generate(work string, n int, shape, kind string) (string, error) {
 		return dir, nil
 	case "stream":
 		name := filepath.Join(work, fmt.Sprintf("stream-%d.yaml", n))
-		var b bytes.Buffer
+		f, err := os.Create(name)
+		if err != nil {
+			return "", err
+		}
+		w := bufio.NewWriter(f)
 		for i := range n {
 			if i > 0 {
-				b.WriteString("---\n")
+				w.WriteString("---\n")
 			}
-			b.WriteString(gen(i))
+			w.WriteString(gen(i))
 		}
-		return name, os.WriteFile(name, b.Bytes(), 0o644)
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return "", err
+		}
+		return name, f.Close()
 	}
 	return "", fmt.Errorf("unknown shape %q", shape)
 }

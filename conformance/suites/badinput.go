@@ -85,7 +85,7 @@ func (s *suite) registerBadInput() {
 				res := out.Pod.RunResult
 				Expect(res.ExitCode).To(Equal(runtimev1.ExitFailed), "exit status\n%s", res)
 				Expect(res.Error).NotTo(BeNil(), "a JSON error report on stderr\n%s", res)
-				Expect(res.Error.Code).To(Equal("InvalidManifest"), "%s", res)
+				Expect(res.Error.Code).To(Equal(runtimev1.CodeInvalidManifest), "%s", res)
 				var rules []string
 				for _, f := range res.Error.Findings {
 					rules = append(rules, f.Rule)

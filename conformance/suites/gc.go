@@ -47,7 +47,7 @@ func expectNotFound(res *fw.Result, err error, what string) {
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), what)
 	ExpectWithOffset(1, res.ExitCode).To(Equal(runtimev1.ExitNotFound), "%s\n%s", what, res)
 	ExpectWithOffset(1, res.Error).NotTo(BeNil(), "%s: an error report\n%s", what, res)
-	ExpectWithOffset(1, res.Error.Code).To(Equal("NotFound"), "%s\n%s", what, res)
+	ExpectWithOffset(1, res.Error.Code).To(Equal(runtimev1.CodeNotFound), "%s\n%s", what, res)
 }
 
 func (s *suite) registerGC() {
@@ -194,7 +194,7 @@ func (s *suite) registerRetention() {
 					Expect(bytes.Equal(r.res.Stdout, snapshot[r.verb])).To(BeTrue(), "%s during the removal printed other data than before it:\n%s\nbefore:\n%s", r.verb, r.res, snapshot[r.verb])
 				case runtimev1.ExitNotFound:
 					Expect(r.res.Error).NotTo(BeNil(), "%s", r.res)
-					Expect(r.res.Error.Code).To(Equal("NotFound"), "%s", r.res)
+					Expect(r.res.Error.Code).To(Equal(runtimev1.CodeNotFound), "%s", r.res)
 				default:
 					Fail(fmt.Sprintf("%s during the removal failed part-way (neither the whole answer nor NotFound):\n%s", r.verb, r.res))
 				}
@@ -260,7 +260,7 @@ func (s *suite) registerRmRunning() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.ExitCode).To(Equal(runtimev1.ExitConflict), "%s", res)
 			Expect(res.Error).NotTo(BeNil(), "%s", res)
-			Expect(res.Error.Code).To(Equal("Conflict"), "%s", res)
+			Expect(res.Error.Code).To(Equal(runtimev1.CodeConflict), "%s", res)
 			after, err := p.Status(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(statusJSON(after)).To(Equal(statusJSON(before)), "status after the refused rm")

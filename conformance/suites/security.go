@@ -93,7 +93,7 @@ func (s *suite) registerSecurity() {
 				Expect(err).NotTo(HaveOccurred())
 				Expect(res.ExitCode).To(Equal(runtimev1.ExitFailed), "%s must be refused\n%s", n.what, res)
 				Expect(res.Error).NotTo(BeNil(), "%s: a JSON error report\n%s", n.what, res)
-				Expect(res.Error.Code).To(Equal("InvalidManifest"), "%s: the name is refused as invalid, not tried\n%s", n.what, res)
+				Expect(res.Error.Code).To(Equal(runtimev1.CodeInvalidManifest), "%s: the name is refused as invalid, not tried\n%s", n.what, res)
 				Expect(res.Error.Findings).NotTo(BeEmpty(), "%s: the findings name the defect\n%s", n.what, res)
 				expectEmptyDir(canary, n.what)
 			}

@@ -390,7 +390,7 @@ func (s *suite) registerLiveUpdate() {
 				Expect(r.want).To(ContainElement(row.rule+" "+row.path), "the validator's own findings for this change")
 				Expect(r.res.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", r.res)
 				Expect(r.res.Error).NotTo(BeNil(), "%s", r.res)
-				Expect(r.res.Error.Code).To(Equal("InvalidManifest"), "%s", r.res)
+				Expect(r.res.Error.Code).To(Equal(runtimev1.CodeInvalidManifest), "%s", r.res)
 				var got []string
 				for _, f := range r.res.Error.Findings {
 					if f.Severity == finding.Error {
@@ -419,7 +419,7 @@ func (s *suite) registerLiveUpdate() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.ExitCode).To(Equal(runtimev1.ExitConflict), "update of a terminal pod\n%s", res)
 			Expect(res.Error).NotTo(BeNil())
-			Expect(res.Error.Code).To(Equal("Conflict"), "%s", res)
+			Expect(res.Error.Code).To(Equal(runtimev1.CodeConflict), "%s", res)
 		})
 	})
 }

@@ -8,29 +8,12 @@ import (
 	"sort"
 	"time"
 
+	rtv1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 )
 
 // Event is one event of the contract's stream (docs/runtime-interface.md, section 5.1).
-type Event struct {
-	Seq                int64             `json:"seq"`
-	Time               time.Time         `json:"time"`
-	Pod                string            `json:"pod"`
-	PodUID             string            `json:"podUID"`
-	Type               string            `json:"type"`
-	Container          string            `json:"container,omitempty"`
-	ContainerKind      string            `json:"containerKind,omitempty"`
-	ContainerID        string            `json:"containerID,omitempty"`
-	RestartCount       *int32            `json:"restartCount,omitempty"`
-	ExitCode           *int32            `json:"exitCode,omitempty"`
-	Reason             string            `json:"reason,omitempty"`
-	Message            string            `json:"message,omitempty"`
-	Phase              v1alpha1.PodPhase `json:"phase,omitempty"`
-	DecidedBy          string            `json:"decidedBy,omitempty"`
-	GracePeriodSeconds *int64            `json:"gracePeriodSeconds,omitempty"`
-	Force              *bool             `json:"force,omitempty"`
-	Signal             *v1alpha1.Signal  `json:"signal,omitempty"`
-}
+type Event = rtv1.Event
 
 // podmanEvent is a line of `podman events --format json`.
 type podmanEvent struct {
@@ -88,7 +71,7 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 			case "create":
 				if !podCreated {
 					podCreated = true
-					add(Event{Time: pe.Time, Type: "PodCreated"})
+					add(Event{Time: pe.Time, Type: rtv1.EventPodCreated})
 				}
 			}
 			continue
@@ -97,7 +80,7 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 			// The sandbox exists once podman's infra container runs (podman creates the pod's
 			// containers before it starts the pod, so this comes after their ContainerCreated).
 			podStarted = true
-			add(Event{Time: pe.Time, Type: "PodStarted"})
+			add(Event{Time: pe.Time, Type: rtv1.EventPodStarted})
 			continue
 		}
 		c, ours := byID[pe.ID]
@@ -113,7 +96,7 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 		switch pe.Status {
 		case "create":
 			e := base
-			e.Type = "ContainerCreated"
+			e.Type = rtv1.EventContainerCreated
 			add(inst(e, 0))
 		case "start", "restart":
 			if running[c.ID] {
@@ -123,14 +106,14 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 				n++
 				restarts[c.ID] = n
 				r := base
-				r.Type = "ContainerRestarting"
+				r.Type = rtv1.EventContainerRestarting
 				add(inst(r, n-1))
 				cr := base
-				cr.Type = "ContainerCreated"
+				cr.Type = rtv1.EventContainerCreated
 				add(inst(cr, n))
 			}
 			e := base
-			e.Type = "ContainerStarted"
+			e.Type = rtv1.EventContainerStarted
 			add(inst(e, n))
 			running[c.ID], exited[c.ID] = true, false
 		case "died":
@@ -138,7 +121,7 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 				continue
 			}
 			e := base
-			e.Type = "ContainerExited"
+			e.Type = rtv1.EventContainerExited
 			e.ExitCode = pe.ContainerExitCode
 			if e.ExitCode == nil { // podman leaves out an exit code of 0
 				zero := int32(0)
@@ -150,15 +133,15 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 		}
 	}
 	for _, s := range rec.Stops {
-		g, f := s.GracePeriod, s.Force
-		add(Event{Time: s.Time, Type: "StopRequested", GracePeriodSeconds: &g, Force: &f})
+		g := s.GracePeriod
+		add(Event{Time: s.Time, Type: rtv1.EventStopRequested, GracePeriodSeconds: &g, Force: s.Force})
 	}
 	if len(rec.Stops) > 0 {
-		add(Event{Time: rec.Stops[0].Time, Type: "PodTerminating", Reason: "StopRequested"})
+		add(Event{Time: rec.Stops[0].Time, Type: rtv1.EventPodTerminating, Reason: "StopRequested"})
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].Type == "PodCreated" != (evs[j].Type == "PodCreated") {
-			return evs[i].Type == "PodCreated"
+		if evs[i].Type == rtv1.EventPodCreated != (evs[j].Type == rtv1.EventPodCreated) {
+			return evs[i].Type == rtv1.EventPodCreated
 		}
 		return evs[i].Time.Before(evs[j].Time)
 	})
@@ -171,11 +154,11 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 		if st.FinishedAt != nil && st.FinishedAt.After(t) {
 			t = *st.FinishedAt
 		}
-		add(Event{Time: t, Type: "PodFinished", Phase: st.Phase, ExitCode: st.ExitCode, DecidedBy: st.DecidedBy, Reason: st.Reason})
+		add(Event{Time: t, Type: rtv1.EventPodFinished, Phase: st.Phase, ExitCode: st.ExitCode, DecidedBy: st.DecidedBy, Reason: st.Reason})
 	}
-	if len(evs) > 0 && evs[0].Type != "PodCreated" {
+	if len(evs) > 0 && evs[0].Type != rtv1.EventPodCreated {
 		// podman's log lost the pod's creation (rotated): the adapter's record has it.
-		evs = append([]Event{{Time: rec.CreatedAt, Pod: rec.Name, PodUID: rec.UID, Type: "PodCreated"}}, evs...)
+		evs = append([]Event{{Time: rec.CreatedAt, Pod: rec.Name, PodUID: rec.UID, Type: rtv1.EventPodCreated}}, evs...)
 	}
 	for i := range evs {
 		evs[i].Seq = int64(i + 1)

@@ -29,35 +29,21 @@ import (
 	"syscall"
 	"time"
 
+	rtv1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/finding"
 )
-
-// Contract error codes (docs/runtime-interface.md, section 3).
-const (
-	CodeInvalidManifest    = "InvalidManifest"
-	CodeFailed             = "Failed"
-	CodeUsage              = "Usage"
-	CodeIO                 = "IO"
-	CodeNotFound           = "NotFound"
-	CodeConflict           = "Conflict"
-	CodeRuntimeUnavailable = "RuntimeUnavailable"
-	CodeTimeout            = "Timeout"
-)
-
-// ExitStatus is the exit status of each error code.
-var ExitStatus = map[string]int{CodeInvalidManifest: 1, CodeFailed: 1, CodeUsage: 2, CodeIO: 3,
-	CodeNotFound: 4, CodeConflict: 5, CodeRuntimeUnavailable: 6, CodeTimeout: 7}
 
 // Error is a contract error: a code and a message (and, for InvalidManifest, findings).
 type Error struct {
-	Code     string
+	Code     rtv1.ErrorCode
 	Message  string
-	Findings []any
+	Findings []finding.Finding
 }
 
 func (e *Error) Error() string { return e.Message }
 
-func errorf(code, format string, args ...any) *Error {
+func errorf(code rtv1.ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -109,7 +95,7 @@ func (a *Adapter) podman() string {
 func (a *Adapter) setup() error {
 	for _, d := range []string{"pods", "storage", "run", "tmp", "net", "volumes"} {
 		if err := os.MkdirAll(filepath.Join(a.Root, d), 0o700); err != nil {
-			return errorf(CodeIO, "state root %s: %v", a.Root, err)
+			return errorf(rtv1.CodeIO, "state root %s: %v", a.Root, err)
 		}
 	}
 	conf := filepath.Join(a.Root, "containers.conf")
@@ -130,10 +116,10 @@ network_config_dir = %q
 `, filepath.Join(a.Root, "events.log"), filepath.Join(a.Root, "tmp"), filepath.Join(a.Root, "net"))
 	tmp := conf + ".tmp"
 	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
-		return errorf(CodeIO, "write %s: %v", conf, err)
+		return errorf(rtv1.CodeIO, "write %s: %v", conf, err)
 	}
 	if err := os.Rename(tmp, conf); err != nil {
-		return errorf(CodeIO, "write %s: %v", conf, err)
+		return errorf(rtv1.CodeIO, "write %s: %v", conf, err)
 	}
 	return nil
 }
@@ -157,28 +143,33 @@ func (a *Adapter) run(ctx context.Context, args ...string) ([]byte, error) {
 	if err := c.Run(); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			return nil, errorf(CodeRuntimeUnavailable, "podman: %v", err)
+			return nil, errorf(rtv1.CodeRuntimeUnavailable, "podman: %v", err)
 		}
-		return out.Bytes(), errorf(CodeFailed, "podman %s: %s", args[0], strings.TrimSpace(errb.String()))
+		return out.Bytes(), errorf(rtv1.CodeFailed, "podman %s: %s", args[0], strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), nil
 }
 
+// VersionInfo is the adapter's `version` object: the contract's, and podman's own version.
+type VersionInfo struct {
+	rtv1.Version
+	Podman string `json:"podman"`
+}
+
 // Version is the adapter's `version` object.
-func (a *Adapter) Version(ctx context.Context) (map[string]any, error) {
+func (a *Adapter) Version(ctx context.Context) (*VersionInfo, error) {
 	out, err := exec.CommandContext(ctx, a.podman(), "--version").Output()
 	if err != nil {
-		return nil, errorf(CodeRuntimeUnavailable, "podman --version: %v", err)
+		return nil, errorf(rtv1.CodeRuntimeUnavailable, "podman --version: %v", err)
 	}
-	v := map[string]any{
-		"contractVersion": "1.1",
-		"runtime":         map[string]string{"name": "podspec-podman", "version": "0.1.0"},
-		"podman":          strings.TrimSpace(string(out)),
+	v := &VersionInfo{Podman: strings.TrimSpace(string(out)), Version: rtv1.Version{
+		ContractVersion: rtv1.ContractVersion,
+		Runtime:         rtv1.RuntimeInfo{Name: "podspec-podman", Version: "0.1.0"},
 		// Only core: podman has no defer containers, no notifiers, no in-place update of a
 		// pod (podman update changes one container's cgroup, not a pod's spec), no retention
 		// policy and no supervisor to crash (conmon per container).
-		"profiles": []string{"core"},
-	}
+		Profiles: []rtv1.Profile{rtv1.ProfileCore},
+	}}
 	rt := a.OCIRuntime
 	if rt == "" {
 		rt = "runc"
@@ -186,12 +177,11 @@ func (a *Adapter) Version(ctx context.Context) (map[string]any, error) {
 	if path, err := exec.LookPath(rt); err == nil {
 		ver, _ := exec.CommandContext(ctx, path, "--version").Output()
 		line, _, _ := strings.Cut(string(ver), "\n")
-		f := strings.Fields(line)
-		info := map[string]string{"name": filepath.Base(path), "path": path}
-		if len(f) >= 3 {
-			info["version"] = f[2]
+		info := &rtv1.OCIRuntimeInfo{Name: filepath.Base(path), Path: path}
+		if f := strings.Fields(line); len(f) >= 3 {
+			info.Version = f[2]
 		}
-		v["ociRuntime"] = info
+		v.OCIRuntime = info
 	}
 	return v, nil
 }
@@ -201,14 +191,14 @@ func (a *Adapter) recordPath(name string) string { return filepath.Join(a.Root, 
 func (a *Adapter) load(name string) (*podRecord, error) {
 	b, err := os.ReadFile(a.recordPath(name))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, errorf(CodeNotFound, "pod %q not found", name)
+		return nil, errorf(rtv1.CodeNotFound, "pod %q not found", name)
 	}
 	if err != nil {
-		return nil, errorf(CodeIO, "read pod %s: %v", name, err)
+		return nil, errorf(rtv1.CodeIO, "read pod %s: %v", name, err)
 	}
 	var r podRecord
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, errorf(CodeIO, "pod %s: corrupt record: %v", name, err)
+		return nil, errorf(rtv1.CodeIO, "pod %s: corrupt record: %v", name, err)
 	}
 	return &r, nil
 }
@@ -222,11 +212,11 @@ func (a *Adapter) save(r *podRecord) error {
 	p := a.recordPath(r.Name)
 	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return errorf(CodeIO, "write pod %s: %v", r.Name, err)
+		return errorf(rtv1.CodeIO, "write pod %s: %v", r.Name, err)
 	}
 	if err := os.Rename(tmp, p); err != nil {
 		os.Remove(tmp)
-		return errorf(CodeIO, "write pod %s: %v", r.Name, err)
+		return errorf(rtv1.CodeIO, "write pod %s: %v", r.Name, err)
 	}
 	return nil
 }
@@ -305,24 +295,24 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 		return nil, err
 	}
 	if _, err := exec.LookPath(a.podman()); err != nil {
-		return nil, errorf(CodeRuntimeUnavailable, "podman: %v", err)
+		return nil, errorf(rtv1.CodeRuntimeUnavailable, "podman: %v", err)
 	}
 	if u := Unsupported(&pod.Spec); len(u) > 0 {
-		return nil, errorf(CodeFailed, "podman cannot run this pod as podspec defines it: %s", strings.Join(u, "; "))
+		return nil, errorf(rtv1.CodeFailed, "podman cannot run this pod as podspec defines it: %s", strings.Join(u, "; "))
 	}
 	name := pod.Metadata.Name
 	if len(name) > 63 || !dnsLabel.MatchString(name) {
-		return nil, &Error{Code: CodeInvalidManifest, Message: fmt.Sprintf("invalid pod name %q: must be a DNS label", name),
-			Findings: []any{map[string]any{"rule": "ID-001", "severity": "error", "engine": "runtime", "path": "metadata.name",
-				"message": fmt.Sprintf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)}}}
+		return nil, &Error{Code: rtv1.CodeInvalidManifest, Message: fmt.Sprintf("invalid pod name %q: must be a DNS label", name),
+			Findings: []finding.Finding{{Rule: "ID-001", Severity: finding.Error, Engine: "runtime", Path: "metadata.name",
+				Message: fmt.Sprintf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)}}}
 	}
 	if _, err := os.Stat(a.recordPath(name)); err == nil {
-		return nil, errorf(CodeConflict, "pod %q already exists", name)
+		return nil, errorf(rtv1.CodeConflict, "pod %q already exists", name)
 	}
 	for _, v := range pod.Spec.Volumes {
 		if v.HostPath != nil {
 			if _, err := os.Stat(v.HostPath.Path); err != nil {
-				return nil, errorf(CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
+				return nil, errorf(rtv1.CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
 			}
 		}
 	}
@@ -330,9 +320,9 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 	f, err := os.OpenFile(a.recordPath(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return nil, errorf(CodeConflict, "pod %q already exists", name)
+			return nil, errorf(rtv1.CodeConflict, "pod %q already exists", name)
 		}
-		return nil, errorf(CodeIO, "create pod %s: %v", name, err)
+		return nil, errorf(rtv1.CodeIO, "create pod %s: %v", name, err)
 	}
 	f.Close()
 	rec := &podRecord{Name: name, UID: newUID(), CreatedAt: time.Now().UTC(), Spec: pod.Spec, Labels: pod.Metadata.Labels}
@@ -375,7 +365,7 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 	for _, v := range pod.Spec.Volumes {
 		if v.EmptyDir != nil {
 			if err := os.MkdirAll(filepath.Join(volDir, v.Name), 0o777); err != nil {
-				return nil, errorf(CodeIO, "volume %s: %v", v.Name, err)
+				return nil, errorf(rtv1.CodeIO, "volume %s: %v", v.Name, err)
 			}
 		}
 	}
@@ -423,14 +413,14 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 func (a *Adapter) pull(ctx context.Context, ref, baseDir string) (string, error) {
 	rest, isOCI := strings.CutPrefix(ref, "oci:")
 	if !isOCI {
-		return "", errorf(CodeFailed, "image %s: only oci: layouts are supported (no registry)", ref)
+		return "", errorf(rtv1.CodeFailed, "image %s: only oci: layouts are supported (no registry)", ref)
 	}
 	path, tag := rest, ""
 	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
 		path, tag = rest[:i], rest[i+1:]
 	}
 	if strings.Contains(path, "@") {
-		return "", errorf(CodeFailed, "image %s: podman's oci: transport takes a tag, not a digest", ref)
+		return "", errorf(rtv1.CodeFailed, "image %s: podman's oci: transport takes a tag, not a digest", ref)
 	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(baseDir, path)
@@ -445,7 +435,7 @@ func (a *Adapter) pull(ctx context.Context, ref, baseDir string) (string, error)
 	}
 	lines := strings.Fields(string(out))
 	if len(lines) == 0 {
-		return "", errorf(CodeFailed, "podman pull %s printed no image ID", src)
+		return "", errorf(rtv1.CodeFailed, "podman pull %s printed no image ID", src)
 	}
 	return lines[len(lines)-1], nil
 }
@@ -481,21 +471,21 @@ func (a *Adapter) createArgs(rec *podRecord, kind string, c *v1alpha1.Container,
 		if q, ok := c.Resources.Limits[v1alpha1.ResourceMemory]; ok {
 			b, err := q.Bytes()
 			if err != nil {
-				return nil, errorf(CodeFailed, "container %s: memory limit: %v", c.Name, err)
+				return nil, errorf(rtv1.CodeFailed, "container %s: memory limit: %v", c.Name, err)
 			}
 			args = append(args, "--memory", strconv.FormatInt(b, 10))
 		}
 		if q, ok := c.Resources.Limits[v1alpha1.ResourceCPU]; ok {
 			m, err := q.MilliCPU()
 			if err != nil {
-				return nil, errorf(CodeFailed, "container %s: cpu limit: %v", c.Name, err)
+				return nil, errorf(rtv1.CodeFailed, "container %s: cpu limit: %v", c.Name, err)
 			}
 			args = append(args, "--cpus", strconv.FormatFloat(float64(m)/1000, 'f', 3, 64))
 		}
 		if q, ok := c.Resources.Limits[v1alpha1.ResourcePIDs]; ok {
 			n, err := q.Count()
 			if err != nil {
-				return nil, errorf(CodeFailed, "container %s: pids limit: %v", c.Name, err)
+				return nil, errorf(rtv1.CodeFailed, "container %s: pids limit: %v", c.Name, err)
 			}
 			args = append(args, "--pids-limit", strconv.FormatInt(n, 10))
 		}
@@ -572,7 +562,7 @@ func (a *Adapter) inspect(ctx context.Context, rec *podRecord) (map[string]*insp
 	}
 	var list []inspected
 	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, errorf(CodeFailed, "podman container inspect: %v", err)
+		return nil, errorf(rtv1.CodeFailed, "podman container inspect: %v", err)
 	}
 	for i := range list {
 		out[list[i].ID] = &list[i]
@@ -744,7 +734,7 @@ func (a *Adapter) Stop(ctx context.Context, name string, grace *int64, force boo
 	c := a.cmd(context.WithoutCancel(ctx), "pod", "stop", "--time", strconv.FormatInt(g, 10), name)
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := c.Start(); err != nil {
-		return errorf(CodeFailed, "podman pod stop: %v", err)
+		return errorf(rtv1.CodeFailed, "podman pod stop: %v", err)
 	}
 	go c.Wait()
 	return c.Process.Release()
@@ -765,7 +755,7 @@ func (a *Adapter) Wait(ctx context.Context, name string, timeout time.Duration) 
 			return st, nil
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
-			return nil, errorf(CodeTimeout, "pod %s is not terminal after %s", name, timeout)
+			return nil, errorf(rtv1.CodeTimeout, "pod %s is not terminal after %s", name, timeout)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -788,7 +778,7 @@ func (a *Adapter) Logs(ctx context.Context, name, container string, previous boo
 				return nil, err
 			}
 			if in := ins[c.ID]; in != nil && in.RestartCount > 0 {
-				return nil, errorf(CodeFailed, "podman keeps one log for all instances of a container: the previous instance's output cannot be told apart")
+				return nil, errorf(rtv1.CodeFailed, "podman keeps one log for all instances of a container: the previous instance's output cannot be told apart")
 			}
 			return nil, nil
 		}
@@ -796,11 +786,11 @@ func (a *Adapter) Logs(ctx context.Context, name, container string, previous boo
 		var out bytes.Buffer
 		c.Stdout, c.Stderr = &out, &out
 		if err := c.Run(); err != nil {
-			return nil, errorf(CodeFailed, "podman logs: %v: %s", err, out.String())
+			return nil, errorf(rtv1.CodeFailed, "podman logs: %v: %s", err, out.String())
 		}
 		return out.Bytes(), nil
 	}
-	return nil, errorf(CodeNotFound, "pod %s has no container %q", name, container)
+	return nil, errorf(rtv1.CodeNotFound, "pod %s has no container %q", name, container)
 }
 
 // ListEntry is one element of `list`.
@@ -815,7 +805,7 @@ type ListEntry struct {
 func (a *Adapter) List(ctx context.Context) ([]ListEntry, error) {
 	entries, err := os.ReadDir(filepath.Join(a.Root, "pods"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, errorf(CodeIO, "list: %v", err)
+		return nil, errorf(rtv1.CodeIO, "list: %v", err)
 	}
 	out := []ListEntry{}
 	for _, e := range entries {
@@ -849,7 +839,7 @@ func (a *Adapter) Remove(ctx context.Context, name string, force bool) error {
 			return err
 		}
 		if st.Phase != v1alpha1.PodSucceeded && st.Phase != v1alpha1.PodFailed {
-			return errorf(CodeConflict, "pod %s is %s, not terminal (use --force)", name, st.Phase)
+			return errorf(rtv1.CodeConflict, "pod %s is %s, not terminal (use --force)", name, st.Phase)
 		}
 	}
 	if _, err := a.run(ctx, "pod", "rm", "--force", "--time", "0", "--ignore", rec.Name); err != nil {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/adapters/podman"
+	rtv1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
@@ -113,7 +114,7 @@ func run(argv []string) int {
 		format = inv.global["error-format"]
 	}
 	if err != nil {
-		return report(format, &podman.Error{Code: podman.CodeUsage, Message: err.Error()})
+		return report(format, &podman.Error{Code: rtv1.CodeUsage, Message: err.Error()})
 	}
 	root := inv.global["root"]
 	if root == "" {
@@ -180,7 +181,7 @@ func do(ctx context.Context, a *podman.Adapter, inv *invocation) error {
 		return foreground(ctx, a, pod.Metadata.Name)
 	case "status":
 		if o := inv.flags["o"] + inv.flags["output"]; o != "" && o != "json" {
-			return &podman.Error{Code: podman.CodeUsage, Message: "status prints json only (-o json)"}
+			return &podman.Error{Code: rtv1.CodeUsage, Message: "status prints json only (-o json)"}
 		}
 		st, err := a.Status(ctx, arg(0))
 		if err != nil {
@@ -192,7 +193,7 @@ func do(ctx context.Context, a *podman.Adapter, inv *invocation) error {
 		if t, ok := inv.flags["timeout"]; ok {
 			d, err := time.ParseDuration(t)
 			if err != nil || d < 0 {
-				return &podman.Error{Code: podman.CodeUsage, Message: fmt.Sprintf("--timeout %q: not a duration", t)}
+				return &podman.Error{Code: rtv1.CodeUsage, Message: fmt.Sprintf("--timeout %q: not a duration", t)}
 			}
 			timeout = d
 		}
@@ -229,7 +230,7 @@ func do(ctx context.Context, a *podman.Adapter, inv *invocation) error {
 		if g, ok := inv.flags["grace-period"]; ok {
 			n, err := strconv.ParseInt(g, 10, 64)
 			if err != nil || n < 0 {
-				return &podman.Error{Code: podman.CodeUsage, Message: fmt.Sprintf("--grace-period %q: want seconds >= 0", g)}
+				return &podman.Error{Code: rtv1.CodeUsage, Message: fmt.Sprintf("--grace-period %q: want seconds >= 0", g)}
 			}
 			grace = &n
 		}
@@ -253,7 +254,7 @@ func do(ctx context.Context, a *podman.Adapter, inv *invocation) error {
 		_, force := inv.flags["force"]
 		return a.Remove(ctx, arg(0), force)
 	}
-	return &podman.Error{Code: podman.CodeUsage, Message: "unknown verb " + inv.verb}
+	return &podman.Error{Code: rtv1.CodeUsage, Message: "unknown verb " + inv.verb}
 }
 
 // foreground follows the pod's events on stderr (an interrupt stops it gracefully, a second
@@ -269,7 +270,7 @@ func foreground(ctx context.Context, a *podman.Adapter, name string) error {
 			return err
 		}
 		for _, e := range evs[min(printed, len(evs)):] {
-			line := e.Time.Local().Format("15:04:05.000") + " " + e.Type
+			line := e.Time.Local().Format("15:04:05.000") + " " + string(e.Type)
 			if e.Container != "" {
 				line += " " + e.ContainerKind + "/" + e.Container
 			}
@@ -315,13 +316,13 @@ func load(file string) (*v1alpha1.Pod, string, error) {
 		data, err = validator.ReadFile(file, manifest.DefaultLimits().MaxBytes)
 	}
 	if err != nil {
-		return nil, "", &podman.Error{Code: podman.CodeIO, Message: err.Error()}
+		return nil, "", &podman.Error{Code: rtv1.CodeIO, Message: err.Error()}
 	}
 	v, err := validator.New(validator.Options{})
 	if err != nil {
 		return nil, "", err
 	}
-	var errs []any
+	var errs []finding.Finding
 	for _, r := range v.Bytes(file, data) {
 		for _, fd := range r.Findings {
 			if !fd.Suppressed && fd.Severity == finding.Error {
@@ -330,15 +331,15 @@ func load(file string) (*v1alpha1.Pod, string, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, "", &podman.Error{Code: podman.CodeInvalidManifest, Message: fmt.Sprintf("%s: the manifest is not valid (%d error(s))", file, len(errs)), Findings: errs}
+		return nil, "", &podman.Error{Code: rtv1.CodeInvalidManifest, Message: fmt.Sprintf("%s: the manifest is not valid (%d error(s))", file, len(errs)), Findings: errs}
 	}
 	docs, _ := manifest.Decode(file, data, manifest.DefaultLimits())
 	if len(docs) != 1 || docs[0].Kind != v1alpha1.KindPod {
-		return nil, "", &podman.Error{Code: podman.CodeInvalidManifest, Message: file + ": want exactly one Pod document", Findings: []any{}}
+		return nil, "", &podman.Error{Code: rtv1.CodeInvalidManifest, Message: file + ": want exactly one Pod document", Findings: []finding.Finding{}}
 	}
 	pod, err := docs[0].Pod()
 	if err != nil {
-		return nil, "", &podman.Error{Code: podman.CodeInvalidManifest, Message: err.Error(), Findings: []any{}}
+		return nil, "", &podman.Error{Code: rtv1.CodeInvalidManifest, Message: err.Error(), Findings: []finding.Finding{}}
 	}
 	pod.SetDefaults()
 	return pod, base, nil
@@ -348,21 +349,12 @@ func load(file string) (*v1alpha1.Pod, string, error) {
 func report(format string, err error) int {
 	var pe *podman.Error
 	if !errors.As(err, &pe) {
-		pe = &podman.Error{Code: podman.CodeFailed, Message: err.Error()}
+		pe = &podman.Error{Code: rtv1.CodeFailed, Message: err.Error()}
 	}
 	if format == "json" {
-		obj := map[string]any{"code": pe.Code, "message": pe.Message}
-		if pe.Code == podman.CodeInvalidManifest {
-			f := pe.Findings
-			if f == nil {
-				f = []any{}
-			}
-			obj["findings"] = f
-		}
-		b, _ := json.Marshal(map[string]any{"error": obj})
-		fmt.Fprintln(os.Stderr, string(b))
+		fmt.Fprintln(os.Stderr, string(rtv1.ErrorReport{Code: pe.Code, Message: pe.Message, Findings: pe.Findings}.Line()))
 	} else {
 		fmt.Fprintf(os.Stderr, "podspec-podman: %s: %s\n", pe.Code, pe.Message)
 	}
-	return podman.ExitStatus[pe.Code]
+	return pe.Code.ExitStatus()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -31,6 +33,15 @@ func mountSmallRoot(t *testing.T, c cmdline, size int) {
 			t.Errorf("unmount %s: %v", c.root, err)
 		}
 	})
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // freeBytes is what is left of the file system holding path.
@@ -143,6 +154,17 @@ spec:
 	_, stderr, code = c.runErr("run", manifest)
 	if code != 125 || errorCode(stderr) != "IO" {
 		t.Errorf("run in the foreground on a full disk: exit %d, %s; want 125 with code IO", code, stderr)
+	}
+	// An image not unpacked yet has no room either.
+	other := filepath.Join(dir, "other")
+	if _, err := ocilayout.Build(context.Background(), other, ocilayout.BuildOptions{Busybox: true, Cmd: []string{"true"}}); err != nil {
+		t.Fatal(err)
+	}
+	otherManifest := filepath.Join(dir, "other.yaml")
+	os.WriteFile(otherManifest, []byte(strings.ReplaceAll(readFile(t, manifest), layout, other)), 0o644)
+	_, stderr, code = c.runErr("run", "--detach", otherManifest)
+	if code != 3 || errorCode(stderr) != "IO" {
+		t.Errorf("run --detach of a new image on a full disk: exit %d, %s; want 3 (IO)", code, stderr)
 	}
 	if out, _ := c.run("list"); strings.TrimSpace(out) != "[]" {
 		t.Errorf("a run that failed on a full disk left %s", out)

@@ -145,7 +145,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 	}
 	images, err := be.ResolveImages(ctx, &pod.Spec, base)
 	if err != nil {
-		return nil, "", errf(runtimev1.CodeFailed, "resolve images: %v", err)
+		return nil, "", errf(failedOrIO(err), "resolve images: %v", err)
 	}
 	faultPause("resolved")
 	store.CreateHook = faultPause
@@ -174,7 +174,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 	}
 	if err != nil {
 		// Stop whatever the supervisor managed to start, then remove the pod.
-		return undo(errf(runtimev1.CodeFailed, "start the pod: %v", err))
+		return undo(errf(failedOrIO(err), "start the pod: %v", err))
 	}
 	faultPause("started")
 	return p, uid, nil

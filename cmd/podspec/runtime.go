@@ -109,6 +109,15 @@ func classify(err error) runtimev1.ErrorCode {
 	return runtimev1.CodeFailed
 }
 
+// failedOrIO is the code of an operation that failed: IO when the state directory had no room
+// for it (a full disk, a quota), else Failed.
+func failedOrIO(err error) runtimev1.ErrorCode {
+	if store.IsNoSpace(err) {
+		return runtimev1.CodeIO
+	}
+	return runtimev1.CodeFailed
+}
+
 // wrap runs a verb body and reports its error per the contract.
 func (f *rtFlags) wrap(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {

@@ -83,6 +83,11 @@ func (e *Engine) sendSignal(ctx context.Context, inst *instance, sig syscall.Sig
 		return nil
 	case errors.Is(err, unix.ESRCH):
 		return errProcessGone
+	case err == errPidFDClosed && inst.pidfd != nil:
+		// Closed, not missing: the instance's exit has been handled (a signal that raced
+		// with it, e.g. the stop sequence's while the container's goroutine records the
+		// exit). Nothing to signal; the OCI runtime would only answer "not running".
+		return errProcessGone
 	case err != errPidFDClosed:
 		e.logf("signal %s %s through its pidfd: %v; sending it through the runtime", inst.id, sig, err)
 	}

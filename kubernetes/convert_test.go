@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/manifest"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -220,5 +222,48 @@ func TestToPodspecRefusesAnInvalidObject(t *testing.T) {
 		"spec": map[string]any{"containers": []any{map[string]any{"name": "a"}}}})
 	if pods != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "image") {
 		t.Errorf("ToPodspec of a Pod without an image = %v, %v", pods, errs)
+	}
+}
+
+// Every valid podspec Pod of the corpus and the examples converts to a Kubernetes Pod that
+// decodes strictly into k8s.io/api and that the Kubernetes profile finds no error in.
+func TestEveryValidPodspecPodConvertsToAValidKubernetesPod(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../testdata/valid/*.yaml", "../testdata/valid/*/*.yaml", "../examples/*.yaml"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, _ := manifest.Decode(f, data, manifest.DefaultLimits())
+		for _, d := range docs {
+			if d.APIVersion != v1alpha1.APIVersion || d.Kind != v1alpha1.KindPod {
+				continue
+			}
+			p, err := d.Pod()
+			if err != nil {
+				continue
+			}
+			n++
+			kp, _ := FromPodspec(p)
+			b, _ := json.Marshal(kp)
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(new(corev1.Pod)); err != nil {
+				t.Errorf("%s: does not decode strictly into k8s.io/api: %v", f, err)
+			}
+			for _, e := range Validate(jsonValue(t, kp)) {
+				if e.Severity() == spec.Error {
+					t.Errorf("%s: the Kubernetes Pod written has an error: %v", f, e)
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("converted %d pods", n)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"podspec.dev/podspec/reference/reaper"
 )
 
 // TestAwaitKilledSendsTheSecondSIGKILLThroughThePidfd: when the first SIGKILL of a defer has
@@ -31,14 +33,14 @@ func TestAwaitKilledSendsTheSecondSIGKILLThroughThePidfd(t *testing.T) {
 		t.Skip("pidfd_open is not available")
 	}
 	defer fd.close()
-	exit := make(chan ExitStatus, 1)
+	exit := make(chan reaper.ExitStatus, 1)
 	inst := &instance{id: "defer-1", pid: other.Process.Pid, adopted: true, pidfd: fd, exit: exit}
 	go func() {
 		<-ownReaped
-		exit <- ExitStatus{Known: true, Status: own.ProcessState.Sys().(syscall.WaitStatus)}
+		exit <- reaper.ExitStatus{Known: true, Status: own.ProcessState.Sys().(syscall.WaitStatus)}
 	}()
 	e := &Engine{logf: t.Logf}
-	got := make(chan ExitStatus, 1)
+	got := make(chan reaper.ExitStatus, 1)
 	go func() { got <- e.awaitKilled(context.Background(), inst) }()
 	select {
 	case ex := <-got:

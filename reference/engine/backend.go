@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/reaper"
 )
 
 // Backend is what the engine needs from the layers below it: a sandbox per pod and OCI
@@ -65,17 +66,9 @@ type InstanceRequest struct {
 	Image string
 }
 
-// ExitStatus is what a watcher learned about an instance's end.
-type ExitStatus struct {
-	// Known is false when the process was not the watcher's child (an adopted instance): the
-	// exit was observed but its status is lost.
-	Known  bool
-	Status syscall.WaitStatus
-}
-
 // Watcher delivers the end of processes: a subreaper parent waits for its children; for any
 // other process it can only observe that it ended.
 type Watcher interface {
-	// Watch returns a channel that receives exactly one ExitStatus when pid ends.
-	Watch(pid int) <-chan ExitStatus
+	// Watch returns a channel that receives exactly one reaper.ExitStatus when pid ends.
+	Watch(pid int) <-chan reaper.ExitStatus
 }

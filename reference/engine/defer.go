@@ -9,6 +9,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/mutant"
+	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -337,7 +338,7 @@ func (e *Engine) afterDeferFailureLocked(ctx context.Context, s *slot, term *v1a
 // over a limit that has passed too: an attempt that ended before anyone looked (an adopting
 // supervisor found it lost, or it exited just as its limit came) is recorded as it ended,
 // never "killed" at a limit that passed after its end (SUP-005: ExitStatusLost, not Timeout).
-func (e *Engine) deferWait(ctx context.Context, s *slot, until time.Time, exit <-chan ExitStatus) (ExitStatus, bool) {
+func (e *Engine) deferWait(ctx context.Context, s *slot, until time.Time, exit <-chan reaper.ExitStatus) (reaper.ExitStatus, bool) {
 	for {
 		e.mu.Lock()
 		limit := e.deferLimitLocked(s, s.rec().RunStart)
@@ -352,7 +353,7 @@ func (e *Engine) deferWait(ctx context.Context, s *slot, until time.Time, exit <
 			case ex := <-exit: // a nil exit never is ready
 				return ex, true
 			default:
-				return ExitStatus{}, false
+				return reaper.ExitStatus{}, false
 			}
 		}
 		t := time.NewTimer(time.Until(until))
@@ -431,7 +432,7 @@ func (e *Engine) killNow(ctx context.Context, inst *instance) {
 // taken effect after 5 s, it sends SIGKILL once more, without a record, and keeps waiting. It
 // goes through sendSignal like every signal: the pidfd reaches the instance's process or
 // nobody, where a kill by pid could reach a process that reused the pid of an adopted one.
-func (e *Engine) awaitKilled(ctx context.Context, inst *instance) ExitStatus {
+func (e *Engine) awaitKilled(ctx context.Context, inst *instance) reaper.ExitStatus {
 	select {
 	case ex := <-inst.exit:
 		return ex
@@ -443,7 +444,7 @@ func (e *Engine) awaitKilled(ctx context.Context, inst *instance) ExitStatus {
 
 // recordDeferExit records the end of a defer attempt (ContainerExited) and returns its
 // termination; lost says it ended unobserved, killed that the runtime killed it.
-func (e *Engine) recordDeferExit(s *slot, inst *instance, ex ExitStatus) (term *v1alpha1.ContainerStateTerminated, lost, killed bool) {
+func (e *Engine) recordDeferExit(s *slot, inst *instance, ex reaper.ExitStatus) (term *v1alpha1.ContainerStateTerminated, lost, killed bool) {
 	inst.pidfd.close()
 	var oom uint64
 	if ex.Known || !inst.adopted {

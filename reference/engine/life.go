@@ -9,6 +9,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -323,8 +324,8 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 		return inst
 	}
 	// The process is gone: its exit was never observed.
-	lost := make(chan ExitStatus, 1)
-	lost <- ExitStatus{Known: false}
+	lost := make(chan reaper.ExitStatus, 1)
+	lost <- reaper.ExitStatus{Known: false}
 	inst.exit = lost
 	inst.lostAtAdoption = true
 	e.mu.Lock()

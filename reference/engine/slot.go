@@ -10,6 +10,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/mutant"
+	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -36,7 +37,7 @@ type instance struct {
 	pid       int
 	n         int32
 	startedAt time.Time
-	exit      <-chan ExitStatus
+	exit      <-chan reaper.ExitStatus
 	cancel    context.CancelFunc
 	adopted   bool
 	// stopResent is set once an adopting supervisor sent the stop signal again.
@@ -245,7 +246,7 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 		lifeCtx, cancel := context.WithCancel(ctx)
 		inst.cancel = cancel
 		go e.instanceLife(lifeCtx, s, inst)
-		var ex ExitStatus
+		var ex reaper.ExitStatus
 		select {
 		case ex = <-inst.exit:
 		case <-ctx.Done():
@@ -458,7 +459,7 @@ func waitExecuted(pid int) {
 
 // afterExit records the end of an instance (or a failed start when startErr is set) and
 // decides what happens next. It reports whether the slot should start another instance.
-func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *ExitStatus, startErr error) bool {
+func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *reaper.ExitStatus, startErr error) bool {
 	var oom uint64
 	if inst != nil {
 		if ex.Known || !inst.adopted {
@@ -606,7 +607,7 @@ func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
 }
 
 // fillExit turns a wait status into exitCode XOR signal, reason and coreDumped.
-func fillExit(t *v1alpha1.ContainerStateTerminated, ex *ExitStatus, oom bool) {
+func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom bool) {
 	switch {
 	case !ex.Known:
 		t.Reason = ReasonExitStatusLost

@@ -22,14 +22,20 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"podspec.dev/podspec/reference/engine"
 )
+
+// ExitStatus is what a watcher learned about a process's end.
+type ExitStatus struct {
+	// Known is false when the process was not the watcher's child (an adopted instance): the
+	// exit was observed but its status is lost.
+	Known  bool
+	Status syscall.WaitStatus
+}
 
 // Reaper watches processes; create it with Start.
 type Reaper struct {
 	mu      sync.Mutex
-	watched map[int]chan engine.ExitStatus
+	watched map[int]chan ExitStatus
 	zombies map[int]bool // unknown zombies seen in the previous scan
 	kick    chan struct{}
 	self    int
@@ -40,7 +46,7 @@ func Start(ctx context.Context) (*Reaper, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return nil, fmt.Errorf("become child subreaper: %w", err)
 	}
-	r := &Reaper{watched: map[int]chan engine.ExitStatus{}, zombies: map[int]bool{}, kick: make(chan struct{}, 1), self: os.Getpid()}
+	r := &Reaper{watched: map[int]chan ExitStatus{}, zombies: map[int]bool{}, kick: make(chan struct{}, 1), self: os.Getpid()}
 	sig := make(chan os.Signal, 16)
 	signal.Notify(sig, syscall.SIGCHLD)
 	go func() {
@@ -67,8 +73,8 @@ func Start(ctx context.Context) (*Reaper, error) {
 }
 
 // Watch returns a channel that receives one ExitStatus when pid ends.
-func (r *Reaper) Watch(pid int) <-chan engine.ExitStatus {
-	ch := make(chan engine.ExitStatus, 1)
+func (r *Reaper) Watch(pid int) <-chan ExitStatus {
+	ch := make(chan ExitStatus, 1)
 	r.mu.Lock()
 	r.watched[pid] = ch
 	r.mu.Unlock()
@@ -89,7 +95,7 @@ func (r *Reaper) poll() {
 		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 		switch {
 		case err == nil && got == pid:
-			ch <- engine.ExitStatus{Known: true, Status: syscall.WaitStatus(ws)}
+			ch <- ExitStatus{Known: true, Status: syscall.WaitStatus(ws)}
 			delete(r.watched, pid)
 		case errors.Is(err, unix.ECHILD):
 			soon, now := r.adoptee(pid)
@@ -152,10 +158,10 @@ func parentOf(pid int) (int, bool) {
 }
 
 // watchForeign waits for the end of a process that is not a child, through a pidfd.
-func watchForeign(pid int, ch chan engine.ExitStatus) {
+func watchForeign(pid int, ch chan ExitStatus) {
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		ch <- engine.ExitStatus{Known: false}
+		ch <- ExitStatus{Known: false}
 		return
 	}
 	defer unix.Close(fd)
@@ -169,7 +175,7 @@ func watchForeign(pid int, ch chan engine.ExitStatus) {
 			break
 		}
 	}
-	ch <- engine.ExitStatus{Known: false}
+	ch <- ExitStatus{Known: false}
 }
 
 // reapOrphans reaps zombie children nobody watches that were already zombies on the previous

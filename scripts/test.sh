@@ -80,6 +80,11 @@ bin/podspec conformance check-runtime --runtime "$PWD/bin/podspec --root $croot"
 bin/podspec conformance run --runtime "$PWD/bin/podspec --root $croot" --oci-root "$croot/runc" \
   --slow-factor 2 --certify --out "$out/certify"
 bin/podspec conformance verify "$out/certify"
+# The bundle as a page (beside it, never into the sealed bundle; into $ARTIFACTS when set).
+report="${ARTIFACTS:-$out}/conformance-report.html"
+mkdir -p "$(dirname "$report")"
+bin/podspec conformance report "$out/certify" -o "$report"
+echo "conformance report: $report"
 
 # The reference on the other OCI runtimes, and podman through its adapter: label-filtered runs
 # (the full certifications take 5-30 minutes each; their commands and last results are in

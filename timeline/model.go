@@ -18,11 +18,19 @@ import (
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
-	"podspec.dev/podspec/reference/store"
 )
 
 // event is the runtime contract's event object.
 type event = runtimev1.Event
+
+// Types the reference runtime records beyond section 5.2 (a runtime MAY add types), drawn when
+// present. reference/store defines them; this package must not link the reference runtime (the
+// conformance report draws any runtime's events), so it names them too, and a test holds the
+// two equal.
+const (
+	evStartupSucceeded  runtimev1.EventType = "StartupProbeSucceeded"
+	evContainerNotReady runtimev1.EventType = "ContainerNotReady"
+)
 
 // Options adjust a picture.
 type Options struct {
@@ -251,10 +259,10 @@ func Build(events []runtimev1.Event, opt Options) *Model {
 			if ev.Signal != nil {
 				b.Signal = ev.Signal.Name
 			}
-		case store.EventStartupSucceeded:
+		case evStartupSucceeded:
 			l := lane(ev)
 			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: "startup ok", Detail: detail(ev)})
-		case store.EventContainerNotReady:
+		case evContainerNotReady:
 			l := lane(ev)
 			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: "not ready", Detail: detail(ev), Failed: true})
 		case runtimev1.EventProbeFailed:

@@ -14,6 +14,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/store"
 )
 
 // The events files in testdata are recorded from real runs on the reference runtime
@@ -477,5 +478,11 @@ func TestAShorterSecondStopRequestEndsTheBudgetEarlier(t *testing.T) {
 	m = Build([]runtimev1.Event{{Seq: 1, Time: t0, Type: "StopRequested", GracePeriodSeconds: ptr(int64(1) << 62)}}, Options{})
 	if len(m.Budgets) != 1 || !m.Budgets[0].Deadline.After(t0.AddDate(200, 0, 0)) {
 		t.Errorf("a huge grace period gives %+v", m.Budgets)
+	}
+}
+
+func TestTheReferencesExtraEventTypesAreTheOnesDrawn(t *testing.T) {
+	if evStartupSucceeded != store.EventStartupSucceeded || evContainerNotReady != store.EventContainerNotReady {
+		t.Error("the reference runtime's extra event types changed: update timeline's names for them")
 	}
 }

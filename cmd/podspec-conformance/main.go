@@ -1,7 +1,7 @@
 // Command podspec-conformance is the conformance suite's runner: it certifies any runtime that
 // implements docs/runtime-interface.md (run), checks a runtime's command-line contract
-// (check-runtime) and verifies certification bundles (verify). `podspec conformance ARGS`
-// runs it with the same arguments.
+// (check-runtime), verifies certification bundles (verify) and renders them as HTML pages
+// (report). `podspec conformance ARGS` runs it with the same arguments.
 //
 // It is a binary of its own because it links Ginkgo, Gomega and the whole suite: podspec, whose
 // runtime verbs sit on the measured start and stop path of every pod, starts in half the time

@@ -32,15 +32,15 @@ func newRootCmd() *cobra.Command {
 		Short: "Certify a runtime against the podspec runtime interface and lifecycle specification",
 		Long: `podspec-conformance (also reached as "podspec conformance") runs the compiled-in
 conformance suite against any runtime that implements docs/runtime-interface.md, checks a
-runtime's command-line contract (check-runtime), and verifies certification bundles (verify).
-See docs/conformance.md.`,
+runtime's command-line contract (check-runtime), verifies certification bundles (verify) and
+renders them as HTML pages (report). See docs/conformance.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	})
-	cmd.AddCommand(newConformanceRunCmd(), newConformanceVerifyCmd(), newConformanceCheckCmd())
+	cmd.AddCommand(newConformanceRunCmd(), newConformanceVerifyCmd(), newConformanceCheckCmd(), newConformanceReportCmd())
 	return cmd
 }
 

@@ -239,6 +239,10 @@ func checkSums(dir string) []error {
 	return errs
 }
 
+// CheckSeal checks that SHA256SUMS covers exactly the bundle's files, that every one matches,
+// and that every required file is there; it returns every problem found.
+func CheckSeal(dir string) error { return errList(checkSums(dir)) }
+
 // errList joins errors for display, one per line.
 func errList(errs []error) error {
 	if len(errs) == 0 {

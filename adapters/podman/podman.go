@@ -32,6 +32,7 @@ import (
 	rtv1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/spec"
 )
 
 // Error is a contract error: a code and a message (and, for InvalidManifest, findings).
@@ -303,7 +304,7 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 	name := pod.Metadata.Name
 	if len(name) > 63 || !dnsLabel.MatchString(name) {
 		return nil, &Error{Code: rtv1.CodeInvalidManifest, Message: fmt.Sprintf("invalid pod name %q: must be a DNS label", name),
-			Findings: []finding.Finding{{Rule: "ID-001", Severity: finding.Error, Engine: "runtime", Path: "metadata.name",
+			Findings: []finding.Finding{{Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name",
 				Message: fmt.Sprintf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)}}}
 	}
 	if _, err := os.Stat(a.recordPath(name)); err == nil {

@@ -32,7 +32,7 @@ import (
 // of the first maxPasses passes, so the cost of one document stays bounded.
 const maxPasses = 32
 
-// Validate checks a decoded document (map[string]any, []any, string, bool, nil and numbers as
+// Validate (test-only: see the package comment) checks a decoded document (map[string]any, []any, string, bool, nil and numbers as
 // float64, int64 or json.Number) against the CUE definition of kind (#Pod, #Notification,
 // #PodStatus, #NotificationStatus or #PodNotificationRecord). It returns every violation it
 // finds, with the same rule IDs, paths and messages as package schema's engine, or nil when the

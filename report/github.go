@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/validator"
 )
 
 // githubWriter prints GitHub Actions workflow commands, one per unsuppressed finding:
@@ -13,7 +14,7 @@ import (
 //	::error file=pod.yaml,line=12,col=14,title=MAN-002::spec.restartPolicy: ...
 type githubWriter struct{ w io.Writer }
 
-func (g *githubWriter) Result(r *Result) error {
+func (g *githubWriter) Result(r *validator.Result) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		if f.Suppressed {
@@ -36,7 +37,7 @@ func (g *githubWriter) Result(r *Result) error {
 	return err
 }
 
-func (g *githubWriter) Close(Summary) error { return nil }
+func (g *githubWriter) Close(validator.Summary) error { return nil }
 
 // escapeData escapes a workflow command's message.
 func escapeData(s string) string {

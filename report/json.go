@@ -5,24 +5,25 @@ import (
 	"io"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/validator"
 )
 
 // jsonReport is the versioned machine report (ReportVersion).
 type jsonReport struct {
-	Version string    `json:"version"`
-	Tool    Tool      `json:"tool"`
-	Summary Summary   `json:"summary"`
-	Results []*Result `json:"results"`
+	Version string              `json:"version"`
+	Tool    Tool                `json:"tool"`
+	Summary validator.Summary   `json:"summary"`
+	Results []*validator.Result `json:"results"`
 }
 
 // jsonWriter collects results and writes one JSON object at Close.
 type jsonWriter struct {
 	w       io.Writer
 	tool    Tool
-	results []*Result
+	results []*validator.Result
 }
 
-func (j *jsonWriter) Result(r *Result) error {
+func (j *jsonWriter) Result(r *validator.Result) error {
 	c := *r
 	c.Lines = nil
 	if c.Findings == nil {
@@ -32,10 +33,10 @@ func (j *jsonWriter) Result(r *Result) error {
 	return nil
 }
 
-func (j *jsonWriter) Close(s Summary) error {
+func (j *jsonWriter) Close(s validator.Summary) error {
 	rep := jsonReport{Version: ReportVersion, Tool: j.tool, Summary: s, Results: j.results}
 	if rep.Results == nil {
-		rep.Results = []*Result{}
+		rep.Results = []*validator.Result{}
 	}
 	enc := json.NewEncoder(j.w)
 	enc.SetIndent("", "  ")

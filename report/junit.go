@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/validator"
 )
 
 // JUnit XML shapes (the common Jenkins/Surefire dialect CI systems read).
@@ -52,7 +53,7 @@ type junitWriter struct {
 	suites []junitSuite
 }
 
-func (j *junitWriter) Result(r *Result) error {
+func (j *junitWriter) Result(r *validator.Result) error {
 	if n := len(j.suites); n == 0 || j.suites[n-1].Name != r.File {
 		j.suites = append(j.suites, junitSuite{Name: r.File})
 	}
@@ -85,7 +86,7 @@ func (j *junitWriter) Result(r *Result) error {
 	return nil
 }
 
-func (j *junitWriter) Close(Summary) error {
+func (j *junitWriter) Close(validator.Summary) error {
 	doc := junitSuites{Name: j.tool.Name + " validate", Suites: j.suites}
 	for _, s := range j.suites {
 		doc.Tests += s.Tests

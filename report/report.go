@@ -1,6 +1,6 @@
-// Package report renders validation results in the formats podspec validate offers: text
-// (with a source excerpt and caret), a versioned JSON report, JUnit XML, SARIF 2.1.0 and GitHub
-// workflow annotations. It only renders: it never decides what is a finding, never reads
+// Package report renders the validator's results (validator.Result, validator.Summary) in the
+// formats podspec validate offers: text (with a source excerpt and caret), a versioned JSON
+// report, JUnit XML, SARIF 2.1.0 and GitHub workflow annotations. It only renders: it never decides what is a finding, never reads
 // manifests and never exits.
 //
 // Every format is a Writer fed results in source order and closed with the run's summary, so
@@ -13,46 +13,12 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/spec"
+	"podspec.dev/podspec/validator"
 )
 
 // ReportVersion names the JSON report format; it changes only with incompatible changes.
 const ReportVersion = "podspec.dev/validate-report/v1"
-
-// Result is the outcome of validating one document (or, for a file that could not be split
-// into documents, of the file).
-type Result struct {
-	File     string `json:"file"`
-	Document int    `json:"document"`
-	Kind     string `json:"kind,omitempty"`
-	Name     string `json:"name,omitempty"`
-	// Findings are sorted by position; suppressed findings are kept and marked.
-	Findings []finding.Finding `json:"findings"`
-	// Lines holds the source text of the lines findings point at, for excerpts.
-	Lines map[int]string `json:"-"`
-}
-
-// Summary counts a whole run. Errors and Warnings exclude suppressed findings.
-type Summary struct {
-	Files      int `json:"files"`
-	Documents  int `json:"documents"`
-	Errors     int `json:"errors"`
-	Warnings   int `json:"warnings"`
-	Suppressed int `json:"suppressed"`
-}
-
-// Add counts the findings of one result into the summary (documents are counted by the caller).
-func (s *Summary) Add(r *Result) {
-	for _, f := range r.Findings {
-		switch {
-		case f.Suppressed:
-			s.Suppressed++
-		case f.Severity == finding.Error:
-			s.Errors++
-		default:
-			s.Warnings++
-		}
-	}
-}
 
 // Tool identifies the program in machine-readable reports.
 type Tool struct {
@@ -61,28 +27,21 @@ type Tool struct {
 	InformationURI string `json:"informationUri,omitempty"`
 }
 
-// Rule describes one rule ID for reports that list rules (SARIF).
-type Rule struct {
-	ID       string           `json:"id"`
-	Severity finding.Severity `json:"severity"`
-	Text     string           `json:"text"`
-}
-
 // Options configure a Writer.
 type Options struct {
 	// Color enables ANSI colour in the text format.
 	Color bool
 	// Tool names the program and its version.
 	Tool Tool
-	// Rules lists every rule, for formats that describe rules (SARIF).
-	Rules []Rule
+	// Rules lists every rule, for formats that describe rules (SARIF): spec.Rules().
+	Rules []spec.Requirement
 }
 
 // Writer renders one format. Result is called once per document in source order; Close
 // writes whatever the format needs at the end (the summary, or the whole document).
 type Writer interface {
-	Result(r *Result) error
-	Close(s Summary) error
+	Result(r *validator.Result) error
+	Close(s validator.Summary) error
 }
 
 // Formats lists the format names New accepts.

@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/spec"
+	"podspec.dev/podspec/validator"
 )
 
-func sampleResults() []*Result {
-	return []*Result{
+func sampleResults() []*validator.Result {
+	return []*validator.Result{
 		{
 			File: "pods/web.yaml", Document: 0, Kind: "Pod", Name: "web",
 			Findings: []finding.Finding{
@@ -33,15 +35,15 @@ func sampleResults() []*Result {
 	}
 }
 
-func sampleSummary() Summary {
-	s := Summary{Files: 2, Documents: 3}
+func sampleSummary() validator.Summary {
+	s := validator.Summary{Files: 2, Documents: 3}
 	for _, r := range sampleResults() {
 		s.Add(r)
 	}
 	return s
 }
 
-func render(t *testing.T, format string, results []*Result, o Options) string {
+func render(t *testing.T, format string, results []*validator.Result, o Options) string {
 	t.Helper()
 	var b bytes.Buffer
 	w, err := New(format, &b, o)
@@ -53,7 +55,7 @@ func render(t *testing.T, format string, results []*Result, o Options) string {
 			t.Fatalf("Result: %v", err)
 		}
 	}
-	s := Summary{}
+	s := validator.Summary{}
 	for _, r := range results {
 		s.Add(r)
 	}
@@ -96,7 +98,7 @@ func TestJSONFormatIsAVersionedReport(t *testing.T) {
 	var rep struct {
 		Version string `json:"version"`
 		Tool    Tool   `json:"tool"`
-		Summary Summary
+		Summary validator.Summary
 		Results []struct {
 			File     string
 			Document int
@@ -145,7 +147,7 @@ func TestJUnitFormat(t *testing.T) {
 }
 
 func TestSARIFFormat(t *testing.T) {
-	rules := []Rule{{ID: "MAN-002", Severity: finding.Error, Text: "value must match the schema"},
+	rules := []spec.Requirement{{ID: "MAN-002", Severity: finding.Error, Text: "value must match the schema"},
 		{ID: "MAN-007", Severity: finding.Error, Text: "input exceeds a limit"}}
 	out := render(t, "sarif", sampleResults(), Options{Tool: Tool{Name: "podspec", Version: "1.2.3", InformationURI: "https://podspec.dev"}, Rules: rules})
 	var log map[string]any
@@ -183,7 +185,7 @@ func TestSARIFFormat(t *testing.T) {
 	if sup := results[2].(map[string]any)["suppressions"]; sup == nil {
 		t.Errorf("suppressed finding has no suppressions: %v", results[2])
 	}
-	clean := render(t, "sarif", []*Result{{File: "ok.yaml"}}, Options{Tool: Tool{Name: "podspec", Version: "1"}})
+	clean := render(t, "sarif", []*validator.Result{{File: "ok.yaml"}}, Options{Tool: Tool{Name: "podspec", Version: "1"}})
 	if !strings.Contains(clean, `"results": []`) {
 		t.Errorf("clean SARIF must have an empty results array:\n%s", clean)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/validator"
 )
 
 // SARIF 2.1.0 shapes: only what podspec emits.
@@ -131,7 +132,7 @@ func (s *sarifWriter) uri(file string) string {
 	return u.String()
 }
 
-func (s *sarifWriter) Result(r *Result) error {
+func (s *sarifWriter) Result(r *validator.Result) error {
 	for _, f := range r.Findings {
 		res := sarifResult{
 			RuleID:  f.Rule,
@@ -154,7 +155,7 @@ func (s *sarifWriter) Result(r *Result) error {
 	return nil
 }
 
-func (s *sarifWriter) Close(Summary) error {
+func (s *sarifWriter) Close(validator.Summary) error {
 	results := s.results
 	if results == nil {
 		results = []sarifResult{}

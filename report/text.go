@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/validator"
 )
 
 // ANSI escapes used by the text format when colour is on.
@@ -37,7 +38,7 @@ func (t *textWriter) paint(code, s string) string {
 	return code + s + ansiReset
 }
 
-func (t *textWriter) Result(r *Result) error {
+func (t *textWriter) Result(r *validator.Result) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		if f.Suppressed {
@@ -83,7 +84,7 @@ func caretPad(line string, col int) string {
 	return b.String()
 }
 
-func (t *textWriter) Close(s Summary) error {
+func (t *textWriter) Close(s validator.Summary) error {
 	_, err := fmt.Fprintf(t.w, "%s, %s: %s, %s, %d suppressed\n",
 		plural(s.Files, "file"), plural(s.Documents, "document"),
 		plural(s.Errors, "error"), plural(s.Warnings, "warning"), s.Suppressed)

@@ -10,7 +10,6 @@ import (
 
 	"podspec.dev/podspec/bench/podgen"
 	"podspec.dev/podspec/manifest"
-	"podspec.dev/podspec/report"
 )
 
 // Benchmarks of the pipeline on the realistic manifests bench/gen writes:
@@ -70,7 +69,7 @@ func BenchmarkRun(b *testing.B) {
 	b.ResetTimer()
 	cpu := processCPU()
 	for b.Loop() {
-		sum, err := v.Run(context.Background(), []string{dir}, nil, func(*report.Result) error { return nil })
+		sum, err := v.Run(context.Background(), []string{dir}, nil, func(*Result) error { return nil })
 		if err != nil || sum.Documents != n || sum.Errors != 0 {
 			b.Fatalf("run: %+v %v", sum, err)
 		}

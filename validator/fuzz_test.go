@@ -1,16 +1,14 @@
-package validator
+package validator_test
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/finding"
-	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
+	"podspec.dev/podspec/spec"
+	"podspec.dev/podspec/validator"
 )
 
 // FuzzDecodeAndValidate runs the whole pipeline as podspec validate runs it by default (decode,
@@ -18,13 +16,13 @@ import (
 // on arbitrary bytes. (Package cue has its own tests against the same corpus.) It must never
 // panic, every finding must carry a known rule ID and a position that is either known and
 // 1-based or unknown (0), and the validator must agree with the decoder `podspec run` uses
-// (checkRunAgrees). The seeds put numbers at the edges of their types (2^31, 2^63, beyond 64
+// (CheckRunAgrees in edges_test.go). The seeds put numbers at the edges of their types (2^31, 2^63, beyond 64
 // bits, 1e400, -0) in every duration field.
 //
 //	go test ./validator -run '^$' -fuzz FuzzDecodeAndValidate -fuzztime 30s
 func FuzzDecodeAndValidate(f *testing.F) {
 	for _, dir := range []string{"valid", "invalid", "update"} {
-		for _, file := range corpusFiles(f, filepath.Join(corpus, dir)) {
+		for _, file := range validator.CorpusFiles(f, filepath.Join(validator.Corpus, dir)) {
 			data, err := os.ReadFile(file)
 			if err != nil {
 				f.Fatal(err)
@@ -32,7 +30,7 @@ func FuzzDecodeAndValidate(f *testing.F) {
 			f.Add(data)
 		}
 	}
-	for _, file := range corpusFiles(f, "../examples") {
+	for _, file := range validator.CorpusFiles(f, "../examples") {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -42,24 +40,20 @@ func FuzzDecodeAndValidate(f *testing.F) {
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("<<: [*x]\n"))
 	f.Add([]byte("{\"apiVersion\": \"podspec.dev/v1alpha1\", \"kind\": \"Pod\", \"spec\": {\"containers\": null}}"))
-	for _, seed := range numericEdgeSeeds() {
+	for _, seed := range validator.NumericEdgeSeeds() {
 		f.Add(seed)
 	}
 
-	v, err := New(Options{})
+	v, err := validator.New(validator.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
-	known := map[string]bool{}
-	for _, r := range Rules() {
-		known[r.ID] = true
-	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		results := v.Bytes("fuzz.yaml", data)
-		checkRunAgrees(t, data, results)
+		validator.CheckRunAgrees(t, data, results)
 		for _, r := range results {
 			for _, fd := range r.Findings {
-				if !known[fd.Rule] {
+				if r, ok := spec.Lookup(fd.Rule); !ok || !r.IsRule() {
 					t.Errorf("unknown rule %q in %+v", fd.Rule, fd)
 				}
 				if fd.Pos.Line < 0 || fd.Pos.Column < 0 || (fd.Pos.Line == 0 && fd.Pos.Column != 0) {
@@ -68,7 +62,7 @@ func FuzzDecodeAndValidate(f *testing.F) {
 			}
 		}
 		for _, format := range report.Formats() {
-			w, err := report.New(format, io.Discard, report.Options{Rules: Rules()})
+			w, err := report.New(format, io.Discard, report.Options{Rules: spec.Rules()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,111 +71,9 @@ func FuzzDecodeAndValidate(f *testing.F) {
 					t.Fatal(err)
 				}
 			}
-			if err := w.Close(report.Summary{}); err != nil {
+			if err := w.Close(validator.Summary{}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	})
-}
-
-// durationFields are the YAML paths of every duration field of a Pod (MAN-012), as
-// numericEdgeSeeds writes them into a pod.
-var durationFields = []string{
-	"terminationGracePeriodSeconds", "activeDeadlineSeconds",
-	"restartBackoff.initialSeconds", "restartBackoff.maxSeconds", "restartBackoff.resetAfterSeconds",
-	"probe.initialDelaySeconds", "probe.periodSeconds", "probe.timeoutSeconds",
-	"sleep.seconds", "notifier.timeoutSeconds", "defer.timeoutSeconds",
-}
-
-// numericEdges are numbers at the edges of the types a manifest's numbers decode to.
-var numericEdges = []string{
-	"0", "-0", "-0.0", "2147483647", "2147483648", "4294967296", "9223372036854775807",
-	"9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-	"99999999999999999999999999999999999", "1e308", "1.7976931348623157e308", "1e400", "-1e400",
-	"1e-400", "0x7fffffffffffffff", "0x8000000000000000", "1_000_000_000_000", ".inf", "1.5",
-}
-
-// numericEdgeSeeds are pods with one numeric edge in one duration field each.
-func numericEdgeSeeds() [][]byte {
-	var out [][]byte
-	for _, field := range durationFields {
-		for _, n := range numericEdges {
-			out = append(out, []byte(edgePod(field, n)))
-		}
-	}
-	return out
-}
-
-// edgePod is a pod with every duration field set, field to value n.
-func edgePod(field, n string) string {
-	v := map[string]string{}
-	for _, f := range durationFields {
-		v[f] = "5"
-	}
-	v[field] = n
-	return fmt.Sprintf(`apiVersion: podspec.dev/v1alpha1
-kind: Pod
-metadata: {name: edge}
-spec:
-  terminationGracePeriodSeconds: %s
-  activeDeadlineSeconds: %s
-  restartBackoff: {initialSeconds: %s, maxSeconds: %s, resetAfterSeconds: %s}
-  containers:
-    - name: app
-      image: oci:images/busybox:latest
-      readinessProbe: {exec: {command: [ready]}, initialDelaySeconds: %s, periodSeconds: %s, timeoutSeconds: %s}
-      lifecycle: {preStop: {sleep: {seconds: %s}}}
-      notifiers: [{name: reload, timeoutSeconds: %s, action: {signal: SIGHUP}}]
-      dependsOn: [{name: nope}]
-  deferContainers: [{name: report, image: "oci:images/busybox:latest", timeoutSeconds: %s}]
-`, v["terminationGracePeriodSeconds"], v["activeDeadlineSeconds"], v["restartBackoff.initialSeconds"],
-		v["restartBackoff.maxSeconds"], v["restartBackoff.resetAfterSeconds"], v["probe.initialDelaySeconds"],
-		v["probe.periodSeconds"], v["probe.timeoutSeconds"], v["sleep.seconds"], v["notifier.timeoutSeconds"],
-		v["defer.timeoutSeconds"])
-}
-
-// checkRunAgrees holds the validator to the decoder `podspec run` uses (manifest.Decode, then
-// Document.Pod or Document.Notification): every value that decoder cannot put in its typed
-// field must be an error finding of the validator at that value's position, so that a
-// document the validator passes is one `run` can decode.
-func checkRunAgrees(t *testing.T, data []byte, results []*report.Result) {
-	t.Helper()
-	docs, _ := manifest.Decode("fuzz.yaml", data, manifest.DefaultLimits())
-	for _, d := range docs {
-		if d.APIVersion != v1alpha1.APIVersion {
-			continue
-		}
-		var strict error
-		var bad []manifest.DecodeError
-		switch d.Kind {
-		case v1alpha1.KindPod:
-			_, strict = d.Pod()
-			_, bad = d.PartialPod()
-		case v1alpha1.KindNotification:
-			_, strict = d.Notification()
-			_, bad = d.PartialNotification()
-		default:
-			continue
-		}
-		if (strict == nil) != (len(bad) == 0) {
-			t.Errorf("document %d: the strict decode says %v, the partial one %v", d.Index, strict, bad)
-		}
-		for _, b := range bad {
-			line, col := d.Position(b.Tokens, false)
-			if !hasErrorAt(results, d.Index, line, col) {
-				t.Errorf("document %d: run cannot decode %v (%v) at %d:%d, and the validator reports no error there", d.Index, b.Value, b.Err, line, col)
-			}
-		}
-	}
-}
-
-func hasErrorAt(results []*report.Result, doc, line, col int) bool {
-	for _, r := range results {
-		for _, f := range r.Findings {
-			if f.Document == doc && f.Severity == finding.Error && f.Pos.Line == line && f.Pos.Column == col {
-				return true
-			}
-		}
-	}
-	return false
 }

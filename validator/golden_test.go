@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"podspec.dev/podspec/finding"
-	"podspec.dev/podspec/report"
+	"podspec.dev/podspec/spec"
 )
 
 // The corpus under testdata/ (see docs/validate.md, "Test corpus"):
@@ -60,7 +60,7 @@ func sortExp(es []expectation) []expectation {
 }
 
 // reported is the set of unsuppressed (rule, line, col) of results.
-func reported(results []*report.Result) ([]expectation, []finding.Finding) {
+func reported(results []*Result) ([]expectation, []finding.Finding) {
 	var out []expectation
 	var all []finding.Finding
 	for _, r := range results {
@@ -105,7 +105,7 @@ func newTestValidator(t *testing.T) *Validator {
 	return v
 }
 
-func validateFile(t *testing.T, v *Validator, file string) []*report.Result {
+func validateFile(t *testing.T, v *Validator, file string) []*Result {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -183,12 +183,8 @@ func TestGoldenValidCorpus(t *testing.T) {
 }
 
 func isWarningRule(id string) bool {
-	for _, r := range Rules() {
-		if r.ID == id {
-			return r.Severity == finding.Warning
-		}
-	}
-	return false
+	r, ok := spec.Lookup(id)
+	return ok && r.IsRule() && r.Severity == spec.Warning
 }
 
 func TestGoldenUpdateCorpus(t *testing.T) {

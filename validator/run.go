@@ -14,7 +14,6 @@ import (
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/internal/filetype"
 	"podspec.dev/podspec/manifest"
-	"podspec.dev/podspec/report"
 	"podspec.dev/podspec/spec"
 )
 
@@ -26,15 +25,15 @@ const StdinName = "<stdin>"
 // last job, so that the emitter can count files and stop after a failing file.
 type job struct {
 	seg         *manifest.Segment
-	results     []*report.Result // results known without validating (stream limits)
-	err         error            // an I/O error
+	results     []*Result // results known without validating (stream limits)
+	err         error     // an I/O error
 	first, last bool
 }
 
 // output is what a worker made of one job.
 type output struct {
 	job
-	results []*report.Result
+	results []*Result
 }
 
 // batch is a run of consecutive jobs handed to a worker at once: small manifests cost less to
@@ -60,7 +59,7 @@ const (
 // joined in the error, and the summary counts only what was read. With FailFast, Run stops
 // after the first file that has an unsuppressed error. An error from emit stops the run and is
 // returned.
-func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, emit func(*report.Result) error) (report.Summary, error) {
+func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, emit func(*Result) error) (Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -162,7 +161,7 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 				var big *TooLargeError
 				switch {
 				case errors.As(err, &big):
-					if !send(job{results: []*report.Result{tooLarge(big)}, first: true, last: true}) {
+					if !send(job{results: []*Result{tooLarge(big)}, first: true, last: true}) {
 						return
 					}
 				case err != nil:
@@ -180,7 +179,7 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 					defer large.Close()
 					return stream(name, large)
 				case errors.As(err, &big):
-					return send(job{results: []*report.Result{tooLarge(big)}, first: true, last: true})
+					return send(job{results: []*Result{tooLarge(big)}, first: true, last: true})
 				case err != nil:
 					return send(job{err: err, first: true, last: true})
 				}
@@ -224,7 +223,7 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 	}()
 
 	// Emitter: in sequence order.
-	var sum report.Summary
+	var sum Summary
 	var emitErr error
 	pending := map[int]batch{}
 	next := 0
@@ -283,7 +282,7 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 
 // hasDocumentFinding tells a result for a document that failed to decode (it counts as a
 // document) from a result for a file that had no documents at all (a size-limit failure).
-func hasDocumentFinding(r *report.Result) bool {
+func hasDocumentFinding(r *Result) bool {
 	for _, f := range r.Findings {
 		if f.Pos.Line > 0 {
 			return true
@@ -292,7 +291,7 @@ func hasDocumentFinding(r *report.Result) bool {
 	return false
 }
 
-func hasError(r *report.Result) bool {
+func hasError(r *Result) bool {
 	for _, f := range r.Findings {
 		if f.Severity == finding.Error && !f.Suppressed {
 			return true
@@ -302,8 +301,8 @@ func hasError(r *report.Result) bool {
 }
 
 // tooLarge is the result of an input over the size limit: one MAN-007 finding.
-func tooLarge(e *TooLargeError) *report.Result {
-	return &report.Result{File: e.Name, Findings: []finding.Finding{{
+func tooLarge(e *TooLargeError) *Result {
+	return &Result{File: e.Name, Findings: []finding.Finding{{
 		Rule: spec.MAN007, Severity: spec.SeverityOf(spec.MAN007), Engine: engineDecode,
 		Message: e.Detail(), Pos: finding.Position{File: e.Name},
 	}}}

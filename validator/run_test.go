@@ -12,7 +12,6 @@ import (
 
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
-	"podspec.dev/podspec/report"
 )
 
 const validPod = `apiVersion: podspec.dev/v1alpha1
@@ -49,8 +48,8 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 type collected struct {
-	results []*report.Result
-	sum     report.Summary
+	results []*Result
+	sum     Summary
 	err     error
 }
 
@@ -61,14 +60,14 @@ func run(t *testing.T, o Options, paths []string, stdin string) collected {
 		t.Fatalf("New: %v", err)
 	}
 	var c collected
-	c.sum, c.err = v.Run(context.Background(), paths, strings.NewReader(stdin), func(r *report.Result) error {
+	c.sum, c.err = v.Run(context.Background(), paths, strings.NewReader(stdin), func(r *Result) error {
 		c.results = append(c.results, r)
 		return nil
 	})
 	return c
 }
 
-func files(rs []*report.Result) []string {
+func files(rs []*Result) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, fmt.Sprintf("%s#%d", filepath.Base(r.File), r.Document))
@@ -233,7 +232,7 @@ func TestRunStopsWhenEmitFails(t *testing.T) {
 	v, _ := New(Options{})
 	boom := errors.New("disk full")
 	n := 0
-	_, err := v.Run(context.Background(), []string{dir}, nil, func(*report.Result) error { n++; return boom })
+	_, err := v.Run(context.Background(), []string{dir}, nil, func(*Result) error { n++; return boom })
 	if !errors.Is(err, boom) || n != 1 {
 		t.Errorf("err %v after %d emits", err, n)
 	}

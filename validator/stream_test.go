@@ -17,7 +17,6 @@ import (
 
 	"podspec.dev/podspec/bench/podgen"
 	"podspec.dev/podspec/manifest"
-	"podspec.dev/podspec/report"
 )
 
 // streamDocuments are the documents of the stream tests: every one-document corpus manifest
@@ -64,7 +63,7 @@ func TestLargeStreamMatchesDocumentsOneByOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	const name = "stream.yaml"
-	var want []*report.Result
+	var want []*Result
 	var stream bytes.Buffer
 	line := 0
 	for i, doc := range docs {
@@ -124,8 +123,8 @@ func TestLargeStreamMatchesDocumentsOneByOne(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, _ := New(Options{Workers: 3, Limits: lim})
-			var got []*report.Result
-			sum, err := v.Run(context.Background(), []string{tc.path}, tc.stdin, func(r *report.Result) error {
+			var got []*Result
+			sum, err := v.Run(context.Background(), []string{tc.path}, tc.stdin, func(r *Result) error {
 				got = append(got, r)
 				return nil
 			})
@@ -148,7 +147,7 @@ func TestLargeStreamMatchesDocumentsOneByOne(t *testing.T) {
 var reLine = regexp.MustCompile(`(at|on) line ([0-9]+)`)
 
 // rename gives a result and its findings the file name name.
-func rename(r *report.Result, name string) {
+func rename(r *Result, name string) {
 	r.File = name
 	for j := range r.Findings {
 		r.Findings[j].Pos.File = name
@@ -206,7 +205,7 @@ func BenchmarkStream(b *testing.B) {
 			b.ResetTimer()
 			cpu := processCPU()
 			for b.Loop() {
-				sum, err := v.Run(context.Background(), []string{"-"}, &docReader{docs: docs, n: n}, func(*report.Result) error { return nil })
+				sum, err := v.Run(context.Background(), []string{"-"}, &docReader{docs: docs, n: n}, func(*Result) error { return nil })
 				if err != nil || sum.Documents != n || sum.Errors != 0 {
 					b.Fatalf("run: %+v %v", sum, err)
 				}

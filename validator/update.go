@@ -7,7 +7,6 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
-	"podspec.dev/podspec/report"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 )
@@ -21,7 +20,7 @@ var ErrInvalidOld = errors.New("old manifest is not a valid pod")
 // with first Pod, and so on): a change to an immutable field is an UPD finding positioned in
 // newFile. Reading either file may fail with an I/O error; an old manifest that does not decode
 // to pods fails with ErrInvalidOld.
-func (v *Validator) Update(oldFile, newFile string) ([]*report.Result, error) {
+func (v *Validator) Update(oldFile, newFile string) ([]*Result, error) {
 	oldData, err := ReadFile(oldFile, v.opts.Limits.MaxBytes)
 	var big *TooLargeError
 	if errors.As(err, &big) {
@@ -39,21 +38,20 @@ func (v *Validator) Update(oldFile, newFile string) ([]*report.Result, error) {
 		return nil, err
 	}
 	ordinal := 0
-	return v.bytesWith(newFile, newData, func(d *manifest.Document) []finding.Finding {
+	return v.bytesWith(newFile, newData, func(d *manifest.Document, o *object) []finding.Finding {
 		if d.Kind != v1alpha1.KindPod || d.APIVersion != v1alpha1.APIVersion {
 			return nil
 		}
 		i := ordinal
 		ordinal++
-		newPod, err := d.Pod()
-		if err != nil {
+		if !o.whole() {
 			return nil // the schema engine reports why it does not decode
 		}
+		newPod := o.Pod()
 		if i >= len(oldPods) {
 			return []finding.Finding{pipelineFinding(d, spec.UPD001, []string{"metadata", "name"}, false,
 				fmt.Sprintf("no pod #%d in %s to update from (it has %d)", i+1, oldFile, len(oldPods)))}
 		}
-		newPod.SetDefaults()
 		var fs []finding.Finding
 		for _, e := range validation.ValidatePodUpdate(newPod, oldPods[i]) {
 			fs = append(fs, toFinding(d, engineUpdate, e))

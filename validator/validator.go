@@ -20,7 +20,6 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/manifest"
-	"podspec.dev/podspec/report"
 	"podspec.dev/podspec/schema"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
@@ -58,19 +57,62 @@ type Options struct {
 	Workers int
 	// FailFast stops after the first file (in source order) with an unsuppressed error.
 	FailFast bool
+	// Objects hands back each document's decoded, defaulted object in Result.Pod or
+	// Result.Notification (for a caller that goes on to use it, such as podspec run); without it
+	// results do not hold on to them.
+	Objects bool
 	// Skipped, when set, is told of every file with a manifest name that Run found under a
 	// directory and did not read because it is not a regular file (a named pipe, a socket, a
 	// device, a dangling symbolic link), with the reason. It is called from Run's reader.
 	Skipped func(name, why string)
 }
 
-// engineFunc validates one decoded document of a known kind.
-type engineFunc func(kind string, d *manifest.Document) field.ErrorList
+// engineFunc validates one decoded document of a known kind; o holds its typed object.
+type engineFunc func(kind string, d *manifest.Document, o *object) field.ErrorList
 
 // valueEngine adapts an engine that reads the document's JSON value (schema, CUE).
 func valueEngine(validate func(kind string, value any) field.ErrorList) engineFunc {
-	return func(kind string, d *manifest.Document) field.ErrorList { return validate(kind, d.Value) }
+	return func(kind string, d *manifest.Document, _ *object) field.ErrorList { return validate(kind, d.Value) }
 }
+
+// object is a document's typed object with defaults applied, decoded at most once, by whichever
+// of the semantic engine and the update check asks first, and handed back in the Result.
+type object struct {
+	d            *manifest.Document
+	decoded      bool
+	pod          *v1alpha1.Pod
+	notification *v1alpha1.Notification
+	// bad lists the values that did not fit the typed object; it has them unset.
+	bad []manifest.DecodeError
+}
+
+// decode decodes the document into its kind's typed object, once, leaving unset what does not
+// fit (the semantic engine reports those values).
+func (o *object) decode() {
+	if o.decoded {
+		return
+	}
+	o.decoded = true
+	switch o.d.Kind {
+	case v1alpha1.KindPod:
+		o.pod, o.bad = o.d.PartialPod()
+		o.pod.SetDefaults()
+	case v1alpha1.KindNotification:
+		o.notification, o.bad = o.d.PartialNotification()
+		o.notification.SetDefaults()
+	}
+}
+
+// whole reports whether every value of the document fitted its typed object.
+func (o *object) whole() bool { o.decode(); return len(o.bad) == 0 }
+
+// Pod is the document's defaulted Pod (with the values that did not fit unset), or nil for a
+// document of another kind.
+func (o *object) Pod() *v1alpha1.Pod { o.decode(); return o.pod }
+
+// Notification is the document's defaulted Notification (with the values that did not fit
+// unset), or nil for a document of another kind.
+func (o *object) Notification() *v1alpha1.Notification { o.decode(); return o.notification }
 
 // Validator runs the pipeline. It is safe for concurrent use.
 type Validator struct {
@@ -142,21 +184,15 @@ func New(o Options) (*Validator, error) {
 // rule and position the schema engine gives the same value, so the two de-duplicate; what the
 // checks say about the unset field itself (or inside it) is dropped, since it is not what the
 // document says.
-func semantic(kind string, d *manifest.Document) field.ErrorList {
+func semantic(kind string, _ *manifest.Document, o *object) field.ErrorList {
 	var out field.ErrorList
-	var bad []manifest.DecodeError
 	switch kind {
 	case v1alpha1.KindPod:
-		var p *v1alpha1.Pod
-		p, bad = d.PartialPod()
-		p.SetDefaults()
-		out = validation.ValidatePod(p)
+		out = validation.ValidatePod(o.Pod())
 	case v1alpha1.KindNotification:
-		var n *v1alpha1.Notification
-		n, bad = d.PartialNotification()
-		n.SetDefaults()
-		out = validation.ValidateNotification(n)
+		out = validation.ValidateNotification(o.Notification())
 	}
+	bad := o.bad
 	if len(bad) == 0 {
 		return out
 	}
@@ -197,14 +233,14 @@ func decodeViolation(e manifest.DecodeError) schema.Violation {
 
 // Bytes validates one stream (a file's content) and returns one result per document, in
 // document order. A stream that fails before its first document still yields one result.
-func (v *Validator) Bytes(file string, data []byte) []*report.Result {
+func (v *Validator) Bytes(file string, data []byte) []*Result {
 	return v.bytesWith(file, data, nil)
 }
 
 // bytesWith is Bytes with extra findings per decoded document (update checks).
-func (v *Validator) bytesWith(file string, data []byte, extra func(d *manifest.Document) []finding.Finding) []*report.Result {
+func (v *Validator) bytesWith(file string, data []byte, extra func(d *manifest.Document, o *object) []finding.Finding) []*Result {
 	segs, fs := manifest.Split(file, data, v.opts.Limits)
-	var out []*report.Result
+	var out []*Result
 	for _, s := range segs {
 		out = append(out, v.segment(s, extra)...)
 	}
@@ -213,42 +249,47 @@ func (v *Validator) bytesWith(file string, data []byte, extra func(d *manifest.D
 
 // streamFindings turns findings about a whole stream (size and document-count limits) into
 // results.
-func (v *Validator) streamFindings(file string, fs []finding.Finding) []*report.Result {
-	var out []*report.Result
+func (v *Validator) streamFindings(file string, fs []finding.Finding) []*Result {
+	var out []*Result
 	for _, f := range fs {
-		out = append(out, &report.Result{File: file, Document: f.Document, Findings: []finding.Finding{f}})
+		out = append(out, &Result{File: file, Document: f.Document, Findings: []finding.Finding{f}})
 	}
 	return out
 }
 
 // segment validates the document of one segment: one result, or none for a segment that holds
 // only comments.
-func (v *Validator) segment(s manifest.Segment, extra func(d *manifest.Document) []finding.Finding) []*report.Result {
+func (v *Validator) segment(s manifest.Segment, extra func(d *manifest.Document, o *object) []finding.Finding) []*Result {
 	docs, decodeFindings := s.Decode(v.opts.Limits)
 	src := &source{data: s.Data, offset: s.Line}
 	if len(docs) == 0 {
 		if len(decodeFindings) == 0 {
 			return nil
 		}
-		return []*report.Result{finish(&manifest.Document{File: s.File, Index: s.Index}, src, decodeFindings)}
+		return []*Result{finish(&manifest.Document{File: s.File, Index: s.Index}, src, decodeFindings)}
 	}
-	var out []*report.Result
+	var out []*Result
 	for i, d := range docs {
 		var fs []finding.Finding
 		if i == 0 {
 			fs = decodeFindings // a segment holds one document; its findings go with the first
 		}
-		fs = append(fs, v.documentFindings(d)...)
+		o := &object{d: d}
+		fs = append(fs, v.documentFindings(d, o)...)
 		if extra != nil {
-			fs = append(fs, extra(d)...)
+			fs = append(fs, extra(d, o)...)
 		}
-		out = append(out, finish(d, src, fs))
+		r := finish(d, src, fs)
+		if v.opts.Objects && o.decoded && len(o.bad) == 0 {
+			r.Pod, r.Notification = o.pod, o.notification
+		}
+		out = append(out, r)
 	}
 	return out
 }
 
 // documentFindings runs the kind check and every engine on one document.
-func (v *Validator) documentFindings(d *manifest.Document) []finding.Finding {
+func (v *Validator) documentFindings(d *manifest.Document, o *object) []finding.Finding {
 	if fs, ok := v.kubernetesFindings(d); ok {
 		return fs
 	}
@@ -257,7 +298,7 @@ func (v *Validator) documentFindings(d *manifest.Document) []finding.Finding {
 		return fs
 	}
 	for _, e := range v.engines {
-		for _, err := range e.run(kind, d) {
+		for _, err := range e.run(kind, d, o) {
 			fs = append(fs, toFinding(d, e.name, err))
 		}
 	}
@@ -329,8 +370,8 @@ func toFinding(d *manifest.Document, engine string, e *field.Error) finding.Find
 
 // finish applies suppressions, removes duplicates, sorts, and attaches the source lines the
 // findings point at.
-func finish(d *manifest.Document, src *source, fs []finding.Finding) *report.Result {
-	r := &report.Result{File: d.File, Document: d.Index, Kind: d.Kind, Name: d.Name()}
+func finish(d *manifest.Document, src *source, fs []finding.Finding) *Result {
+	r := &Result{File: d.File, Document: d.Index, Kind: d.Kind, APIVersion: d.APIVersion, Name: d.Name()}
 	if d.Value != nil {
 		fs = suppress(d, fs)
 	}

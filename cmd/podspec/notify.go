@@ -25,7 +25,6 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
-	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
@@ -97,12 +96,13 @@ func (f *rtFlags) readNotification(file string) (*v1alpha1.Notification, error) 
 }
 
 func loadNotification(file string, data []byte) (*v1alpha1.Notification, error) {
-	v, err := validator.New(validator.Options{})
+	v, err := validator.New(validator.Options{Objects: true})
 	if err != nil {
 		return nil, err
 	}
+	results := v.Bytes(file, data)
 	var errs []finding.Finding
-	for _, r := range v.Bytes(file, data) {
+	for _, r := range results {
 		for _, fd := range r.Findings {
 			if fd.Suppressed {
 				continue
@@ -117,18 +117,11 @@ func loadNotification(file string, data []byte) (*v1alpha1.Notification, error) 
 	if len(errs) > 0 {
 		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the manifest is not valid (%d error(s))", file, len(errs)), findings: errs}
 	}
-	docs, fs := manifest.Decode(file, data, manifest.DefaultLimits())
-	if len(docs) != 1 || hasErrorFinding(fs) {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one Notification document, found %d", file, len(docs)), findings: fs}
-	}
-	if docs[0].Kind != v1alpha1.KindNotification {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want a Notification, found %s", file, docs[0].Kind)}
-	}
-	n, err := docs[0].Notification()
+	r, err := onlyDocument(file, results, v1alpha1.KindNotification)
 	if err != nil {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: err}
+		return nil, err
 	}
-	n.SetDefaults()
+	n := r.Notification
 	if err := store.ValidName(n.Metadata.Name); err != nil {
 		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: err, findings: []finding.Finding{{
 			Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/cmd/internal/cli"
-	"podspec.dev/podspec/validator"
+	"podspec.dev/podspec/spec"
 )
 
 func init() { register(newRulesCmd) }
@@ -20,12 +20,22 @@ func newRulesCmd() *cobra.Command {
 		Short: "List the rule IDs podspec validate reports",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rules := validator.Rules()
+			rules := spec.Rules()
 			switch format {
 			case "json":
+				// One object per rule: its ID, severity and sentence.
+				type rule struct {
+					ID       string        `json:"id"`
+					Severity spec.Severity `json:"severity"`
+					Text     string        `json:"text"`
+				}
+				out := make([]rule, len(rules))
+				for i, r := range rules {
+					out[i] = rule{r.ID, r.Severity, r.Text}
+				}
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(rules); err != nil {
+				if err := enc.Encode(out); err != nil {
 					return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("write rules: %w", err)}
 				}
 			case "text":

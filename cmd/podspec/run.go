@@ -195,7 +195,7 @@ func faultPause(step string) {
 // loadPod validates the manifest exactly as `podspec validate` does and decodes the pod,
 // defaulted. Error findings refuse it (InvalidManifest); warnings are printed.
 func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
-	v, err := validator.New(validator.Options{})
+	v, err := validator.New(validator.Options{Objects: true})
 	if err != nil {
 		return nil, err
 	}
@@ -219,31 +219,36 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 	for _, w := range warns {
 		fmt.Fprintf(os.Stderr, "%s:%d:%d: warning %s: %s\n", w.Pos.File, w.Pos.Line, w.Pos.Column, w.Rule, w.Message)
 	}
-	docs, fs := manifest.Decode(file, data, manifest.DefaultLimits())
-	if len(docs) != 1 || len(fs) > 0 && hasErrorFinding(fs) {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one Pod document, found %d", file, len(docs)), findings: fs}
-	}
-	if kubernetes.Classify(docs[0].APIVersion, docs[0].Kind) == kubernetes.Modelled {
-		return kubernetesPod(os.Stderr, docs[0]) // through the conversion of podspec convert
-	}
-	if docs[0].Kind != v1alpha1.KindPod {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want a Pod, found %s", file, docs[0].Kind)}
-	}
-	pod, err := docs[0].Pod()
-	if err != nil {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: err}
-	}
-	pod.SetDefaults()
-	return pod, nil
-}
-
-func hasErrorFinding(fs []finding.Finding) bool {
-	for _, f := range fs {
-		if f.Severity == finding.Error {
-			return true
+	if len(results) == 1 && kubernetes.Classify(results[0].APIVersion, results[0].Kind) == kubernetes.Modelled {
+		// A Kubernetes object runs through the conversion of podspec convert, which reads the
+		// document itself (positions for its refusals).
+		if docs, _ := manifest.Decode(file, data, manifest.DefaultLimits()); len(docs) == 1 {
+			return kubernetesPod(os.Stderr, docs[0])
 		}
 	}
-	return false
+	r, err := onlyDocument(file, results, v1alpha1.KindPod)
+	if err != nil {
+		return nil, err
+	}
+	return r.Pod, nil
+}
+
+// onlyDocument returns the result of the one document of a manifest the validator accepted, with
+// its decoded, defaulted object: InvalidManifest unless the manifest holds exactly one document
+// of the kind wanted.
+func onlyDocument(file string, results []*validator.Result, kind string) (*validator.Result, error) {
+	if len(results) != 1 {
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one %s document, found %d", file, kind, len(results))}
+	}
+	r := results[0]
+	if r.Kind != kind {
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want a %s, found %s", file, kind, r.Kind)}
+	}
+	if r.Pod == nil && r.Notification == nil {
+		// The semantic checks ran on no typed object, so the schema engine reported an error.
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the %s does not decode", file, kind)}
+	}
+	return r, nil
 }
 
 // foreground streams the pod's events and logs to stderr until it is terminal and exits with

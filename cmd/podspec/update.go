@@ -16,7 +16,6 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
-	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/supervisor"
@@ -112,8 +111,9 @@ func cond(s *v1alpha1.PodStatus, typ v1alpha1.PodConditionType) bool {
 // returns the new pod, defaulted. Error findings refuse it (InvalidManifest, exit 1); warnings
 // are printed.
 func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
-	data, err := readManifest(file)
-	if err != nil {
+	// Read it here for the runtime's errors on an unreadable or oversized manifest; the
+	// validator reads it again, beside the stored pod's file.
+	if _, err := readManifest(file); err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "podspec-update-")
@@ -131,7 +131,7 @@ func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
 	if err := os.WriteFile(oldFile, b, 0o600); err != nil {
 		return nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
-	v, err := validator.New(validator.Options{})
+	v, err := validator.New(validator.Options{Objects: true})
 	if err != nil {
 		return nil, err
 	}
@@ -154,16 +154,11 @@ func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
 	if len(errs) > 0 {
 		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the update is not valid (%d error(s))", file, len(errs)), findings: errs}
 	}
-	docs, fs := manifest.Decode(file, data, manifest.DefaultLimits())
-	if len(docs) != 1 || hasErrorFinding(fs) || docs[0].Kind != v1alpha1.KindPod {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one Pod document", file), findings: fs}
-	}
-	pod, err := docs[0].Pod()
+	r, err := onlyDocument(file, results, v1alpha1.KindPod)
 	if err != nil {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: err}
+		return nil, err
 	}
-	pod.SetDefaults()
-	return pod, nil
+	return r.Pod, nil
 }
 
 // resolveChangedImages resolves the images the update changes (relative layout paths against

@@ -15,6 +15,7 @@ import (
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validator"
 )
 
@@ -131,13 +132,13 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 	w, err := report.New(f.format, buf, report.Options{
 		Color: useColor(f.color, toStdout),
 		Tool:  report.Tool{Name: "podspec", Version: toolVersion(), InformationURI: informationURI},
-		Rules: validator.Rules(),
+		Rules: spec.Rules(),
 	})
 	if err != nil {
 		return usageErr("%w", err)
 	}
 
-	var sum report.Summary
+	var sum validator.Summary
 	var runErr error
 	if f.updateFrom != "" {
 		sum, runErr = runUpdate(v, f.updateFrom, args[0], w)
@@ -168,12 +169,12 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 }
 
 // runUpdate validates newFile as an update of oldFile and feeds the writer.
-func runUpdate(v *validator.Validator, oldFile, newFile string, w report.Writer) (report.Summary, error) {
+func runUpdate(v *validator.Validator, oldFile, newFile string, w report.Writer) (validator.Summary, error) {
 	results, err := v.Update(oldFile, newFile)
 	if err != nil {
-		return report.Summary{}, err
+		return validator.Summary{}, err
 	}
-	sum := report.Summary{Files: 1}
+	sum := validator.Summary{Files: 1}
 	for _, r := range results {
 		sum.Documents++
 		sum.Add(r)

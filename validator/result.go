@@ -1,0 +1,52 @@
+package validator
+
+import (
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/finding"
+)
+
+// Result is the outcome of validating one document (or, for a file that could not be split
+// into documents, of the file).
+type Result struct {
+	File     string `json:"file"`
+	Document int    `json:"document"`
+	Kind     string `json:"kind,omitempty"`
+	Name     string `json:"name,omitempty"`
+	// Findings are sorted by position; suppressed findings are kept and marked.
+	Findings []finding.Finding `json:"findings"`
+	// Lines holds the source text of the lines findings point at, for excerpts.
+	Lines map[int]string `json:"-"`
+	// APIVersion is the document's apiVersion, as written (with Kind it tells a podspec Pod from
+	// a Kubernetes one). Not rendered.
+	APIVersion string `json:"-"`
+	// Pod is the document decoded as a Pod with defaults applied, the object the semantic
+	// checks (and an update's checks) validated; Notification likewise. Set with
+	// Options.Objects when those checks ran (the default engines, or Update) on a
+	// podspec.dev/v1alpha1 document whose values fit the typed object; nil otherwise. Never
+	// rendered.
+	Pod          *v1alpha1.Pod          `json:"-"`
+	Notification *v1alpha1.Notification `json:"-"`
+}
+
+// Summary counts a whole run. Errors and Warnings exclude suppressed findings.
+type Summary struct {
+	Files      int `json:"files"`
+	Documents  int `json:"documents"`
+	Errors     int `json:"errors"`
+	Warnings   int `json:"warnings"`
+	Suppressed int `json:"suppressed"`
+}
+
+// Add counts the findings of one result into the summary (documents are counted by the caller).
+func (s *Summary) Add(r *Result) {
+	for _, f := range r.Findings {
+		switch {
+		case f.Suppressed:
+			s.Suppressed++
+		case f.Severity == finding.Error:
+			s.Errors++
+		default:
+			s.Warnings++
+		}
+	}
+}

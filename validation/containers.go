@@ -66,6 +66,7 @@ func validateContainerNames(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList 
 func validateContainer(s *v1alpha1.PodSpec, c *v1alpha1.Container, kind ContainerKind, volumes map[string]bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateImage(c.Image, p.Child("image"))...)
+	errs = append(errs, validateEnv(c.Env, p.Child("env"))...)
 	if c.RestartPolicy != nil {
 		if e := enumProblem(p.Child("restartPolicy"), *c.RestartPolicy,
 			v1alpha1.RestartPolicyAlways, v1alpha1.RestartPolicyOnFailure, v1alpha1.RestartPolicyNever); e != nil {
@@ -83,6 +84,25 @@ func validateContainer(s *v1alpha1.PodSpec, c *v1alpha1.Container, kind Containe
 	errs = append(errs, validateProbes(c, kind, p)...)
 	errs = append(errs, validateLifecycle(c.Lifecycle, kind, gracePeriod(s), p.Child("lifecycle"))...)
 	errs = append(errs, validateNotifiers(c.Notifiers, kind, p.Child("notifiers"))...)
+	return errs
+}
+
+// validateEnv warns about a variable listed twice (IMG-013): the later entry silently replaces
+// the earlier one, so one of the two values is dead.
+func validateEnv(env []v1alpha1.EnvVar, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	first := make(map[string]int, len(env))
+	for i, e := range env {
+		if e.Name == "" {
+			continue // MAN-003: the schema reports a missing name
+		}
+		if j, dup := first[e.Name]; dup {
+			errs = append(errs, field.Duplicate(spec.IMG013, p.Index(i).Child("name"), e.Name,
+				fmt.Sprintf("env[%d] sets it too, and only this later value takes effect; remove one", j)))
+			continue
+		}
+		first[e.Name] = i
+	}
 	return errs
 }
 
@@ -260,6 +280,7 @@ func validateNotifierAction(a *v1alpha1.NotifierAction, p *field.Path) field.Err
 func validateDeferContainer(d *v1alpha1.DeferContainer, volumes map[string]bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateImage(d.Image, p.Child("image"))...)
+	errs = append(errs, validateEnv(d.Env, p.Child("env"))...)
 	if d.RestartPolicy != "" && d.RestartPolicy != v1alpha1.RestartPolicyNever && d.RestartPolicy != v1alpha1.RestartPolicyOnFailure {
 		errs = append(errs, field.NotSupported(spec.DEFER001, p.Child("restartPolicy"), string(d.RestartPolicy),
 			[]string{string(v1alpha1.RestartPolicyNever), string(v1alpha1.RestartPolicyOnFailure)}))

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -86,15 +85,6 @@ func running(pid int, startTime uint64) bool {
 	if startTime == 0 || store.ProcessStartTime(pid) != startTime {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return false
-	}
-	state := s[i+2]
-	return state != 'Z' && state != 'X'
+	st, err := procstat.Read(pid)
+	return err == nil && !st.Ended()
 }

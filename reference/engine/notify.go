@@ -37,6 +37,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
@@ -440,13 +441,11 @@ func processEnded(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procstat.Read(pid)
 	if err != nil {
 		return errors.Is(err, os.ErrNotExist)
 	}
-	// The state follows the command, which is in parentheses and may itself hold any byte.
-	i := strings.LastIndexByte(string(b), ')')
-	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
+	return st.Ended()
 }
 
 // finishDelivery records a delivery's final phase and, once every delivery of the pod record is

@@ -16,6 +16,7 @@ import (
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/mutant"
 )
 
@@ -295,24 +296,11 @@ func descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
+		st, err := procstat.Read(n)
+		if err != nil || st.State == 'Z' {
 			continue
 		}
-		// Fields after the command (which may contain spaces) start after the last ')'.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] == "Z" {
-			continue
-		}
-		ppid, err := strconv.Atoi(f[1])
-		if err != nil {
-			continue
-		}
+		ppid := st.PPID
 		children[ppid] = append(children[ppid], n)
 	}
 	var out []int

@@ -16,12 +16,13 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/internal/procstat"
 )
 
 // ExitStatus is what a watcher learned about a process's end.
@@ -138,23 +139,8 @@ func (r *Reaper) adoptee(pid int) (soon, now bool) {
 
 // parentOf reads a process's parent pid from /proc.
 func parentOf(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	// The command name, in parentheses, may hold anything; the state and the parent pid follow
-	// its closing parenthesis.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(f[1])
-	return ppid, err == nil
+	st, err := procstat.Read(pid)
+	return st.PPID, err == nil
 }
 
 // watchForeign waits for the end of a process that is not a child, through a pidfd.
@@ -213,17 +199,8 @@ func zombieChildren(ppid int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] != "Z" || f[1] != strconv.Itoa(ppid) {
+		st, err := procstat.Read(pid)
+		if err != nil || st.State != 'Z' || st.PPID != ppid {
 			continue
 		}
 		out = append(out, pid)

@@ -26,6 +26,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/internal/procstat"
 )
 
 // ErrNotFound is returned for a pod that does not exist.
@@ -412,22 +413,11 @@ func (p *Pod) SupervisorAlive() bool {
 // ProcessStartTime returns the start time of a process in clock ticks since boot, or 0 if the
 // process does not exist.
 func ProcessStartTime(pid int) uint64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := procstat.Read(pid)
 	if err != nil {
 		return 0
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(s[i+1:])
-	// fields[0] is field 3 (state); start time is field 22.
-	if len(fields) < 20 {
-		return 0
-	}
-	var v uint64
-	fmt.Sscan(fields[19], &v)
+	v := st.StartTime
 	return v
 }
 

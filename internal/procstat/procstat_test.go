@@ -1,0 +1,33 @@
+package procstat
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	line := "4242 (a) b) (c) Z 17 4242 4242 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 98765 0 0\n"
+	s, err := Parse([]byte(line))
+	if err != nil || s.State != 'Z' || s.PPID != 17 || s.StartTime != 98765 || !s.Ended() {
+		t.Fatalf("Parse = %+v, %v; want Z, parent 17, start 98765, ended", s, err)
+	}
+	for _, bad := range []string{"", "4242 no parenthesis S 1", "4242 (x) S", "4242 (x) S one"} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%q) succeeded", bad)
+		}
+	}
+	if s, err := Parse([]byte("1 (x) S 0")); err != nil || s.StartTime != 0 || s.Ended() {
+		t.Errorf("a short line: %+v, %v; want start 0, running", s, err)
+	}
+}
+
+func TestReadThisProcessAndAMissingOne(t *testing.T) {
+	s, err := Read(os.Getpid())
+	if err != nil || s.PPID != os.Getppid() || s.StartTime == 0 || s.Ended() {
+		t.Fatalf("Read(self) = %+v, %v", s, err)
+	}
+	if _, err := Read(1 << 30); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Read of a missing pid: %v, want os.ErrNotExist", err)
+	}
+}

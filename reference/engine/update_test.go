@@ -101,17 +101,26 @@ func updWaitLines(tp *testPod, vol, file string, want int) string {
 	}
 }
 
+// updRecord returns the record of a running container once the engine has recorded its start.
 func updRecord(tp *testPod, name string) store.Instance {
 	tp.t.Helper()
-	st, err := tp.p.ReadState()
-	if err != nil {
-		tp.t.Fatal(err)
+	// The workload can write its first line before the engine has recorded its start (the
+	// engine waits for the exec and for its lock first): wait for the record to say Running.
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		st, err := tp.p.ReadState()
+		if err != nil {
+			tp.t.Fatal(err)
+		}
+		r := st.Containers[name]
+		if r == nil {
+			tp.t.Fatalf("no record of %s", name)
+		}
+		if r.Running || time.Now().After(deadline) {
+			return *r
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	r := st.Containers[name]
-	if r == nil {
-		tp.t.Fatalf("no record of %s", name)
-	}
-	return *r
 }
 
 // cgroupValue reads a cgroup file of an instance (v1 controller file, else the v2 name).

@@ -161,8 +161,11 @@ func (s *suite) registerRetention() {
 							return
 						}
 						// Leave the pod unread now and then, so that a remover waiting for
-						// readers gets its turn.
-						time.Sleep(30 * time.Millisecond)
+						// readers gets its turn; briefly, so that the readers together keep a
+						// read running almost all the time and one overlaps even a fast rm (with
+						// 30 ms gaps, a 15 ms read and four readers, a quick rm fell into a
+						// moment when none ran).
+						time.Sleep(5 * time.Millisecond)
 					}
 				}()
 			}

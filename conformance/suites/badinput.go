@@ -10,6 +10,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/spec"
 )
 
 // badRow is a manifest the runtime must refuse, and the rule its findings must name ("" when the
@@ -26,20 +27,20 @@ type badRow struct {
 func badRows() []badRow {
 	never := v1alpha1.RestartPolicyNever
 	return []badRow{
-		{key: "cycle", rule: "DEP-003", mutate: func(p *v1alpha1.Pod) {
+		{key: "cycle", rule: spec.DEP003, mutate: func(p *v1alpha1.Pod) {
 			p.Spec.Containers[0].DependsOn = []v1alpha1.Dependency{{Name: "b"}}
 			p.Spec.Containers[1].DependsOn = []v1alpha1.Dependency{{Name: "a"}}
 		}},
-		{key: "no-main", rule: "MAIN-001", also: []string{"MAN-002", "MAN-003"}, mutate: func(p *v1alpha1.Pod) { p.Spec.Containers = nil }},
-		{key: "sigkill", rule: "STOP-001", mutate: func(p *v1alpha1.Pod) { p.Spec.Containers[0].StopSignal = "SIGKILL" }},
-		{key: "dep-unknown", rule: "DEP-001", mutate: func(p *v1alpha1.Pod) {
+		{key: "no-main", rule: spec.MAIN001, also: []string{spec.MAN002, spec.MAN003}, mutate: func(p *v1alpha1.Pod) { p.Spec.Containers = nil }},
+		{key: "sigkill", rule: spec.STOP001, mutate: func(p *v1alpha1.Pod) { p.Spec.Containers[0].StopSignal = "SIGKILL" }},
+		{key: "dep-unknown", rule: spec.DEP001, mutate: func(p *v1alpha1.Pod) {
 			p.Spec.Containers[0].DependsOn = []v1alpha1.Dependency{{Name: "ghost"}}
 		}},
-		{key: "dup-name", rule: "ID-002", mutate: func(p *v1alpha1.Pod) { p.Spec.Containers[1].Name = "a" }},
-		{key: "defer-always", rule: "DEFER-001", mutate: func(p *v1alpha1.Pod) {
+		{key: "dup-name", rule: spec.ID002, mutate: func(p *v1alpha1.Pod) { p.Spec.Containers[1].Name = "a" }},
+		{key: "defer-always", rule: spec.DEFER001, mutate: func(p *v1alpha1.Pod) {
 			p.Spec.DeferContainers = []v1alpha1.DeferContainer{{Name: "d", Image: p.Spec.Containers[0].Image, RestartPolicy: v1alpha1.RestartPolicyAlways}}
 		}},
-		{key: "bad-backoff", rule: "RST-001", mutate: func(p *v1alpha1.Pod) {
+		{key: "bad-backoff", rule: spec.RST001, mutate: func(p *v1alpha1.Pod) {
 			z := 0.0
 			p.Spec.RestartBackoff = &v1alpha1.Backoff{InitialSeconds: &z}
 			p.Spec.RestartPolicy = never
@@ -79,7 +80,7 @@ func (s *suite) registerBadInput() {
 		for _, r := range rows {
 			entries = append(entries, Entry("refuses a manifest with a "+r.rule+" error: "+r.key, r))
 		}
-		DescribeTable("the runtime refuses an invalid manifest with the validator's findings and creates nothing", req("MAN-010"),
+		DescribeTable("the runtime refuses an invalid manifest with the validator's findings and creates nothing", req(spec.MAN010),
 			func(ctx SpecContext, r badRow) {
 				out := s.await(ctx, scen[r.key])
 				res := out.Pod.RunResult
@@ -94,12 +95,12 @@ func (s *suite) registerBadInput() {
 				Expect(found).To(BeTrue(), "findings %v must include %s (or %v)\n%s", rules, r.rule, r.also, res)
 				nothingCreated(ctx, out)
 			}, entries)
-		It("refuses a pod whose hostPath does not exist, and creates nothing", req("VOL-008"), func(ctx SpecContext) {
+		It("refuses a pod whose hostPath does not exist, and creates nothing", req(spec.VOL008), func(ctx SpecContext) {
 			out := s.await(ctx, missingHost)
 			Expect(out.Pod.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", out.Pod.RunResult)
 			nothingCreated(ctx, out)
 		})
-		It("fails creation naming an image that cannot be resolved, and leaves nothing behind", req("IMG-003"), func(ctx SpecContext) {
+		It("fails creation naming an image that cannot be resolved, and leaves nothing behind", req(spec.IMG003), func(ctx SpecContext) {
 			out := s.await(ctx, missingImage)
 			res := out.Pod.RunResult
 			Expect(res.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", res)

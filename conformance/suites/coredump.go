@@ -12,6 +12,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // coreDir is where the core-dumping container puts its core, in its probe directory.
@@ -45,7 +46,7 @@ func (s *suite) registerCoreDumps() {
 			Expect(e.Probe.Core).NotTo(BeNil(), "%s reported no core setup", container)
 			return e.Probe.Core
 		}
-		It("reports coreDumped false for an instance whose process dumped no core", req("STAT-005"), func() {
+		It("reports coreDumped false for an instance whose process dumped no core", req(spec.STAT005), func() {
 			out := get()
 			Expect(crashSetup("nocore").Dumpable).To(BeFalse(), "the workload made itself non-dumpable, so the kernel dumps no core")
 			t := out.Final.Terminated("nocore")
@@ -57,7 +58,7 @@ func (s *suite) registerCoreDumps() {
 			Expect(k.Signal).To(Equal(signal("SIGKILL")), "%s", out.Final)
 			Expect(k.CoreDumped).To(BeFalse(), "SIGKILL never dumps a core\n%s", out.Final)
 		})
-		It("reports coreDumped true for an instance whose process dumped a core", req("STAT-005"), func() {
+		It("reports coreDumped true for an instance whose process dumped a core", req(spec.STAT005), func() {
 			out := get()
 			setup := crashSetup("core")
 			// Whether the kernel dumps a core is the host's decision (core_pattern is host-wide;

@@ -9,6 +9,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/spec"
 )
 
 func (s *suite) registerDeadline() {
@@ -18,7 +19,7 @@ func (s *suite) registerDeadline() {
 			Main("app", fw.Loop()),
 	}
 	s.ordered("activeDeadlineSeconds", sc, func(get func() *fw.Outcome) {
-		It("begins the stop sequence with reason DeadlineExceeded at startedAt + activeDeadlineSeconds", req("DL-002", "TIME-001", "TIME-002"), func() {
+		It("begins the stop sequence with reason DeadlineExceeded at startedAt + activeDeadlineSeconds", req(spec.DL002, spec.TIME001, spec.TIME002), func() {
 			out := get()
 			Expect(out.Final.StartedAt).NotTo(BeNil())
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonDeadlineExceeded), "%s", out.Final)
@@ -29,13 +30,13 @@ func (s *suite) registerDeadline() {
 			Expect(gap).To(BeNumerically(">=", time.Second-tol.EarlyMargin.Value), "the deadline fired %v after startedAt\n%s", gap, out.Timeline)
 			Expect(gap).To(BeNumerically("<=", time.Second+tol.Reaction.Value), "the deadline fired %v after startedAt\n%s", gap, out.Timeline)
 		})
-		It("fails the pod with exit code 1 and no deciding container", req("EXIT-014", "EXIT-018"), func() {
+		It("fails the pod with exit code 1 and no deciding container", req(spec.EXIT014, spec.EXIT018), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
 			Expect(st.DecidedBy).To(BeEmpty())
 			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(1)))
 		})
-		It("records the stopped container with reason DeadlineExceeded", req("STAT-006"), func() {
+		It("records the stopped container with reason DeadlineExceeded", req(spec.STAT006), func() {
 			t := get().Final.Terminated("app")
 			Expect(t).NotTo(BeNil())
 			Expect(t.Reason).To(Equal(v1alpha1.ReasonDeadlineExceeded), "%s", get().Final)

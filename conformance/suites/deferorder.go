@@ -26,13 +26,13 @@ func (s *suite) registerDeferOrder() {
 		Drive: fw.StopWhen("app started", fw.AllStarted("app"), nil, false),
 	}
 	s.ordered("An AfterStop defer container", after, func(get func() *fw.Outcome) {
-		It("runs in a graceful stop sequence", req("DEFER-002"), func() {
+		It("runs in a graceful stop sequence", req(spec.DEFER002), func() {
 			Expect(get().Timeline.NotRestarted("cleanup")).To(Succeed())
 			t := get().Final.Terminated("cleanup")
 			Expect(t).NotTo(BeNil(), "cleanup ran to its end\n%s", get().Final)
 			Expect(t.ExitCode).To(HaveValue(BeEquivalentTo(0)), "%s", get().Final)
 		})
-		It("starts only after every main container has exited", req("HB-013"), func() {
+		It("starts only after every main container has exited", req(spec.HB013), func() {
 			Expect(get().Timeline.ExitsBeforeStart("app", "cleanup")).To(Succeed())
 		})
 	})
@@ -47,12 +47,12 @@ func (s *suite) registerDeferOrder() {
 		Drive: fw.StopWhen("app started", fw.AllStarted("app"), nil, true),
 	}
 	s.ordered("Defer containers in a forced stop", forced, func(get func() *fw.Outcome) {
-		It("are never started", req("FORCE-003"), func() {
+		It("are never started", req(spec.FORCE003), func() {
 			for _, d := range []string{"before", "after"} {
 				Expect(get().Timeline.NeverStarted(d)).To(Succeed())
 			}
 		})
-		It("are recorded as skipped with reason Forced", req("FORCE-004"), func() {
+		It("are recorded as skipped with reason Forced", req(spec.FORCE004), func() {
 			st := get().Final
 			for _, d := range []string{"before", "after"} {
 				c := st.Container(d)
@@ -61,7 +61,7 @@ func (s *suite) registerDeferOrder() {
 				Expect(c.State.Skipped.Reason).To(Equal(v1alpha1.ReasonForced), "%s\n%s", d, st)
 			}
 		})
-		It("set DeferCompleted to False with reason DeferSkipped: no run failed, some were skipped", req("DEFER-012"), func() {
+		It("set DeferCompleted to False with reason DeferSkipped: no run failed, some were skipped", req(spec.DEFER012), func() {
 			expectDeferCompleted(get(), deferSkipped)
 		})
 	})

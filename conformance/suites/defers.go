@@ -283,20 +283,20 @@ func (s *suite) registerDeferSequence() {
 		}, nil, false),
 	}
 	s.ordered("Defer containers in a graceful stop sequence", seq, func(get func() *fw.Outcome) {
-		It("end every BeforeStop defer's run before a main container's preStop hook starts or stop signal is sent", req("HB-009"), func() {
+		It("end every BeforeStop defer's run before a main container's preStop hook starts or stop signal is sent", req(spec.HB009), func() {
 			tl := get().Timeline
 			for _, d := range []string{"b1", "b2"} {
 				Expect(endedBefore(tl, d, "the first preStop hook or stop signal of a main container", mainStopStep("app", "plain"))).To(Succeed())
 			}
 		})
-		It("run one at a time: BeforeStop in list order, then AfterStop in list order", req("HB-010"), func() {
+		It("run one at a time: BeforeStop in list order, then AfterStop in list order", req(spec.HB010), func() {
 			tl := get().Timeline
 			order := []string{"b1", "b2", "a1", "a2"}
 			for i := 1; i < len(order); i++ {
 				Expect(tl.ExitsBeforeStart(order[i-1], order[i])).To(Succeed())
 			}
 		})
-		It("see in their volumes what the pod's other containers wrote there", req("DEFER-016"), func() {
+		It("see in their volumes what the pod's other containers wrote there", req(spec.DEFER016), func() {
 			tl := get().Timeline
 			for d, file := range map[string]string{"b1": "/data/payload", "a1": "/data/payload", "a2": "/data/from-b1"} {
 				r := workloadReport(tl, d)
@@ -308,7 +308,7 @@ func (s *suite) registerDeferSequence() {
 				Expect(r.Files).To(HaveKeyWithValue(file, want), "%s reads %s", d, file)
 			}
 		})
-		It("set DeferCompleted to True when every run succeeded", req("DEFER-012"), func() {
+		It("set DeferCompleted to True when every run succeeded", req(spec.DEFER012), func() {
 			expectDeferCompleted(get(), "")
 		})
 	})
@@ -327,7 +327,7 @@ func (s *suite) registerDeferOutcomes() {
 	}
 	await := func(ctx context.Context, r deferOutcomeRow) *fw.Outcome { return s.await(ctx, scen[r.key]) }
 	Describe("How a defer's run ends", profileLabel(spec.ProfileDefer), func() {
-		DescribeTable("the defer sees the termination reason in PODSPEC_TERMINATION_REASON", req("DEFER-003"),
+		DescribeTable("the defer sees the termination reason in PODSPEC_TERMINATION_REASON", req(spec.DEFER003),
 			func(ctx SpecContext, r deferOutcomeRow) {
 				out := await(ctx, r)
 				Expect(out.Final.Reason).To(Equal(r.reason), "status.reason\n%s", out.Final)
@@ -338,7 +338,7 @@ func (s *suite) registerDeferOutcomes() {
 				}
 			}, entries(func(r deferOutcomeRow) bool { return r.dStarts > 0 }))
 		DescribeTable("the run fails when its last attempt exits non-zero, is killed, is killed at its limit or cannot start",
-			req("DEFER-007"),
+			req(spec.DEFER007),
 			func(ctx SpecContext, r deferOutcomeRow) {
 				out := await(ctx, r)
 				expectEnd(out, "d", r.dEnd)
@@ -351,7 +351,7 @@ func (s *suite) registerDeferOutcomes() {
 					expectEnd(out, "next", exitWith(0, v1alpha1.ReasonCompleted))
 				}
 			}, entries(nil))
-		DescribeTable("the defer's result changes neither phase, exitCode nor decidedBy, and restarts nothing", req("DEFER-011"),
+		DescribeTable("the defer's result changes neither phase, exitCode nor decidedBy, and restarts nothing", req(spec.DEFER011),
 			func(ctx SpecContext, r deferOutcomeRow) {
 				out := await(ctx, r)
 				st := out.Final
@@ -361,7 +361,7 @@ func (s *suite) registerDeferOutcomes() {
 				Expect(out.Timeline.NotRestarted("app")).To(Succeed())
 			}, entries(nil))
 		DescribeTable("DeferCompleted is True when every run succeeded, else False with DeferFailed when a run failed",
-			req("DEFER-012"),
+			req(spec.DEFER012),
 			func(ctx SpecContext, r deferOutcomeRow) {
 				want := ""
 				if r.failed {
@@ -369,7 +369,7 @@ func (s *suite) registerDeferOutcomes() {
 				}
 				expectDeferCompleted(await(ctx, r), want)
 			}, entries(nil))
-		It("no retry starts when the pod's back-off after a failed attempt would end after the limit of the run", req("DEFER-017"),
+		It("no retry starts when the pod's back-off after a failed attempt would end after the limit of the run", req(spec.DEFER017),
 			func(ctx SpecContext) {
 				killAfter := killTimer(s.opts.Framework.Tolerances)
 				var late deferOutcomeRow
@@ -414,7 +414,7 @@ func (s *suite) registerDeferLimits() {
 	}
 	await := func(ctx context.Context, r deferLimitRow) *fw.Outcome { return s.await(ctx, scen[r.key]) }
 	Describe("The limit of a defer's run", profileLabel(spec.ProfileDefer), func() {
-		DescribeTable("a defer still running at its limit is killed with SIGKILL then, and ends with reason Timeout", req("DEFER-005"),
+		DescribeTable("a defer still running at its limit is killed with SIGKILL then, and ends with reason Timeout", req(spec.DEFER005),
 			func(ctx SpecContext, r deferLimitRow) {
 				out := await(ctx, r)
 				tl, tol := out.Timeline, s.f.Tolerances()
@@ -431,7 +431,7 @@ func (s *suite) registerDeferLimits() {
 				}
 			}, entries(nil))
 		DescribeTable("a defer whose turn comes after the limit of its run is skipped with BudgetExhausted, never started",
-			req("DEFER-006"),
+			req(spec.DEFER006),
 			func(ctx SpecContext, r deferLimitRow) {
 				out := await(ctx, r)
 				Expect(out.Timeline.Started("long")).To(BeTrue(), "long ran before late's turn\n%s", out.Timeline)
@@ -457,7 +457,7 @@ func (s *suite) registerDeferPolicies() {
 		Drive: fw.StopWhen("side and app started", fw.AllStarted("side", "app"), nil, false),
 	}
 	s.ordered("A failed defer with onFailure: Abort", abort, func(get func() *fw.Outcome) {
-		It("skips every later defer with reason Aborted and goes on with the stop sequence", req("DEFER-009"), func() {
+		It("skips every later defer with reason Aborted and goes on with the stop sequence", req(spec.DEFER009), func() {
 			out := get()
 			expectEnd(out, "zero", exitWith(0, v1alpha1.ReasonCompleted))
 			expectEnd(out, "first", exitWith(7, v1alpha1.ReasonError))
@@ -484,7 +484,7 @@ func (s *suite) registerDeferPolicies() {
 			Defer("last", fw.ExitAfter(0, ms(100))),
 	}
 	s.ordered("A failed defer with onFailure: Continue", continued, func(get func() *fw.Outcome) {
-		It("is followed by the next defer", req("DEFER-010"), func() {
+		It("is followed by the next defer", req(spec.DEFER010), func() {
 			out := get()
 			expectEnd(out, "f1", exitWith(3, v1alpha1.ReasonError))
 			expectEnd(out, "f2", killedBy("SIGKILL", v1alpha1.ReasonTimeout))
@@ -493,7 +493,7 @@ func (s *suite) registerDeferPolicies() {
 			}
 			expectEnd(out, "last", exitWith(0, v1alpha1.ReasonCompleted))
 		})
-		It("starts the next defer only once the previous run ended, by exit or by a kill at its limit", req("HB-010"), func() {
+		It("starts the next defer only once the previous run ended, by exit or by a kill at its limit", req(spec.HB010), func() {
 			tl := get().Timeline
 			Expect(tl.ExitsBeforeStart("f1", "f2")).To(Succeed())
 			Expect(tl.ExitsBeforeStart("f2", "last")).To(Succeed())
@@ -517,7 +517,7 @@ func (s *suite) registerDeferPolicies() {
 			Defer("ok", fw.ExitAfter(0, ms(100)), onFailure),
 	}
 	s.ordered("Defer containers with restartPolicy OnFailure and Never", retry, func(get func() *fw.Outcome) {
-		It("retry a failed attempt under OnFailure after the pod's back-off delay", req("DEFER-008"), func() {
+		It("retry a failed attempt under OnFailure after the pod's back-off delay", req(spec.DEFER008), func() {
 			out := get()
 			tl, tol := out.Timeline, s.f.Tolerances()
 			Expect(tl.Restarted("flaky", 1)).To(Succeed())
@@ -535,7 +535,7 @@ func (s *suite) registerDeferPolicies() {
 			Expect(c.LastState.Terminated.ExitCode).To(HaveValue(BeEquivalentTo(1)), "flaky's failed attempt\n%s", out.Final)
 			expectEnd(out, "flaky", exitWith(0, v1alpha1.ReasonCompleted))
 		})
-		It("never start a defer again once its run has ended", req("DEFER-004"), func() {
+		It("never start a defer again once its run has ended", req(spec.DEFER004), func() {
 			tl := get().Timeline
 			Expect(tl.Instances("flaky")).To(HaveLen(2), "flaky: one failed attempt and its retry\n%s", tl)
 			Expect(countMatches(tl, fw.RuntimeEv(runtimev1.EventContainerStarted, "flaky"))).To(Equal(2), "%s", tl)
@@ -606,7 +606,7 @@ func (s *suite) registerDeferCrash() {
 		Drive: crashWhileDeferRuns("second", func(time.Time) time.Time { return time.Time{} }, nil),
 	}
 	s.ordered("Defer containers after a supervisor loss", sc, func(get func() *fw.Outcome) {
-		It("resume at the first defer whose run had not ended", req("DEFER-014"), func() {
+		It("resume at the first defer whose run had not ended", req(spec.DEFER014), func() {
 			out := get()
 			tl := out.Timeline
 			Expect(tl.NotRestarted("first")).To(Succeed())
@@ -618,7 +618,7 @@ func (s *suite) registerDeferCrash() {
 			Expect(tl.ExitsBeforeStart("second", "third")).To(Succeed())
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonStopped), "the same stop sequence went on\n%s", out.Final)
 		})
-		It("knew, after the loss, the first defer's ended run and the second's started attempt", req("DEFER-013"), func() {
+		It("knew, after the loss, the first defer's ended run and the second's started attempt", req(spec.DEFER013), func() {
 			out := get()
 			expectEnd(out, "first", exitWith(0, v1alpha1.ReasonCompleted))
 			starts := out.Timeline.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "second"))
@@ -631,7 +631,7 @@ func (s *suite) registerDeferCrash() {
 			Expect(lost.ExitCode).To(BeNil(), "nobody saw the attempt's exit code\n%s", out.Final)
 			Expect(lost.Signal).To(BeNil(), "nobody saw the attempt's end\n%s", out.Final)
 		})
-		It("start a defer whose attempt ended unobserved again, as a new instance that is no failure of its run", req("DEFER-015"), func() {
+		It("start a defer whose attempt ended unobserved again, as a new instance that is no failure of its run", req(spec.DEFER015), func() {
 			out := get()
 			starts := out.Timeline.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "second"))
 			Expect(starts).To(HaveLen(2), "%s", out.Timeline)
@@ -673,7 +673,7 @@ func (s *suite) registerDeferCrashLate() {
 			}),
 	}
 	s.ordered("A defer whose attempt ended unobserved after a supervisor loss, adopted after its limit", sc, func(get func() *fw.Outcome) {
-		It("fails the run: the defer is not started again, and the next one is skipped under onFailure: Abort", req("DEFER-007"), func() {
+		It("fails the run: the defer is not started again, and the next one is skipped under onFailure: Abort", req(spec.DEFER007), func() {
 			out := get()
 			tl := out.Timeline
 			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "lost"))

@@ -11,6 +11,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // exited is a timeline condition: every named container's last instance has ended.
@@ -67,31 +68,31 @@ func (s *suite) registerDependencies() {
 		},
 	}
 	s.ordered("dependsOn", deps, func(get func() *fw.Outcome) {
-		It("starts a dependent only after each dependency reached its condition", req("HB-004"), func() {
+		It("starts a dependent only after each dependency reached its condition", req(spec.HB004), func() {
 			tl := get().Timeline
 			Expect(tl.Before("db Ready before web starts", fw.RuntimeEv(runtimev1.EventContainerReady, "db"), fw.ProbeEvent("web", probe.TypeStart))).To(Succeed())
 			Expect(tl.Before("worker Started before early starts", fw.RuntimeEv(runtimev1.EventContainerStarted, "worker"), fw.ProbeEvent("early", probe.TypeStart))).To(Succeed())
 			Expect(tl.ExitsBeforeStart("job", "report")).To(Succeed())
 		})
-		It("holds condition Completed once the dependency exited 0", req("DEP-010"), func() {
+		It("holds condition Completed once the dependency exited 0", req(spec.DEP010), func() {
 			out := get()
 			Expect(out.Timeline.Started("report")).To(BeTrue(), "report depends on job Completed\n%s", out.Timeline)
 			Expect(out.Final.Terminated("job").ExitCode).To(HaveValue(BeEquivalentTo(0)))
 		})
-		It("does not delay a main container for one it does not depend on", req("HB-018"), func() {
+		It("does not delay a main container for one it does not depend on", req(spec.HB018), func() {
 			tl := get().Timeline
 			for _, c := range []string{"worker", "early", "job", "report"} {
 				Expect(tl.Before(c+" starts before db is Ready", fw.ProbeEvent(c, probe.TypeStart), fw.RuntimeEv(runtimev1.EventContainerReady, "db"))).To(Succeed())
 			}
 		})
-		It("reports a container Ready only after its readiness probe succeeded", req("DEP-008"), func() {
+		It("reports a container Ready only after its readiness probe succeeded", req(spec.DEP008), func() {
 			tl := get().Timeline
 			success := func(e fw.Entry) bool {
 				return fw.ProbeEvent("db", probe.TypeCheck)(e) && e.Probe.Result == "success"
 			}
 			Expect(tl.Before("a successful readiness check before db is Ready", success, fw.RuntimeEv(runtimev1.EventContainerReady, "db"))).To(Succeed())
 		})
-		It("starts readiness checks only once the container is Started", req("HB-007"), func() {
+		It("starts readiness checks only once the container is Started", req(spec.HB007), func() {
 			tl := get().Timeline
 			Expect(tl.Before("db Started before its first readiness check", fw.RuntimeEv(runtimev1.EventContainerStarted, "db"), fw.ProbeEvent("db", probe.TypeCheck))).To(Succeed())
 		})
@@ -128,7 +129,7 @@ func (s *suite) registerDependencies() {
 		},
 	}
 	s.ordered("A dependent restarting while its dependency is not ready", restart, func(get func() *fw.Outcome) {
-		It("restarts the dependent without waiting for the dependency's condition again", req("DEP-011"), func() {
+		It("restarts the dependent without waiting for the dependency's condition again", req(spec.DEP011), func() {
 			tl := get().Timeline
 			Expect(tl.Restarted("web", 1)).To(Succeed())
 			inst := tl.Instances("web")
@@ -158,16 +159,16 @@ func (s *suite) registerDependencies() {
 			Expect(t.ExitCode).To(BeNil(), "no exitCode for a container that never ran")
 			Expect(t.Signal).To(BeNil(), "no signal for a container that never ran")
 		}
-		It("fails the dependents at once with DependencyFailed and neither exitCode nor signal", req("DEP-012"), func() {
+		It("fails the dependents at once with DependencyFailed and neither exitCode nor signal", req(spec.DEP012), func() {
 			out := get()
 			expectDependencyFailed(out, "dep")
 			tol := s.f.Tolerances()
 			Expect(out.Timeline.WithinBudget("failing dep after job's exit", fw.RuntimeEv(runtimev1.EventContainerExited, "job"), fw.RuntimeEv(runtimev1.EventDependencyFailed, "dep"), 0, tol.Reaction)).To(Succeed())
 		})
-		It("fails the dependents of a DependencyFailed container in turn", req("DEP-013"), func() {
+		It("fails the dependents of a DependencyFailed container in turn", req(spec.DEP013), func() {
 			expectDependencyFailed(get(), "dep2")
 		})
-		It("decides the pod by the first failing terminal exit", req("EXIT-015", "EXIT-012"), func() {
+		It("decides the pod by the first failing terminal exit", req(spec.EXIT015, spec.EXIT012), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
 			Expect(st.DecidedBy).To(Equal("job"))

@@ -11,6 +11,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // allowedCaps is the capability bounding set SEC-002 allows, as a bit mask.
@@ -69,20 +70,20 @@ func (s *suite) registerEnvironment() {
 			}
 			return nil
 		}
-		It("starts every container process with noNewPrivileges", req("SEC-001"), func() {
+		It("starts every container process with noNewPrivileges", req(spec.SEC001), func() {
 			for name, r := range workloads() {
 				Expect(r.NoNewPrivs).To(BeTrue(), "%s", name)
 			}
 			Expect(report("app", probe.RoleHook).NoNewPrivs).To(BeTrue(), "the postStart hook")
 		})
-		It("bounds capabilities to the allowed set", req("SEC-002"), func() {
+		It("bounds capabilities to the allowed set", req(spec.SEC002), func() {
 			for name, r := range workloads() {
 				bnd, err := strconv.ParseUint(r.CapBnd, 16, 64)
 				Expect(err).NotTo(HaveOccurred(), "%s CapBnd %q", name, r.CapBnd)
 				Expect(bnd&^allowedCaps).To(BeZero(), "%s has capabilities outside the allowed set: CapBnd %s, extra bits %x", name, r.CapBnd, bnd&^allowedCaps)
 			}
 		})
-		It("masks /proc/kcore, /proc/keys, /proc/timer_list and /sys/firmware", req("SEC-003"), func() {
+		It("masks /proc/kcore, /proc/keys, /proc/timer_list and /sys/firmware", req(spec.SEC003), func() {
 			for name, r := range workloads() {
 				for path, state := range r.Masked {
 					Expect(state).NotTo(Equal("visible"), "%s sees %s", name, path)
@@ -90,7 +91,7 @@ func (s *suite) registerEnvironment() {
 				Expect(r.Masked).To(HaveLen(4), "%s", name)
 			}
 		})
-		It("mounts /proc/sys, /proc/sysrq-trigger, /proc/irq and /proc/bus read-only", req("SEC-004"), func() {
+		It("mounts /proc/sys, /proc/sysrq-trigger, /proc/irq and /proc/bus read-only", req(spec.SEC004), func() {
 			for name, r := range workloads() {
 				for _, p := range []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"} {
 					if slices.Contains(r.Absent, p) {
@@ -102,7 +103,7 @@ func (s *suite) registerEnvironment() {
 				}
 			}
 		})
-		It("puts every container of the pod in one network, IPC and UTS namespace", req("SEC-008"), func() {
+		It("puts every container of the pod in one network, IPC and UTS namespace", req(spec.SEC008), func() {
 			rs := workloads()
 			for _, ns := range []string{"net", "ipc", "uts"} {
 				Expect(rs["i1"].Namespaces[ns]).NotTo(BeEmpty())
@@ -110,30 +111,30 @@ func (s *suite) registerEnvironment() {
 				Expect(rs["args"].Namespaces[ns]).To(Equal(rs["i1"].Namespaces[ns]), "%s namespace of args and i1", ns)
 			}
 		})
-		It("gives the pod a network namespace with only the loopback interface", req("SEC-009"), func() {
+		It("gives the pod a network namespace with only the loopback interface", req(spec.SEC009), func() {
 			for name, r := range workloads() {
 				Expect(r.Interfaces).To(Equal([]string{"lo"}), "%s", name)
 			}
 		})
-		It("creates each emptyDir volume, empty, before the first container starts", req("VOL-004"), func() {
+		It("creates each emptyDir volume, empty, before the first container starts", req(spec.VOL004), func() {
 			r := report("app", probe.RoleWorkload)
 			Expect(r.Dirs).To(HaveKey("/data"))
 			Expect(r.Dirs["/data"]).NotTo(BeNil(), "/data must exist")
 			Expect(r.Dirs["/data"]).To(BeEmpty())
 		})
-		It("mounts an emptyDir with medium Memory as a tmpfs", req("VOL-006"), func() {
+		It("mounts an emptyDir with medium Memory as a tmpfs", req(spec.VOL006), func() {
 			m := mount(report("app", probe.RoleWorkload), "/mem")
 			Expect(m).NotTo(BeNil())
 			Expect(m.FSType).To(Equal("tmpfs"))
 		})
-		It("mounts a volume read-only where the mount says readOnly", req("VOL-009"), func() {
+		It("mounts a volume read-only where the mount says readOnly", req(spec.VOL009), func() {
 			r := report("app", probe.RoleWorkload)
 			ro, rw := mount(r, "/ro"), mount(r, "/data")
 			Expect(ro).NotTo(BeNil())
 			Expect(ro.ReadOnly).To(BeTrue(), "/ro")
 			Expect(rw.ReadOnly).To(BeFalse(), "/data")
 		})
-		It("applies the container's cpu, memory and pids limits to its cgroup", req("RES-002"), func() {
+		It("applies the container's cpu, memory and pids limits to its cgroup", req(spec.RES002), func() {
 			c := report("app", probe.RoleWorkload).Cgroup
 			Expect(c.Version).NotTo(BeZero(), "the container sees its cgroup")
 			Expect(c.MemoryBytes).To(BeEquivalentTo(256<<20), "memory limit %+v", c)
@@ -141,7 +142,7 @@ func (s *suite) registerEnvironment() {
 			Expect(c.CPUPeriodMicros).To(BeNumerically(">", 0), "cpu period %+v", c)
 			Expect(float64(c.CPUQuotaMicros)/float64(c.CPUPeriodMicros)).To(BeNumerically("~", 0.5, 0.01), "cpu quota %+v", c)
 		})
-		It("runs an exec hook inside the container: its namespaces, cgroup, user and environment", req("HOOK-003"), func() {
+		It("runs an exec hook inside the container: its namespaces, cgroup, user and environment", req(spec.HOOK003), func() {
 			app, hook := report("app", probe.RoleWorkload), report("app", probe.RoleHook)
 			for _, ns := range []string{"mnt", "net", "ipc", "uts", "pid", "cgroup"} {
 				Expect(hook.Namespaces[ns]).To(Equal(app.Namespaces[ns]), "%s namespace of the hook and its container", ns)
@@ -150,16 +151,16 @@ func (s *suite) registerEnvironment() {
 			Expect(hook.Env).To(HaveKeyWithValue(fw.EnvRunID, app.Env[fw.EnvRunID]))
 			Expect(hook.Cgroup).To(Equal(app.Cgroup))
 		})
-		It("starts an instance before its postStart hook", req("HB-005"), func() {
+		It("starts an instance before its postStart hook", req(spec.HB005), func() {
 			Expect(get().Timeline.Before("app started before its postStart hook", fw.RuntimeEv(runtimev1.EventContainerStarted, "app"), fw.HandlerEvent("app", "postStart", probe.TypeHandlerStart))).To(Succeed())
 		})
-		It("keeps the image's Entrypoint when a container gives only args", req("IMG-008"), func() {
+		It("keeps the image's Entrypoint when a container gives only args", req(spec.IMG008), func() {
 			r := report("args", probe.RoleWorkload)
 			Expect(r.Args).NotTo(BeEmpty())
 			Expect(r.Args[0]).To(Equal(fw.ProbePath))
 			Expect(slices.Contains(r.Args, "-report")).To(BeTrue(), "the args reached the entrypoint: %q", r.Args)
 		})
-		It("reports a container without a readiness probe ready once it is started", req("DEP-009"), func() {
+		It("reports a container without a readiness probe ready once it is started", req(spec.DEP009), func() {
 			tl := get().Timeline
 			Expect(tl.Before("args Started before Ready", fw.RuntimeEv(runtimev1.EventContainerStarted, "args"), fw.RuntimeEv(runtimev1.EventContainerReady, "args"))).To(Succeed())
 			Expect(get().Final.Container("args").Ready).To(BeFalse(), "not ready once it exited\n%s", get().Final)

@@ -10,6 +10,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // end is the expected end of a container's last instance.
@@ -112,7 +113,7 @@ func (s *suite) registerExitMatrix() {
 	stoppedB := func(r exitRow) bool { return r.bEnd.reason == "StoppedByPolicy" }
 	Describe("Exit policies × restart policies × exit codes × signals", profileLabel("core"), func() {
 		DescribeTable("the pod result: phase, exitCode and decidedBy",
-			req("EXIT-008", "EXIT-012", "EXIT-013", "EXIT-014", "EXIT-015", "EXIT-016", "EXIT-017"),
+			req(spec.EXIT008, spec.EXIT012, spec.EXIT013, spec.EXIT014, spec.EXIT015, spec.EXIT016, spec.EXIT017),
 			func(ctx SpecContext, r exitRow) {
 				st := s.await(ctx, scen[r.key]).Final
 				Expect(st.Phase).To(Equal(r.phase), "status.phase\n%s", st)
@@ -120,7 +121,7 @@ func (s *suite) registerExitMatrix() {
 				Expect(st.DecidedBy).To(Equal(r.decidedBy), "status.decidedBy\n%s", st)
 			}, entries(nil))
 		DescribeTable("the policy fires once, at the right exit, with the right termination reason",
-			req("EXIT-003", "EXIT-004", "EXIT-005", "EXIT-006", "EXIT-007", "EXIT-020"),
+			req(spec.EXIT003, spec.EXIT004, spec.EXIT005, spec.EXIT006, spec.EXIT007, spec.EXIT020),
 			func(ctx SpecContext, r exitRow) {
 				out := s.await(ctx, scen[r.key])
 				Expect(out.Final.Reason).To(Equal(r.reason), "status.reason\n%s", out.Final)
@@ -132,7 +133,7 @@ func (s *suite) registerExitMatrix() {
 				}
 			}, entries(nil))
 		DescribeTable("each container's exit status: exitCode iff it exited, signal iff a signal killed it, and the reason",
-			req("STAT-001", "STAT-002", "STAT-003", "STAT-006"),
+			req(spec.STAT001, spec.STAT002, spec.STAT003, spec.STAT006),
 			func(ctx SpecContext, r exitRow) {
 				st := s.await(ctx, scen[r.key]).Final
 				for name, want := range map[string]end{"a": r.aEnd, "b": r.bEnd} {
@@ -149,7 +150,7 @@ func (s *suite) registerExitMatrix() {
 				}
 			}, entries(nil))
 		DescribeTable("restarts follow the effective restart policy and exits that will be restarted do not count",
-			req("RST-002", "RST-003", "RST-006", "EXIT-002"),
+			req(spec.RST002, spec.RST003, spec.RST006, spec.EXIT002),
 			func(ctx SpecContext, r exitRow) {
 				out := s.await(ctx, scen[r.key])
 				c := out.Final.Container("a")
@@ -159,7 +160,7 @@ func (s *suite) registerExitMatrix() {
 				Expect(n).To(Equal(int(c.RestartCount)+1), "the workload's instances match restartCount + 1\n%s", out.Timeline)
 			}, entries(nil))
 		DescribeTable("a container stopped by the policy receives its own stop signal",
-			req("STOP-007", "EXIT-013"),
+			req(spec.STOP007, spec.EXIT013),
 			func(ctx SpecContext, r exitRow) {
 				out := s.await(ctx, scen[r.key])
 				sig := "SIGTERM"

@@ -11,6 +11,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // forcedPod has a container with a long preStop hook and one that ignores SIGTERM; a graceful
@@ -40,11 +41,11 @@ func (s *suite) registerForcedStop() {
 		Drive: fw.StopWhen("both started", fw.AllStarted("app", "stubborn"), nil, true),
 	}
 	s.ordered("A forced stop (--force)", force, func(get func() *fw.Outcome) {
-		It("kills every process at once with SIGKILL", req("FORCE-001", "FORCE-002", "TIME-003"), func() { expectForced(get) })
-		It("starts no preStop hook", req("FORCE-003", "HOOK-011"), func() {
+		It("kills every process at once with SIGKILL", req(spec.FORCE001, spec.FORCE002, spec.TIME003), func() { expectForced(get) })
+		It("starts no preStop hook", req(spec.FORCE003, spec.HOOK011), func() {
 			Expect(get().Timeline.NeverHappened("a preStop hook", fw.HandlerEvent("app", "preStop", probe.TypeHandlerStart))).To(Succeed())
 		})
-		It("ends the pod with termination reason Forced: Failed, exit code 1, the instances with reason Forced", req("FORCE-006", "STAT-006", "EXIT-014", "EXIT-018"), func() {
+		It("ends the pod with termination reason Forced: Failed, exit code 1, the instances with reason Forced", req(spec.FORCE006, spec.STAT006, spec.EXIT014, spec.EXIT018), func() {
 			st := get().Final
 			Expect(st.Reason).To(Equal(v1alpha1.ReasonForced), "%s", st)
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
@@ -54,7 +55,7 @@ func (s *suite) registerForcedStop() {
 				Expect(st.Terminated(c).Reason).To(Equal(v1alpha1.ReasonForced), "%s\n%s", c, st)
 			}
 		})
-		It("restarts nothing after the forced stop", req("MAIN-002"), func() {
+		It("restarts nothing after the forced stop", req(spec.MAIN002), func() {
 			for _, c := range []string{"app", "stubborn"} {
 				Expect(get().Timeline.NotRestarted(c)).To(Succeed())
 			}
@@ -67,7 +68,7 @@ func (s *suite) registerForcedStop() {
 		Drive: fw.StopWhen("both started", fw.AllStarted("app", "stubborn"), i64(0), false),
 	}
 	s.ordered("A stop with grace period 0", grace0, func(get func() *fw.Outcome) {
-		It("is a forced stop", req("FORCE-001"), func() {
+		It("is a forced stop", req(spec.FORCE001), func() {
 			expectForced(get)
 			Expect(get().Final.Reason).To(Equal(v1alpha1.ReasonForced), "%s", get().Final)
 			Expect(get().Timeline.NeverHappened("a preStop hook", fw.HandlerEvent("app", "preStop", probe.TypeHandlerStart))).To(Succeed())
@@ -91,7 +92,7 @@ func (s *suite) registerForcedStop() {
 		},
 	}
 	s.ordered("A forced stop during a graceful stop sequence", during, func(get func() *fw.Outcome) {
-		It("takes effect at once, cutting the running preStop hook short", req("FORCE-005", "FORCE-002"), func() {
+		It("takes effect at once, cutting the running preStop hook short", req(spec.FORCE005, spec.FORCE002), func() {
 			tl := get().Timeline
 			reqs := tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
 			Expect(reqs).To(HaveLen(2), "a graceful then a forced stop request\n%s", tl)
@@ -100,7 +101,7 @@ func (s *suite) registerForcedStop() {
 			Expect(kill.Time.Sub(reqs[1].Time)).To(BeNumerically("<=", s.f.Tolerances().Reaction.Value), "forced stop request to app's SIGKILL, within %s\n%s", s.f.Tolerances().Reaction.Name, tl)
 			Expect(tl.NeverHappened("app's preStop hook ending", fw.HandlerEvent("app", "preStop", probe.TypeHandlerEnd))).To(Succeed())
 		})
-		It("keeps the termination reason of the stop sequence already running", req("EXIT-020"), func() {
+		It("keeps the termination reason of the stop sequence already running", req(spec.EXIT020), func() {
 			Expect(get().Final.Reason).To(Equal("Stopped"), "%s", get().Final)
 		})
 	})

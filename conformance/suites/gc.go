@@ -94,7 +94,7 @@ func (s *suite) registerRetention() {
 		rmRes    *fw.Result
 	)
 	s.ordered("A terminal pod until and after its removal", sc, func(get func() *fw.Outcome) {
-		It("keeps its status, events and the logs of every container instance until it is removed", req("GC-001"), func(ctx SpecContext) {
+		It("keeps its status, events and the logs of every container instance until it is removed", req(spec.GC001), func(ctx SpecContext) {
 			out := get()
 			// Some time after the pod ended, everything is still there and unchanged.
 			time.Sleep(s.f.Tolerances().Reaction.Value)
@@ -130,7 +130,7 @@ func (s *suite) registerRetention() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(got)).To(ContainSubstring("defer says hello"), "logs of the defer container of a terminal pod")
 		})
-		It("never lets a read that runs while the pod is removed fail part-way or return partial data", req("GC-005"), func(ctx SpecContext) {
+		It("never lets a read that runs while the pod is removed fail part-way or return partial data", req(spec.GC005), func(ctx SpecContext) {
 			out := get()
 			for verb := range readVerbs {
 				res, err := s.f.RT.Exec(ctx, argsFor(verb, out.Pod.Name)...)
@@ -204,7 +204,7 @@ func (s *suite) registerRetention() {
 			}
 			Expect(overlapping).To(BeNumerically(">", 0), "no read ran while rm ran (%d reads)", len(reads))
 		})
-		It("deletes the pod's state, events, logs, containers, cgroups and emptyDir mounts", req("GC-006"), func(ctx SpecContext) {
+		It("deletes the pod's state, events, logs, containers, cgroups and emptyDir mounts", req(spec.GC006), func(ctx SpecContext) {
 			out := get()
 			res, err := s.f.RT.Remove(ctx, out.Pod.Name, false)
 			Expect(err).NotTo(HaveOccurred())
@@ -219,7 +219,7 @@ func (s *suite) registerRetention() {
 			Eventually(func() error { return s.f.PodLeaks(ctx, out.Pod.Name, out.Pod.UID, podMarker+"="+short) }).
 				WithContext(ctx).WithTimeout(s.f.Tolerances().Reaction.Value).WithPolling(100 * time.Millisecond).Should(Succeed())
 		})
-		It("answers every verb that names a removed pod with NotFound", req("GC-007"), func(ctx SpecContext) {
+		It("answers every verb that names a removed pod with NotFound", req(spec.GC007), func(ctx SpecContext) {
 			out := get()
 			name := out.Pod.Name
 			verbs := [][]string{
@@ -254,7 +254,7 @@ func (s *suite) registerRmRunning() {
 			_, err = p.WaitFor(ctx, "app running", p.PodTimeout(), fw.AllStarted("app"))
 			Expect(err).NotTo(HaveOccurred())
 		})
-		It("fails with Conflict without --force and changes nothing", req("GC-008"), func(ctx SpecContext) {
+		It("fails with Conflict without --force and changes nothing", req(spec.GC008), func(ctx SpecContext) {
 			before, err := p.Status(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			tlBefore, err := p.Timeline(ctx)
@@ -272,7 +272,7 @@ func (s *suite) registerRmRunning() {
 			Expect(tl.RuntimeEvents()).To(Equal(tlBefore.RuntimeEvents()), "no event recorded by the refused rm")
 			Expect(tl.NeverHappened("a signal to app", probeSignal("app", "SIGTERM"))).To(Succeed())
 		})
-		It("with --force, stops the pod with a forced stop (no preStop, no stop signal) before removing it", req("GC-009"), func(ctx SpecContext) {
+		It("with --force, stops the pod with a forced stop (no preStop, no stop signal) before removing it", req(spec.GC009), func(ctx SpecContext) {
 			res, err := s.f.RT.Remove(ctx, p.Name, true)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.ExitCode).To(Equal(runtimev1.ExitOK), "%s", res)
@@ -359,7 +359,7 @@ func (s *suite) registerCollector() {
 			r.last, _, err = iso.RT.GC(ctx, 0)
 			Expect(err).NotTo(HaveOccurred())
 		})
-		It("never removes a pod that is not terminal", req("GC-002"), func() {
+		It("never removes a pod that is not terminal", req(spec.GC002), func() {
 			Expect(r.first).NotTo(ContainElement(r.running.Name))
 			Expect(r.second).NotTo(ContainElement(r.running.Name))
 			for _, st := range r.runningAfter {
@@ -371,12 +371,12 @@ func (s *suite) registerCollector() {
 			Expect(tl.NeverHappened("a signal to app", fw.ProbeEvent("app", probe.TypeSignal))).To(Succeed())
 			Expect(tl.NotRestarted("app")).To(Succeed())
 		})
-		It("with --older-than D, keeps a terminal pod that finished less than D before", req("GC-003"), func() {
+		It("with --older-than D, keeps a terminal pod that finished less than D before", req(spec.GC003), func() {
 			Expect(r.firstStart.Sub(r.youngEnded)).To(BeNumerically("<", r.olderThan), "test set-up: young must have finished less than %v before the first gc", r.olderThan)
 			Expect(r.first).NotTo(ContainElement(r.young.Name), "gc --older-than %v", r.olderThan)
 			Expect(r.youngAfterFirst).NotTo(HaveOccurred(), "status of the young pod after gc --older-than %v", r.olderThan)
 		})
-		It("with --older-than D, removes every terminal pod that finished at least D before; without it, every terminal pod", req("GC-004"), func(ctx SpecContext) {
+		It("with --older-than D, removes every terminal pod that finished at least D before; without it, every terminal pod", req(spec.GC004), func(ctx SpecContext) {
 			Expect(r.first).To(Equal([]string{r.old.Name}), "gc --older-than %v: the pod that finished %v before", r.olderThan, r.firstStart.Sub(r.oldFinished).Round(time.Millisecond))
 			Expect(r.second).To(Equal([]string{r.young.Name}), "gc without --older-than: the other terminal pod")
 			Expect(r.last).To(Equal([]string{r.running.Name}), "gc after the running pod ended")
@@ -449,20 +449,20 @@ func (s *suite) registerSharedVolumes() {
 			rm("vol-e")
 			reclaimed = true
 		})
-		It("gives every pod declaring a shared name the same directory, empty when the first is created", req("VOL-010"), func() {
+		It("gives every pod declaring a shared name the same directory, empty when the first is created", req(spec.VOL010), func() {
 			a := pods["vol-a"].report
 			Expect(a.Dirs).To(HaveKeyWithValue("/s", BeEmpty()), "the first pod finds the volume empty")
 			Expect(pods["vol-b"].report.Files).To(HaveKeyWithValue("/s/a", "from-a"), "the second pod sees what the first wrote")
 		})
-		It("keeps a shared volume while a pod declaring it exists, whatever the removed pod's policy", req("VOL-011"), func() {
+		It("keeps a shared volume while a pod declaring it exists, whatever the removed pod's policy", req(spec.VOL011), func() {
 			Expect(pods["vol-c"].report.Files).To(And(HaveKeyWithValue("/s/a", "from-a"), HaveKeyWithValue("/s/b", "from-b")),
 				"after removing a pod saying Delete while another pod declared the volume")
 		})
-		It("keeps the volume and its content when the last pod says Retain", req("VOL-013"), func() {
+		It("keeps the volume and its content when the last pod says Retain", req(spec.VOL013), func() {
 			Expect(pods["vol-d"].report.Files).To(And(HaveKeyWithValue("/s/a", "from-a"), HaveKeyWithValue("/s/b", "from-b")),
 				"a pod created after the last one (Retain) was removed")
 		})
-		It("deletes the volume when the last pod says Delete", req("VOL-012"), func() {
+		It("deletes the volume when the last pod says Delete", req(spec.VOL012), func() {
 			Expect(pods["vol-e"].report.Dirs).To(HaveKeyWithValue("/s", BeEmpty()), "a pod created after the last one (Delete) was removed finds the volume empty")
 		})
 	})

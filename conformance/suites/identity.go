@@ -9,6 +9,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/spec"
 )
 
 func (s *suite) registerIdentity() {
@@ -21,7 +22,7 @@ func (s *suite) registerIdentity() {
 		Drive: fw.StopWhen("a's second instance", func(tl *fw.Timeline) bool { return len(tl.Instances("a")) >= 2 }, nil, false),
 	}
 	s.ordered("Defaults", defaults, func(get func() *fw.Outcome) {
-		It("gives unset fields their defaults: restartPolicy Always, stopSignal SIGTERM", req("MAN-011"), func() {
+		It("gives unset fields their defaults: restartPolicy Always, stopSignal SIGTERM", req(spec.MAN011), func() {
 			tl := get().Timeline
 			Expect(tl.Restarted("a", 1)).To(Succeed(), "restartPolicy Always restarts a container that exited 0")
 			Expect(tl.Happened("b receives SIGTERM", probeSignal("b", "SIGTERM"))).To(Succeed())
@@ -34,12 +35,12 @@ func (s *suite) registerIdentity() {
 		Pod:   fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.ExitAfter(0, ms(200))),
 	}
 	s.ordered("Pod identity", sc, func(get func() *fw.Outcome) {
-		It("gives the pod an RFC 9562 UUID, the one `run` printed", req("ID-004"), func() {
+		It("gives the pod an RFC 9562 UUID, the one `run` printed", req(spec.ID004), func() {
 			out := get()
 			Expect(out.Final.UID).To(MatchRegexp(uuidPattern.String()), "status.uid")
 			Expect(out.Final.UID).To(Equal(out.Pod.UID), "status.uid equals the uid `run --detach` printed")
 		})
-		It("never gives one pod's UID to another pod", req("ID-006"), func(ctx SpecContext) {
+		It("never gives one pod's UID to another pod", req(spec.ID006), func(ctx SpecContext) {
 			out := get()
 			other, err := s.f.Start(ctx, "identity-2", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.Exit(0)))
 			DeferCleanup(func(ctx SpecContext) { Expect(other.Cleanup(ctx)).To(Succeed()) })
@@ -51,7 +52,7 @@ func (s *suite) registerIdentity() {
 				}
 			}
 		})
-		It("refuses a second pod with the name of an existing pod", req("ID-007"), func(ctx SpecContext) {
+		It("refuses a second pod with the name of an existing pod", req(spec.ID007), func(ctx SpecContext) {
 			out := get()
 			res, err := s.f.RT.Exec(ctx, "run", "--detach", "--name", out.Pod.Name, out.Pod.Manifest)
 			Expect(err).NotTo(HaveOccurred())
@@ -60,16 +61,16 @@ func (s *suite) registerIdentity() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(st.UID).To(Equal(out.Pod.UID), "the existing pod is untouched")
 		})
-		It("creates the pod at generation 1 (observedGeneration 1 without updates)", req("ID-008"), func() {
+		It("creates the pod at generation 1 (observedGeneration 1 without updates)", req(spec.ID008), func() {
 			Expect(get().Final.ObservedGeneration).To(BeEquivalentTo(1), "%s", get().Final)
 		})
-		It("sets startedAt when the first container starts and finishedAt when the pod is terminal", req("DL-001", "EXIT-011"), func() {
+		It("sets startedAt when the first container starts and finishedAt when the pod is terminal", req(spec.DL001, spec.EXIT011), func() {
 			st := get().Final
 			Expect(st.StartedAt).NotTo(BeNil(), "status.startedAt")
 			Expect(st.FinishedAt).NotTo(BeNil(), "status.finishedAt")
 			Expect(st.FinishedAt.Before(*st.StartedAt)).To(BeFalse(), "finishedAt not before startedAt")
 		})
-		It("accepts a stop request for a terminal pod without changing it", req("STOP-013"), func(ctx SpecContext) {
+		It("accepts a stop request for a terminal pod without changing it", req(spec.STOP013), func(ctx SpecContext) {
 			out := get()
 			before, err := out.Pod.Status(ctx)
 			Expect(err).NotTo(HaveOccurred())

@@ -15,6 +15,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // hostileLayer is one attack an image layer can carry against the host it is unpacked on.
@@ -93,7 +94,7 @@ func (s *suite) registerImageAttacks() {
 		for _, h := range hostileLayers() {
 			entries = append(entries, Entry(h.tag, h))
 		}
-		DescribeTable("unpacks nothing outside the instance's root filesystem, or refuses the image", req("IMG-010"),
+		DescribeTable("unpacks nothing outside the instance's root filesystem, or refuses the image", req(spec.IMG010),
 			func(ctx SpecContext, h hostileLayer) {
 				ref, err := fw.AddRawLayer(layout, fw.ProbeImageTag, h.tag, h.entries(canary))
 				Expect(err).NotTo(HaveOccurred())
@@ -126,7 +127,7 @@ func (s *suite) registerImageAttacks() {
 	})
 
 	Describe("Image content after the layout changed", profileLabel("core"), func() {
-		It("starts a restarted instance from the content resolved when the pod was created", req("IMG-004"), func(ctx SpecContext) {
+		It("starts a restarted instance from the content resolved when the pod was created", req(spec.IMG004), func(ctx SpecContext) {
 			dir := filepath.Join(s.f.Config().WorkDir, "image-rewritten")
 			build := func(ctx context.Context, content string) string {
 				ref, err := fw.BuildProbeImageWithFiles(ctx, dir, s.f.Config().ProbeBinary, fw.ProbeImageTag, map[string]string{"/img004": content})

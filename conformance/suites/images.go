@@ -12,6 +12,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/spec"
 )
 
 // imageLayout returns the directory of the run's probe image layout.
@@ -40,25 +41,25 @@ func (s *suite) registerImages() {
 			p.Spec.Containers[1].Image = "oci:/nonexistent/podspec-conformance-second:probe"
 		})})
 	s.ordered("Image references relative to the manifest", relative, func(get func() *fw.Outcome) {
-		It("resolves a relative layout path against the manifest's directory", req("IMG-005"), func() {
+		It("resolves a relative layout path against the manifest's directory", req(spec.IMG005), func() {
 			Expect(get().Timeline.Started("a")).To(BeTrue(), "%s", get().Timeline)
 			Expect(get().Final.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", get().Final)
 		})
 	})
 	s.ordered("An image reference without tag or digest", untagged, func(get func() *fw.Outcome) {
-		It("resolves when the layout holds exactly one image", req("IMG-006"), func() {
+		It("resolves when the layout holds exactly one image", req(spec.IMG006), func() {
 			Expect(get().Final.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", get().Final)
 		})
 	})
 	Describe("Image resolution at creation", profileLabel("core"), func() {
-		It("resolves every image when the pod is created, before any container starts", req("IMG-002", "IMG-003"), func(ctx SpecContext) {
+		It("resolves every image when the pod is created, before any container starts", req(spec.IMG002, spec.IMG003), func(ctx SpecContext) {
 			out := s.await(ctx, partlyMissing)
 			Expect(out.Pod.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", out.Pod.RunResult)
 			Expect(out.Pod.RunResult.Error).NotTo(BeNil(), "%s", out.Pod.RunResult)
 			Expect(out.Pod.RunResult.Error.Message).To(ContainSubstring("podspec-conformance-second"), "the error names the image")
 			Expect(out.Pod.Probe.Events()).To(BeEmpty(), "no container may start when an image cannot be resolved")
 		})
-		It("refuses an untagged reference to a layout holding several images", req("IMG-006"), func(ctx SpecContext) {
+		It("refuses an untagged reference to a layout holding several images", req(spec.IMG006), func(ctx SpecContext) {
 			dir := filepath.Join(s.f.Config().WorkDir, "image-two-tags")
 			_, err := fw.BuildProbeImage(ctx, dir, s.f.Config().ProbeBinary, "")
 			Expect(err).NotTo(HaveOccurred())
@@ -71,7 +72,7 @@ func (s *suite) registerImages() {
 			Expect(p.Created()).To(BeFalse(), "an ambiguous reference must not resolve\n%s", p.RunResult)
 			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
 		})
-		It("verifies blob digests and refuses a layout whose layer was altered", req("IMG-007", "IMG-003"), func(ctx SpecContext) {
+		It("verifies blob digests and refuses a layout whose layer was altered", req(spec.IMG007, spec.IMG003), func(ctx SpecContext) {
 			dir := filepath.Join(s.f.Config().WorkDir, "image-corrupt")
 			ref, err := fw.BuildProbeImage(ctx, dir, s.f.Config().ProbeBinary, "")
 			Expect(err).NotTo(HaveOccurred())

@@ -9,6 +9,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // registerImageUser: the image configuration's User is the user of the container's process
@@ -28,7 +29,7 @@ func (s *suite) registerImageUser() {
 			Expect(p.Created()).To(BeTrue(), "%s", p.RunResult)
 			return p
 		}
-		It("runs the container's process as the image configuration's User", req("IMG-011"), func(ctx SpecContext) {
+		It("runs the container's process as the image configuration's User", req(spec.IMG011), func(ctx SpecContext) {
 			p := submit(ctx, "image-user", "1234:5678", fw.Exit(0).Report())
 			final, err := p.Wait(ctx)
 			Expect(err).NotTo(HaveOccurred())
@@ -41,7 +42,7 @@ func (s *suite) registerImageUser() {
 			Expect(r.GID).To(Equal(5678), "image User 1234:5678\n%s", tl)
 			Expect(final.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", final)
 		})
-		It("fails the start of a container whose image User names a user the image does not define", req("IMG-012"), func(ctx SpecContext) {
+		It("fails the start of a container whose image User names a user the image does not define", req(spec.IMG012), func(ctx SpecContext) {
 			p := submit(ctx, "image-nouser", "nosuchuser", fw.Exit(0))
 			final, err := p.Wait(ctx)
 			Expect(err).NotTo(HaveOccurred())

@@ -8,6 +8,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 func (s *suite) registerInit() {
@@ -22,19 +23,19 @@ func (s *suite) registerInit() {
 			Main("app2", fw.ExitAfter(0, ms(1200))),
 	}
 	s.ordered("Init containers run one at a time, in order, before the main containers", order, func(get func() *fw.Outcome) {
-		It("starts each entry of initContainers only after the previous regular init container exited 0", req("HB-001"), func() {
+		It("starts each entry of initContainers only after the previous regular init container exited 0", req(spec.HB001), func() {
 			tl := get().Timeline
 			Expect(tl.ExitsBeforeStart("init-1", "side-1")).To(Succeed())
 			Expect(tl.ExitsBeforeStart("init-2", "app")).To(Succeed())
 			Expect(tl.ExitsBeforeStart("init-2", "app2")).To(Succeed())
 		})
-		It("starts the entry after a sidecar only once the sidecar is Started, and keeps the sidecar running", req("HB-002"), func() {
+		It("starts the entry after a sidecar only once the sidecar is Started, and keeps the sidecar running", req(spec.HB002), func() {
 			tl := get().Timeline
 			Expect(tl.Before("side-1 Started before init-2 starts", fw.RuntimeEv(runtimev1.EventContainerStarted, "side-1"), fw.ProbeEvent("init-2", probe.TypeStart))).To(Succeed())
 			Expect(tl.StartsBefore("side-1", "init-2")).To(Succeed())
 			Expect(tl.Overlaps("side-1", "init-2")).To(Succeed())
 		})
-		It("starts main containers only after every init container exited 0 and every sidecar is Started", req("HB-003"), func() {
+		It("starts main containers only after every init container exited 0 and every sidecar is Started", req(spec.HB003), func() {
 			tl := get().Timeline
 			for _, m := range []string{"app", "app2"} {
 				Expect(tl.ExitsBeforeStart("init-1", m)).To(Succeed())
@@ -42,27 +43,27 @@ func (s *suite) registerInit() {
 				Expect(tl.Before("side-1 Started before "+m+" starts", fw.RuntimeEv(runtimev1.EventContainerStarted, "side-1"), fw.ProbeEvent(m, probe.TypeStart))).To(Succeed())
 			}
 		})
-		It("never runs an init container again after it exited 0, even when a main container restarts", req("INIT-001"), func() {
+		It("never runs an init container again after it exited 0, even when a main container restarts", req(spec.INIT001), func() {
 			tl := get().Timeline
 			Expect(tl.Restarted("app", 1)).To(Succeed(), "the scenario needs a main container restart")
 			Expect(tl.NotRestarted("init-1")).To(Succeed())
 			Expect(tl.NotRestarted("init-2")).To(Succeed())
 		})
-		It("sets the condition Initialized to True", req("EXIT-010"), func() {
+		It("sets the condition Initialized to True", req(spec.EXIT010), func() {
 			c := get().Final.Condition(v1alpha1.PodInitialized)
 			Expect(c).NotTo(BeNil(), "condition Initialized\n%s", get().Final)
 			Expect(c.Status).To(Equal(v1alpha1.ConditionTrue))
 		})
-		It("stops sidecars only after every main container has exited", req("HB-014"), func() {
+		It("stops sidecars only after every main container has exited", req(spec.HB014), func() {
 			tl := get().Timeline
 			for _, m := range []string{"app", "app2"} {
 				Expect(endedBefore(tl, m, "side-1's stop signal", fw.ProbeEvent("side-1", probe.TypeSignal))).To(Succeed())
 			}
 		})
-		It("makes the pod terminal only after every process ended", req("HB-016"), func() {
+		It("makes the pod terminal only after every process ended", req(spec.HB016), func() {
 			Expect(allEndedBeforeFinish(get().Timeline)).To(Succeed())
 		})
-		It("emits ContainerExited events in non-decreasing order of finishedAt", req("STAT-007"), func() {
+		It("emits ContainerExited events in non-decreasing order of finishedAt", req(spec.STAT007), func() {
 			evs := get().Timeline.RuntimeEvents()
 			var last *runtimev1.Event
 			for i := range evs {
@@ -91,18 +92,18 @@ func (s *suite) registerInit() {
 			Main("app", fw.Loop()),
 	}
 	s.ordered("A regular init container that fails terminally", fails, func(get func() *fw.Outcome) {
-		It("ends the pod with termination reason Failed and starts no main container", req("INIT-003"), func() {
+		It("ends the pod with termination reason Failed and starts no main container", req(spec.INIT003), func() {
 			out := get()
 			Expect(out.Timeline.NeverStarted("app")).To(Succeed())
 			Expect(out.Final.Reason).To(Equal("Failed"), "status.reason\n%s", out.Final)
 		})
-		It("reports the never-started main container as skipped with the pod's termination reason", req("MAIN-003"), func() {
+		It("reports the never-started main container as skipped with the pod's termination reason", req(spec.MAIN003), func() {
 			c := get().Final.Container("app")
 			Expect(c).NotTo(BeNil())
 			Expect(c.State.Skipped).NotTo(BeNil(), "state.skipped\n%s", get().Final)
 			Expect(c.State.Skipped.Reason).To(Equal("Failed"))
 		})
-		It("fails the pod, decided by the init container, with its exit code", req("EXIT-014", "EXIT-015", "EXIT-017"), func() {
+		It("fails the pod, decided by the init container, with its exit code", req(spec.EXIT014, spec.EXIT015, spec.EXIT017), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
 			Expect(st.DecidedBy).To(Equal("init-1"))
@@ -117,13 +118,13 @@ func (s *suite) registerInit() {
 			Main("app", fw.ExitAfter(0, ms(200)), fw.WithRestartPolicy(v1alpha1.RestartPolicyNever)),
 	}
 	s.ordered("A regular init container under restart policy Always", always, func(get func() *fw.Outcome) {
-		It("is restarted after a failure as under OnFailure, and then lets the pod proceed", req("INIT-002"), func() {
+		It("is restarted after a failure as under OnFailure, and then lets the pod proceed", req(spec.INIT002), func() {
 			tl := get().Timeline
 			Expect(tl.Restarted("init-1", 1)).To(Succeed())
 			Expect(tl.ExitsBeforeStart("init-1", "app")).To(Succeed())
 			Expect(len(tl.Instances("init-1"))).To(Equal(2), "exited 0 on its second run, so it is not run a third time\n%s", tl)
 		})
-		It("uses the container's own restart policy over the pod's", req("RST-002"), func() {
+		It("uses the container's own restart policy over the pod's", req(spec.RST002), func() {
 			out := get()
 			Expect(out.Timeline.NotRestarted("app")).To(Succeed(), "app's own restartPolicy Never wins over the pod's Always")
 			Expect(out.Final.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", out.Final)

@@ -8,6 +8,7 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/spec"
 )
 
 // registerInitSlow declares an init sequence whose first entry runs long: a runtime that starts
@@ -24,7 +25,7 @@ func (s *suite) registerInitSlow() {
 			Main("app", fw.ExitAfter(0, ms(200))),
 	}
 	s.ordered("A long-running init container", sc, func(get func() *fw.Outcome) {
-		It("has exited 0 before the next entry of initContainers starts", req("HB-001"), func() {
+		It("has exited 0 before the next entry of initContainers starts", req(spec.HB001), func() {
 			Expect(get().Timeline.ExitsBeforeStart("slow", "next")).To(Succeed())
 			Expect(get().Timeline.ExitsBeforeStart("next", "app")).To(Succeed())
 		})

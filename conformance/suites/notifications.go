@@ -219,7 +219,7 @@ func (s *suite) registerNotificationParallelism() {
 			Expect(tl).NotTo(BeNil(), "timeline of %s", k)
 			return tl
 		}
-		It("has deliveries running in at most spec.parallelism target pods at once", req("NOTIF-006"), func() {
+		It("has deliveries running in at most spec.parallelism target pods at once", req(spec.NOTIF006), func() {
 			type span struct{ start, end time.Time }
 			spans := map[string]span{}
 			for _, k := range pods {
@@ -242,7 +242,7 @@ func (s *suite) registerNotificationParallelism() {
 			Expect(v.Status.Phase).To(Equal(v1alpha1.NotificationSucceeded), "%s", v)
 			Expect(v.Status.Succeeded).To(BeEquivalentTo(3), "%s", v)
 		})
-		It("does not interrupt a running delivery when its Notification is deleted", req("NOTIF-019"), func() {
+		It("does not interrupt a running delivery when its Notification is deleted", req(spec.NOTIF019), func() {
 			x := seen.notes["del-running-in"]
 			tl := timeline(x)
 			end, ok := tl.First(handlerEv("app", "linger", probe.TypeHandlerEnd))
@@ -253,7 +253,7 @@ func (s *suite) registerNotificationParallelism() {
 			Expect(fin).To(HaveLen(1), "%s", tl)
 			Expect(fin[0].Runtime.Result).To(Equal("Succeeded"), "%s", tl)
 		})
-		It("starts no delivery of a deleted Notification", req("NOTIF-020"), func() {
+		It("starts no delivery of a deleted Notification", req(spec.NOTIF020), func() {
 			for _, k := range pods {
 				if k == seen.notes["del-running-in"] {
 					continue
@@ -266,7 +266,7 @@ func (s *suite) registerNotificationParallelism() {
 				}
 			}
 		})
-		It("skips a target pod removed before its turn with PodTerminated, and delivers nothing", req("NOTIF-009"), func() {
+		It("skips a target pod removed before its turn with PodTerminated, and delivers nothing", req(spec.NOTIF009), func() {
 			v := seen.view("rm")
 			r := v.Record(seen.notes["removed-name"])
 			Expect(r).NotTo(BeNil(), "%s", v)
@@ -275,7 +275,7 @@ func (s *suite) registerNotificationParallelism() {
 			Expect(timeline(seen.notes["removed"]).NeverHappened("a delivery to the removed pod", notifierRun(runtimev1.EventNotifierStarted, "", seen.names["rm"]))).To(Succeed())
 			Expect(v.Status.Succeeded).To(BeEquivalentTo(2), "the other two pods got theirs\n%s", v)
 		})
-		It("counts the pod records per phase in the status", req("NOTIF-016"), func() {
+		It("counts the pod records per phase in the status", req(spec.NOTIF016), func() {
 			expectCountsMatchRecords(seen.view("par"))
 			expectCountsMatchRecords(seen.view("rm"))
 		})
@@ -384,7 +384,7 @@ func (s *suite) registerNotificationSelection() {
 			Expect(tl).NotTo(BeNil(), "timeline of %s", k)
 			return p, tl
 		}
-		It("decides once whether a pod is a target: a pod created later does not become a PreExistingPods target", req("NOTIF-002"), func() {
+		It("decides once whether a pod is a target: a pod created later does not become a PreExistingPods target", req(spec.NOTIF002), func() {
 			late, tl := extra("late")
 			for _, key := range []string{"named-later", "pre-later"} {
 				v := seen.view(key)
@@ -396,7 +396,7 @@ func (s *suite) registerNotificationSelection() {
 			}
 			Expect(handlerStarts(tl, "app", "hold")).To(Equal(1), "sel-late's app gets the AllPods Notification only\n%s", tl)
 		})
-		It("targets exactly the pods that exist and match at creation, by UID, with PreExistingPods", req("NOTIF-003"), func() {
+		It("targets exactly the pods that exist and match at creation, by UID, with PreExistingPods", req(spec.NOTIF003), func() {
 			v := seen.view("pre")
 			Expect(v.Records).To(HaveLen(1), "%s", v)
 			Expect(v.Records[0].Pod).To(Equal(self().Name), "%s", v)
@@ -405,7 +405,7 @@ func (s *suite) registerNotificationSelection() {
 			_, tl := extra("other")
 			expectNoDelivery(tl, "app", "hold")
 		})
-		It("also targets matching pods created later with AllPods, until the Notification is deleted", req("NOTIF-004"), func() {
+		It("also targets matching pods created later with AllPods, until the Notification is deleted", req(spec.NOTIF004), func() {
 			late, _ := extra("late")
 			v := seen.view("all-later")
 			Expect(v.Records).To(HaveLen(2), "sel-1 and sel-late\n%s", v)
@@ -418,7 +418,7 @@ func (s *suite) registerNotificationSelection() {
 			_, after := extra("after")
 			expectNoDelivery(after, "app", "hold")
 		})
-		It("records a name in spec.pods that names no pod as Skipped with PodNotFound", req("NOTIF-005"), func() {
+		It("records a name in spec.pods that names no pod as Skipped with PodNotFound", req(spec.NOTIF005), func() {
 			late, _ := extra("late")
 			v := seen.view("named")
 			r := v.Record(late.Name)
@@ -433,7 +433,7 @@ func (s *suite) registerNotificationSelection() {
 				Expect(r.Reason).To(Equal(v1alpha1.ReasonPodNotFound), "%s", r.Pod)
 			}
 		})
-		DescribeTable("delivers to a pod targeted at its creation when each container first becomes eligible", req("NOTIF-012"),
+		DescribeTable("delivers to a pod targeted at its creation when each container first becomes eligible", req(spec.NOTIF012),
 			func(container string, phase v1alpha1.NotificationPhase, reason string) {
 				late, tl := extra("late")
 				v := seen.view("all-later")
@@ -451,18 +451,18 @@ func (s *suite) registerNotificationSelection() {
 			Entry("a container that becomes Started: delivered then", "app", v1alpha1.NotificationSucceeded, ""),
 			Entry("a container that ends first: Skipped, NotEligible", "brief", v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible),
 		)
-		It("never gives an AllPods Notification a final phase while it exists", req("NOTIF-015"), func() {
+		It("never gives an AllPods Notification a final phase while it exists", req(spec.NOTIF015), func() {
 			for _, key := range []string{"all", "all-later"} {
 				v := seen.view(key)
 				Expect(fw.FinalNotification(v.Status.Phase)).To(BeFalse(), "every record is final, the Notification is not\n%s", v)
 			}
 		})
-		It("counts the pod records per phase in the status", req("NOTIF-016"), func() {
+		It("counts the pod records per phase in the status", req(spec.NOTIF016), func() {
 			for _, key := range []string{"pre", "all", "all-later", "named", "many"} {
 				expectCountsMatchRecords(seen.view(key))
 			}
 		})
-		It("keeps at most 20 failures in the status, the first ones", req("NOTIF-017"), func() {
+		It("keeps at most 20 failures in the status, the first ones", req(spec.NOTIF017), func() {
 			v := seen.view("many")
 			Expect(v.Status.Skipped).To(BeEquivalentTo(missing), "%s", v)
 			Expect(v.Status.Failures).To(HaveLen(v1alpha1.MaxNotificationFailures), "%s", v)
@@ -476,7 +476,7 @@ func (s *suite) registerNotificationSelection() {
 				delete(names, fl.Pod) // each at most once
 			}
 		})
-		It("keeps one pod record per target pod, readable with notification results", req("NOTIF-018"), func() {
+		It("keeps one pod record per target pod, readable with notification results", req(spec.NOTIF018), func() {
 			for _, key := range []string{"pre", "all-later", "named", "many"} {
 				expectOneRecordPerTarget(seen.view(key))
 			}
@@ -519,7 +519,7 @@ func (s *suite) registerNotificationOrder() {
 	}
 	s.ordered("A Notification with parallelism 1 over pods created one after another", sc, func(get func() *fw.Outcome) {
 		// NOTIF-007 is a SHOULD: graded, a failure is a warning at compliance level must.
-		s.gradedIt("takes the target pods in order of their creation, whatever their names and the order of spec.pods", []string{"NOTIF-007"}, func() {
+		s.gradedIt("takes the target pods in order of their creation, whatever their names and the order of spec.pods", []string{spec.NOTIF007}, func() {
 			v := seen.view("ord")
 			Expect(v.Status.Phase).To(Equal(v1alpha1.NotificationSucceeded), "%s", v)
 			var prevCreated, prevStart fw.Entry

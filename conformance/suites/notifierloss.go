@@ -81,7 +81,7 @@ func (s *suite) registerNotifierLoss() {
 		},
 	}
 	s.ordered("A delivery running when the supervisor is lost", sc, func(get func() *fw.Outcome) {
-		It("is recorded Failed with reason ExitStatusLost, not run again", req("NTF-012"), func() {
+		It("is recorded Failed with reason ExitStatusLost, not run again", req(spec.NTF012), func() {
 			out := get()
 			if out.Pod.Notes()["handler-lock-visible"] != "true" {
 				AddReportEntry("harness", "the handler's flock was not visible from the host: the harness waited a second after its end report instead of for its exit")

@@ -256,7 +256,7 @@ func (s *suite) registerNotifierDelivery() {
 	s.ordered("Notifier delivery in a running pod", sc, func(get func() *fw.Outcome) {
 		tl := func() *fw.Timeline { return get().Timeline }
 		pod := func() string { return get().Pod.Name }
-		It("runs only the action the container declares under spec.notifier", req("NTF-004"), func() {
+		It("runs only the action the container declares under spec.notifier", req(spec.NTF004), func() {
 			t := tl()
 			for key, name := range seen.names {
 				for _, e := range t.All(fw.RuntimeEv(runtimev1.EventNotifierStarted, "")) {
@@ -271,7 +271,7 @@ func (s *suite) registerNotifierDelivery() {
 			expectNoDelivery(t, "plain", "other")
 			Expect(seen.view("inspect").Delivery(pod(), "plain")).To(BeNil(), "plain does not declare inspect\n%s", seen.view("inspect"))
 		})
-		It("runs an exec action inside the target instance: its namespaces, cgroup, root filesystem, user and environment", req("NTF-005"), func() {
+		It("runs an exec action inside the target instance: its namespaces, cgroup, root filesystem, user and environment", req(spec.NTF005), func() {
 			var app, handler *probe.Report
 			for _, e := range tl().All(fw.ProbeEvent("app", probe.TypeReport)) {
 				switch e.Probe.Role {
@@ -296,7 +296,7 @@ func (s *suite) registerNotifierDelivery() {
 			Expect(d).NotTo(BeNil(), "%s", seen.view("inspect"))
 			Expect(d.ContainerID).To(Equal(seen.notes["app-containerID"]), "the delivery names the instance it ran in")
 		})
-		It("sends a signal action to the main process of the instance and records it Succeeded", req("NTF-006"), func() {
+		It("sends a signal action to the main process of the instance and records it Succeeded", req(spec.NTF006), func() {
 			t := tl()
 			sig := t.All(probeSignal("app", "SIGHUP"))
 			Expect(sig).To(HaveLen(1), "app's own process receives SIGHUP once\n%s", t)
@@ -309,7 +309,7 @@ func (s *suite) registerNotifierDelivery() {
 			Expect(d).NotTo(BeNil(), "%s", seen.view("hup"))
 			Expect(d.Phase).To(Equal(v1alpha1.NotificationSucceeded), "%s", seen.view("hup"))
 		})
-		DescribeTable("records an exec delivery's outcome from the command's exit", req("NTF-007"),
+		DescribeTable("records an exec delivery's outcome from the command's exit", req(spec.NTF007),
 			func(key string, phase v1alpha1.NotificationPhase, reason string, code *int32) {
 				v := seen.view(key)
 				d := v.Delivery(pod(), "app")
@@ -324,7 +324,7 @@ func (s *suite) registerNotifierDelivery() {
 			Entry("exit 7: Failed, HandlerFailed, exitCode 7", "fail", v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, ptr32(7)),
 			Entry("a command that cannot be started: Failed, HandlerFailed", "missing", v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, nil),
 		)
-		It("kills an action that outlives timeoutSeconds, not before, and records HandlerTimeout", req("NTF-008"), func() {
+		It("kills an action that outlives timeoutSeconds, not before, and records HandlerTimeout", req(spec.NTF008), func() {
 			v := seen.view("slow")
 			d := v.Delivery(pod(), "app")
 			Expect(d).NotTo(BeNil(), "%s", v)
@@ -337,14 +337,14 @@ func (s *suite) registerNotifierDelivery() {
 				"the action was given its %ds (%s %v)\n%s", slowTimeout, early.Name, early.Value, v)
 			Expect(tl().NeverHappened("the end of the killed slow handler (it sleeps "+slowSleep.String()+")", handlerEv("app", "slow", probe.TypeHandlerEnd))).To(Succeed())
 		})
-		It("delivers only to main containers and sidecars that are running and Started", req("NTF-009"), func() {
+		It("delivers only to main containers and sidecars that are running and Started", req(spec.NTF009), func() {
 			t := tl()
 			Expect(handlerStarts(t, "side", "inspect")).To(Equal(1), "%s", t)
 			Expect(handlerStarts(t, "app", "inspect")).To(Equal(1), "%s", t)
 			expectNoDelivery(t, "late", "inspect")
 			expectNoDelivery(t, "done", "inspect")
 		})
-		It("delivers a Notification at most once to each container instance", req("NTF-010"), func() {
+		It("delivers a Notification at most once to each container instance", req(spec.NTF010), func() {
 			t := tl()
 			for key, name := range seen.names {
 				ids := map[string]int{}
@@ -361,14 +361,14 @@ func (s *suite) registerNotifierDelivery() {
 			Expect(handlerStarts(t, "app", "fail")).To(Equal(1), "%s", t)
 			Expect(t.All(probeSignal("app", "SIGHUP"))).To(HaveLen(1), "%s", t)
 		})
-		It("persists a delivery as Running, with the containerID, before the action starts", req("NTF-011"), func() {
+		It("persists a delivery as Running, with the containerID, before the action starts", req(spec.NTF011), func() {
 			v := seen.view("hold-running")
 			d := v.Delivery(pod(), "app")
 			Expect(d).NotTo(BeNil(), "read while app's hold handler ran\n%s", v)
 			Expect(d.Phase).To(Equal(v1alpha1.NotificationRunning), "read while app's hold handler ran\n%s", v)
 			Expect(d.ContainerID).To(Equal(seen.notes["app-containerID"]), "read while app's hold handler ran\n%s", v)
 		})
-		It("delivers to every eligible container of the pod that declares the notifier", req("NTF-014"), func() {
+		It("delivers to every eligible container of the pod that declares the notifier", req(spec.NTF014), func() {
 			v := seen.view("inspect")
 			for _, c := range []string{"side", "app"} {
 				d := v.Delivery(pod(), c)
@@ -377,7 +377,7 @@ func (s *suite) registerNotifierDelivery() {
 				Expect(handlerStarts(tl(), c, "inspect")).To(Equal(1), "%s", tl())
 			}
 		})
-		It("skips a pod in which no main container or sidecar declares the notifier with NoMatchingContainers", req("NOTIF-010"), func() {
+		It("skips a pod in which no main container or sidecar declares the notifier with NoMatchingContainers", req(spec.NOTIF010), func() {
 			v := seen.view("absent")
 			r := v.Record(pod())
 			Expect(r).NotTo(BeNil(), "%s", v)
@@ -385,7 +385,7 @@ func (s *suite) registerNotifierDelivery() {
 			Expect(r.Reason).To(Equal(v1alpha1.ReasonNoMatchingContainers), "%s", v)
 			Expect(r.Containers).To(BeEmpty(), "%s", v)
 		})
-		DescribeTable("skips a declaring container that is not eligible when the pod's turn comes with NotEligible", req("NOTIF-011"),
+		DescribeTable("skips a declaring container that is not eligible when the pod's turn comes with NotEligible", req(spec.NOTIF011),
 			func(container string) {
 				v := seen.view("inspect")
 				d := v.Delivery(pod(), container)
@@ -397,7 +397,7 @@ func (s *suite) registerNotifierDelivery() {
 			Entry("running but not Started (startup probe pending)", "late"),
 			Entry("exited", "done"),
 		)
-		DescribeTable("gives a final pod record the phase of its deliveries", req("NOTIF-013"),
+		DescribeTable("gives a final pod record the phase of its deliveries", req(spec.NOTIF013),
 			func(key string, want v1alpha1.NotificationPhase) {
 				v := seen.view(key)
 				r := v.Record(pod())
@@ -410,7 +410,7 @@ func (s *suite) registerNotifierDelivery() {
 			Entry("a timed-out delivery: Failed", "slow", v1alpha1.NotificationFailed),
 			Entry("no delivery: Skipped", "absent", v1alpha1.NotificationSkipped),
 		)
-		DescribeTable("gives a PreExistingPods Notification the phase of its final pod records", req("NOTIF-014"),
+		DescribeTable("gives a PreExistingPods Notification the phase of its final pod records", req(spec.NOTIF014),
 			func(key string, want v1alpha1.NotificationPhase) {
 				v := seen.view(key)
 				Expect(v.Status.Phase).To(Equal(want), "%s", v)
@@ -419,12 +419,12 @@ func (s *suite) registerNotifierDelivery() {
 			Entry("a Failed record: Failed", "fail", v1alpha1.NotificationFailed),
 			Entry("only a Skipped record: Skipped", "absent", v1alpha1.NotificationSkipped),
 		)
-		It("counts the pod records per phase in the status", req("NOTIF-016"), func() {
+		It("counts the pod records per phase in the status", req(spec.NOTIF016), func() {
 			for _, key := range keys {
 				expectCountsMatchRecords(seen.view(key))
 			}
 		})
-		It("lists the failed and skipped deliveries in status.failures", req("NOTIF-017"), func() {
+		It("lists the failed and skipped deliveries in status.failures", req(spec.NOTIF017), func() {
 			v := seen.view("fail")
 			Expect(v.Status.Failures).To(ConsistOf(And(
 				HaveField("Pod", pod()), HaveField("Container", "app"), HaveField("Reason", v1alpha1.ReasonHandlerFailed))), "%s", v)
@@ -433,7 +433,7 @@ func (s *suite) registerNotifierDelivery() {
 				And(HaveField("Container", "late"), HaveField("Reason", v1alpha1.ReasonNotEligible)),
 				And(HaveField("Container", "done"), HaveField("Reason", v1alpha1.ReasonNotEligible))), "%s", v)
 		})
-		It("keeps one pod record per target pod, readable with notification results", req("NOTIF-018"), func() {
+		It("keeps one pod record per target pod, readable with notification results", req(spec.NOTIF018), func() {
 			for _, key := range keys {
 				v := seen.view(key)
 				expectOneRecordPerTarget(v)
@@ -502,7 +502,7 @@ func (s *suite) registerNotifierInstanceEnds() {
 		},
 	}
 	s.ordered("A delivery whose container instance ends", sc, func(get func() *fw.Outcome) {
-		DescribeTable("fails with the reason of the instance's end", req("NTF-013"),
+		DescribeTable("fails with the reason of the instance's end", req(spec.NTF013),
 			func(key, reason string) {
 				v := seen.view(key)
 				d := v.Delivery(get().Pod.Name, "app")
@@ -513,7 +513,7 @@ func (s *suite) registerNotifierInstanceEnds() {
 			Entry("the container exits and is restarted: ContainerRestarted", "restart", v1alpha1.ReasonContainerRestarted),
 			Entry("the pod is stopped: PodTerminated", "stop", v1alpha1.ReasonPodTerminated),
 		)
-		It("does not deliver the Notification again to the restarted container", req("NTF-010"), func() {
+		It("does not deliver the Notification again to the restarted container", req(spec.NTF010), func() {
 			tl := get().Timeline
 			Expect(handlerStarts(tl, "app", "hold")).To(Equal(2), "one hold handler per Notification\n%s", tl)
 			runs := tl.All(notifierRun(runtimev1.EventNotifierStarted, "app", seen.names["restart"]))
@@ -565,7 +565,7 @@ func (s *suite) registerNotifierOrder() {
 		},
 	}
 	s.ordered("Deliveries to one pod", sc, func(get func() *fw.Outcome) {
-		It("run one at a time per container and notifier, in the order the Notifications were created", req("HB-017"), func() {
+		It("run one at a time per container and notifier, in the order the Notifications were created", req(spec.HB017), func() {
 			tl := get().Timeline
 			var order []string
 			for _, e := range tl.All(fw.RuntimeEv(runtimev1.EventNotifierStarted, "a")) {
@@ -588,7 +588,7 @@ func (s *suite) registerNotifierOrder() {
 			Expect(seq).To(Equal([]string{probe.TypeHandlerStart, probe.TypeHandlerEnd, probe.TypeHandlerStart, probe.TypeHandlerEnd, probe.TypeHandlerStart, probe.TypeHandlerEnd}),
 				"tick's handlers in a never overlap\n%s", tl)
 		})
-		It("does not delay a delivery to one container for a delivery to another", req("HB-021"), func() {
+		It("does not delay a delivery to one container for a delivery to another", req(spec.HB021), func() {
 			tl := get().Timeline
 			Expect(tl.Before("b's long handler starts before a's ends", handlerEv("b", "long", probe.TypeHandlerStart), handlerEv("a", "long", probe.TypeHandlerEnd))).To(Succeed())
 			Expect(tl.Before("a's long handler starts before b's ends", handlerEv("a", "long", probe.TypeHandlerStart), handlerEv("b", "long", probe.TypeHandlerEnd))).To(Succeed())
@@ -639,7 +639,7 @@ func (s *suite) registerNotifierTerminating() {
 		},
 	}
 	s.ordered("A Notification to a pod that is stopping or stopped", sc, func(get func() *fw.Outcome) {
-		It("skips a pod that is terminating when its turn comes with PodTerminating, and delivers nothing", req("NOTIF-008"), func() {
+		It("skips a pod that is terminating when its turn comes with PodTerminating, and delivers nothing", req(spec.NOTIF008), func() {
 			Expect(seen.notes).To(HaveKeyWithValue("terminating", string(v1alpha1.ConditionTrue)), "the pod was terminating when the Notification was created")
 			v := seen.view("terminating")
 			r := v.Record(get().Pod.Name)
@@ -648,7 +648,7 @@ func (s *suite) registerNotifierTerminating() {
 			Expect(r.Phase).To(Equal(v1alpha1.NotificationSkipped), "%s", v)
 			expectNoDelivery(get().Timeline, "app", "inspect")
 		})
-		It("skips a pod that is terminal when its turn comes with PodTerminated, and delivers nothing", req("NOTIF-009"), func() {
+		It("skips a pod that is terminal when its turn comes with PodTerminated, and delivers nothing", req(spec.NOTIF009), func() {
 			v := seen.view("terminal")
 			r := v.Record(get().Pod.Name)
 			Expect(r).NotTo(BeNil(), "%s", v)
@@ -693,7 +693,7 @@ func (s *suite) registerNotifierTimeoutTree() {
 		},
 	}
 	s.ordered("A notifier action with descendants that outlives its timeout", sc, func(get func() *fw.Outcome) {
-		It("is killed with its whole process tree, descendants in a session of their own included, and recorded HandlerTimeout", req("NTF-008"), func() {
+		It("is killed with its whole process tree, descendants in a session of their own included, and recorded HandlerTimeout", req(spec.NTF008), func() {
 			tl := get().Timeline
 			v := seen.view("tree")
 			d := v.Delivery(get().Pod.Name, "app")

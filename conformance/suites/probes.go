@@ -11,6 +11,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 func (s *suite) registerProbes() {
@@ -73,57 +74,57 @@ func (s *suite) registerProbes() {
 		success := func(container, kind string) fw.Matcher {
 			return func(e fw.Entry) bool { return check(container, kind)(e) && e.Probe.Result == "success" }
 		}
-		It("runs the startup probe only after postStart succeeded", req("HB-006"), func() {
+		It("runs the startup probe only after postStart succeeded", req(spec.HB006), func() {
 			Expect(get().Timeline.Before("slow's postStart ends before its first startup check", fw.HandlerEvent("slow", "postStart", probe.TypeHandlerEnd), check("slow", "startup"))).To(Succeed())
 		})
-		It("runs readiness checks only once the startup probe passed", req("HB-007"), func() {
+		It("runs readiness checks only once the startup probe passed", req(spec.HB007), func() {
 			Expect(get().Timeline.Before("slow's startup passes before its first readiness check", success("slow", "startup"), check("slow", "readiness"))).To(Succeed())
 		})
-		It("reports started only once postStart succeeded and the startup probe passed", req("DEP-007"), func() {
+		It("reports started only once postStart succeeded and the startup probe passed", req(spec.DEP007), func() {
 			notes := get().Pod.Notes()
 			Expect(notes).To(HaveKeyWithValue("slow-started-before-startup-probe", "false"))
 			Expect(notes).To(HaveKeyWithValue("slow-started-after-startup-probe", "true"))
 		})
-		It("counts a probe attempt as a success exactly when its command exits 0", req("HOOK-005"), func() {
+		It("counts a probe attempt as a success exactly when its command exits 0", req(spec.HOOK005), func() {
 			tl := get().Timeline
 			Expect(tl.Before("slow is Ready only after a successful readiness check", success("slow", "readiness"), fw.RuntimeEv(runtimev1.EventContainerReady, "slow"))).To(Succeed())
 			Expect(tl.Before("slow's startup passes only after the marker made the check succeed", success("slow", "startup"), fw.RuntimeEv(runtimev1.EventContainerReady, "slow"))).To(Succeed())
 		})
-		It("counts an attempt that outlives timeoutSeconds as a failure and kills it", req("HOOK-005", "HOOK-006"), func() {
+		It("counts an attempt that outlives timeoutSeconds as a failure and kills it", req(spec.HOOK005, spec.HOOK006), func() {
 			out := get()
 			t := out.Final.Terminated("slowcheck")
 			Expect(t).NotTo(BeNil(), "%s", out.Final)
 			Expect(t.Reason).To(Equal("Unhealthy"), "a check that would exit 0 after 3 s fails a 1 s timeout\n%s", out.Final)
 			Expect(out.Timeline.NeverHappened("slowcheck's check completing", fw.ProbeEvent("slowcheck", probe.TypeCheck))).To(Succeed())
 		})
-		It("kills an instance whose postStart hook fails and records StartError as a failure", req("HOOK-008"), func() {
+		It("kills an instance whose postStart hook fails and records StartError as a failure", req(spec.HOOK008), func() {
 			out := get()
 			t := out.Final.Terminated("badhook")
 			Expect(t).NotTo(BeNil(), "%s", out.Final)
 			Expect(t.Reason).To(Equal(v1alpha1.ReasonStartError), "%s", out.Final)
 			Expect(out.Final.Phase).To(Equal(v1alpha1.PodFailed), "a StartError is a failure\n%s", out.Final)
 		})
-		It("kills an instance whose startup probe keeps failing and records Unhealthy", req("HOOK-009"), func() {
+		It("kills an instance whose startup probe keeps failing and records Unhealthy", req(spec.HOOK009), func() {
 			out := get()
 			t := out.Final.Terminated("unstartable")
 			Expect(t).NotTo(BeNil(), "%s", out.Final)
 			Expect(t.Reason).To(Equal("Unhealthy"), "%s", out.Final)
 			Expect(countMatches(out.Timeline, check("unstartable", "startup"))).To(BeNumerically(">=", 2), "failureThreshold 2 attempts\n%s", out.Timeline)
 		})
-		It("stops an instance whose liveness probe keeps failing with its stop signal and records Unhealthy", req("HOOK-010"), func() {
+		It("stops an instance whose liveness probe keeps failing with its stop signal and records Unhealthy", req(spec.HOOK010), func() {
 			out := get()
 			Expect(out.Timeline.Happened("unhealthy receives SIGTERM", probeSignal("unhealthy", "SIGTERM"))).To(Succeed())
 			t := out.Final.Terminated("unhealthy")
 			Expect(t).NotTo(BeNil(), "%s", out.Final)
 			Expect(t.Reason).To(Equal("Unhealthy"), "%s", out.Final)
 		})
-		It("runs preStop hooks only in the stop sequence, never after a probe or postStart failure", req("HOOK-011"), func() {
+		It("runs preStop hooks only in the stop sequence, never after a probe or postStart failure", req(spec.HOOK011), func() {
 			tl := get().Timeline
 			for _, c := range []string{"unstartable", "unhealthy", "badhook"} {
 				Expect(tl.NeverHappened(c+"'s preStop hook", fw.HandlerEvent(c, "preStop", probe.TypeHandlerStart))).To(Succeed())
 			}
 		})
-		It("runs a sleep hook by waiting its seconds before the stop signal", req("HOOK-004", "HB-012"), func() {
+		It("runs a sleep hook by waiting its seconds before the stop signal", req(spec.HOOK004, spec.HB012), func() {
 			tl := get().Timeline
 			Expect(tl.AtLeast("stop request to sleeper's SIGTERM", fw.RuntimeEv(runtimev1.EventStopRequested, ""), probeSignal("sleeper", "SIGTERM"), time.Second, s.f.Tolerances().EarlyMargin)).To(Succeed())
 		})

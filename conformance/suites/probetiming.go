@@ -10,6 +10,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // Probe timing: a readiness probe with periodSeconds 4 and initialDelaySeconds 2 whose command
@@ -41,7 +42,7 @@ func (s *suite) registerProbeTiming() {
 		}, nil, false),
 	}
 	s.ordered("Probe attempt timing", sc, func(get func() *fw.Outcome) {
-		It("starts the first attempt initialDelaySeconds after the probe became active, then one every periodSeconds", req("HOOK-007"), func() {
+		It("starts the first attempt initialDelaySeconds after the probe became active, then one every periodSeconds", req(spec.HOOK007), func() {
 			tl, tol := get().Timeline, s.f.Tolerances()
 			started := fw.RuntimeEv(runtimev1.EventContainerStarted, "r")
 			// With no postStart and no startup probe, the readiness probe is active once r started.

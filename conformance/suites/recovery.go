@@ -17,6 +17,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // reasonExitStatusLost is the terminated reason of an instance whose end nobody observed (SUP-005).
@@ -252,7 +253,7 @@ func (s *suite) registerCrashWhileRunning(rt recoveryTiming) {
 			Expect(ok).To(BeTrue(), "short's end is recorded\n%s", tl)
 			return e
 		}
-		It("detects the loss by the first verb that touches the pod and goes on supervising it", req("SUP-003"), func() {
+		It("detects the loss by the first verb that touches the pod and goes on supervising it", req(spec.SUP003), func() {
 			out := get()
 			ex := lostExit()
 			crashed, adopted := noteTimeOf(out, noteCrashed), noteTimeOf(out, noteAdopted)
@@ -261,7 +262,7 @@ func (s *suite) registerCrashWhileRunning(rt recoveryTiming) {
 				"short's end was recorded %v after the first verb after the crash returned (%s %v): the loss was not detected by that verb\n%s",
 				ex.Time.Sub(adopted), s.f.Tolerances().Reaction.Name, s.f.Tolerances().Reaction.Value, out.Timeline)
 		})
-		It("keeps the running instance: same containerID, same process, no restart", req("SUP-004"), func() {
+		It("keeps the running instance: same containerID, same process, no restart", req(spec.SUP004), func() {
 			out := get()
 			notes := out.Pod.Notes()
 			Expect(notes[noteIDBefore]).NotTo(BeEmpty(), "steady's containerID before the crash")
@@ -274,7 +275,7 @@ func (s *suite) registerCrashWhileRunning(rt recoveryTiming) {
 			Expect(fromFirstInstance(out.Timeline, "steady")).To(Succeed())
 			Expect(out.Final.UID).To(Equal(out.Pod.UID))
 		})
-		It("records an instance that ended unobserved as ExitStatusLost, with neither exitCode nor signal", req("SUP-005"), func() {
+		It("records an instance that ended unobserved as ExitStatusLost, with neither exitCode nor signal", req(spec.SUP005), func() {
 			out := get()
 			t := out.Final.Terminated("short")
 			Expect(t).NotTo(BeNil(), "%s", out.Final)
@@ -315,7 +316,7 @@ func (s *suite) registerCrashDuringBackoff(rt recoveryTiming) {
 		},
 	}
 	s.ordered("Supervisor lost during a restart back-off", sc, func(get func() *fw.Outcome) {
-		It("restarts the container at the moment its back-off delay ends, as decided before the loss", req("SUP-008", "RST-008"), func() {
+		It("restarts the container at the moment its back-off delay ends, as decided before the loss", req(spec.SUP008, spec.RST008), func() {
 			out := get()
 			tl := out.Timeline
 			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "flaky"))
@@ -356,7 +357,7 @@ func (s *suite) registerCrashBeforeDeadline(rt recoveryTiming) {
 		},
 	}
 	s.ordered("Supervisor lost before the pod's deadline", sc, func(get func() *fw.Outcome) {
-		It("begins the stop sequence at startedAt + activeDeadlineSeconds, as before the loss", req("SUP-008", "DL-002"), func() {
+		It("begins the stop sequence at startedAt + activeDeadlineSeconds, as before the loss", req(spec.SUP008, spec.DL002), func() {
 			out := get()
 			Expect(out.Final.StartedAt).NotTo(BeNil())
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonDeadlineExceeded), "%s", out.Final)
@@ -410,7 +411,7 @@ func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
 		},
 	}
 	s.ordered("Supervisor lost during the stop sequence", sc, func(get func() *fw.Outcome) {
-		It("resumes the stop sequence at its first unfinished step, with the same termination reason", req("SUP-006"), func() {
+		It("resumes the stop sequence at its first unfinished step, with the same termination reason", req(spec.SUP006), func() {
 			out := get()
 			tl := out.Timeline
 			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonStopped), "%s", out.Final)
@@ -432,7 +433,7 @@ func (s *suite) registerCrashWhileStopping(rt recoveryTiming) {
 				Expect(fromFirstInstance(tl, c)).To(Succeed())
 			}
 		})
-		It("keeps the budget end set before the loss: SIGKILL at the stop request + the grace period", req("SUP-008", "STOP-008"), func() {
+		It("keeps the budget end set before the loss: SIGKILL at the stop request + the grace period", req(spec.SUP008, spec.STOP008), func() {
 			out := get()
 			tl := out.Timeline
 			stopReq, ok := tl.First(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
@@ -467,7 +468,7 @@ func (s *suite) registerCrashDuringInit(rt recoveryTiming) {
 		},
 	}
 	s.ordered("Supervisor lost during initialisation", sc, func(get func() *fw.Outcome) {
-		It("does not run again an init container that had exited 0", req("SUP-007"), func() {
+		It("does not run again an init container that had exited 0", req(spec.SUP007), func() {
 			out := get()
 			tl := out.Timeline
 			Expect(tl.NotRestarted("first")).To(Succeed())
@@ -535,7 +536,7 @@ func (s *suite) registerCrashRepeatedly() {
 		},
 	}
 	s.ordered("Supervisor lost repeatedly at random moments", sc, func(get func() *fw.Outcome) {
-		It("leaves a valid state after every crash: each following verb succeeds with a valid status or event history", req("SUP-002"), func(ctx SpecContext) {
+		It("leaves a valid state after every crash: each following verb succeeds with a valid status or event history", req(spec.SUP002), func(ctx SpecContext) {
 			out := get()
 			notes := out.Pod.Notes()
 			var problems []string

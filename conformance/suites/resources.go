@@ -6,6 +6,7 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/spec"
 )
 
 func (s *suite) registerResources() {
@@ -16,7 +17,7 @@ func (s *suite) registerResources() {
 			Main("calm", fw.ExitAfter(0, ms(500))),
 	}
 	s.ordered("A container over its memory limit", sc, func(get func() *fw.Outcome) {
-		It("records oomKilled for the instance the OOM killer killed, and only for it", req("STAT-004", "STAT-006"), func() {
+		It("records oomKilled for the instance the OOM killer killed, and only for it", req(spec.STAT004, spec.STAT006), func() {
 			st := get().Final
 			t := st.Terminated("hog")
 			Expect(t).NotTo(BeNil(), "%s", st)

@@ -14,6 +14,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 func (s *suite) registerRestart() {
@@ -26,7 +27,7 @@ func (s *suite) registerRestart() {
 			Main("a", fw.ExitAfter(0, ms(1000)).Codes("1", "1", "0")),
 	}
 	s.ordered("Back-off reset", reset, func(get func() *fw.Outcome) {
-		It("resets the back-off after an instance ran resetAfterSeconds, so the next restart is the first", req("RST-009"), func() {
+		It("resets the back-off after an instance ran resetAfterSeconds, so the next restart is the first", req(spec.RST009), func() {
 			tl := get().Timeline
 			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
 			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a"))
@@ -49,7 +50,7 @@ func (s *suite) registerRestart() {
 			Main("a", fw.ExitAfter(0, ms(100)).Codes("1", "1", "1", "0")),
 	}
 	s.ordered("Back-off cap", capped, func(get func() *fw.Outcome) {
-		It("caps the back-off at maxSeconds, from the restart whose delay would exceed it on", req("RST-008"), func() {
+		It("caps the back-off at maxSeconds, from the restart whose delay would exceed it on", req(spec.RST008), func() {
 			tl := get().Timeline
 			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
 			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a"))
@@ -86,7 +87,7 @@ func (s *suite) registerRestart() {
 			Expect(out).To(HaveLen(3), "a reports once per instance\n%s", get().Timeline)
 			return out
 		}
-		It("runs every restart as a new instance with a fresh root filesystem and a new containerID", req("RST-004", "IMG-009"), func() {
+		It("runs every restart as a new instance with a fresh root filesystem and a new containerID", req(spec.RST004, spec.IMG009), func() {
 			for i, r := range reports() {
 				Expect(r.FreshRootfs).To(BeTrue(), "instance %d saw the marker an earlier instance left in its root filesystem", i+1)
 				Expect(r.RootfsWritable).To(BeTrue(), "instance %d could not write its root filesystem", i+1)
@@ -98,19 +99,19 @@ func (s *suite) registerRestart() {
 			}
 			Expect(ids).To(HaveLen(3))
 		})
-		It("keeps the pod's volumes and their content across restarts", req("RST-005", "VOL-005"), func() {
+		It("keeps the pod's volumes and their content across restarts", req(spec.RST005, spec.VOL005), func() {
 			rs := reports()
 			Expect(rs[0].Files).NotTo(HaveKey("/data/kept"), "the emptyDir starts empty")
 			Expect(rs[1].Files).To(HaveKeyWithValue("/data/kept", "yes"))
 			Expect(rs[2].Files).To(HaveKeyWithValue("/data/kept", "yes"))
 		})
-		It("counts restarts and keeps the previous instance's termination in lastState", req("RST-006", "STAT-008"), func() {
+		It("counts restarts and keeps the previous instance's termination in lastState", req(spec.RST006, spec.STAT008), func() {
 			c := get().Final.Container("a")
 			Expect(c.RestartCount).To(BeEquivalentTo(2), "%s", get().Final)
 			Expect(c.LastState.Terminated).NotTo(BeNil(), "lastState.terminated\n%s", get().Final)
 			Expect(c.LastState.Terminated.ExitCode).To(HaveValue(BeEquivalentTo(2)), "the previous instance exited 2")
 		})
-		It("starts the next instance only after the previous one exited", req("HB-008"), func() {
+		It("starts the next instance only after the previous one exited", req(spec.HB008), func() {
 			inst := get().Timeline.Instances("a")
 			Expect(inst).To(HaveLen(3))
 			for i := 1; i < len(inst); i++ {
@@ -118,7 +119,7 @@ func (s *suite) registerRestart() {
 				Expect(inst[i-1].End.Before(inst[i].Start)).To(BeTrue(), "instance %d ended before instance %d started\n%s", i, i+1, get().Timeline)
 			}
 		})
-		It("waits the back-off delay after each exit, neither shorter nor much longer", req("RST-008", "TIME-001", "TIME-002"), func() {
+		It("waits the back-off delay after each exit, neither shorter nor much longer", req(spec.RST008, spec.TIME001, spec.TIME002), func() {
 			tl := get().Timeline
 			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
 			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a"))
@@ -133,7 +134,7 @@ func (s *suite) registerRestart() {
 				delay = time.Duration(float64(delay) * factor)
 			}
 		})
-		It("keeps restarting containers after the command that created the pod returned", req("SUP-001"), func() {
+		It("keeps restarting containers after the command that created the pod returned", req(spec.SUP001), func() {
 			out := get()
 			restarts := out.Timeline.All(func(e fw.Entry) bool {
 				return fw.RuntimeEv(runtimev1.EventContainerStarted, "a")(e) && e.Runtime.RestartCount != nil && *e.Runtime.RestartCount > 0
@@ -143,14 +144,14 @@ func (s *suite) registerRestart() {
 				Expect(r.Time.After(out.Pod.RunResult.Ended)).To(BeTrue(), "restart at %v, run returned at %v", r.Time, out.Pod.RunResult.Ended)
 			}
 		})
-		It("keeps the pod's UID across container restarts", req("ID-005"), func() {
+		It("keeps the pod's UID across container restarts", req(spec.ID005), func() {
 			out := get()
 			Expect(out.Final.UID).To(Equal(out.Pod.UID))
 			for _, ev := range out.Timeline.RuntimeEvents() {
 				Expect(ev.PodUID).To(Equal(out.Pod.UID), "event #%d %s", ev.Seq, ev.Type)
 			}
 		})
-		It("leaves a hostPath volume's directory as it was", req("VOL-007"), func() {
+		It("leaves a hostPath volume's directory as it was", req(spec.VOL007), func() {
 			fi, err := os.Stat(get().Pod.Dir)
 			Expect(err).NotTo(HaveOccurred(), "the hostPath directory still exists")
 			Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o777)), "its permissions are unchanged")
@@ -160,7 +161,7 @@ func (s *suite) registerRestart() {
 			_, err = os.Stat(filepath.Join(get().Pod.Dir, "a.instances"))
 			Expect(err).NotTo(HaveOccurred(), "files the containers wrote into it are still there")
 		})
-		It("does not stop, signal or restart another container when one restarts", req("RST-007"), func() {
+		It("does not stop, signal or restart another container when one restarts", req(spec.RST007), func() {
 			tl := get().Timeline
 			Expect(tl.NotRestarted("other")).To(Succeed())
 			Expect(tl.Before("other is signalled only once the policy fired", fw.RuntimeEv(runtimev1.EventPolicyFired, ""), fw.ProbeEvent("other", probe.TypeSignal))).To(Succeed())

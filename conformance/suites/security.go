@@ -16,6 +16,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // climbTo is a relative path that climbs from any directory to the root and then down to the
@@ -45,7 +46,7 @@ type hostileName struct {
 
 func (s *suite) registerSecurity() {
 	Describe("Hostile names", profileLabel("core"), func() {
-		It("refuses pod and container names that are not DNS labels before using them in a host path", req("SEC-005"), func(ctx SpecContext) {
+		It("refuses pod and container names that are not DNS labels before using them in a host path", req(spec.SEC005), func(ctx SpecContext) {
 			work, run := s.f.Config().WorkDir, s.f.RunID()
 			canary := filepath.Join(work, "sec005-canary")
 			Expect(os.MkdirAll(canary, 0o777)).To(Succeed())
@@ -136,7 +137,7 @@ func (s *suite) registerSecurity() {
 			}),
 	}
 	s.ordered("Host paths a container gets", hostPaths, func(get func() *fw.Outcome) {
-		It("gives a container no host path but the hostPath volumes it mounts", req("SEC-006"), func(ctx SpecContext) {
+		It("gives a container no host path but the hostPath volumes it mounts", req(spec.SEC006), func(ctx SpecContext) {
 			out := get()
 			Expect(host).NotTo(BeEmpty(), "the host's mount table, read while the containers ran")
 			real := func(p string) string {

@@ -11,6 +11,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 func (s *suite) registerSidecars() {
@@ -24,24 +25,24 @@ func (s *suite) registerSidecars() {
 			Main("app", fw.ExitAfter(0, ms(4000))),
 	}
 	s.ordered("Sidecars", sc, func(get func() *fw.Outcome) {
-		It("restarts a sidecar after every exit, whatever the pod's restart policy", req("SIDE-001"), func() {
+		It("restarts a sidecar after every exit, whatever the pod's restart policy", req(spec.SIDE001), func() {
 			Expect(get().Timeline.Restarted("s2", 1)).To(Succeed())
 		})
-		It("does not count a sidecar's exit for the exit policy or the pod result", req("SIDE-002"), func() {
+		It("does not count a sidecar's exit for the exit policy or the pod result", req(spec.SIDE002), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodSucceeded), "s1 exits 1 on its stop signal, yet the pod succeeds\n%s", st)
 			Expect(st.DecidedBy).NotTo(Or(Equal("s1"), Equal("s2")))
 			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(0)))
 		})
-		It("stops sidecars in reverse order, each after the later one has exited", req("HB-015"), func() {
+		It("stops sidecars in reverse order, each after the later one has exited", req(spec.HB015), func() {
 			tl := get().Timeline
 			Expect(endedBefore(tl, "s2", "s1's stop signal", fw.ProbeEvent("s1", probe.TypeSignal))).To(Succeed())
 		})
-		It("stops the last sidecar only after every main container has exited", req("HB-014"), func() {
+		It("stops the last sidecar only after every main container has exited", req(spec.HB014), func() {
 			tl := get().Timeline
 			Expect(endedBefore(tl, "app", "s2's stop signal", fw.ProbeEvent("s2", probe.TypeSignal))).To(Succeed())
 		})
-		It("stops each sidecar with its stop signal", req("STOP-009"), func() {
+		It("stops each sidecar with its stop signal", req(spec.STOP009), func() {
 			tl := get().Timeline
 			Expect(tl.Happened("SIGTERM received by s1", probeSignal("s1", "SIGTERM"))).To(Succeed())
 			Expect(tl.Happened("SIGTERM received by s2", probeSignal("s2", "SIGTERM"))).To(Succeed())
@@ -101,15 +102,15 @@ func (s *suite) registerSidecars() {
 			Expect(len(inst)).To(BeNumerically(">=", 2), "%s exited after %s, before its own stop step, and was not restarted\n%s", sidecar, fromWhat, tl)
 			Expect(inst[1].Start.After(inst[0].End)).To(BeTrue(), "%s's second instance started after its first ended\n%s", sidecar, tl)
 		}
-		It("restarts a sidecar that exits while the main containers stop", req("SIDE-001"), func() {
+		It("restarts a sidecar that exits while the main containers stop", req(spec.SIDE001), func() {
 			restartedWithin("b", "PodTerminating", fw.RuntimeEv(runtimev1.EventPodTerminating, ""),
 				"db's exit", fw.RuntimeEv(runtimev1.EventContainerExited, "db"))
 		})
-		It("restarts a sidecar that exits while a later sidecar is stopped, before its own step", req("SIDE-001"), func() {
+		It("restarts a sidecar that exits while a later sidecar is stopped, before its own step", req(spec.SIDE001), func() {
 			restartedWithin("a", "c's preStop hook", fw.RuntimeEv(runtimev1.EventHookStarted, "c"),
 				"a's stop signal", probeSignal("a", "SIGTERM"))
 		})
-		It("stops each restarted sidecar once, at its own step, after the later sidecars exited", req("HB-015", "STOP-009"), func() {
+		It("stops each restarted sidecar once, at its own step, after the later sidecars exited", req(spec.HB015, spec.STOP009), func() {
 			tl := get().Timeline
 			Expect(endedBefore(tl, "c", "b's stop signal", probeSignal("b", "SIGTERM"))).To(Succeed())
 			Expect(endedBefore(tl, "b", "a's stop signal", probeSignal("a", "SIGTERM"))).To(Succeed())

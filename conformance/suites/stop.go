@@ -11,6 +11,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
 )
 
 // seqGrace is the grace period of the stop-sequence scenario: long enough that its reserve point
@@ -46,16 +47,16 @@ func (s *suite) registerStop() {
 	s.ordered("The stop sequence", seq, func(get func() *fw.Outcome) {
 		preStopStart := func(c string) fw.Matcher { return fw.HandlerEvent(c, "preStop", probe.TypeHandlerStart) }
 		preStopEnd := func(c string) fw.Matcher { return fw.HandlerEvent(c, "preStop", probe.TypeHandlerEnd) }
-		It("sets the condition Terminating to True when the stop sequence begins and to False when the pod is terminal", req("STOP-004"), func() {
+		It("sets the condition Terminating to True when the stop sequence begins and to False when the pod is terminal", req(spec.STOP004), func() {
 			Expect(get().Pod.Notes()).To(HaveKeyWithValue("terminating-after-stop", string(v1alpha1.ConditionTrue)), "Terminating right after the stop request")
 			c := get().Final.Condition(v1alpha1.PodTerminating)
 			Expect(c).NotTo(BeNil(), "%s", get().Final)
 			Expect(c.Status).To(Equal(v1alpha1.ConditionFalse), "Terminating once the pod is terminal\n%s", get().Final)
 		})
-		It("records the termination reason Stopped", req("EXIT-020"), func() {
+		It("records the termination reason Stopped", req(spec.EXIT020), func() {
 			Expect(get().Final.Reason).To(Equal("Stopped"), "%s", get().Final)
 		})
-		It("starts the preStop hooks of all main containers without waiting for one another", req("HB-019"), func() {
+		It("starts the preStop hooks of all main containers without waiting for one another", req(spec.HB019), func() {
 			tl := get().Timeline
 			for _, a := range []string{"db", "api"} {
 				for _, b := range []string{"db", "api"} {
@@ -63,26 +64,26 @@ func (s *suite) registerStop() {
 				}
 			}
 		})
-		It("sends a container its stop signal only after its preStop hook ended", req("HB-012"), func() {
+		It("sends a container its stop signal only after its preStop hook ended", req(spec.HB012), func() {
 			tl := get().Timeline
 			for _, c := range []string{"db", "api"} {
 				Expect(tl.Before(c+"'s preStop ends before its stop signal", preStopEnd(c), probeSignal(c, "SIGTERM"))).To(Succeed())
 			}
 		})
-		It("stops a dependent before its dependency, unless the reserve point comes first", req("HB-011"), func() {
+		It("stops a dependent before its dependency, unless the reserve point comes first", req(spec.HB011), func() {
 			tl := get().Timeline
 			if sig, ok := tl.First(probeSignal("db", "SIGTERM")); ok {
 				if stop, ok := tl.First(fw.RuntimeEv(runtimev1.EventStopRequested, "")); ok {
 					reserve := stop.Time.Add(time.Duration(seqGrace-v1alpha1.MinimumStopWindowSeconds) * time.Second)
 					if !sig.Time.Before(reserve.Add(-s.f.Tolerances().EarlyMargin.Value)) {
-						AddReportEntry("HB-011", "db was signalled at the reserve point, which exempts the edge; TIME-003 judges the delay")
+						AddReportEntry(spec.HB011, "db was signalled at the reserve point, which exempts the edge; "+spec.TIME003+" judges the delay")
 						return
 					}
 				}
 			}
 			Expect(endedBefore(tl, "api", "db's stop signal", probeSignal("db", "SIGTERM"))).To(Succeed())
 		})
-		It("sends a container its stop signal at once when its preStop hook ended and its dependents exited", req("TIME-003"), func() {
+		It("sends a container its stop signal at once when its preStop hook ended and its dependents exited", req(spec.TIME003), func() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
 			Expect(tl.WithinBudget("api's preStop end to its SIGTERM", preStopEnd("api"), runtimeSignal("api", "SIGTERM"), 0, tol.Reaction)).To(Succeed())
@@ -96,42 +97,42 @@ func (s *suite) registerStop() {
 			Expect(ok).To(BeTrue(), "db gets SIGTERM\n%s", tl)
 			Expect(sig.Time.Sub(dbReady)).To(BeNumerically("<=", tol.Reaction.Value), "db's SIGTERM came %v after api exited and db's preStop ended (%s %v)\n%s", sig.Time.Sub(dbReady), tol.Reaction.Name, tol.Reaction.Value, tl)
 		})
-		It("does not delay the stop signal of an independent container", req("HB-020"), func() {
+		It("does not delay the stop signal of an independent container", req(spec.HB020), func() {
 			tl := get().Timeline
 			Expect(tl.Before("other is signalled before api's preStop ends", probeSignal("other", "SIGTERM"), preStopEnd("api"))).To(Succeed())
 		})
-		It("sends each main container its stop signal exactly once", req("STOP-007"), func() {
+		It("sends each main container its stop signal exactly once", req(spec.STOP007), func() {
 			tl := get().Timeline
 			for _, c := range []string{"db", "api", "other"} {
 				Expect(countMatches(tl, probeSignal(c, "SIGTERM"))).To(Equal(1), "%s receives SIGTERM once\n%s", c, tl)
 				Expect(countMatches(tl, runtimeSignal(c, "SIGTERM"))).To(Equal(1), "the runtime sends %s SIGTERM once\n%s", c, tl)
 			}
 		})
-		It("restarts no main container once the stop sequence began", req("MAIN-002", "STOP-005"), func() {
+		It("restarts no main container once the stop sequence began", req(spec.MAIN002, spec.STOP005), func() {
 			for _, c := range []string{"db", "api", "other"} {
 				Expect(get().Timeline.NotRestarted(c)).To(Succeed())
 			}
 		})
-		It("stops the sidecar last, with its stop signal", req("HB-014", "STOP-009"), func() {
+		It("stops the sidecar last, with its stop signal", req(spec.HB014, spec.STOP009), func() {
 			tl := get().Timeline
 			for _, c := range []string{"db", "api", "other"} {
 				Expect(endedBefore(tl, c, "s1's stop signal", probeSignal("s1", "SIGTERM"))).To(Succeed())
 			}
 		})
-		It("succeeds, decided by nobody, when every container exits 0 on its stop signal", req("EXIT-013", "EXIT-014", "EXIT-016", "EXIT-018"), func() {
+		It("succeeds, decided by nobody, when every container exits 0 on its stop signal", req(spec.EXIT013, spec.EXIT014, spec.EXIT016, spec.EXIT018), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", st)
 			Expect(st.DecidedBy).To(BeEmpty())
 			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(0)))
 		})
-		It("records the containers it stopped with reason Stopped", req("STAT-006"), func() {
+		It("records the containers it stopped with reason Stopped", req(spec.STAT006), func() {
 			for _, c := range []string{"db", "api", "other"} {
 				t := get().Final.Terminated(c)
 				Expect(t).NotTo(BeNil())
 				Expect(t.Reason).To(Equal(v1alpha1.ReasonStopped), "%s\n%s", c, get().Final)
 			}
 		})
-		It("makes the pod terminal only after every process ended", req("HB-016", "EXIT-019"), func() {
+		It("makes the pod terminal only after every process ended", req(spec.HB016, spec.EXIT019), func() {
 			Expect(allEndedBeforeFinish(get().Timeline)).To(Succeed())
 		})
 	})
@@ -145,7 +146,7 @@ func (s *suite) registerStop() {
 		Drive: fw.StopWhen("both started", fw.AllStarted("stubborn", "polite"), nil, false),
 	}
 	s.ordered("The grace budget", budget, func(get func() *fw.Outcome) {
-		It("kills what still runs at the budget end, counted from the stop request, and not before", req("STOP-003", "STOP-010", "TIME-001", "TIME-002"), func() {
+		It("kills what still runs at the budget end, counted from the stop request, and not before", req(spec.STOP003, spec.STOP010, spec.TIME001, spec.TIME002), func() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
 			from := fw.RuntimeEv(runtimev1.EventStopRequested, "")
@@ -154,12 +155,12 @@ func (s *suite) registerStop() {
 			Expect(tl.WithinBudget("stop request to stubborn's SIGKILL", from, to, grace*time.Second, tol.Reaction)).To(Succeed())
 			Expect(tl.Before("stubborn's SIGKILL before its death", to, fw.RuntimeEv(runtimev1.EventContainerExited, "stubborn"))).To(Succeed())
 		})
-		It("leaves at least the minimum stop window between the stop signal and SIGKILL", req("STOP-008"), func() {
+		It("leaves at least the minimum stop window between the stop signal and SIGKILL", req(spec.STOP008), func() {
 			tl := get().Timeline
 			Expect(tl.AtLeast("stubborn's SIGTERM to its SIGKILL", runtimeSignal("stubborn", "SIGTERM"), runtimeSignal("stubborn", "SIGKILL"),
 				time.Duration(v1alpha1.MinimumStopWindowSeconds)*time.Second, s.f.Tolerances().EarlyMargin)).To(Succeed())
 		})
-		It("reports the kill as a signal, never as an exit code", req("STAT-002", "STAT-003", "STAT-001"), func() {
+		It("reports the kill as a signal, never as an exit code", req(spec.STAT002, spec.STAT003, spec.STAT001), func() {
 			st := get().Final
 			t := st.Terminated("stubborn")
 			Expect(t).NotTo(BeNil())
@@ -169,7 +170,7 @@ func (s *suite) registerStop() {
 			Expect(p.ExitCode).To(HaveValue(BeEquivalentTo(0)), "%s", st)
 			Expect(p.Signal).To(BeNil())
 		})
-		It("does not count a container the runtime stopped as a failure because it needed SIGKILL", req("EXIT-013", "EXIT-014", "EXIT-016", "EXIT-018"), func() {
+		It("does not count a container the runtime stopped as a failure because it needed SIGKILL", req(spec.EXIT013, spec.EXIT014, spec.EXIT016, spec.EXIT018), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", st)
 			Expect(st.DecidedBy).To(BeEmpty(), "a pod ended by a stop request has no deciding container")
@@ -184,7 +185,7 @@ func (s *suite) registerStop() {
 		Drive: fw.StopWhen("app started", fw.AllStarted("app"), nil, false),
 	}
 	s.ordered("A preStop hook that does not end", hung, func(get func() *fw.Outcome) {
-		It("does not keep the runtime from sending the stop signal at the reserve point", req("HOOK-012", "STOP-006"), func() {
+		It("does not keep the runtime from sending the stop signal at the reserve point", req(spec.HOOK012, spec.STOP006), func() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
 			reserve := time.Duration(4-v1alpha1.MinimumStopWindowSeconds) * time.Second

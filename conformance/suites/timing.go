@@ -10,6 +10,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/spec"
 )
 
 // waitThenStop waits for cond, lets drive observe the pod, then requests a stop.
@@ -48,12 +49,12 @@ func (s *suite) registerTiming() {
 		},
 	}
 	s.ordered("Pod phases", phases, func(get func() *fw.Outcome) {
-		It("reports Pending until the first main container starts, then Running", req("EXIT-009"), func() {
+		It("reports Pending until the first main container starts, then Running", req(spec.EXIT009), func() {
 			notes := get().Pod.Notes()
 			Expect(notes).To(HaveKeyWithValue("phase-during-init", string(v1alpha1.PodPending)))
 			Expect(notes).To(HaveKeyWithValue("phase-running", string(v1alpha1.PodRunning)))
 		})
-		It("sets neither exitCode nor decidedBy before the pod is terminal", req("EXIT-019"), func() {
+		It("sets neither exitCode nor decidedBy before the pod is terminal", req(spec.EXIT019), func() {
 			Expect(get().Pod.Notes()).To(HaveKeyWithValue("exitcode-set-early", "false"))
 		})
 	})
@@ -77,10 +78,10 @@ func (s *suite) registerTiming() {
 		}, nil),
 	}
 	s.ordered("A restart waiting for its back-off", backoff, func(get func() *fw.Outcome) {
-		It("reports the container waiting with reason BackOff", req("RST-010"), func() {
+		It("reports the container waiting with reason BackOff", req(spec.RST010), func() {
 			Expect(get().Pod.Notes()).To(HaveKeyWithValue("a-waiting-reason", "BackOff"))
 		})
-		It("cancels the pending restart when the stop sequence begins, and shows the last termination again", req("STOP-005", "MAIN-002"), func() {
+		It("cancels the pending restart when the stop sequence begins, and shows the last termination again", req(spec.STOP005, spec.MAIN002), func() {
 			out := get()
 			Expect(out.Timeline.NotRestarted("a")).To(Succeed())
 			t := out.Final.Terminated("a")
@@ -113,7 +114,7 @@ func (s *suite) registerTiming() {
 		},
 	}
 	s.ordered("A main container that fails during the stop sequence", inStop, func(get func() *fw.Outcome) {
-		It("is not restarted, whatever its restart policy", req("MAIN-002"), func() {
+		It("is not restarted, whatever its restart policy", req(spec.MAIN002), func() {
 			out := get()
 			Expect(out.Timeline.NotRestarted("a")).To(Succeed())
 			t := out.Final.Terminated("a")
@@ -136,7 +137,7 @@ func (s *suite) registerTiming() {
 		},
 	}
 	s.ordered("A second stop request with a longer grace period", later, func(get func() *fw.Outcome) {
-		It("does not move the budget end later", req("STOP-011", "STOP-003"), func() {
+		It("does not move the budget end later", req(spec.STOP011, spec.STOP003), func() {
 			tl := get().Timeline
 			Expect(tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))).To(HaveLen(2), "%s", tl)
 			Expect(tl.WithinBudget("first stop request to SIGKILL", fw.RuntimeEv(runtimev1.EventStopRequested, ""), runtimeSignal("stubborn", "SIGKILL"), firstGrace*time.Second, s.f.Tolerances().Reaction)).To(Succeed())
@@ -154,7 +155,7 @@ func (s *suite) registerTiming() {
 		},
 	}
 	s.ordered("A second stop request with a shorter grace period", earlier, func(get func() *fw.Outcome) {
-		It("moves the budget end to the end of the shorter grace period", req("STOP-012", "TIME-001", "TIME-002"), func() {
+		It("moves the budget end to the end of the shorter grace period", req(spec.STOP012, spec.TIME001, spec.TIME002), func() {
 			tl := get().Timeline
 			reqs := tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
 			Expect(reqs).To(HaveLen(2), "%s", tl)
@@ -173,7 +174,7 @@ func (s *suite) registerTiming() {
 		Drive: fw.StopWhen("stubborn to start", fw.AllStarted("stubborn"), i64(6), false),
 	}
 	s.ordered("A deadline passing during the stop sequence", deadline, func(get func() *fw.Outcome) {
-		It("changes neither the termination reason nor the budget end", req("DL-003"), func() {
+		It("changes neither the termination reason nor the budget end", req(spec.DL003), func() {
 			out := get()
 			Expect(out.Final.Reason).To(Equal("Stopped"), "%s", out.Final)
 			tol := s.f.Tolerances()

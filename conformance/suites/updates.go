@@ -233,15 +233,15 @@ func (s *suite) registerLiveUpdate() {
 	}
 	gen2 := func(rec *updateRecord) *fw.PodBuilder { return liveUpdatePod(true, rec.image) }
 	refusedRows := map[string]refusedRow{
-		"a container's stopSignal": {"UPD-001", "spec.containers[2].stopSignal", func(p *v1alpha1.Pod) { p.Spec.Containers[2].StopSignal = "SIGUSR2" }},
-		"a container's name":       {"UPD-001", "spec.containers[0].name", func(p *v1alpha1.Pod) { p.Spec.Containers[0].Name = "renamed" }},
-		"spec.restartPolicy":       {"UPD-001", "spec.restartPolicy", func(p *v1alpha1.Pod) { p.Spec.RestartPolicy = v1alpha1.RestartPolicyAlways }},
-		"a volume mount": {"UPD-001", "spec.containers[0].volumeMounts[1].readOnly", func(p *v1alpha1.Pod) {
+		"a container's stopSignal": {spec.UPD001, "spec.containers[2].stopSignal", func(p *v1alpha1.Pod) { p.Spec.Containers[2].StopSignal = "SIGUSR2" }},
+		"a container's name":       {spec.UPD001, "spec.containers[0].name", func(p *v1alpha1.Pod) { p.Spec.Containers[0].Name = "renamed" }},
+		"spec.restartPolicy":       {spec.UPD001, "spec.restartPolicy", func(p *v1alpha1.Pod) { p.Spec.RestartPolicy = v1alpha1.RestartPolicyAlways }},
+		"a volume mount": {spec.UPD001, "spec.containers[0].volumeMounts[1].readOnly", func(p *v1alpha1.Pod) {
 			p.Spec.Containers[0].VolumeMounts[1].ReadOnly = true
 		}},
-		"an increased activeDeadlineSeconds": {"UPD-002", "spec.activeDeadlineSeconds", func(p *v1alpha1.Pod) { p.Spec.ActiveDeadlineSeconds = i64(7200) }},
-		"a removed activeDeadlineSeconds":    {"UPD-002", "spec.activeDeadlineSeconds", func(p *v1alpha1.Pod) { p.Spec.ActiveDeadlineSeconds = nil }},
-		"a dependency on an unknown container": {"DEP-001", "spec.containers[0].dependsOn[0].name", func(p *v1alpha1.Pod) {
+		"an increased activeDeadlineSeconds": {spec.UPD002, "spec.activeDeadlineSeconds", func(p *v1alpha1.Pod) { p.Spec.ActiveDeadlineSeconds = i64(7200) }},
+		"a removed activeDeadlineSeconds":    {spec.UPD002, "spec.activeDeadlineSeconds", func(p *v1alpha1.Pod) { p.Spec.ActiveDeadlineSeconds = nil }},
+		"a dependency on an unknown container": {spec.DEP001, "spec.containers[0].dependsOn[0].name", func(p *v1alpha1.Pod) {
 			p.Spec.Containers[0].DependsOn = []v1alpha1.Dependency{{Name: "nobody", Condition: v1alpha1.ConditionStarted}}
 		}},
 	}
@@ -290,14 +290,14 @@ func (s *suite) registerLiveUpdate() {
 		}
 		DescribeTable("replaces the running instance of a changed container: stop signal, then a new instance of the new definition without back-off",
 			func(row restartRow) { replaced(row) },
-			Entry("image of a main container", req("UPD-007"), restartRows[0]),
-			Entry("command (and its stop signal SIGUSR1)", req("UPD-007"), restartRows[1]),
-			Entry("args", req("UPD-007"), restartRows[2]),
-			Entry("env", req("UPD-007"), restartRows[3]),
-			Entry("env of a sidecar", req("UPD-007"), restartRows[4]),
-			Entry("memory with resizePolicy RestartContainer", req("UPD-011"), restartResize),
+			Entry("image of a main container", req(spec.UPD007), restartRows[0]),
+			Entry("command (and its stop signal SIGUSR1)", req(spec.UPD007), restartRows[1]),
+			Entry("args", req(spec.UPD007), restartRows[2]),
+			Entry("env", req(spec.UPD007), restartRows[3]),
+			Entry("env of a sidecar", req(spec.UPD007), restartRows[4]),
+			Entry("memory with resizePolicy RestartContainer", req(spec.UPD011), restartResize),
 		)
-		It("sends SIGKILL after terminationGracePeriodSeconds to an instance that ignores its stop signal", req("UPD-007"), func() {
+		It("sends SIGKILL after terminationGracePeriodSeconds to an instance that ignores its stop signal", req(spec.UPD007), func() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
 			grace := 2 * time.Second
@@ -321,11 +321,11 @@ func (s *suite) registerLiveUpdate() {
 				Expect(row.got(first.Cgroup)).NotTo(Equal(row.want), "%s before the update: %+v", row.resource, first.Cgroup)
 				Expect(row.got(after.Cgroup)).To(Equal(row.want), "%s seen from inside the instance after the update: %+v", row.resource, after.Cgroup)
 			},
-			Entry("cpu", req("UPD-010"), resizeRows[0]),
-			Entry("memory", req("UPD-010"), resizeRows[1]),
-			Entry("pids", req("UPD-010"), resizeRows[2]),
+			Entry("cpu", req(spec.UPD010), resizeRows[0]),
+			Entry("memory", req(spec.UPD010), resizeRows[1]),
+			Entry("pids", req(spec.UPD010), resizeRows[2]),
 		)
-		It("leaves unchanged containers and the pod's volumes untouched", req("UPD-009"), func() {
+		It("leaves unchanged containers and the pod's volumes untouched", req(spec.UPD009), func() {
 			tl := get().Timeline
 			Expect(tl.NotRestarted("steady")).To(Succeed())
 			Expect(tl.NeverHappened("a signal to steady before the stop", beforeStop(tl, fw.RuntimeEv(runtimev1.EventSignalSent, "steady")))).To(Succeed())
@@ -339,7 +339,7 @@ func (s *suite) registerLiveUpdate() {
 				Expect(tl.All(beforeStop(tl, fw.RuntimeEv(runtimev1.EventContainerStarted, c)))).To(HaveLen(want), "%s: starts (the no-op and the labels-only update start nothing)\n%s", c, tl)
 			}
 		})
-		It("does not count the replaced instances' ends for the restart policy, the exit policy or the pod result", req("UPD-008"), func() {
+		It("does not count the replaced instances' ends for the restart policy, the exit policy or the pod result", req(spec.UPD008), func() {
 			out := get()
 			tl := out.Timeline
 			first, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "cmd"))
@@ -349,7 +349,7 @@ func (s *suite) registerLiveUpdate() {
 			Expect(out.Final.Phase).To(Equal(v1alpha1.PodSucceeded), "the final stop's exits are 0 or SIGKILL at the budget end: only a counted replacement (exit 3) fails the pod\n%s", out.Final)
 			Expect(out.Final.DecidedBy).To(BeEmpty(), "%s", out.Final)
 		})
-		It("increases metadata.generation by one per accepted change and not on an update that changes nothing", req("UPD-005"), func() {
+		It("increases metadata.generation by one per accepted change and not on an update that changes nothing", req(spec.UPD005), func() {
 			tl := get().Timeline
 			Expect(rec.accepted.ExitCode).To(Equal(runtimev1.ExitOK), "%s", rec.accepted)
 			Expect(rec.noop.ExitCode).To(Equal(runtimev1.ExitOK), "an update that changes nothing is accepted\n%s", rec.noop)
@@ -361,7 +361,7 @@ func (s *suite) registerLiveUpdate() {
 			Expect(gens).To(Equal([]int64{2, 3}), "UpdateApplied generations: the table update (2), then the labels update (3): the no-op and the refused updates take no generation\n%s", tl)
 			Expect(get().Final.ObservedGeneration).To(BeEquivalentTo(3), "%s", get().Final)
 		})
-		It("reaches observedGeneration only once the changes took effect, and records UpdateApplied then", req("UPD-006"), func() {
+		It("reaches observedGeneration only once the changes took effect, and records UpdateApplied then", req(spec.UPD006), func() {
 			tl := get().Timeline
 			kill, ok := tl.First(runtimeSignal("env", "SIGKILL"))
 			Expect(ok).To(BeTrue(), "env's SIGKILL\n%s", tl)
@@ -405,12 +405,12 @@ func (s *suite) registerLiveUpdate() {
 			func() []TableEntry {
 				var out []TableEntry
 				for _, name := range refusedNames {
-					out = append(out, Entry(name, req("UPD-003"), name))
+					out = append(out, Entry(name, req(spec.UPD003), name))
 				}
 				return out
 			}(),
 		)
-		It("refuses an update of a terminating and of a terminal pod", req("UPD-004"), func(ctx SpecContext) {
+		It("refuses an update of a terminating and of a terminal pod", req(spec.UPD004), func(ctx SpecContext) {
 			out := get()
 			Expect(rec.terminating).NotTo(BeNil(), "no update was tried while the pod terminated")
 			Expect(rec.terminating.ExitCode).To(Equal(runtimev1.ExitConflict), "update while terminating\n%s", rec.terminating)
@@ -581,7 +581,7 @@ func (s *suite) registerWaitingUpdate() {
 		},
 	}
 	s.ordered("An update of containers that wait", sc, func(get func() *fw.Outcome) {
-		It("gives a container waiting to start or to restart the change at its next start, without an extra restart", req("UPD-012"), func() {
+		It("gives a container waiting to start or to restart the change at its next start, without an extra restart", req(spec.UPD012), func() {
 			tl := get().Timeline
 			for _, c := range []string{"later", "crasher"} {
 				Expect(tl.NeverHappened("a signal to "+c+" before the stop", beforeStop(tl, fw.RuntimeEv(runtimev1.EventSignalSent, c)))).To(Succeed())
@@ -593,7 +593,7 @@ func (s *suite) registerWaitingUpdate() {
 			Expect(reps[1]).NotTo(BeEmpty(), "%s", tl)
 			Expect(reps[1][0].Env[updMark]).To(Equal("2"), "crasher's restart after its back-off runs the new env")
 		})
-		It("never re-runs a started init container nor restarts a main container that exited terminally", req("UPD-013"), func() {
+		It("never re-runs a started init container nor restarts a main container that exited terminally", req(spec.UPD013), func() {
 			tl := get().Timeline
 			Expect(tl.NotRestarted("i1")).To(Succeed())
 			Expect(tl.NotRestarted("done")).To(Succeed())
@@ -642,7 +642,7 @@ func (s *suite) registerDeadlineUpdates() {
 	}
 	tol := func() fw.Tolerances { return s.f.Tolerances() }
 	s.ordered("An update setting a deadline that has already passed", passed, func(get func() *fw.Outcome) {
-		It("begins the stop sequence at once, with reason DeadlineExceeded", req("UPD-014"), func() {
+		It("begins the stop sequence at once, with reason DeadlineExceeded", req(spec.UPD014), func() {
 			out := get()
 			Expect(passedUpdate.ExitCode).To(Equal(runtimev1.ExitOK), "%s", passedUpdate)
 			term, ok := out.Timeline.First(fw.RuntimeEv(runtimev1.EventPodTerminating, ""))
@@ -676,7 +676,7 @@ func (s *suite) registerDeadlineUpdates() {
 		},
 	}
 	s.ordered("An update decreasing the deadline", later, func(get func() *fw.Outcome) {
-		It("takes effect at once, still counted from status.startedAt", req("UPD-014"), func() {
+		It("takes effect at once, still counted from status.startedAt", req(spec.UPD014), func() {
 			out := get()
 			Expect(laterUpdate.ExitCode).To(Equal(runtimev1.ExitOK), "%s", laterUpdate)
 			Expect(out.Final.StartedAt).NotTo(BeNil())
@@ -721,7 +721,7 @@ func (s *suite) registerGraceUpdate() {
 		},
 	}
 	s.ordered("An update of terminationGracePeriodSeconds", sc, func(get func() *fw.Outcome) {
-		It("makes the new value the grace budget of the next stop without a grace period of its own", req("UPD-015"), func() {
+		It("makes the new value the grace budget of the next stop without a grace period of its own", req(spec.UPD015), func() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
 			// The grace budget counts from the moment the stop sequence begins (STOP-003).

@@ -132,6 +132,21 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 			running[c.ID], exited[c.ID] = false, true
 		}
 	}
+	// A container podman could not start has no event in podman's log: its end is the
+	// StartError the status shows, at the time podman's pod start returned.
+	for _, cs := range append(append([]v1alpha1.ContainerStatus{}, st.InitContainerStatuses...), st.ContainerStatuses...) {
+		if t := cs.State.Terminated; t != nil && t.Reason == v1alpha1.ReasonStartError {
+			kind := "main"
+			for _, c := range rec.Containers {
+				if c.Name == cs.Name {
+					kind = c.Kind
+				}
+			}
+			n := int32(0)
+			add(Event{Time: t.FinishedAt, Type: rtv1.EventContainerExited, Container: cs.Name, ContainerKind: kind,
+				ContainerID: cs.ContainerID, RestartCount: &n, Reason: t.Reason, Message: t.Message})
+		}
+	}
 	for _, s := range rec.Stops {
 		g := s.GracePeriod
 		add(Event{Time: s.Time, Type: rtv1.EventStopRequested, GracePeriodSeconds: &g, Force: s.Force})

@@ -94,7 +94,7 @@ func (a *Adapter) podman() string {
 
 // setup writes the podman configuration of the root (once).
 func (a *Adapter) setup() error {
-	for _, d := range []string{"pods", "storage", "run", "tmp", "net", "volumes"} {
+	for _, d := range []string{"pods", "storage", "run", "tmp", "net", "volumes", "starts", "cwd"} {
 		if err := os.MkdirAll(filepath.Join(a.Root, d), 0o700); err != nil {
 			return errorf(rtv1.CodeIO, "state root %s: %v", a.Root, err)
 		}
@@ -133,6 +133,13 @@ func (a *Adapter) cmd(ctx context.Context, args ...string) *exec.Cmd {
 	}
 	c := exec.CommandContext(ctx, a.podman(), append(global, args...)...)
 	c.Env = append(os.Environ(), "CONTAINERS_CONF="+filepath.Join(a.Root, "containers.conf"))
+	// podman 4.3 starts conmon in its own working directory, and conmon 2.1 creates its OOM
+	// marker file "oom" there (podman looks for it in the container's bundle directory, so it
+	// never sees it: docs/certification/podman.md, STAT-004). A directory of the root's own
+	// keeps those files out of the caller's directory.
+	if dir := filepath.Join(a.Root, "cwd"); os.MkdirAll(dir, 0o700) == nil {
+		c.Dir = dir
+	}
 	return c
 }
 
@@ -390,23 +397,83 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 		return nil, err
 	}
 	ok = true
-	// podman starts the init containers in order and fails `pod start` when one exits non-zero,
-	// leaving the pod as it is (no main container started); the pod exists and its status
-	// shows what podman did, as it would for any later failure.
-	if _, err := a.run(ctx, "pod", "start", name); err != nil {
-		ins, ierr := a.inspect(ctx, rec)
-		initFailed := false
-		for _, c := range rec.Containers {
-			if in := ins[c.ID]; ierr == nil && c.Kind == "init" && in != nil && !in.State.Running && in.State.ExitCode != 0 {
-				initFailed = true
-			}
-		}
-		if !initFailed {
-			a.removeAll(context.WithoutCancel(ctx), rec)
-			return nil, err
-		}
+	if err := a.startPod(rec); err != nil {
+		a.removeAll(context.WithoutCancel(ctx), rec)
+		return nil, err
 	}
 	return rec, nil
+}
+
+// startDir holds what the pod's `podman pod start` said: its stderr (err) and, once it
+// returned, its exit status (rc).
+func (a *Adapter) startDir(rec *podRecord) string { return filepath.Join(a.Root, "starts", rec.UID) }
+
+// startPod runs `podman pod start` in a session of its own and returns without waiting: podman
+// runs the init containers one after the other to completion before it starts the main
+// containers, and `run --detach` does not wait for any container to start (contract 4.2; the
+// pod is Pending meanwhile, EXIT-009). Its stderr and exit status are kept in startDir, from
+// which status reads the containers podman could not start (StartError).
+func (a *Adapter) startPod(rec *podRecord) error {
+	dir := a.startDir(rec)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return errorf(rtv1.CodeIO, "pod %s: %v", rec.Name, err)
+	}
+	pc := a.cmd(context.Background(), "pod", "start", rec.Name)
+	// sh records the exit status after podman returned, unless the pod was removed meanwhile.
+	c := exec.Command("/bin/sh", append([]string{"-c", `"$@" 2>"$D/err"; rc=$?; [ -d "$D" ] && echo $rc >"$D/rc.tmp" && mv "$D/rc.tmp" "$D/rc"`, "sh"}, pc.Args...)...)
+	c.Env, c.Dir = append(pc.Env, "D="+dir), pc.Dir
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := c.Start(); err != nil {
+		return errorf(rtv1.CodeFailed, "podman pod start: %v", err)
+	}
+	go c.Wait()
+	return c.Process.Release()
+}
+
+// startOutcome is what the pod's `podman pod start` reported once it returned.
+type startOutcome struct {
+	done   bool              // it returned
+	failed bool              // with a non-zero status
+	at     time.Time         // when it returned
+	errors map[string]string // podman container ID → why podman could not start it
+	last   string            // its last error line
+}
+
+// startErrorLine is how podman 4.3's `pod start` reports a container it could not start.
+var startErrorLine = regexp.MustCompile(`starting container ([0-9a-f]{64}): (.*)`)
+
+func (a *Adapter) startOutcome(rec *podRecord) startOutcome {
+	dir := a.startDir(rec)
+	fi, err := os.Stat(filepath.Join(dir, "rc"))
+	if err != nil {
+		return startOutcome{}
+	}
+	rc, _ := os.ReadFile(filepath.Join(dir, "rc"))
+	o := startOutcome{done: true, failed: strings.TrimSpace(string(rc)) != "0", at: fi.ModTime().UTC(), errors: map[string]string{}}
+	b, _ := os.ReadFile(filepath.Join(dir, "err"))
+	for _, m := range startErrorLine.FindAllStringSubmatch(string(b), -1) {
+		o.errors[m[1]] = strings.TrimSpace(m[2])
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l, ok := strings.CutPrefix(l, "Error: "); ok {
+			o.last = l
+		}
+	}
+	return o
+}
+
+// startError is why podman could not start container id, or "" when it did or may still.
+// A pod start that failed without naming the container (its infra container could not start,
+// say) failed it too, unless an init container failed: then podman rightly started no main
+// container.
+func (o startOutcome) startError(id string, initFailed bool) string {
+	if msg := o.errors[id]; msg != "" {
+		return msg
+	}
+	if o.failed && !initFailed {
+		return "podman pod start: " + o.last
+	}
+	return ""
 }
 
 // pull imports an image reference of the form oci:LAYOUT[:TAG] (relative to baseDir) with
@@ -530,6 +597,7 @@ func (a *Adapter) removeAll(ctx context.Context, rec *podRecord) {
 		_, _ = a.run(ctx, "pod", "rm", "--force", "--ignore", rec.Name)
 	}
 	os.RemoveAll(filepath.Join(a.Root, "volumes", rec.UID))
+	os.RemoveAll(a.startDir(rec))
 	os.Remove(a.recordPath(rec.Name))
 }
 
@@ -581,8 +649,15 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 	if err != nil {
 		return nil, err
 	}
+	start := a.startOutcome(rec)
 	st := &v1alpha1.PodStatus{UID: rec.UID, Phase: v1alpha1.PodPending, ObservedGeneration: 1} // no updates: generation 1
 	anyStarted, allDone, failed := false, true, false
+	initFailed := false
+	for _, c := range rec.Containers {
+		if in := ins[c.ID]; c.Kind == "init" && in != nil && !in.State.Running && in.State.ExitCode != 0 {
+			initFailed = true
+		}
+	}
 	var decidedBy string
 	var exitCode int32
 	var finished time.Time
@@ -618,6 +693,15 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 							decidedBy = c.Name
 						}
 					}
+				}
+			case in.State.StartedAt.IsZero() && start.startError(c.ID, initFailed) != "":
+				// podman could not start it (pod start said why) and left it "created", with
+				// nothing of the failure in its state: the process never ran (StartError).
+				at := start.at
+				cs.State.Terminated = &v1alpha1.ContainerStateTerminated{Reason: v1alpha1.ReasonStartError, Message: start.startError(c.ID, initFailed),
+					StartedAt: at, FinishedAt: at, ContainerID: cs.ContainerID}
+				if c.Kind == "main" && !failed {
+					failed, decidedBy, exitCode = true, c.Name, 1 // neither exitCode nor signal (EXIT-017)
 				}
 			default:
 				allDone = false

@@ -1,6 +1,8 @@
 package podman
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,5 +48,44 @@ func TestInstanceIDChangesOnRestart(t *testing.T) {
 	id := "0123456789abcdef0123"
 	if a, b := instanceID(id, 0), instanceID(id, 1); a == b || !strings.HasPrefix(a, id[:12]) {
 		t.Errorf("instance IDs %q and %q", a, b)
+	}
+}
+
+// TestStartOutcomeReadsPodStartsErrors: a container `podman pod start` names is a StartError
+// with podman's message; a failed pod start that names no container fails every container it
+// left unstarted, unless an init container failed (then no main container may start); nothing
+// is an error before pod start returned.
+func TestStartOutcomeReadsPodStartsErrors(t *testing.T) {
+	a := &Adapter{Root: t.TempDir()}
+	rec := &podRecord{UID: "u"}
+	dir := a.startDir(rec)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.Repeat("ab", 32)
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("err", "Error: starting container "+id+": unable to find user nosuchuser: no matching entries in passwd file\n")
+	if o := a.startOutcome(rec); o.done || o.startError(id, false) != "" {
+		t.Errorf("before pod start returned: %+v", o)
+	}
+	write("rc", "125\n")
+	o := a.startOutcome(rec)
+	if got := o.startError(id, false); got != "unable to find user nosuchuser: no matching entries in passwd file" {
+		t.Errorf("named container: %q", got)
+	}
+	if got := o.startError("other", false); !strings.Contains(got, "nosuchuser") {
+		t.Errorf("unnamed container of a failed pod start: %q", got)
+	}
+	if got := o.startError("other", true); got != "" {
+		t.Errorf("after an init container failed: %q, want no StartError", got)
+	}
+	write("err", "")
+	write("rc", "0\n")
+	if got := a.startOutcome(rec).startError(id, false); got != "" {
+		t.Errorf("pod start succeeded: %q", got)
 	}
 }

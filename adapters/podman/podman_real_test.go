@@ -1,0 +1,176 @@
+package podman
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	rtv1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/ocilayout"
+)
+
+// These tests run real podman, as root, each in a root of its own under t.TempDir(); every pod
+// they create is removed, and the root's podman storage reset, even when a test fails.
+
+// realAdapter returns an adapter on a fresh root and an image reference (busybox, with user as
+// the image configuration's User), or skips when podman cannot run here.
+func realAdapter(t *testing.T, user string) (*Adapter, string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the adapter drives rootful podman")
+	}
+	if _, err := exec.LookPath("podman"); err != nil {
+		t.Skip("podman is not installed")
+	}
+	if _, err := os.Stat(ocilayout.BusyboxPath); err != nil {
+		t.Skipf("no static busybox at %s for the test image", ocilayout.BusyboxPath)
+	}
+	// podman refuses a run root longer than 50 characters, and its oci: transport names an image
+	// after its layout's path, refusing upper-case letters: t.TempDir() fails both.
+	root, err := os.MkdirTemp("", "pmtest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Adapter{Root: root, OCIRuntime: "runc"} // as the command's default (crun refuses this host's hybrid cgroups)
+	layout := filepath.Join(root, "image")
+	if _, err := ocilayout.Build(context.Background(), layout, ocilayout.BuildOptions{Busybox: true, Tag: "t", User: user}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		pods, _ := a.List(ctx)
+		for _, p := range pods {
+			if err := a.Remove(ctx, p.Name, true); err != nil {
+				t.Errorf("rm --force %s: %v", p.Name, err)
+			}
+		}
+		// Whatever podman still holds of the root (images, the infra image, mounts).
+		if out, err := a.cmd(ctx, "system", "reset", "--force").CombinedOutput(); err != nil {
+			t.Errorf("podman system reset: %v: %s", err, out)
+		}
+		os.RemoveAll(root)
+	})
+	return a, "oci:" + layout + ":t"
+}
+
+func mainStatus(st *v1alpha1.PodStatus, name string) *v1alpha1.ContainerStatus {
+	for i := range st.ContainerStatuses {
+		if st.ContainerStatuses[i].Name == name {
+			return &st.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+func busyboxPod(name, image string, init []string, main ...string) *v1alpha1.Pod {
+	grace := int64(1)
+	p := &v1alpha1.Pod{Metadata: v1alpha1.ObjectMeta{Name: name}, Spec: v1alpha1.PodSpec{
+		RestartPolicy: v1alpha1.RestartPolicyNever, TerminationGracePeriodSeconds: &grace,
+		Containers: []v1alpha1.Container{{Name: "app", Image: image, Command: append([]string{"/bin/busybox"}, main...)}}}}
+	if init != nil {
+		p.Spec.InitContainers = []v1alpha1.Container{{Name: "init", Image: image, Command: append([]string{"/bin/busybox"}, init...)}}
+	}
+	return p
+}
+
+// TestRunDetachReturnsWhileTheInitContainerRuns (EXIT-009, contract 4.2): `podman pod start`
+// runs the init containers to completion before it starts the main containers; run --detach
+// must not wait for that, so the pod is seen Pending, with its init container running and its
+// main container waiting, and Running once the main container started.
+func TestRunDetachReturnsWhileTheInitContainerRuns(t *testing.T) {
+	a, image := realAdapter(t, "")
+	ctx := context.Background()
+	if _, err := a.Create(ctx, busyboxPod("phases", image, []string{"sleep", "4"}, "sleep", "60"), ""); err != nil {
+		t.Fatal(err)
+	}
+	sawInit := false
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		st, err := a.Status(ctx, "phases")
+		if err != nil {
+			t.Fatal(err)
+		}
+		app := mainStatus(st, "app")
+		if app != nil && app.State.Running != nil {
+			if st.Phase != v1alpha1.PodRunning {
+				t.Fatalf("main container running, phase %s\n%+v", st.Phase, st)
+			}
+			break
+		}
+		if ic := st.InitContainerStatuses; len(ic) == 1 && ic[0].State.Running != nil {
+			sawInit = true
+			if st.Phase != v1alpha1.PodPending || app == nil || app.State.Waiting == nil {
+				t.Fatalf("init container running: phase %s, want Pending and app waiting\n%+v", st.Phase, st)
+			}
+		}
+		if time.Now().After(deadline) {
+			rec, _ := a.load("phases")
+			errText, _ := os.ReadFile(filepath.Join(a.startDir(rec), "err"))
+			t.Fatalf("app never ran (podman pod start: %q)\n%+v", errText, st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !sawInit {
+		t.Errorf("run --detach returned only after the init container ended (4 s): podman pod start was waited for")
+	}
+}
+
+// TestStartErrorOfAUserTheImageDoesNotDefine (IMG-012): podman refuses to start a container
+// whose image User is not in the image's /etc/passwd, says so only in `pod start`'s error, and
+// leaves the container "created"; the adapter reports that instance terminated with reason
+// StartError and no exit code, and records its ContainerExited.
+func TestStartErrorOfAUserTheImageDoesNotDefine(t *testing.T) {
+	a, image := realAdapter(t, "nosuchuser")
+	ctx := context.Background()
+	if _, err := a.Create(ctx, busyboxPod("nouser", image, nil, "true"), ""); err != nil {
+		t.Fatalf("run --detach: %v (a start failure is not a creation failure)", err)
+	}
+	var term *v1alpha1.ContainerStateTerminated
+	for deadline := time.Now().Add(90 * time.Second); term == nil; time.Sleep(200 * time.Millisecond) {
+		st, err := a.Status(ctx, "nouser")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app := mainStatus(st, "app"); app != nil && app.State.Running != nil {
+			t.Fatalf("app runs as a user the image does not define\n%+v", st)
+		}
+		if app := mainStatus(st, "app"); app != nil {
+			term = app.State.Terminated
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no termination of app\n%+v", st)
+		}
+	}
+	if term.Reason != v1alpha1.ReasonStartError || term.ExitCode != nil || term.Message == "" {
+		t.Errorf("terminated %+v, want reason StartError, no exit code, podman's message", term)
+	}
+	evs, _, err := a.Events(ctx, "nouser")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs {
+		if e.Type == rtv1.EventContainerExited && e.Container == "app" {
+			n++
+			if e.Reason != v1alpha1.ReasonStartError || e.ExitCode != nil {
+				t.Errorf("ContainerExited %+v, want reason StartError without exit code", e)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d ContainerExited for app, want 1: %+v", n, evs)
+	}
+}
+
+// TestPodmanRunsInTheRootsOwnDirectory: conmon creates its OOM marker file in podman's working
+// directory; podman runs in ROOT/cwd, so nothing lands in the caller's directory.
+func TestPodmanRunsInTheRootsOwnDirectory(t *testing.T) {
+	a := &Adapter{Root: t.TempDir()}
+	if c := a.cmd(context.Background(), "version"); c.Dir != filepath.Join(a.Root, "cwd") {
+		t.Errorf("podman runs in %q, want %q", c.Dir, filepath.Join(a.Root, "cwd"))
+	}
+}

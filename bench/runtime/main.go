@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
@@ -402,7 +403,7 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, string, 
 	if out, _ := exec.Command("runc", "--root", filepath.Join(root, "runc"), "list", "-q").Output(); len(bytes.TrimSpace(out)) > 0 {
 		left = append(left, "runc containers: "+strings.Join(strings.Fields(string(out)), " "))
 	}
-	if mi, _ := os.ReadFile("/proc/self/mountinfo"); bytes.Contains(mi, []byte(root)) {
+	if mounts, _ := mountinfo.GetMounts(mountinfo.PrefixFilter(root)); len(mounts) > 0 {
 		left = append(left, "mounts under the root")
 	}
 	if out, _ := exec.Command("pgrep", "-f", "supervise --root "+root).Output(); len(bytes.TrimSpace(out)) > 0 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/ocilayout"
@@ -48,11 +49,11 @@ func runPeers(peers []peer, n int) error {
 	defer func() {
 		// A runtime's storage may stay mounted under its root (podman bind-mounts its overlay
 		// directory): unmount what is left, deepest first, then remove the directory.
-		if b, err := os.ReadFile("/proc/self/mounts"); err == nil {
+		if mounts, err := mountinfo.GetMounts(mountinfo.PrefixFilter(work)); err == nil {
 			var under []string
-			for _, line := range strings.Split(string(b), "\n") {
-				if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], work+"/") {
-					under = append(under, f[1])
+			for _, m := range mounts {
+				if m.Mountpoint != work {
+					under = append(under, m.Mountpoint)
 				}
 			}
 			for i := len(under) - 1; i >= 0; i-- {

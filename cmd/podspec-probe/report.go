@@ -47,9 +47,10 @@ func gatherReport(read, list []string) *probe.Report {
 			r.Absent = append(r.Absent, p)
 		}
 	}
-	if f, err := os.Open("/proc/self/mountinfo"); err == nil {
-		r.Mounts = probe.ParseMountinfo(f)
-		f.Close()
+	if mounts, err := probe.ReadMounts(); err != nil {
+		r.MountsError = err.Error()
+	} else {
+		r.Mounts = mounts
 	}
 	for _, p := range read {
 		data, err := os.ReadFile(p)

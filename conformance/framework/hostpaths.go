@@ -2,7 +2,6 @@ package framework
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"strings"
 
@@ -12,12 +11,11 @@ import (
 // HostMounts reads the harness's own mount table. The harness runs in the host's mount namespace
 // (it drives the runtime there), so a filesystem it sees mounted is a host filesystem.
 func HostMounts() ([]probe.Mount, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	mounts, err := probe.ReadMounts()
 	if err != nil {
 		return nil, fmt.Errorf("read the host's mounts: %w", err)
 	}
-	defer f.Close()
-	return probe.ParseMountinfo(f), nil
+	return mounts, nil
 }
 
 // namespacedFS are filesystem types whose mountinfo root is relative to a namespace of the

@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/moby/sys/mountinfo"
 )
 
 // CheckLeaks looks for anything of this run left on the host: pods the runtime still lists,
@@ -81,21 +82,17 @@ func leakedProcesses(marker string) []string {
 	return out
 }
 
-// leakedMounts lists host mounts whose mount point or source mentions a needle.
+// leakedMounts lists host mounts whose mount point, source or root (the directory a bind mount
+// shows) mentions a needle.
 func leakedMounts(needles []string) []string {
-	f, err := os.Open("/proc/self/mountinfo")
+	mounts, err := mountinfo.GetMounts(nil)
 	if err != nil {
 		return []string{fmt.Sprintf("cannot read mounts: %v", err)}
 	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if containsAny(sc.Text(), needles) {
-			fields := strings.Fields(sc.Text())
-			if len(fields) > 4 {
-				out = append(out, "mount still present: "+fields[4])
-			}
+	for _, m := range mounts {
+		if containsAny(m.Mountpoint, needles) || containsAny(m.Source, needles) || containsAny(m.Root, needles) {
+			out = append(out, fmt.Sprintf("mount still present: %q", m.Mountpoint))
 		}
 	}
 	return out

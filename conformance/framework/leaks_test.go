@@ -1,11 +1,14 @@
 package framework
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"podspec.dev/podspec/internal/mounttest"
 )
 
 func TestLeakedCgroupsFindsDirectoriesNamedAfterTheRun(t *testing.T) {
@@ -44,5 +47,22 @@ func TestLeakedMountsLooksAtMountPoints(t *testing.T) {
 	}
 	if got := leakedMounts([]string{"/proc"}); len(got) == 0 {
 		t.Fatal("/proc is mounted but was not found")
+	}
+}
+
+// TestLeakedMountsFindsAnEscapedMountPoint mounts a tmpfs at a path that mountinfo escapes, in
+// a mount namespace of the test's own, and finds it by the unescaped needle.
+func TestLeakedMountsFindsAnEscapedMountPoint(t *testing.T) {
+	dir := t.TempDir()
+	var got []string
+	var mp string
+	mounttest.InPrivateNamespace(t, func() error {
+		var err error
+		mp, err = mounttest.Tmpfs("tmpfs", dir, "c0ffee1-"+mounttest.OddName)
+		got = leakedMounts([]string{"c0ffee1-" + mounttest.OddName})
+		return err
+	})
+	if want := fmt.Sprintf("mount still present: %q", mp); len(got) != 1 || got[0] != want {
+		t.Fatalf("leakedMounts = %q, want [%q]", got, want)
 	}
 }

@@ -85,6 +85,8 @@ type Report struct {
 	Env      map[string]string `json:"env"`
 	Cgroup   CgroupLimits      `json:"cgroup"`
 	Mounts   []Mount           `json:"mounts"`
+	// MountsError says why Mounts is empty: the mount table could not be read or parsed.
+	MountsError string `json:"mountsError,omitempty"`
 	// FreshRootfs is true when the marker a previous instance leaves in the root filesystem is
 	// absent, i.e. this instance got a fresh root filesystem.
 	FreshRootfs bool `json:"freshRootfs"`

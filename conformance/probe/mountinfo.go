@@ -1,72 +1,53 @@
 package probe
 
 import (
-	"bufio"
-	"errors"
+	"fmt"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/moby/sys/mountinfo"
 )
 
-// ParseMountinfo reads /proc/PID/mountinfo lines and skips malformed ones:
-// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS.
-// The workload reports its own mounts with it and the harness reads the host's, so that both
-// sides name devices and roots the same way.
-func ParseMountinfo(r io.Reader) []Mount {
-	var out []Mount
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		if m, err := ParseMountinfoLine(sc.Text()); err == nil {
-			out = append(out, m)
-		}
+// ReadMounts reads the mount table of the calling thread's mount namespace
+// (/proc/thread-self/mountinfo), parsed and unescaped by github.com/moby/sys/mountinfo. The
+// workload reports its own mounts with it and the harness reads the host's, so that both sides
+// name devices and roots the same way. A table that cannot be read or parsed is an error, never
+// a partial list: a mount missing from the host's table would map a container's mount to the
+// wrong host path.
+func ReadMounts() ([]Mount, error) {
+	infos, err := mountinfo.GetMounts(nil)
+	if err != nil {
+		return nil, fmt.Errorf("read the mount table: %w", err)
 	}
-	return out
+	return fromInfos(infos), nil
 }
 
-// ParseMountinfoLine parses one mountinfo line.
-func ParseMountinfoLine(line string) (Mount, error) {
-	fields := strings.Fields(line)
-	sep := -1
-	for i, f := range fields {
-		if f == "-" && i >= 6 {
-			sep = i
-			break
-		}
+// ParseMountinfo parses a mount table in the format of /proc/PID/mountinfo
+// (ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS).
+func ParseMountinfo(r io.Reader) ([]Mount, error) {
+	infos, err := mountinfo.GetMountsFromReader(r, nil)
+	if err != nil {
+		return nil, fmt.Errorf("parse the mount table: %w", err)
 	}
-	if sep < 0 || sep+2 >= len(fields) {
-		return Mount{}, errors.New("malformed mountinfo line")
-	}
-	m := Mount{
-		Path:   unescapeOctal(fields[4]),
-		FSType: fields[sep+1],
-		Source: unescapeOctal(fields[sep+2]),
-		Root:   unescapeOctal(fields[3]),
-		Device: fields[2],
-	}
-	for _, o := range strings.Split(fields[5], ",") {
-		if o == "ro" {
-			m.ReadOnly = true
-		}
-	}
-	return m, nil
+	return fromInfos(infos), nil
 }
 
-// unescapeOctal undoes the \040-style escapes of mountinfo.
-func unescapeOctal(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
+func fromInfos(infos []*mountinfo.Info) []Mount {
+	out := make([]Mount, 0, len(infos))
+	for _, i := range infos {
+		m := Mount{
+			Path:   i.Mountpoint,
+			FSType: i.FSType,
+			Source: i.Source,
+			Root:   i.Root,
+			Device: fmt.Sprintf("%d:%d", i.Major, i.Minor),
+		}
+		for _, o := range strings.Split(i.Options, ",") {
+			if o == "ro" {
+				m.ReadOnly = true
 			}
 		}
-		b.WriteByte(s[i])
+		out = append(out, m)
 	}
-	return b.String()
+	return out
 }

@@ -148,21 +148,3 @@ func TestWaitReturnsOnceTheConditionHolds(t *testing.T) {
 		t.Fatal("Wait returned nil for a condition that never held")
 	}
 }
-
-func TestParseMountinfoLine(t *testing.T) {
-	m, err := ParseMountinfoLine(`36 35 98:0 /mnt1 /my\040data rw,noatime master:1 - ext3 /dev/root rw,errors=continue`)
-	if err != nil || m != (Mount{Path: "/my data", FSType: "ext3", Source: "/dev/root", Root: "/mnt1", Device: "98:0"}) {
-		t.Fatalf("got %+v, %v", m, err)
-	}
-	m, err = ParseMountinfoLine(`40 35 0:5 / /probe ro,nosuid - tmpfs tmpfs ro`)
-	if err != nil || !m.ReadOnly || m.Path != "/probe" || m.Root != "/" || m.Device != "0:5" {
-		t.Fatalf("got %+v, %v", m, err)
-	}
-	if _, err := ParseMountinfoLine("garbage"); err == nil {
-		t.Fatal("garbage accepted")
-	}
-	all := ParseMountinfo(strings.NewReader("garbage\n" + `40 35 0:5 /a\040b /probe rw - tmpfs tmpfs rw` + "\n"))
-	if len(all) != 1 || all[0].Root != "/a b" {
-		t.Fatalf("ParseMountinfo = %+v", all)
-	}
-}

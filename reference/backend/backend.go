@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/moby/sys/mountinfo"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 
@@ -592,22 +593,13 @@ func unmountUnder(dir string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open("/proc/self/mountinfo")
+	mounts, err := mountinfo.GetMounts(mountinfo.PrefixFilter(abs))
 	if err != nil {
 		return fmt.Errorf("list mounts: %w", err)
 	}
-	defer f.Close()
-	var mps []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) < 5 {
-			continue
-		}
-		mp := unescape(fs[4])
-		if mp == abs || strings.HasPrefix(mp, abs+"/") {
-			mps = append(mps, mp)
-		}
+	mps := make([]string, 0, len(mounts))
+	for _, m := range mounts {
+		mps = append(mps, m.Mountpoint)
 	}
 	sort.Slice(mps, func(i, j int) bool { return len(mps[i]) > len(mps[j]) })
 	var errs []error
@@ -617,22 +609,4 @@ func unmountUnder(dir string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -1,15 +1,15 @@
 package oci
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/moby/sys/mountinfo"
 )
 
 // CgroupHierarchy is one mounted cgroup hierarchy.
@@ -22,39 +22,28 @@ type CgroupHierarchy struct {
 	Controllers []string
 }
 
-// CgroupHierarchies lists every cgroup hierarchy mounted in this mount namespace (from
-// /proc/self/mountinfo): on a hybrid host, each v1 controller hierarchy and the unified one.
+// CgroupHierarchies lists every cgroup hierarchy mounted in this mount namespace (from its
+// mountinfo, read by github.com/moby/sys/mountinfo): on a hybrid host, each v1 controller
+// hierarchy and the unified one.
 func CgroupHierarchies() ([]CgroupHierarchy, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	mounts, err := mountinfo.GetMounts(mountinfo.FSTypeFilter("cgroup", "cgroup2"))
 	if err != nil {
 		return nil, fmt.Errorf("list cgroup hierarchies: %w", err)
 	}
-	defer f.Close()
 	var out []CgroupHierarchy
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// id parent major:minor root mountpoint options [optional...] - fstype source superopts
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok {
-			continue
-		}
-		pf, qf := strings.Fields(pre), strings.Fields(post)
-		if len(pf) < 5 || len(qf) < 3 {
-			continue
-		}
-		mp := unescapeMount(pf[4])
+	for _, m := range mounts {
+		mp := m.Mountpoint
 		if seen[mp] {
 			continue
 		}
-		switch qf[0] {
+		seen[mp] = true
+		switch m.FSType {
 		case "cgroup2":
-			seen[mp] = true
 			out = append(out, CgroupHierarchy{Mountpoint: mp, Version: 2})
 		case "cgroup":
-			seen[mp] = true
 			var ctrls []string
-			for _, o := range strings.Split(qf[2], ",") {
+			for _, o := range strings.Split(m.VFSOptions, ",") {
 				switch o {
 				case "rw", "ro", "relatime", "noexec", "nosuid", "nodev", "clone_children", "noprefix", "xattr":
 					continue
@@ -64,30 +53,7 @@ func CgroupHierarchies() ([]CgroupHierarchy, error) {
 			out = append(out, CgroupHierarchy{Mountpoint: mp, Version: 1, Controllers: ctrls})
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("list cgroup hierarchies: %w", err)
-	}
 	return out, nil
-}
-
-// unescapeMount undoes the octal escapes (\040 for space, ...) of mountinfo fields.
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			var v int
-			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &v); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // CgroupFile returns the host path of a cgroup file of the cgroup at cgroupsPath (as in

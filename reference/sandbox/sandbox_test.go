@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/reference/oci"
@@ -28,14 +29,12 @@ func needRoot(t *testing.T) {
 // checkNoMounts fails if anything is still mounted below dir.
 func checkNoMounts(t *testing.T, dir string) {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	mounts, err := mountinfo.GetMounts(mountinfo.PrefixFilter(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 4 && strings.HasPrefix(f[4], dir) {
-			t.Errorf("mount left behind: %s", line)
-		}
+	for _, m := range mounts {
+		t.Errorf("mount left behind: %q (%s from %s)", m.Mountpoint, m.FSType, m.Source)
 	}
 }
 

@@ -28,7 +28,9 @@ type podmanEvent struct {
 // Events translates podman's event log for the pod into the contract's stream: pod create →
 // PodCreated, pod start → PodStarted, a container's create, start and died → ContainerCreated,
 // ContainerStarted, ContainerExited (a start after a died: ContainerRestarting, then the new
-// instance's ContainerCreated and ContainerStarted), the adapter's own stop requests →
+// instance's ContainerCreated and ContainerStarted), the infra container's death without a
+// stop request → PolicyFired and PodTerminating (podman's exit policy), a container pod start
+// could not start → its ContainerExited (StartError), the adapter's own stop requests →
 // StopRequested and PodTerminating, and PodFinished once podman reports the pod exited. It is
 // computed again on each call from the append-only log, so it is the same every time.
 func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error) {
@@ -60,7 +62,9 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 	exited := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64*1024), 4<<20)
-	podCreated, podStarted := false, false
+	podCreated, podStarted, policyFired := false, false, false
+	lastExit := map[string]int32{} // each main container's last exit code
+	lastMain := ""                 // the main container that exited last
 	for sc.Scan() {
 		var pe podmanEvent
 		if json.Unmarshal(sc.Bytes(), &pe) != nil {
@@ -74,6 +78,27 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 					add(Event{Time: pe.Time, Type: rtv1.EventPodCreated})
 				}
 			}
+			continue
+		}
+		if pe.Type == "container" && pe.ID == rec.InfraID && pe.Status == "died" && podStarted && !policyFired &&
+			(len(rec.Stops) == 0 || pe.Time.Before(rec.Stops[0].Time)) {
+			// podman's exit policy (--exit-policy stop) stops the pod's infra container once
+			// every container exited, and logs no event of its own for it: the infra's death
+			// without a stop request is the policy firing. exitPolicy All is the only one
+			// podman has (Unsupported refuses the others).
+			policyFired = true
+			reason := v1alpha1.ReasonCompleted
+			for _, code := range lastExit {
+				if code != 0 {
+					reason = "Failed"
+				}
+			}
+			fired := Event{Time: pe.Time, Type: rtv1.EventPolicyFired, Reason: string(v1alpha1.ExitPolicyAll)}
+			if lastMain != "" {
+				fired.Container, fired.ContainerKind = lastMain, "main"
+			}
+			add(fired)
+			add(Event{Time: pe.Time, Type: rtv1.EventPodTerminating, Reason: reason})
 			continue
 		}
 		if pe.Type == "container" && pe.ID == rec.InfraID && pe.Status == "start" && !podStarted {
@@ -129,6 +154,9 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 			}
 			e.Reason = terminationReason(*e.ExitCode, false, rec.stoppedBy(pe.Time))
 			add(inst(e, n))
+			if c.Kind == "main" {
+				lastExit[c.Name], lastMain = *e.ExitCode, c.Name
+			}
 			running[c.ID], exited[c.ID] = false, true
 		}
 	}

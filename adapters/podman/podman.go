@@ -514,13 +514,8 @@ func (a *Adapter) createArgs(rec *podRecord, kind string, c *v1alpha1.Container,
 		"--label", "podspec.container=" + c.Name, "--label", "podspec.uid=" + rec.UID}
 	if kind == "init" {
 		args = append(args, "--init-ctr", "always")
-	} else {
-		restart := map[v1alpha1.RestartPolicy]string{v1alpha1.RestartPolicyAlways: "always", v1alpha1.RestartPolicyOnFailure: "on-failure"}[rec.Spec.RestartPolicy]
-		if restart == "" {
-			restart = "no"
-		}
-		args = append(args, "--restart", restart)
 	}
+	args = append(args, "--restart", podmanRestart(kind, rec.Spec.RestartPolicy, c.RestartPolicy))
 	grace := int64(30)
 	if rec.Spec.TerminationGracePeriodSeconds != nil {
 		grace = *rec.Spec.TerminationGracePeriodSeconds
@@ -584,6 +579,26 @@ func (a *Adapter) createArgs(rec *podRecord, kind string, c *v1alpha1.Container,
 	args = append(args, image)
 	args = append(args, c.Args...)
 	return args, nil
+}
+
+// podmanRestart is podman's --restart for a container: its own restart policy, else the pod's;
+// a regular init container's Always is OnFailure (INIT-002). podman restarts an init container
+// inside `pod start`, which starts the main containers once it exited 0.
+func podmanRestart(kind string, pod v1alpha1.RestartPolicy, own *v1alpha1.RestartPolicy) string {
+	p := pod
+	if own != nil {
+		p = *own
+	}
+	if kind == "init" && p == v1alpha1.RestartPolicyAlways {
+		p = v1alpha1.RestartPolicyOnFailure
+	}
+	switch p {
+	case v1alpha1.RestartPolicyAlways:
+		return "always"
+	case v1alpha1.RestartPolicyOnFailure:
+		return "on-failure"
+	}
+	return "no"
 }
 
 func mustJSON(v any) string {

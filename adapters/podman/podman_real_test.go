@@ -174,3 +174,55 @@ func TestPodmanRunsInTheRootsOwnDirectory(t *testing.T) {
 		t.Errorf("podman runs in %q, want %q", c.Dir, filepath.Join(a.Root, "cwd"))
 	}
 }
+
+// TestInitRestartAndExitPolicy: an init container that fails once under restartPolicy
+// OnFailure is restarted by podman (INIT-002's mapping) before the main containers start;
+// when the last main container exited, podman's exit policy stops the infra container, which
+// the adapter reports as PolicyFired (exitPolicy All, the last main container to exit) and
+// PodTerminating with termination reason Failed (b failed), then PodFinished.
+func TestInitRestartAndExitPolicy(t *testing.T) {
+	a, image := realAdapter(t, "")
+	ctx := context.Background()
+	p := busyboxPod("policy", image, []string{"sh", "-c", "[ -f /x ] || { touch /x; exit 2; }"}, "sleep", "1")
+	p.Spec.RestartPolicy = v1alpha1.RestartPolicyOnFailure
+	never := v1alpha1.RestartPolicyNever
+	p.Spec.Containers = append(p.Spec.Containers, v1alpha1.Container{Name: "b", Image: image, RestartPolicy: &never,
+		Command: []string{"/bin/busybox", "sh", "-c", "sleep 2; exit 3"}})
+	if _, err := a.Create(ctx, p, ""); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.Wait(ctx, "policy", 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Phase != v1alpha1.PodFailed || st.DecidedBy != "b" || st.ExitCode == nil || *st.ExitCode != 3 {
+		t.Errorf("final status %+v, want Failed, decided by b, exit code 3", st)
+	}
+	if n := st.InitContainerStatuses[0].RestartCount; n != 1 {
+		t.Errorf("init restartCount %d, want 1 (it failed once under OnFailure)", n)
+	}
+	evs, finished, err := a.Events(ctx, "policy")
+	if err != nil || !finished {
+		t.Fatalf("events: %v, finished %v", err, finished)
+	}
+	var types []string
+	lastExited, lastExitedAt, fired := "", -1, -1
+	for i, e := range evs {
+		types = append(types, string(e.Type))
+		switch {
+		case e.Type == rtv1.EventContainerExited && e.ContainerKind == "main":
+			lastExited, lastExitedAt = e.Container, i
+		case e.Type == rtv1.EventPolicyFired:
+			if fired >= 0 {
+				t.Errorf("PolicyFired twice: %v", types)
+			}
+			fired = i
+			if e.Reason != "All" || e.Container != lastExited {
+				t.Errorf("PolicyFired %+v, want reason All, container %s (the last main container to exit)", e, lastExited)
+			}
+		}
+	}
+	if fired < 0 || fired < lastExitedAt || evs[fired+1].Type != rtv1.EventPodTerminating || evs[fired+1].Reason != "Failed" {
+		t.Errorf("want the last main ContainerExited, then PolicyFired, then PodTerminating (Failed): %v", types)
+	}
+}

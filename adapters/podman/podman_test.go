@@ -89,3 +89,29 @@ func TestStartOutcomeReadsPodStartsErrors(t *testing.T) {
 		t.Errorf("pod start succeeded: %q", got)
 	}
 }
+
+// TestRestartPolicyIsResolvedPerContainer: a container's own restart policy overrides the pod's,
+// and a regular init container's Always is OnFailure (INIT-002).
+func TestRestartPolicyIsResolvedPerContainer(t *testing.T) {
+	never, always := v1alpha1.RestartPolicyNever, v1alpha1.RestartPolicyAlways
+	for _, c := range []struct {
+		kind string
+		pod  v1alpha1.RestartPolicy
+		own  *v1alpha1.RestartPolicy
+		want string
+	}{
+		{"main", v1alpha1.RestartPolicyAlways, nil, "always"},
+		{"main", v1alpha1.RestartPolicyOnFailure, nil, "on-failure"},
+		{"main", v1alpha1.RestartPolicyNever, nil, "no"},
+		{"main", v1alpha1.RestartPolicyOnFailure, &never, "no"},
+		{"main", v1alpha1.RestartPolicyNever, &always, "always"},
+		{"init", v1alpha1.RestartPolicyAlways, nil, "on-failure"},
+		{"init", v1alpha1.RestartPolicyOnFailure, nil, "on-failure"},
+		{"init", v1alpha1.RestartPolicyNever, nil, "no"},
+		{"init", v1alpha1.RestartPolicyOnFailure, &never, "no"},
+	} {
+		if got := podmanRestart(c.kind, c.pod, c.own); got != c.want {
+			t.Errorf("%s container, pod %s, own %v: --restart %s, want %s", c.kind, c.pod, c.own, got, c.want)
+		}
+	}
+}

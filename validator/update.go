@@ -37,6 +37,21 @@ func (v *Validator) Update(oldFile, newFile string) ([]*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return v.update(oldFile, oldPods, newFile, newData), nil
+}
+
+// UpdateBytes is Update on manifests already read: oldData, named oldFile, and newData, named
+// newFile (the names are those its findings and errors give). It fails only with ErrInvalidOld.
+func (v *Validator) UpdateBytes(oldFile string, oldData []byte, newFile string, newData []byte) ([]*Result, error) {
+	oldPods, err := v.pods(oldFile, oldData)
+	if err != nil {
+		return nil, err
+	}
+	return v.update(oldFile, oldPods, newFile, newData), nil
+}
+
+// update validates newData as an update of oldPods (decoded from oldFile).
+func (v *Validator) update(oldFile string, oldPods []*v1alpha1.Pod, newFile string, newData []byte) []*Result {
 	ordinal := 0
 	return v.bytesWith(newFile, newData, func(d *manifest.Document, o *object) []finding.Finding {
 		if d.Kind != v1alpha1.KindPod || d.APIVersion != v1alpha1.APIVersion {
@@ -57,7 +72,7 @@ func (v *Validator) Update(oldFile, newFile string) ([]*Result, error) {
 			fs = append(fs, toFinding(d, engineUpdate, e))
 		}
 		return fs
-	}), nil
+	})
 }
 
 // pods decodes the Pod documents of an old manifest, defaulted.

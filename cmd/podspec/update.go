@@ -108,34 +108,24 @@ func cond(s *v1alpha1.PodStatus, typ v1alpha1.PodConditionType) bool {
 
 // validateUpdate validates file as the new manifest of the stored pod exactly as `podspec
 // validate --update-from` does (the stored, defaulted manifest stands in for the old file) and
-// returns the new pod, defaulted. Error findings refuse it (InvalidManifest, exit 1); warnings
-// are printed.
+// returns the new pod, defaulted. The manifest is read once, by readManifest (its I/O and
+// size errors); error findings refuse it (InvalidManifest, exit 1); warnings are printed.
 func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
-	// Read it here for the runtime's errors on an unreadable or oversized manifest; the
-	// validator reads it again, beside the stored pod's file.
-	if _, err := readManifest(file); err != nil {
+	data, err := readManifest(file)
+	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "podspec-update-")
-	if err != nil {
-		return nil, &rtError{code: runtimev1.CodeIO, err: err}
-	}
-	defer os.RemoveAll(dir)
 	old := *stored
 	old.Status = nil
-	b, err := json.Marshal(&old)
+	oldData, err := json.Marshal(&old)
 	if err != nil {
 		return nil, err
-	}
-	oldFile := filepath.Join(dir, "stored.json")
-	if err := os.WriteFile(oldFile, b, 0o600); err != nil {
-		return nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
 	v, err := validator.New(validator.Options{Objects: true})
 	if err != nil {
 		return nil, err
 	}
-	results, err := v.Update(oldFile, file)
+	results, err := v.UpdateBytes("stored manifest of pod "+stored.Metadata.Name, oldData, file, data)
 	if err != nil {
 		return nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -26,12 +27,120 @@ type fastLine struct {
 	text   string // the whole line, without its newline
 }
 
+// fastItem is what the fast path makes of one YAML node: the node itself, or (with values) its
+// JSON value.
+type fastItem struct {
+	n *yaml.Node
+	v any
+}
+
 // fastParser walks the content lines of one document.
 type fastParser struct {
+	// values makes the parser build the document's JSON value directly, as the converter would
+	// from the node tree, without any node: it gives up on whatever the converter would report
+	// (an ambiguous scalar, a duplicate key, nesting deeper than maxDepth when maxDepth > 0), so
+	// a document it accepts has no decode finding.
+	values   bool
+	maxDepth int
+	depth    int      // collections open
+	keys     []string // with values: the keys of the mappings being parsed
+	vals     []any    // with values: their values, and the items of the sequences being parsed
+
 	lines []fastLine
 	i     int         // the current line
 	slab  []yaml.Node // nodes not yet handed out: one allocation for many nodes
 	made  int         // nodes handed out
+	// stack holds the children of the collections being parsed (a collection's children
+	// are above those of its parents); ptrs is the room the finished collections' Content
+	// slices are cut from, so each collection costs one exact slice, not a growing one.
+	stack []*yaml.Node
+	ptrs  []*yaml.Node
+}
+
+// children ends the collection whose children start at stack[base]: it returns them as one
+// slice of exactly their number (nil for none) and pops them.
+func (p *fastParser) children(base int) []*yaml.Node {
+	k := len(p.stack) - base
+	if k == 0 {
+		return nil
+	}
+	if cap(p.ptrs)-len(p.ptrs) < k {
+		p.ptrs = make([]*yaml.Node, 0, max(k, len(p.lines)*2+8))
+	}
+	at := len(p.ptrs)
+	p.ptrs = append(p.ptrs, p.stack[base:]...)
+	clear(p.stack[base:])
+	p.stack = p.stack[:base]
+	return p.ptrs[at:len(p.ptrs):len(p.ptrs)]
+}
+
+// open enters a collection; with values it gives up past the depth limit.
+func (p *fastParser) open() bool {
+	p.depth++
+	return !p.values || p.maxDepth <= 0 || p.depth <= p.maxDepth
+}
+
+// push adds a collection's child: a node, or a value.
+func (p *fastParser) push(it fastItem) {
+	if p.values {
+		p.vals = append(p.vals, it.v)
+	} else {
+		p.stack = append(p.stack, it.n)
+	}
+}
+
+// pushKey adds a mapping key given as its plain text at line:col (0-based col); with values it
+// gives up on a key the converter would report (ambiguous, MAN-008).
+func (p *fastParser) pushKey(text string, line, col int) bool {
+	if !p.values {
+		key := p.node(yaml.Node{Kind: yaml.ScalarNode, Value: text, Line: line, Column: col + 1})
+		key.Tag = plainTag(key)
+		p.stack = append(p.stack, key)
+		return true
+	}
+	k, r := plainKeyString(text)
+	if r.ambiguous != "" {
+		return false
+	}
+	p.keys = append(p.keys, k)
+	return true
+}
+
+// endSequence ends the sequence n (nil with values) whose items start at base (in vals, or
+// stack).
+func (p *fastParser) endSequence(n *yaml.Node, base int) fastItem {
+	p.depth--
+	if !p.values {
+		n.Content = p.children(base)
+		return fastItem{n: n}
+	}
+	out := make([]any, len(p.vals)-base)
+	copy(out, p.vals[base:])
+	clear(p.vals[base:])
+	p.vals = p.vals[:base]
+	return fastItem{v: out}
+}
+
+// endMapping ends the mapping n (nil with values) whose entries start at base (in keys and
+// vals, or as key and value nodes in stack); with values it gives up on a duplicate key
+// (MAN-005).
+func (p *fastParser) endMapping(n *yaml.Node, base, vbase int) (fastItem, bool) {
+	p.depth--
+	if !p.values {
+		n.Content = p.children(base)
+		return fastItem{n: n}, true
+	}
+	keys, vals := p.keys[base:], p.vals[vbase:]
+	m := make(map[string]any, len(keys))
+	for i, k := range keys {
+		if _, dup := m[k]; dup {
+			return fastItem{}, false
+		}
+		m[k] = vals[i]
+	}
+	clear(p.vals[vbase:])
+	p.keys, p.vals = p.keys[:base], p.vals[:vbase]
+	return fastItem{v: m}, true
 }
 
 // node returns a new node with the given fields, from the slab.
@@ -49,7 +158,23 @@ func (p *fastParser) node(n yaml.Node) *yaml.Node {
 
 // parseFast returns the document node of data, or false when data is outside the subset.
 func parseFast(data []byte) (*yaml.Node, bool) {
-	p := fastParser{lines: make([]fastLine, 0, 64)}
+	p := fastParser{stack: make([]*yaml.Node, 0, 64)}
+	it, ok := p.parse(data)
+	return it.n, ok
+}
+
+// parseFastValue returns the JSON value of the document in data, the value the converter makes
+// of parseFast's tree, or false when data is outside the subset or its conversion has a finding
+// (the caller then converts the tree, which reports it). maxDepth is Limits.MaxDepth.
+func parseFastValue(data []byte, maxDepth int) (any, bool) {
+	p := fastParser{values: true, maxDepth: maxDepth, keys: make([]string, 0, 32), vals: make([]any, 0, 32)}
+	it, ok := p.parse(data)
+	return it.v, ok
+}
+
+// parse parses the one document of data.
+func (p *fastParser) parse(data []byte) (fastItem, bool) {
+	p.lines = make([]fastLine, 0, bytes.Count(data, []byte{'\n'})+1)
 	src := string(data) // one copy; every line, key and plain value is a slice of it
 	num := 0
 	for start := 0; start < len(src); {
@@ -57,7 +182,7 @@ func parseFast(data []byte) (*yaml.Node, bool) {
 		for end < len(src) && src[end] != '\n' {
 			c := src[end]
 			if c < 0x20 || c > 0x7e {
-				return nil, false // tabs, carriage returns, control and non-ASCII bytes
+				return fastItem{}, false // tabs, carriage returns, control and non-ASCII bytes
 			}
 			end++
 		}
@@ -74,37 +199,44 @@ func parseFast(data []byte) (*yaml.Node, bool) {
 		p.lines = append(p.lines, fastLine{num: num, indent: indent, text: text})
 	}
 	if len(p.lines) == 0 {
-		return nil, false
+		return fastItem{}, false
 	}
-	doc := p.node(yaml.Node{Kind: yaml.DocumentNode})
+	docLine := 0
 	first := p.lines[0]
 	if strings.HasPrefix(first.text, "---") || strings.HasPrefix(first.text, "...") || first.text[0] == '%' {
 		if first.text != "---" {
-			return nil, false
+			return fastItem{}, false
 		}
-		doc.Line, doc.Column = first.num, 1
+		docLine = first.num
 		p.i++
 		if p.i == len(p.lines) {
-			return nil, false
+			return fastItem{}, false
 		}
 	}
 	l := p.lines[p.i]
 	if l.indent != 0 {
-		return nil, false
+		return fastItem{}, false
 	}
-	if doc.Line == 0 {
-		doc.Line, doc.Column = l.num, 1
+	if docLine == 0 {
+		docLine = l.num
 	}
-	n, ok := p.block(0)
+	var doc *yaml.Node
+	if !p.values {
+		doc = p.node(yaml.Node{Kind: yaml.DocumentNode, Line: docLine, Column: 1})
+	}
+	it, ok := p.block(0)
 	if !ok || p.i != len(p.lines) {
-		return nil, false
+		return fastItem{}, false
 	}
-	doc.Content = []*yaml.Node{n}
-	return doc, true
+	if p.values {
+		return it, true
+	}
+	doc.Content = []*yaml.Node{it.n}
+	return fastItem{n: doc}, true
 }
 
 // block parses the block collection that starts on the current line at column indent (0-based).
-func (p *fastParser) block(indent int) (*yaml.Node, bool) {
+func (p *fastParser) block(indent int) (fastItem, bool) {
 	l := p.lines[p.i]
 	if isSeqEntry(l.text, indent) {
 		return p.sequence(indent)
@@ -118,9 +250,17 @@ func isSeqEntry(text string, col int) bool {
 }
 
 // sequence parses a block sequence whose entries start at column indent.
-func (p *fastParser) sequence(indent int) (*yaml.Node, bool) {
+func (p *fastParser) sequence(indent int) (fastItem, bool) {
 	l := p.lines[p.i]
-	seq := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: l.num, Column: indent + 1})
+	var seq *yaml.Node
+	base := len(p.vals)
+	if !p.values {
+		seq = p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: l.num, Column: indent + 1})
+		base = len(p.stack)
+	}
+	if !p.open() {
+		return fastItem{}, false
+	}
 	for p.i < len(p.lines) {
 		l = p.lines[p.i]
 		if l.indent != indent || !isSeqEntry(l.text, indent) {
@@ -131,13 +271,13 @@ func (p *fastParser) sequence(indent int) (*yaml.Node, bool) {
 			col++
 		}
 		if col == len(l.text) || l.text[col] == '#' {
-			return nil, false // the entry's node on the next lines, or an empty entry
+			return fastItem{}, false // the entry's node on the next lines, or an empty entry
 		}
-		var item *yaml.Node
+		var item fastItem
 		var ok bool
 		switch {
 		case isSeqEntry(l.text, col):
-			return nil, false // "- - a"
+			return fastItem{}, false // "- - a"
 		case startsKey(l.text, col):
 			// "- key: value": a block mapping whose keys are at the column of the first one.
 			p.lines[p.i].indent = col
@@ -146,43 +286,49 @@ func (p *fastParser) sequence(indent int) (*yaml.Node, bool) {
 			item, ok = p.inlineValue(indent)
 		}
 		if !ok {
-			return nil, false
+			return fastItem{}, false
 		}
-		seq.Content = append(seq.Content, item)
+		p.push(item)
 	}
 	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
-		return nil, false
+		return fastItem{}, false
 	}
-	return seq, true
+	return p.endSequence(seq, base), true
 }
 
 // mapping parses a block mapping whose keys start at column indent. The current line's indent
 // may have been set to indent by a sequence entry holding the mapping's first key.
-func (p *fastParser) mapping(indent int) (*yaml.Node, bool) {
+func (p *fastParser) mapping(indent int) (fastItem, bool) {
 	l := p.lines[p.i]
-	m := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: l.num, Column: indent + 1})
+	var m *yaml.Node
+	base, vbase := len(p.keys), len(p.vals)
+	if !p.values {
+		m = p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: l.num, Column: indent + 1})
+		base = len(p.stack)
+	}
+	if !p.open() {
+		return fastItem{}, false
+	}
 	for p.i < len(p.lines) {
 		l = p.lines[p.i]
 		if l.indent != indent || isSeqEntry(l.text, indent) {
 			break
 		}
 		end, ok := keyEnd(l.text, indent)
-		if !ok {
-			return nil, false
+		if !ok || !p.pushKey(l.text[indent:end], l.num, indent) {
+			return fastItem{}, false
 		}
-		key := p.node(yaml.Node{Kind: yaml.ScalarNode, Value: l.text[indent:end], Line: l.num, Column: indent + 1})
-		key.Tag = key.ShortTag()
 		col := end + 1
 		for col < len(l.text) && l.text[col] == ' ' {
 			col++
 		}
-		var val *yaml.Node
+		var val fastItem
 		if col == len(l.text) || l.text[col] == '#' {
 			// The value is the block collection on the next lines: more indented, or a
 			// sequence at the key's own column.
 			p.i++
 			if p.i == len(p.lines) {
-				return nil, false // an empty value (null)
+				return fastItem{}, false // an empty value (null)
 			}
 			next := p.lines[p.i]
 			switch {
@@ -191,20 +337,20 @@ func (p *fastParser) mapping(indent int) (*yaml.Node, bool) {
 			case next.indent == indent && isSeqEntry(next.text, indent):
 				val, ok = p.sequence(indent)
 			default:
-				return nil, false
+				return fastItem{}, false
 			}
 		} else {
 			val, ok = p.inlineValue(indent)
 		}
 		if !ok {
-			return nil, false
+			return fastItem{}, false
 		}
-		m.Content = append(m.Content, key, val)
+		p.push(val)
 	}
 	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
-		return nil, false
+		return fastItem{}, false
 	}
-	return m, true
+	return p.endMapping(m, base, vbase)
 }
 
 // startsKey says whether text holds "key:" at col, the key plain and simple.
@@ -245,13 +391,13 @@ func isKeyChar(c byte) bool {
 // inlineValue parses the value that starts at the current column of the current line (after a
 // key's ':' or a sequence entry's '-') and ends the line; owner is the column of the key or the
 // '-', and no later line may be more indented than it (that would continue the value).
-func (p *fastParser) inlineValue(owner int) (*yaml.Node, bool) {
+func (p *fastParser) inlineValue(owner int) (fastItem, bool) {
 	l := p.lines[p.i]
 	col := valueStart(l.text, owner)
 	if col < 0 {
-		return nil, false
+		return fastItem{}, false
 	}
-	var n *yaml.Node
+	var n fastItem
 	var end int
 	var ok bool
 	switch l.text[col] {
@@ -263,11 +409,11 @@ func (p *fastParser) inlineValue(owner int) (*yaml.Node, bool) {
 		n, end, ok = p.blockPlain(l.text, col, l.num)
 	}
 	if !ok || !restIsComment(l.text, end) {
-		return nil, false
+		return fastItem{}, false
 	}
 	p.i++
 	if p.i < len(p.lines) && p.lines[p.i].indent > owner {
-		return nil, false
+		return fastItem{}, false
 	}
 	return n, true
 }
@@ -310,73 +456,129 @@ func isIndicator(c byte) bool {
 }
 
 // blockPlain scans a single-line plain scalar in block context at col.
-func (p *fastParser) blockPlain(text string, col, line int) (*yaml.Node, int, bool) {
+func (p *fastParser) blockPlain(text string, col, line int) (fastItem, int, bool) {
 	c := text[col]
 	if isIndicator(c) {
-		return nil, 0, false
+		return fastItem{}, 0, false
 	}
 	if c == '?' || c == ':' || c == '-' && (col+1 == len(text) || text[col+1] == ' ') {
-		return nil, 0, false
+		return fastItem{}, 0, false
 	}
 	end := col
 	for i := col; i < len(text); i++ {
 		switch text[i] {
 		case ' ':
 			if i+1 < len(text) && text[i+1] == '#' {
-				return p.plainNode(text[col:end], line, col), i, true
+				it, ok := p.plainNode(text[col:end], line, col)
+				return it, i, ok
 			}
 			continue
 		case ':':
 			if i+1 == len(text) || text[i+1] == ' ' {
-				return nil, 0, false // "a: b" as a value, or a key: not for the fast path
+				return fastItem{}, 0, false // "a: b" as a value, or a key: not for the fast path
 			}
 		}
 		end = i + 1
 	}
-	return p.plainNode(text[col:end], line, col), len(text), true
+	it, ok := p.plainNode(text[col:end], line, col)
+	return it, len(text), ok
 }
 
-func (p *fastParser) plainNode(v string, line, col int) *yaml.Node {
+// plainNode makes a plain scalar; with values it gives up on one the converter would report
+// (ambiguous, MAN-008).
+func (p *fastParser) plainNode(v string, line, col int) (fastItem, bool) {
+	if p.values {
+		r := resolvePlain(v)
+		return fastItem{v: r.value}, r.ambiguous == ""
+	}
 	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Value: v, Line: line, Column: col + 1})
 	n.Tag = plainTag(n)
-	return n
+	return fastItem{n: n}, true
 }
 
 // plainTag is n.ShortTag() for a plain scalar, without the library's resolution (a deferred
 // function and a boxed value) for the two commonest cases: a first character that yaml.v3's
 // resolver never looks further at (a string), and a decimal integer without a leading zero that
 // fits in an int64 (an int). TestFastYAMLAgrees and FuzzFastYAML hold it to the library.
+//
+// It also resolves, as yaml.v3's resolver does, the words its table sends to a lookup (a first
+// character among yYnNtTfFoO~: true, false and null in their three spellings, any other word a
+// string), and a scalar starting with a digit or a sign that holds a character none of the
+// resolver's number forms accepts ("500m", "64Mi", "-c"): those are strings, unless they start
+// like a timestamp (four digits and a '-') or a signed infinity, which are left to the library.
 func plainTag(n *yaml.Node) string {
 	v := n.Value
 	if v == "" {
 		return n.ShortTag()
 	}
-	if c := v[0]; !strings.ContainsRune("+-0123456789yYnNtTfFoO~<.", rune(c)) {
+	c := v[0]
+	switch {
+	case strings.IndexByte("yYnNtTfFoO~", c) >= 0:
+		switch v {
+		case "true", "True", "TRUE", "false", "False", "FALSE":
+			return "!!bool"
+		case "~", "null", "Null", "NULL":
+			return "!!null"
+		}
 		return "!!str"
-	}
-	if v[0] >= '1' && v[0] <= '9' && len(v) <= 18 && strings.Trim(v, "0123456789") == "" {
+	case c >= '1' && c <= '9' && len(v) <= 18 && strings.Trim(v, "0123456789") == "":
 		return "!!int"
+	case c >= '0' && c <= '9' || c == '+' || c == '-':
+		if !maybeNumber(v) {
+			return "!!str"
+		}
+		return n.ShortTag()
+	case c == '<' || c == '.':
+		return n.ShortTag()
 	}
-	return n.ShortTag()
+	return "!!str"
+}
+
+// maybeNumber reports whether yaml.v3's resolver could read the plain scalar v, which starts
+// with a digit or a sign, as anything but a string: v starts like a timestamp or like a signed
+// infinity ("-.inf"), or every character of it is one its integer, float, binary, octal or
+// hexadecimal forms accept.
+func maybeNumber(v string) bool {
+	if len(v) >= 2 && v[1] == '.' {
+		return true
+	}
+	if (v[0] == '-' || v[0] == '+') && (len(v) == 1 || v[1] < '0' || v[1] > '9') {
+		return false // every signed form has a digit (or the point of "-.inf") after the sign
+	}
+	if len(v) >= 5 && v[4] == '-' && strings.Trim(v[:4], "0123456789") == "" {
+		return true
+	}
+	return strings.Trim(v, "0123456789+-_.xXoObBaAcCdDeEfF") == ""
 }
 
 // quoted scans a single-line single- or double-quoted scalar at col (double-quoted ones without
 // escapes) and returns the index after its closing quote.
-func (p *fastParser) quoted(text string, col, line int) (*yaml.Node, int, bool) {
+func (p *fastParser) quoted(text string, col, line int) (fastItem, int, bool) {
 	q := text[col]
-	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line, Column: col + 1})
+	var n *yaml.Node
+	if p.values {
+		n = &yaml.Node{} // only its Value is read below; it does not escape
+	} else {
+		n = p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line, Column: col + 1})
+	}
+	done := func(end int) (fastItem, int, bool) {
+		if p.values {
+			return fastItem{v: n.Value}, end, true
+		}
+		return fastItem{n: n}, end, true
+	}
 	if q == '"' {
 		n.Style = yaml.DoubleQuotedStyle
 		for i := col + 1; i < len(text); i++ {
 			switch text[i] {
 			case '\\':
-				return nil, 0, false
+				return fastItem{}, 0, false
 			case '"':
 				n.Value = text[col+1 : i]
-				return n, i + 1, true
+				return done(i + 1)
 			}
 		}
-		return nil, 0, false
+		return fastItem{}, 0, false
 	}
 	n.Style = yaml.SingleQuotedStyle
 	var b strings.Builder
@@ -397,9 +599,9 @@ func (p *fastParser) quoted(text string, col, line int) (*yaml.Node, int, bool) 
 			b.WriteString(text[start:i])
 			n.Value = b.String()
 		}
-		return n, i + 1, true
+		return done(i + 1)
 	}
-	return nil, 0, false
+	return fastItem{}, 0, false
 }
 
 // maxFlowDepth bounds nested flow collections on the fast path (the decoder's own nesting limit
@@ -407,51 +609,73 @@ func (p *fastParser) quoted(text string, col, line int) (*yaml.Node, int, bool) 
 const maxFlowDepth = 16
 
 // flowCollection parses a flow sequence or mapping that opens and closes on this line.
-func (p *fastParser) flowCollection(text string, col, line, depth int) (*yaml.Node, int, bool) {
+func (p *fastParser) flowCollection(text string, col, line, depth int) (fastItem, int, bool) {
 	if depth >= maxFlowDepth {
-		return nil, 0, false
+		return fastItem{}, 0, false
 	}
 	open := text[col]
-	n := p.node(yaml.Node{Style: yaml.FlowStyle, Line: line, Column: col + 1})
 	closer := byte(']')
-	if open == '[' {
-		n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
-	} else {
-		n.Kind, n.Tag, closer = yaml.MappingNode, "!!map", '}'
+	if open == '{' {
+		closer = '}'
+	}
+	var n *yaml.Node
+	base, vbase := len(p.keys), len(p.vals)
+	if !p.values {
+		n = p.node(yaml.Node{Style: yaml.FlowStyle, Line: line, Column: col + 1})
+		if open == '[' {
+			n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
+		} else {
+			n.Kind, n.Tag = yaml.MappingNode, "!!map"
+		}
+		base = len(p.stack)
+		if open == '[' {
+			vbase = base
+		}
+	} else if open == '[' {
+		base = vbase
+	}
+	if !p.open() {
+		return fastItem{}, 0, false
+	}
+	finish := func() (fastItem, bool) {
+		if open == '[' {
+			return p.endSequence(n, base), true
+		}
+		return p.endMapping(n, base, vbase)
 	}
 	i := skipSpaces(text, col+1)
 	if i < len(text) && text[i] == closer {
-		return n, i + 1, true
+		it, ok := finish()
+		return it, i + 1, ok
 	}
 	for {
 		if open == '{' {
 			end, ok := flowKeyEnd(text, i)
-			if !ok {
-				return nil, 0, false
+			if !ok || !p.pushKey(text[i:end], line, i) {
+				return fastItem{}, 0, false
 			}
-			k := p.plainNode(text[i:end], line, i)
-			n.Content = append(n.Content, k)
 			i = skipSpaces(text, end+1)
 		}
 		item, end, ok := p.flowItem(text, i, line, depth)
 		if !ok {
-			return nil, 0, false
+			return fastItem{}, 0, false
 		}
-		n.Content = append(n.Content, item)
+		p.push(item)
 		i = skipSpaces(text, end)
 		if i == len(text) {
-			return nil, 0, false
+			return fastItem{}, 0, false
 		}
 		switch text[i] {
 		case closer:
-			return n, i + 1, true
+			it, ok := finish()
+			return it, i + 1, ok
 		case ',':
 			i = skipSpaces(text, i+1)
 			if i == len(text) || text[i] == closer || text[i] == ',' {
-				return nil, 0, false
+				return fastItem{}, 0, false
 			}
 		default:
-			return nil, 0, false
+			return fastItem{}, 0, false
 		}
 	}
 }
@@ -467,9 +691,9 @@ func flowKeyEnd(text string, i int) (int, bool) {
 }
 
 // flowItem parses one value inside a flow collection.
-func (p *fastParser) flowItem(text string, i, line, depth int) (*yaml.Node, int, bool) {
+func (p *fastParser) flowItem(text string, i, line, depth int) (fastItem, int, bool) {
 	if i >= len(text) {
-		return nil, 0, false
+		return fastItem{}, 0, false
 	}
 	switch text[i] {
 	case '[', '{':
@@ -479,24 +703,25 @@ func (p *fastParser) flowItem(text string, i, line, depth int) (*yaml.Node, int,
 	}
 	c := text[i]
 	if isIndicator(c) || c == '?' || c == ':' {
-		return nil, 0, false
+		return fastItem{}, 0, false
 	}
 	if c == '-' && (i+1 == len(text) || strings.IndexByte(" ,[]{}", text[i+1]) >= 0) {
-		return nil, 0, false
+		return fastItem{}, 0, false
 	}
 	end := i
 	for j := i; j < len(text); j++ {
 		switch text[j] {
 		case ',', ']', '}':
-			return p.plainNode(text[i:end], line, i), j, true
+			it, ok := p.plainNode(text[i:end], line, i)
+			return it, j, ok
 		case ':', '#', '[', '{', '?':
-			return nil, 0, false
+			return fastItem{}, 0, false
 		case ' ':
 			continue
 		}
 		end = j + 1
 	}
-	return nil, 0, false
+	return fastItem{}, 0, false
 }
 
 func skipSpaces(text string, i int) int {

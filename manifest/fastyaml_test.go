@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -61,9 +62,30 @@ func sameTree(a, b *yaml.Node, path string) error {
 
 // checkFast fails when the fast path accepts data and disagrees with the YAML library, or
 // accepts what the library rejects.
+//
+// It also holds the fast path's value mode (parseFastValue, what Segment.Decode runs first) to
+// the converter: whatever it accepts, the node mode accepts too, and converting that tree gives
+// the same value and no finding. It may give up where the converter would report a finding.
 func checkFast(t *testing.T, data []byte) bool {
 	t.Helper()
 	fast, ok := parseFast(data)
+	for _, depth := range []int{DefaultLimits().MaxDepth, 3} {
+		v, vok := parseFastValue(data, depth)
+		if !vok {
+			continue
+		}
+		if !ok {
+			t.Fatalf("the fast path's value mode accepted a document its node mode rejects:\n%s", data)
+		}
+		c := converter{lim: Limits{MaxDepth: depth}}
+		want, wok := c.value(fast.Content[0], 1, false)
+		if !wok || len(c.findings) > 0 {
+			t.Fatalf("the fast path's value mode accepted a document with findings %v (max depth %d):\n%s", c.findings, depth, data)
+		}
+		if !sameValue(v, want) {
+			t.Fatalf("the fast path's value mode gives %#v, the converter %#v:\n%s", v, want, data)
+		}
+	}
 	if !ok {
 		return false
 	}
@@ -75,6 +97,39 @@ func checkFast(t *testing.T, data []byte) bool {
 		t.Fatalf("the fast path and the YAML library disagree: %v\n%s", err, data)
 	}
 	return true
+}
+
+// sameValue is reflect.DeepEqual with NaN equal to itself.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && (x == y || x != x && y != y)
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, has := y[k]
+			if !has || !sameValue(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // corpus returns the repository's manifests and generated pods: the seeds of the tests below.
@@ -126,6 +181,9 @@ func TestFastYAMLAgrees(t *testing.T) {
 		if !checkFast(t, []byte(podgen.Pod(i, false))) {
 			t.Errorf("the fast path gave up on generated pod %d", i)
 		}
+		if _, ok := parseFastValue([]byte(podgen.Pod(i, false)), DefaultLimits().MaxDepth); !ok {
+			t.Errorf("the fast path's value mode gave up on generated pod %d", i)
+		}
 	}
 	t.Logf("fast path took %d of %d corpus documents", taken, total)
 }
@@ -157,6 +215,12 @@ func FuzzFastYAML(f *testing.F) {
 	f.Add([]byte("a: [b, {c: d}, 'e''f', \"g\"]\n"))
 	f.Add([]byte("---\nk:\n- 1\n- x: y\n  z: 0x1F\n"))
 	f.Add([]byte("a: 99999999999999999999\nb: 1e400\nc: -0\nd: -0.0\ne: [9223372036854775808, -9223372036854775809, 1e-400, .inf]\n"))
+	// What the converter reports, which the value mode must give up on: ambiguous values and
+	// keys, duplicate keys (block and flow), deep nesting.
+	f.Add([]byte("a: yes\nb: 0755\nc: 1_000\nd: 12:30\n"))
+	f.Add([]byte("on: x\n0x10: y\nnull: z\n"))
+	f.Add([]byte("a: 1\nb: {c: 2, c: 3}\na: 4\n"))
+	f.Add([]byte("a:\n  b:\n    c:\n      d: [[[e]]]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFast(t, data)
 	})

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yaml2 "go.yaml.in/yaml/v2"
@@ -59,10 +60,31 @@ type Document struct {
 	Index int
 	// APIVersion and Kind are copied from the document's top level when they are strings.
 	APIVersion, Kind string
-	// Root is the document node; its positions are 1-based and absolute in the stream.
-	Root *yaml.Node
 	// Value is the JSON-compatible tree: map[string]any, []any, string, int64, float64, bool, nil.
 	Value any
+
+	// root is the document node (Root). A document the fast path took is decoded straight into
+	// its Value; its nodes are parsed from src (the segment, srcLine lines into the stream)
+	// only when a position is asked for, which most documents, having no finding, never need.
+	root     *yaml.Node
+	rootOnce sync.Once
+	src      []byte
+	srcLine  int
+}
+
+// Root returns the document node; its positions are 1-based and absolute in the stream.
+func (d *Document) Root() *yaml.Node {
+	d.rootOnce.Do(func() {
+		if d.root != nil || d.src == nil {
+			return
+		}
+		// The fast path's node mode takes every document its value mode takes (FuzzFastYAML).
+		if n, ok := parseFast(d.src); ok {
+			shiftLines(n, d.srcLine)
+			d.root = n
+		}
+	})
+	return d.root
 }
 
 // Name returns metadata.name when the document has one.
@@ -114,6 +136,16 @@ func Decode(file string, data []byte, lim Limits) ([]*Document, []finding.Findin
 // Decode decodes the document of one segment (a segment holds one document, or none when it
 // is only comments). Positions are absolute in the stream the segment was cut from.
 func (s Segment) Decode(lim Limits) ([]*Document, []finding.Finding) {
+	// The common shape of a manifest, straight into its value: no node tree, no conversion (and
+	// so no decode finding; anything the converter would report makes it give up).
+	if v, ok := parseFastValue(s.Data, lim.MaxDepth); ok {
+		d := &Document{File: s.File, Index: s.Index, Value: v, src: s.Data, srcLine: s.Line}
+		if m, isMap := v.(map[string]any); isMap {
+			d.APIVersion, _ = m["apiVersion"].(string)
+			d.Kind, _ = m["kind"].(string)
+		}
+		return []*Document{d}, nil
+	}
 	var docs []*Document
 	var fs []finding.Finding
 	var dec *yaml.Decoder
@@ -154,7 +186,7 @@ func (s Segment) Decode(lim Limits) ([]*Document, []finding.Finding) {
 		if !ok {
 			continue
 		}
-		d := &Document{File: s.File, Index: s.Index, Root: root, Value: v}
+		d := &Document{File: s.File, Index: s.Index, root: root, Value: v}
 		if m, isMap := v.(map[string]any); isMap {
 			d.APIVersion, _ = m["apiVersion"].(string)
 			d.Kind, _ = m["kind"].(string)

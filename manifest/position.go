@@ -19,10 +19,10 @@ const maxAliasHops = 64
 // the field (what a "required" error points at), or, for a field missing at the top level, the
 // document's first key. It returns 0, 0 only for a document without nodes.
 func (d *Document) Position(tokens []string, onKey bool) (line, col int) {
-	if d == nil || d.Root == nil {
+	if d == nil || d.Root() == nil {
 		return 0, 0
 	}
-	n := d.Root
+	n := d.Root()
 	if n.Kind == yaml.DocumentNode {
 		if len(n.Content) == 0 {
 			return n.Line, n.Column
@@ -130,7 +130,8 @@ func (d *Document) Notification() (*v1alpha1.Notification, error) {
 }
 
 func (d *Document) decodeInto(out any) error {
-	td := typedDecoder{shared: apiFields()}
+	api := apiFields()
+	td := typedDecoder{shared: api.fields, sharedImplements: api.implements}
 	if err := td.decode(d.Value, reflect.ValueOf(out)); err != nil {
 		return err
 	}
@@ -173,7 +174,8 @@ func (d *Document) PartialNotification() (*v1alpha1.Notification, []DecodeError)
 }
 
 func (d *Document) decodePartial(out any) []DecodeError {
-	td := typedDecoder{shared: apiFields(), partial: true}
+	api := apiFields()
+	td := typedDecoder{shared: api.fields, sharedImplements: api.implements, partial: true}
 	err := td.decode(d.Value, reflect.ValueOf(out))
 	if err == nil {
 		return nil

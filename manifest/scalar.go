@@ -40,23 +40,42 @@ func resolveScalar(n *yaml.Node) scalar {
 	if n.Style&quotedStyles != 0 {
 		return scalar{value: s}
 	}
-	switch s {
-	case "", "~", "null", "Null", "NULL":
-		return scalar{value: nil}
-	case "true", "True", "TRUE":
-		return scalar{value: true}
-	case "false", "False", "FALSE":
-		return scalar{value: false}
-	case "y", "Y", "yes", "Yes", "YES", "on", "On", "ON":
-		return scalar{value: true, ambiguous: "YAML 1.1 (Kubernetes) reads it as boolean true, YAML 1.2 as a string"}
-	case "n", "N", "no", "No", "NO", "off", "Off", "OFF":
-		return scalar{value: false, ambiguous: "YAML 1.1 (Kubernetes) reads it as boolean false, YAML 1.2 as a string"}
+	return resolvePlain(s)
+}
+
+// resolvePlain resolves an untagged plain scalar.
+func resolvePlain(s string) scalar {
+	if r, ok := plainWord(s); ok {
+		return r
 	}
-	c := s[0]
-	if !(c >= '0' && c <= '9') && c != '-' && c != '+' && c != '.' {
+	if !numberStart(s[0]) {
 		return scalar{value: s}
 	}
 	return resolveNumber(s)
+}
+
+// plainWord resolves the plain scalars that are words of YAML 1.1 (null, booleans, and the
+// empty scalar); ok is false for every other scalar. Its values are nil or booleans, which
+// need no allocation.
+func plainWord(s string) (scalar, bool) {
+	switch s {
+	case "", "~", "null", "Null", "NULL":
+		return scalar{value: nil}, true
+	case "true", "True", "TRUE":
+		return scalar{value: true}, true
+	case "false", "False", "FALSE":
+		return scalar{value: false}, true
+	case "y", "Y", "yes", "Yes", "YES", "on", "On", "ON":
+		return scalar{value: true, ambiguous: "YAML 1.1 (Kubernetes) reads it as boolean true, YAML 1.2 as a string"}, true
+	case "n", "N", "no", "No", "NO", "off", "Off", "OFF":
+		return scalar{value: false, ambiguous: "YAML 1.1 (Kubernetes) reads it as boolean false, YAML 1.2 as a string"}, true
+	}
+	return scalar{}, false
+}
+
+// numberStart reports whether a plain scalar starting with c may be a number.
+func numberStart(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.'
 }
 
 func resolveNumber(s string) scalar {
@@ -167,13 +186,35 @@ func resolveTagged(tag, s string) scalar {
 }
 
 // keyString is the JSON object key a mapping key node becomes: scalars resolve as values and
-// are then printed (sigs.k8s.io/yaml turns the key `on` into "true").
+// are then printed (sigs.k8s.io/yaml turns the key `on` into "true"). The returned scalar
+// carries the ambiguity (MAN-008), if any; its value is set only for keys that are not strings.
 func keyString(n *yaml.Node) (string, scalar) {
 	if n.Kind != yaml.ScalarNode {
 		return "", scalar{}
 	}
-	// Fast path: most keys are plain words.
-	r := resolveScalar(n)
+	if n.Style&yaml.TaggedStyle == 0 {
+		if n.Style&quotedStyles != 0 {
+			return n.Value, scalar{}
+		}
+		return plainKeyString(n.Value)
+	}
+	return scalarKey(resolveScalar(n), n.Value)
+}
+
+// plainKeyString is keyString of an untagged plain key. Most keys are plain words that resolve
+// to themselves; those are returned without boxing them in an interface (the scalar then holds
+// no value, only no ambiguity).
+func plainKeyString(s string) (string, scalar) {
+	if s != "" && !numberStart(s[0]) {
+		if _, word := plainWord(s); !word {
+			return s, scalar{}
+		}
+	}
+	return scalarKey(resolvePlain(s), s)
+}
+
+// scalarKey prints a resolved key scalar whose text is s.
+func scalarKey(r scalar, s string) (string, scalar) {
 	switch v := r.value.(type) {
 	case string:
 		return v, r
@@ -186,5 +227,5 @@ func keyString(n *yaml.Node) (string, scalar) {
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64), r
 	}
-	return n.Value, r
+	return s, r
 }

@@ -120,7 +120,7 @@ func TestSegmentsDecodeLikeTheWholeStream(t *testing.T) {
 				}
 			}
 			for _, d := range docs {
-				nodeDump(d.Root, &got)
+				nodeDump(d.Root(), &got)
 			}
 		}
 		if !reflect.DeepEqual(got, want) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"podspec.dev/podspec/api/v1alpha1"
 )
@@ -22,13 +23,18 @@ type typedDecoder struct {
 	partial bool
 	// shared are the precomputed field maps of the API types (read only).
 	shared map[reflect.Type]map[string][]int
+	// sharedImplements says, for the API types, which implement json.Unmarshaler (read only).
+	sharedImplements map[reflect.Type]bool
 	// fields are field maps computed during this decode.
 	fields map[reflect.Type]map[string][]int
 	// implements remembers which types implement json.Unmarshaler (through a pointer).
 	implements map[reflect.Type]bool
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	quantityType    = reflect.TypeFor[v1alpha1.Quantity]()
+)
 
 func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 	if rv.Kind() == reflect.Pointer {
@@ -47,6 +53,11 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 		return err
 	}
 	if rv.CanAddr() && td.unmarshaler(rv.Type()) {
+		if s, ok := v.(string); ok && rv.Type() == quantityType && utf8.ValidString(s) {
+			// What Quantity.UnmarshalJSON makes of the JSON string s, without writing it.
+			rv.SetString(s)
+			return nil
+		}
 		b, err := json.Marshal(v)
 		if err != nil {
 			return &typeError{value: v, err: err}
@@ -230,6 +241,9 @@ func (e *typeError) Unwrap() error { return e.err }
 
 // unmarshaler reports whether *t implements json.Unmarshaler, remembering the answer.
 func (td *typedDecoder) unmarshaler(t reflect.Type) bool {
+	if u, ok := td.sharedImplements[t]; ok {
+		return u
+	}
 	if u, ok := td.implements[t]; ok {
 		return u
 	}
@@ -255,27 +269,40 @@ func fieldByIndex(rv reflect.Value, idx []int) reflect.Value {
 	return rv
 }
 
-// apiFields holds the field maps of every struct type reachable from Pod and Notification,
-// computed once and never modified afterwards.
-var apiFields = sync.OnceValue(func() map[reflect.Type]map[string][]int {
+// apiTypes holds the field maps of every struct type reachable from Pod and Notification, and
+// which of the types reachable implement json.Unmarshaler, computed once and never modified
+// afterwards.
+type apiTypes struct {
+	fields     map[reflect.Type]map[string][]int
+	implements map[reflect.Type]bool
+}
+
+var apiFields = sync.OnceValue(func() apiTypes {
 	td := &typedDecoder{fields: map[reflect.Type]map[string][]int{}}
 	seen := map[reflect.Type]bool{}
 	var visit func(t reflect.Type)
 	visit = func(t reflect.Type) {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		for {
+			if _, done := seen[t]; done {
+				return
+			}
+			td.unmarshaler(t)
+			seen[t] = true
+			if t.Kind() != reflect.Pointer && t.Kind() != reflect.Slice && t.Kind() != reflect.Map {
+				break
+			}
 			t = t.Elem()
 		}
-		if t.Kind() != reflect.Struct || seen[t] {
+		if t.Kind() != reflect.Struct {
 			return
 		}
-		seen[t] = true
 		for _, idx := range td.fieldsOf(t) {
 			visit(t.FieldByIndex(idx).Type)
 		}
 	}
 	visit(reflect.TypeFor[v1alpha1.Pod]())
 	visit(reflect.TypeFor[v1alpha1.Notification]())
-	return td.fields
+	return apiTypes{fields: td.fields, implements: td.implements}
 })
 
 // fieldsOf maps JSON names to field index paths for a struct type, as encoding/json names them.

@@ -81,6 +81,9 @@ type node struct {
 
 	// numbers
 	minimum, maximum, exclusiveMinimum, exclusiveMaximum *big.Rat
+	// ints holds the bounds as int64 when every bound set is an integer in int64's range, so
+	// that an integer in range is checked without building a big.Rat.
+	ints *intBounds
 
 	not                 *node
 	allOf, anyOf, oneOf []*node
@@ -155,7 +158,50 @@ func (c *compiler) compile(v any, loc string) (*node, error) {
 			return nil, err
 		}
 	}
+	n.ints = newIntBounds(n)
 	return n, nil
+}
+
+// intBounds are a node's number bounds as int64s; a bound not set is the widest one.
+type intBounds struct {
+	min, max int64 // inclusive
+}
+
+// newIntBounds returns n's bounds as int64s, or nil when n has none or one is not an integer
+// that an int64 holds (exclusive bounds at the ends of int64's range included).
+func newIntBounds(n *node) *intBounds {
+	if n.minimum == nil && n.maximum == nil && n.exclusiveMinimum == nil && n.exclusiveMaximum == nil {
+		return nil
+	}
+	b := &intBounds{min: math.MinInt64, max: math.MaxInt64}
+	set := func(r *big.Rat, adjust int64, keep func(int64)) bool {
+		if r == nil {
+			return true
+		}
+		if !r.IsInt() || !r.Num().IsInt64() {
+			return false
+		}
+		x := r.Num().Int64()
+		if adjust > 0 && x == math.MaxInt64 || adjust < 0 && x == math.MinInt64 {
+			return false
+		}
+		keep(x + adjust)
+		return true
+	}
+	tighten := func(lower bool) func(int64) {
+		return func(x int64) {
+			if lower {
+				b.min = max(b.min, x)
+			} else {
+				b.max = min(b.max, x)
+			}
+		}
+	}
+	if set(n.minimum, 0, tighten(true)) && set(n.exclusiveMinimum, 1, tighten(true)) &&
+		set(n.maximum, 0, tighten(false)) && set(n.exclusiveMaximum, -1, tighten(false)) {
+		return b
+	}
+	return nil
 }
 
 // keyword compiles one keyword of a schema object into n.
@@ -639,6 +685,9 @@ func (n *node) validString(s string, loc []string, e *evaluation) bool {
 func (n *node) validNumber(v any, loc []string, e *evaluation) bool {
 	if n.minimum == nil && n.maximum == nil && n.exclusiveMinimum == nil && n.exclusiveMaximum == nil {
 		return true
+	}
+	if x, isInt := v.(int64); isInt && n.ints != nil && x >= n.ints.min && x <= n.ints.max {
+		return true // in range; a value out of range is reported below, from the exact bounds
 	}
 	r := rat(v)
 	ok := true

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,32 @@ func BenchmarkCompilePod(b *testing.B) {
 	for b.Loop() {
 		if _, err := compileSchema(data); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// An integer is checked against int64 forms of the bounds when they have them; the result must
+// be the exact (big.Rat) check's, at and around every bound and at the ends of int64's range.
+func TestIntegerBoundsAgreeWithExactBounds(t *testing.T) {
+	const head = `{"$schema": "https://json-schema.org/draft/2020-12/schema", `
+	for _, body := range []string{
+		`"minimum": 1}`, `"maximum": 65535}`, `"minimum": 0, "maximum": 10}`,
+		`"exclusiveMinimum": 0}`, `"exclusiveMaximum": 100}`, `"exclusiveMinimum": -5, "exclusiveMaximum": 5}`,
+		`"minimum": 1.5}`, `"maximum": 2.5}`, `"minimum": 3, "exclusiveMinimum": 3}`,
+		`"exclusiveMaximum": 9223372036854775807}`, `"exclusiveMinimum": -9223372036854775808}`,
+		`"maximum": 9223372036854775808}`, `"minimum": -9223372036854775809}`,
+	} {
+		n, err := compileSchema([]byte(head + body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		exact := *n
+		exact.ints = nil
+		for _, x := range []int64{math.MinInt64, math.MinInt64 + 1, -6, -5, -4, -1, 0, 1, 2, 3, 4, 9, 10, 11, 99, 100, 101,
+			65534, 65535, 65536, math.MaxInt64 - 1, math.MaxInt64} {
+			if got, want := n.valid(x, nil, nil), exact.valid(x, nil, nil); got != want {
+				t.Errorf("%s: %d valid %v with int bounds %+v, %v exactly", body, x, got, n.ints, want)
+			}
 		}
 	}
 }

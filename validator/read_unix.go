@@ -23,7 +23,8 @@ func ReadFile(name string, max int64) ([]byte, error) {
 }
 
 // readOrOpen is ReadFile, except that a regular file larger than streamOver bytes (when
-// streamOver > 0) is not read but returned open, to be read one document at a time; the caller
+// streamOver > 0), or an input of unknown size (a named pipe, a device) that turns out to be
+// longer, is not read whole but returned open, to be read one document at a time; the caller
 // closes it.
 func readOrOpen(name string, max, streamOver int64) (data []byte, large io.ReadCloser, err error) {
 	fd, err := openRetry(name)
@@ -52,7 +53,16 @@ func readOrOpen(name string, max, streamOver int64) (data []byte, large io.ReadC
 			return nil, &fdReader{fd: fd, name: name}, nil
 		}
 	}
-	// Read to EOF (the size is a hint: the file may be a pipe, or change while read).
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		// A pipe, a device, a socket: of unknown size, read whole only when it is small.
+		r := &fdReader{fd: fd, name: name}
+		data, rest, err := readHead(r, name, max, streamOver)
+		if rest != nil {
+			return nil, readCloser{rest, r}, nil
+		}
+		return data, nil, err
+	}
+	// Read to EOF (the size is a hint: the file may change while read).
 	buf := make([]byte, 0, size+1)
 	for {
 		if len(buf) == cap(buf) {
@@ -75,6 +85,12 @@ func readOrOpen(name string, max, streamOver int64) (data []byte, large io.ReadC
 		}
 	}
 	return buf, nil, nil
+}
+
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // fdReader reads an open file with plain system calls.

@@ -157,9 +157,20 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 		}
 		for _, p := range paths {
 			if p == "-" {
-				data, err := ReadStream(stdin, StdinName, v.opts.Limits.MaxBytes)
+				// Standard input is read whole only when it is small (as a file is), else one
+				// document at a time.
+				var data []byte
+				var rest io.Reader
+				err := errors.New("no input")
+				if stdin != nil {
+					data, rest, err = readHead(stdin, StdinName, v.opts.Limits.MaxBytes, streamAbove)
+				}
 				var big *TooLargeError
 				switch {
+				case rest != nil:
+					if !stream(StdinName, rest) {
+						return
+					}
 				case errors.As(err, &big):
 					if !send(job{results: []*Result{tooLarge(big)}, first: true, last: true}) {
 						return

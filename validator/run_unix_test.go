@@ -3,13 +3,19 @@
 package validator
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"podspec.dev/podspec/bench/podgen"
+	"podspec.dev/podspec/manifest"
 )
 
 func TestRunSkipsFilesUnderADirectoryThatAreNotRegularAndSaysSo(t *testing.T) {
@@ -64,5 +70,74 @@ func TestRunReadsANamedPipeGivenExplicitly(t *testing.T) {
 	c := run(t, Options{}, []string{fifo}, "")
 	if c.err != nil || len(c.results) != 1 || c.sum.Errors != 1 {
 		t.Errorf("results %v summary %+v error %v", files(c.results), c.sum, c.err)
+	}
+}
+
+// Standard input and a named pipe are read whole only when they are small: a longer stream is
+// validated one document at a time while it is still being written. The writer keeps its end
+// open until the first result has come out (or a minute has passed, and the test fails): an
+// input read whole would have no result before its end.
+func TestPipesAreValidatedWhileTheyAreWritten(t *testing.T) {
+	var stream bytes.Buffer
+	n := 0
+	for stream.Len() <= 2*streamAbove {
+		if n > 0 {
+			stream.WriteString("---\n")
+		}
+		stream.WriteString(podgen.Pod(n, false))
+		n++
+	}
+	fifo := filepath.Join(t.TempDir(), "pods.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+	}{{"stdin", "-"}, {"named pipe", fifo}} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := make(chan struct{})
+			var stdin io.Reader
+			write := func(w io.WriteCloser) {
+				defer w.Close()
+				if _, err := w.Write(stream.Bytes()); err != nil {
+					t.Error(err)
+					return
+				}
+				select {
+				case <-first:
+				case <-time.After(time.Minute):
+					t.Error("no result before the end of the input: it was read whole")
+				}
+			}
+			if tc.path == "-" {
+				r, w := io.Pipe()
+				stdin = r
+				go write(w)
+			} else {
+				go func() {
+					w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					write(w)
+				}()
+			}
+			lim := manifest.DefaultLimits()
+			lim.MaxBytes, lim.MaxDocuments = int64(stream.Len()), n
+			v, _ := New(Options{Limits: lim})
+			results := 0
+			sum, err := v.Run(context.Background(), []string{tc.path}, stdin, func(r *Result) error {
+				if results == 0 {
+					close(first)
+				}
+				results++
+				return nil
+			})
+			if err != nil || sum.Documents != n || sum.Errors != 0 || results != n {
+				t.Fatalf("run: %d results, %+v, %v; want %d valid documents", results, sum, err, n)
+			}
+		})
 	}
 }

@@ -18,11 +18,11 @@ func TestAwaitKilledSendsTheSecondSIGKILLThroughThePidfd(t *testing.T) {
 	// Each process is reaped by its own goroutine (the watcher's part for the instance's).
 	start := func() (*exec.Cmd, <-chan struct{}) {
 		c := exec.Command("sleep", "60")
-		if err := c.Start(); err != nil {
+		if err := reaper.StartCmd(c); err != nil { // the test reaper (TestMain) leaves it alone
 			t.Fatal(err)
 		}
 		reaped := make(chan struct{})
-		go func() { c.Wait(); close(reaped) }()
+		go func() { reaper.WaitCmd(c); close(reaped) }()
 		t.Cleanup(func() { c.Process.Kill(); <-reaped })
 		return c, reaped
 	}

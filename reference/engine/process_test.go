@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"podspec.dev/podspec/reference/reaper"
 )
 
 // TestProcessEndedTellsRunningFromGoneAndZombie: the check NTF-013's classification uses to
@@ -18,7 +20,7 @@ func TestProcessEndedTellsRunningFromGoneAndZombie(t *testing.T) {
 		t.Fatal("no pid is not an ended process")
 	}
 	cmd := exec.Command("sleep", "30")
-	if err := cmd.Start(); err != nil {
+	if err := reaper.StartCmd(cmd); err != nil { // the test reaper (TestMain) leaves it alone
 		t.Skipf("no sleep binary: %v", err)
 	}
 	pid := cmd.Process.Pid
@@ -34,7 +36,7 @@ func TestProcessEndedTellsRunningFromGoneAndZombie(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = cmd.Wait()
+	_ = reaper.WaitCmd(cmd)
 	if !processEnded(pid) {
 		t.Fatal("a reaped child is not reported ended")
 	}

@@ -18,6 +18,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/reference/reaper"
 )
 
 // Features is what an OCI runtime CLI says it supports, as far as this package depends on
@@ -128,7 +129,7 @@ func (r *Runtime) probe(ctx context.Context, path string) (*Features, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	help := func(args ...string) string {
-		out, _ := exec.CommandContext(ctx, path, args...).CombinedOutput()
+		out, _ := reaper.CombinedOutput(exec.CommandContext(ctx, path, args...))
 		return string(out)
 	}
 	f := &Features{}
@@ -137,7 +138,7 @@ func (r *Runtime) probe(ctx context.Context, path string) (*Features, error) {
 		return nil, fmt.Errorf("%w: %s does not work: %v", ErrUnavailable, path, err)
 	}
 	f.Version = v
-	if out, err := exec.CommandContext(ctx, path, "features").Output(); err == nil {
+	if out, err := reaper.Output(exec.CommandContext(ctx, path, "features")); err == nil {
 		var doc struct { // the fields of the OCI features document that are used here
 			OCIVersionMax string   `json:"ociVersionMax"`
 			Hooks         []string `json:"hooks"`

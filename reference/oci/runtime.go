@@ -37,6 +37,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/reference/reaper"
 )
 
 // DefaultBinary is the runtime used when Runtime.Binary is empty.
@@ -379,7 +380,9 @@ func (r *Runtime) begin(ctx context.Context, inv invocation) (*invoked, error) {
 		}
 		cmd.SysProcAttr.Setpgid = true
 	}
-	if err := cmd.Start(); err != nil {
+	// Through the reaper's StartCmd: the supervisor is a subreaper whose reaper takes every
+	// child it does not know to be waited for.
+	if err := reaper.StartCmd(cmd); err != nil {
 		p.closeFiles()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
 			return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, r.binary(), err)
@@ -412,7 +415,7 @@ func (p *invoked) closeFiles() {
 // end waits for the runtime process and returns what run returns.
 func (p *invoked) end() (exitCode int, diag string, err error) {
 	defer p.closeFiles()
-	werr := p.cmd.Wait()
+	werr := reaper.WaitCmd(p.cmd)
 	close(p.done)
 
 	var logMsg string

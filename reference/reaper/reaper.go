@@ -4,9 +4,22 @@
 // one of its children is simply waited for again), and the bare end of other processes
 // (instances adopted from a supervisor that died), through pidfds.
 //
-// It reaps only processes it was asked to watch, plus zombies of unknown children that stayed
-// zombies across two scans 5 s apart (orphans reparented to the subreaper), so it does not
-// steal the exit of a child that os/exec is about to wait for.
+// Every child of the process is one of three kinds, and the reaper tells them apart without
+// guessing:
+//
+//   - a process it was asked to watch (Watch): reaped, its status delivered to the watcher;
+//   - a process this process started with os/exec and waits for itself: started through
+//     StartCmd (RunCmd, Output, CombinedOutput), which records its pid until WaitCmd has reaped
+//     it; the reaper never touches it, so os/exec's Wait always gets its own child's status;
+//   - anything else: an orphan reparented to this subreaper (runsc's gofer, a daemon a container
+//     left behind), reaped as soon as SIGCHLD reports it. Its status is kept for a while, so a
+//     Watch of that pid that comes after the reaping (a container process that died between the
+//     runtime invocation's exit and the engine's Watch) still gets it.
+//
+// Recording a started child happens while StartCmd holds a read lock that every orphan pass
+// takes for writing, so no pass sees a child of os/exec that is not recorded yet. Every process
+// start in a program that runs a Reaper must go through StartCmd (TestSupervisorStartsChildren
+// OnlyThroughStartCmd holds the supervisor's packages to it).
 package reaper
 
 import (
@@ -16,9 +29,9 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -33,41 +46,46 @@ type ExitStatus struct {
 	Status syscall.WaitStatus
 }
 
+// rememberOrphans is how many reaped orphans' statuses are kept for a late Watch.
+const rememberOrphans = 256
+
 // Reaper watches processes; create it with Start.
 type Reaper struct {
 	mu      sync.Mutex
 	watched map[int]chan ExitStatus
-	zombies map[int]bool // unknown zombies seen in the previous scan
+	orphans map[int]syscall.WaitStatus // reaped orphans' statuses, for a Watch that comes late
+	order   []int                      // the keys of orphans, oldest first
 	kick    chan struct{}
 	self    int
+	// onOrphan, when set (tests), is called with each orphan reaped.
+	onOrphan func(pid int, ws syscall.WaitStatus)
 }
 
 // Start sets PR_SET_CHILD_SUBREAPER on the process and starts the reaping loop, which ends with ctx.
 func Start(ctx context.Context) (*Reaper, error) {
+	return start(ctx, nil)
+}
+
+func start(ctx context.Context, onOrphan func(int, syscall.WaitStatus)) (*Reaper, error) {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return nil, fmt.Errorf("become child subreaper: %w", err)
 	}
-	r := &Reaper{watched: map[int]chan ExitStatus{}, zombies: map[int]bool{}, kick: make(chan struct{}, 1), self: os.Getpid()}
+	r := &Reaper{watched: map[int]chan ExitStatus{}, orphans: map[int]syscall.WaitStatus{},
+		kick: make(chan struct{}, 1), self: os.Getpid(), onOrphan: onOrphan}
 	sig := make(chan os.Signal, 16)
 	signal.Notify(sig, syscall.SIGCHLD)
 	go func() {
 		defer signal.Stop(sig)
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		scan := 0
 		for {
+			// A first pass at once: orphans reparented before Start.
+			r.reapOrphans()
+			r.poll()
 			select {
 			case <-ctx.Done():
 				return
 			case <-sig:
 			case <-r.kick:
-			case <-tick.C:
-				scan++
-				if scan%25 == 0 { // every 5 s
-					r.reapOrphans()
-				}
 			}
-			r.poll()
 		}
 	}()
 	return r, nil
@@ -77,6 +95,15 @@ func Start(ctx context.Context) (*Reaper, error) {
 func (r *Reaper) Watch(pid int) <-chan ExitStatus {
 	ch := make(chan ExitStatus, 1)
 	r.mu.Lock()
+	if ws, ok := r.orphans[pid]; ok {
+		r.forgetLocked(pid)
+		// The status is this pid's only while no other process has taken the pid since.
+		if unix.Kill(pid, 0) == unix.ESRCH {
+			r.mu.Unlock()
+			ch <- ExitStatus{Known: true, Status: ws}
+			return ch
+		}
+	}
 	r.watched[pid] = ch
 	r.mu.Unlock()
 	select {
@@ -164,31 +191,113 @@ func watchForeign(pid int, ch chan ExitStatus) {
 	ch <- ExitStatus{Known: false}
 }
 
-// reapOrphans reaps zombie children nobody watches that were already zombies on the previous
-// scan (5 s earlier), i.e. orphans reparented to this subreaper. A child started with os/exec
-// is waited for by its starter within microseconds of its exit, so it is never a zombie that
-// long.
+// reapOrphans reaps every child that is neither watched nor started through StartCmd, i.e.
+// orphans reparented to this subreaper, keeping their statuses for a late Watch. It holds the
+// start lock for writing, so every os/exec child that exists is recorded.
 func (r *Reaper) reapOrphans() {
-	kids := zombieChildren(r.self)
+	starting.Lock()
+	defer starting.Unlock()
+	kids := children(r.self)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	next := map[int]bool{}
 	for _, pid := range kids {
-		if _, ok := r.watched[pid]; ok {
+		if _, ok := r.watched[pid]; ok || owned(pid) {
 			continue
 		}
-		if r.zombies[pid] {
-			var ws unix.WaitStatus
-			unix.Wait4(pid, &ws, unix.WNOHANG, nil)
-			continue
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		if err != nil || got != pid {
+			continue // still running; its exit's SIGCHLD comes back here
 		}
-		next[pid] = true
+		r.rememberLocked(pid, syscall.WaitStatus(ws))
+		if r.onOrphan != nil {
+			r.onOrphan(pid, syscall.WaitStatus(ws))
+		}
 	}
-	r.zombies = next
 }
 
-// zombieChildren lists the zombie children of ppid from /proc.
-func zombieChildren(ppid int) []int {
+func (r *Reaper) rememberLocked(pid int, ws syscall.WaitStatus) {
+	if _, ok := r.orphans[pid]; ok {
+		r.forgetLocked(pid)
+	}
+	if len(r.order) >= rememberOrphans {
+		delete(r.orphans, r.order[0])
+		r.order = r.order[1:]
+	}
+	r.orphans[pid] = ws
+	r.order = append(r.order, pid)
+}
+
+func (r *Reaper) forgetLocked(pid int) {
+	delete(r.orphans, pid)
+	for i, p := range r.order {
+		if p == pid {
+			r.order = append(r.order[:i], r.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// children lists the children of process self: the children files of its threads
+// (/proc/self/task/TID/children), read again while the set of threads changes (a thread's
+// children move to another thread when it exits, without a SIGCHLD); the parent fields of every
+// process in /proc when the kernel has no children files.
+func children(self int) []int {
+	for {
+		tids, err := tasks()
+		if err != nil {
+			return childrenByScan(self)
+		}
+		var out []int
+		ok := true
+		for _, tid := range tids {
+			b, err := os.ReadFile("/proc/self/task/" + tid + "/children")
+			if errors.Is(err, os.ErrNotExist) && tid == strconv.Itoa(self) {
+				return childrenByScan(self) // no CONFIG_PROC_CHILDREN
+			}
+			if err != nil {
+				ok = false // the thread ended while it was read
+				continue
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					out = append(out, pid)
+				}
+			}
+		}
+		again, err := tasks()
+		if ok && err == nil && slicesEqual(tids, again) {
+			return out
+		}
+	}
+}
+
+func tasks() ([]string, error) {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ents))
+	for i, e := range ents {
+		out[i] = e.Name()
+	}
+	return out, nil
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// childrenByScan lists the children of ppid from the parent fields in /proc.
+func childrenByScan(ppid int) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -200,7 +309,7 @@ func zombieChildren(ppid int) []int {
 			continue
 		}
 		st, err := procstat.Read(pid)
-		if err != nil || st.State != 'Z' || st.PPID != ppid {
+		if err != nil || st.PPID != ppid {
 			continue
 		}
 		out = append(out, pid)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -160,11 +161,11 @@ func start(argv []string, out, podName *os.File) (<-chan error, error) {
 	}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := reaper.StartCmd(cmd); err != nil {
 		return nil, err
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() { exited <- reaper.WaitCmd(cmd) }()
 	return exited, nil
 }
 

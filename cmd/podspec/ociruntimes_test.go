@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"podspec.dev/podspec/ocilayout"
@@ -110,10 +112,12 @@ func runscHostNetwork(t *testing.T) string {
 	return p
 }
 
-// TestRunscDifferences shows the two limits docs/runtime.md documents for gVisor's runsc:
-// its default network mode refuses the pod's network namespace (runsc 20221219 on kernels
-// with a per-namespace /proc/sys/net/core/rmem_default), and the sandbox's own threads count
-// against a container's pids limit, so the demo's db (pids: 32) cannot start its sandbox.
+// TestRunscDifferences shows the limits docs/runtime.md documents for gVisor's runsc: its
+// default network mode refuses the pod's network namespace (runsc 20221219 on kernels with a
+// per-namespace /proc/sys/net/core/rmem_default), the sandbox's own threads count against a
+// container's pids limit, so the demo's db (pids: 32) cannot start its sandbox, and its own
+// `wait` verb reports a death by signal N as the exit status 128+N, as the sandbox process
+// exits, so it cannot give the reference the signal either.
 func TestRunscDifferences(t *testing.T) {
 	path := needRuntime(t, "runsc")
 	t.Run("default network", func(t *testing.T) {
@@ -132,4 +136,81 @@ func TestRunscDifferences(t *testing.T) {
 			t.Fatalf("the demo pod on runsc: phase %v, exitCode %v; want db's sandbox to fail under pids: 32 (exit 2); events:\n%s", st["phase"], st["exitCode"], evs)
 		}
 	})
+	t.Run("wait verb", func(t *testing.T) {
+		// SIGTERM and `exit 143` give the same answer: what runsc wait prints for a signal
+		// death is an exit status, so the reference reads no more from it than from the
+		// sandbox process's own wait status.
+		term := runscWait(t, path, `sleep 1; kill -TERM $$`)
+		code := runscWait(t, path, `sleep 1; exit 143`)
+		if term != `{"id":"w","exitStatus":143}` || code != term {
+			t.Fatalf("runsc wait: %q for SIGTERM, %q for exit 143; want both {\"id\":\"w\",\"exitStatus\":143}", term, code)
+		}
+	})
+}
+
+var waits atomic.Int64
+
+// runscWait runs script in a container of runsc at path (network none, a busybox root) and
+// returns what `runsc wait` printed for it.
+func runscWait(t *testing.T, path, script string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	bb, err := os.ReadFile(ocilayout.BusyboxPath)
+	if err != nil {
+		t.Skip("needs busybox-static")
+	}
+	dir := t.TempDir()
+	bundle, root := filepath.Join(dir, "bundle"), filepath.Join(dir, "root")
+	bin := filepath.Join(bundle, "rootfs", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "busybox"), bb, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"sh", "sleep", "kill"} {
+		if err := os.Symlink("busybox", filepath.Join(bin, a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := map[string]any{
+		"ociVersion": "1.0.2",
+		"process":    map[string]any{"args": []string{"/bin/sh", "-c", script}, "cwd": "/", "env": []string{"PATH=/bin"}},
+		"root":       map[string]any{"path": "rootfs", "readonly": true},
+		"linux":      map[string]any{"namespaces": []map[string]string{{"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}}},
+	}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(filepath.Join(bundle, "config.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The output goes to a file, never a pipe: create hands its stdio to the container, which
+	// holds it open until it exits.
+	rs := func(args ...string) (string, error) {
+		f, err := os.CreateTemp(dir, "out")
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		cmd := exec.Command(path, append([]string{"--root", root, "--network=none"}, args...)...)
+		cmd.Stdout, cmd.Stderr = f, f
+		err = cmd.Run()
+		out, _ := os.ReadFile(f.Name())
+		return strings.TrimSpace(string(out)), err
+	}
+	// The id names the sandbox's control socket, which is host-wide.
+	id := fmt.Sprintf("podspec-wait-%d-%d", os.Getpid(), waits.Add(1))
+	t.Cleanup(func() { rs("delete", "--force", id) })
+	if out, err := rs("create", "--bundle", bundle, id); err != nil {
+		t.Fatalf("runsc create: %v: %s", err, out)
+	}
+	if out, err := rs("start", id); err != nil {
+		t.Fatalf("runsc start: %v: %s", err, out)
+	}
+	out, err := rs("wait", id)
+	if err != nil {
+		t.Fatalf("runsc wait: %v: %s", err, out)
+	}
+	return strings.Replace(out, `"`+id+`"`, `"w"`, 1)
 }

@@ -673,9 +673,17 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 			initFailed = true
 		}
 	}
-	var decidedBy string
+	// The deciding container: of a Failed pod the one whose failing exit came first (EXIT-015),
+	// of a Succeeded pod the last to exit (exitPolicy All fired at its exit), none when a stop
+	// request ended the pod (EXIT-016, EXIT-018).
+	var decidedBy, lastName string
 	var exitCode int32
-	var finished time.Time
+	var finished, failedAt time.Time
+	fail := func(name string, code int32, at time.Time) {
+		if !failed || at.Before(failedAt) {
+			failed, decidedBy, exitCode, failedAt = true, name, code, at
+		}
+	}
 	for _, c := range rec.Containers {
 		in := ins[c.ID]
 		cs := v1alpha1.ContainerStatus{Name: c.Name, Image: c.Image}
@@ -699,14 +707,11 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 				cs.State.Terminated = &v1alpha1.ContainerStateTerminated{ExitCode: &code, Reason: reason,
 					StartedAt: in.State.StartedAt.UTC(), FinishedAt: in.State.FinishedAt.UTC(), OOMKilled: in.State.OOMKilled, ContainerID: cs.ContainerID}
 				if c.Kind == "main" {
-					if code != 0 && !failed && !stopped {
-						failed, decidedBy, exitCode = true, c.Name, code
+					if code != 0 && !(stopped && code > 128) {
+						fail(c.Name, code, in.State.FinishedAt)
 					}
 					if in.State.FinishedAt.After(finished) {
-						finished = in.State.FinishedAt
-						if !failed {
-							decidedBy = c.Name
-						}
+						finished, lastName = in.State.FinishedAt, c.Name
 					}
 				}
 			case in.State.StartedAt.IsZero() && start.startError(c.ID, initFailed) != "":
@@ -715,8 +720,8 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 				at := start.at
 				cs.State.Terminated = &v1alpha1.ContainerStateTerminated{Reason: v1alpha1.ReasonStartError, Message: start.startError(c.ID, initFailed),
 					StartedAt: at, FinishedAt: at, ContainerID: cs.ContainerID}
-				if c.Kind == "main" && !failed {
-					failed, decidedBy, exitCode = true, c.Name, 1 // neither exitCode nor signal (EXIT-017)
+				if c.Kind == "main" {
+					fail(c.Name, 1, at) // neither exitCode nor signal (EXIT-017)
 				}
 			default:
 				allDone = false
@@ -734,6 +739,9 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 		st.Phase = v1alpha1.PodRunning
 		st.StartedAt = &created
 	}
+	if !failed && (len(rec.Stops) == 0 || rec.Stops[0].Time.After(finished)) {
+		decidedBy = lastName
+	}
 	if allDone && anyStarted && a.podExited(ctx, rec) {
 		st.Phase = v1alpha1.PodSucceeded
 		if failed {
@@ -745,7 +753,7 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 		if failed {
 			st.Reason = "Failed"
 		}
-		if len(rec.Stops) > 0 {
+		if len(rec.Stops) > 0 && !rec.Stops[0].Time.After(finished) { // the stop began the sequence (EXIT-020)
 			st.Reason = v1alpha1.ReasonStopped
 		}
 		f := finished.UTC()

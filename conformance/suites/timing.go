@@ -28,10 +28,13 @@ func waitThenStop(what string, cond func(*fw.Timeline) bool, observe func(contex
 
 func (s *suite) registerTiming() {
 	// Phases: Pending while the init container runs, Running once a main container started.
+	// The init container exits only once the harness has read the status, so that status is
+	// read while it runs however slowly the runtime answers (a fixed 1.5 s let a runtime whose
+	// status takes longer than that answer after the main container started).
 	phases := &fw.Scenario{
 		Short: "phases",
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
-			Init("i1", fw.ExitAfter(0, ms(1500))).
+			Init("i1", fw.ExitAfter(0, 0).WaitFor("i1-go")).
 			Main("app", fw.Loop()),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			if _, err := p.WaitFor(ctx, "i1 to start", p.PodTimeout(), fw.AllStarted("i1")); err != nil {
@@ -40,6 +43,9 @@ func (s *suite) registerTiming() {
 			if st, err := p.Status(ctx); err == nil {
 				p.Note("phase-during-init", string(st.Phase))
 				p.Note("exitcode-set-early", boolString(st.ExitCode != nil || st.DecidedBy != ""))
+			}
+			if err := p.Touch("i1-go"); err != nil {
+				return err
 			}
 			return waitThenStop("app to start", fw.AllStarted("app"), func(ctx context.Context, p *fw.Pod) {
 				if st, err := p.Status(ctx); err == nil {

@@ -327,7 +327,9 @@ func (s *suite) registerDeferOutcomes() {
 	}
 	await := func(ctx context.Context, r deferOutcomeRow) *fw.Outcome { return s.await(ctx, scen[r.key]) }
 	Describe("How a defer's run ends", profileLabel(spec.ProfileDefer), func() {
-		DescribeTable("the defer sees the termination reason in PODSPEC_TERMINATION_REASON", req(spec.DEFER003),
+		// Every row whose defer starts is a stop sequence with another termination reason
+		// (Completed, Failed, DeadlineExceeded, Stopped) in which the defer ran (DEFER-002).
+		DescribeTable("the defer sees the termination reason in PODSPEC_TERMINATION_REASON", req(spec.DEFER003, spec.DEFER002),
 			func(ctx SpecContext, r deferOutcomeRow) {
 				out := await(ctx, r)
 				Expect(out.Final.Reason).To(Equal(r.reason), "status.reason\n%s", out.Final)

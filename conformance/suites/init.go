@@ -12,15 +12,26 @@ import (
 )
 
 func (s *suite) registerInit() {
-	// init-1, a sidecar, init-2, then two main containers; app fails once and is restarted.
+	// init-1, a sidecar, init-2, a second sidecar, then two main containers; app fails once and
+	// is restarted. Each sidecar has a startup probe whose first attempt comes 1 s after its
+	// process started, so that it runs for a while before it is Started: the entry after it (and
+	// the main containers, after side-2) must wait for the Started, not for the process.
+	sidecarStartup := fw.Startup(fw.CheckExit(0), fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 30, InitialDelaySeconds: 1})
 	order := &fw.Scenario{
 		Short: "init-order",
 		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure)).
 			Init("init-1", fw.ExitAfter(0, ms(200))).
-			Sidecar("side-1", fw.Loop()).
+			Sidecar("side-1", fw.Loop(), sidecarStartup).
 			Init("init-2", fw.ExitAfter(0, ms(200))).
+			Sidecar("side-2", fw.Loop(), sidecarStartup).
 			Main("app", fw.ExitAfter(0, ms(300)).Codes("1", "0")).
 			Main("app2", fw.ExitAfter(0, ms(1200))),
+	}
+	// startupPassed matches a sidecar's successful startup check: from then on it is Started.
+	startupPassed := func(c string) fw.Matcher {
+		return func(e fw.Entry) bool {
+			return fw.ProbeEvent(c, probe.TypeCheck)(e) && e.Probe.Handler == "startup" && e.Probe.Result == "success"
+		}
 	}
 	s.ordered("Init containers run one at a time, in order, before the main containers", order, func(get func() *fw.Outcome) {
 		It("starts each entry of initContainers only after the previous regular init container exited 0", req(spec.HB001), func() {
@@ -32,6 +43,7 @@ func (s *suite) registerInit() {
 		It("starts the entry after a sidecar only once the sidecar is Started, and keeps the sidecar running", req(spec.HB002), func() {
 			tl := get().Timeline
 			Expect(tl.Before("side-1 Started before init-2 starts", fw.RuntimeEv(runtimev1.EventContainerStarted, "side-1"), fw.ProbeEvent("init-2", probe.TypeStart))).To(Succeed())
+			Expect(tl.Before("side-1's startup probe passed (side-1 Started) before init-2 starts", startupPassed("side-1"), fw.ProbeEvent("init-2", probe.TypeStart))).To(Succeed())
 			Expect(tl.StartsBefore("side-1", "init-2")).To(Succeed())
 			Expect(tl.Overlaps("side-1", "init-2")).To(Succeed())
 		})
@@ -40,7 +52,9 @@ func (s *suite) registerInit() {
 			for _, m := range []string{"app", "app2"} {
 				Expect(tl.ExitsBeforeStart("init-1", m)).To(Succeed())
 				Expect(tl.ExitsBeforeStart("init-2", m)).To(Succeed())
-				Expect(tl.Before("side-1 Started before "+m+" starts", fw.RuntimeEv(runtimev1.EventContainerStarted, "side-1"), fw.ProbeEvent(m, probe.TypeStart))).To(Succeed())
+				for _, sc := range []string{"side-1", "side-2"} {
+					Expect(tl.Before(sc+"'s startup probe passed ("+sc+" Started) before "+m+" starts", startupPassed(sc), fw.ProbeEvent(m, probe.TypeStart))).To(Succeed())
+				}
 			}
 		})
 		It("never runs an init container again after it exited 0, even when a main container restarts", req(spec.INIT001), func() {
@@ -57,7 +71,9 @@ func (s *suite) registerInit() {
 		It("stops sidecars only after every main container has exited", req(spec.HB014), func() {
 			tl := get().Timeline
 			for _, m := range []string{"app", "app2"} {
-				Expect(endedBefore(tl, m, "side-1's stop signal", fw.ProbeEvent("side-1", probe.TypeSignal))).To(Succeed())
+				for _, sc := range []string{"side-1", "side-2"} {
+					Expect(endedBefore(tl, m, sc+"'s stop signal", fw.ProbeEvent(sc, probe.TypeSignal))).To(Succeed())
+				}
 			}
 		})
 		It("makes the pod terminal only after every process ended", req(spec.HB016), func() {
@@ -75,7 +91,7 @@ func (s *suite) registerInit() {
 				}
 				last = &evs[i]
 			}
-			for _, c := range []string{"init-1", "init-2", "app", "app2", "side-1"} {
+			for _, c := range []string{"init-1", "init-2", "app", "app2", "side-1", "side-2"} {
 				t := get().Final.Terminated(c)
 				Expect(t).NotTo(BeNil(), "%s", c)
 				e, ok := get().Timeline.Last(fw.RuntimeEv(runtimev1.EventContainerExited, c))

@@ -30,12 +30,15 @@ func (s *suite) registerTiming() {
 	// Phases: Pending while the init container runs, Running once a main container started.
 	// The init container exits only once the harness has read the status, so that status is
 	// read while it runs however slowly the runtime answers (a fixed 1.5 s let a runtime whose
-	// status takes longer than that answer after the main container started).
+	// status takes longer than that answer after the main container started). app ignores its
+	// SIGTERM, so the pod stays terminating after the stop request until the harness, having
+	// read the status while app still runs (it reported its SIGTERM), forces the stop: that
+	// status must not hold the result or finishedAt yet (EXIT-019, EXIT-011).
 	phases := &fw.Scenario{
 		Short: "phases",
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
 			Init("i1", fw.ExitAfter(0, 0).WaitFor("i1-go")).
-			Main("app", fw.Loop()),
+			Main("app", fw.Loop().On("SIGTERM", "ignore")),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			if _, err := p.WaitFor(ctx, "i1 to start", p.PodTimeout(), fw.AllStarted("i1")); err != nil {
 				return err
@@ -47,11 +50,25 @@ func (s *suite) registerTiming() {
 			if err := p.Touch("i1-go"); err != nil {
 				return err
 			}
-			return waitThenStop("app to start", fw.AllStarted("app"), func(ctx context.Context, p *fw.Pod) {
+			err := waitThenStop("app to start", fw.AllStarted("app"), func(ctx context.Context, p *fw.Pod) {
 				if st, err := p.Status(ctx); err == nil {
 					p.Note("phase-running", string(st.Phase))
 				}
 			}, nil)(ctx, p)
+			if err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "app to receive its SIGTERM", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ok := tl.First(probeSignal("app", "SIGTERM"))
+				return ok
+			}); err != nil {
+				return err
+			}
+			if st, err := p.Status(ctx); err == nil {
+				p.Note("exitcode-set-terminating", boolString(st.ExitCode != nil || st.DecidedBy != ""))
+				p.Note("finishedat-set-terminating", boolString(st.FinishedAt != nil))
+			}
+			return p.Stop(ctx, nil, true)
 		},
 	}
 	s.ordered("Pod phases", phases, func(get func() *fw.Outcome) {
@@ -60,8 +77,26 @@ func (s *suite) registerTiming() {
 			Expect(notes).To(HaveKeyWithValue("phase-during-init", string(v1alpha1.PodPending)))
 			Expect(notes).To(HaveKeyWithValue("phase-running", string(v1alpha1.PodRunning)))
 		})
+		It("sets startedAt when the first container instance (the init container) starts, and finishedAt only once the pod is terminal", req(spec.DL001, spec.EXIT011), func() {
+			out := get()
+			st, tl := out.Final, out.Timeline
+			Expect(st.StartedAt).NotTo(BeNil(), "status.startedAt")
+			Expect(st.FinishedAt).NotTo(BeNil(), "status.finishedAt")
+			i1 := st.Terminated("i1")
+			Expect(i1).NotTo(BeNil(), "i1's termination")
+			Expect(st.StartedAt.After(i1.FinishedAt)).To(BeFalse(), "startedAt %s is after the init container i1 ended (%s): it must be the start of the pod's first container instance", st.StartedAt, i1.FinishedAt)
+			if in := tl.Instances("i1"); len(in) > 0 && !in[0].End.IsZero() {
+				Expect(st.StartedAt.Before(in[0].End)).To(BeTrue(), "startedAt %s is not before i1's workload reported its exit (%s)\n%s", st.StartedAt, in[0].End, tl)
+			}
+			sig, ok := tl.First(probeSignal("app", "SIGTERM"))
+			Expect(ok).To(BeTrue(), "app received its SIGTERM\n%s", tl)
+			Expect(st.FinishedAt.Before(sig.Time)).To(BeFalse(), "finishedAt %s is before app reported its SIGTERM (%s), while the pod was still terminating\n%s", st.FinishedAt, sig.Time, tl)
+			Expect(out.Pod.Notes()).To(HaveKeyWithValue("finishedat-set-terminating", "false"), "finishedAt set while the pod was terminating")
+		})
 		It("sets neither exitCode nor decidedBy before the pod is terminal", req(spec.EXIT019), func() {
-			Expect(get().Pod.Notes()).To(HaveKeyWithValue("exitcode-set-early", "false"))
+			notes := get().Pod.Notes()
+			Expect(notes).To(HaveKeyWithValue("exitcode-set-early", "false"), "while the init container ran")
+			Expect(notes).To(HaveKeyWithValue("exitcode-set-terminating", "false"), "while the pod was terminating (app had ignored its SIGTERM)")
 		})
 	})
 

@@ -118,8 +118,21 @@ func (e *Engine) runDefers(phase v1alpha1.DeferPhase) func(ctx context.Context) 
 				e.mu.Unlock()
 				continue
 			}
+			if mutant.DefersOnlyOnStopRequest && e.st.Stop.Reason != TerminationStopped {
+				e.mutantNote("defers run only on a stop request")
+				e.skipDeferLocked(s, SkipBudgetExhausted, "the stop sequence was not requested")
+				e.mu.Unlock()
+				continue
+			}
 			e.mu.Unlock()
+			if mutant.DefersInParallel {
+				e.mutantDeferInParallel(ctx, s)
+				continue
+			}
 			e.runDefer(ctx, s)
+		}
+		if mutant.DefersInParallel {
+			e.mutantWaitDefers()
 		}
 	}
 }
@@ -130,7 +143,14 @@ func (e *Engine) abortedByLocked(s *slot) string {
 		if o == s {
 			return ""
 		}
-		if e.deferSpec(o).OnFailure == v1alpha1.DeferAbort && e.deferFailedLocked(o) {
+		abort := e.deferSpec(o).OnFailure == v1alpha1.DeferAbort
+		if mutant.DeferAbortContinues {
+			abort = false
+		}
+		if mutant.DeferContinueAborts {
+			abort = true
+		}
+		if abort && e.deferFailedLocked(o) {
 			return o.name
 		}
 	}
@@ -213,7 +233,7 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 	e.mu.Lock()
 	r := s.rec()
 	if r.RunStart == nil && s.inst == nil && s.status().LastState.Terminated == nil {
-		if !time.Now().Before(e.deferLimitLocked(s, nil)) {
+		if !time.Now().Before(e.deferLimitLocked(s, nil)) && !mutant.DeferStartsAfterLimit {
 			e.skipDeferLocked(s, SkipBudgetExhausted, "its turn came at or after the limit of its run")
 			e.mu.Unlock()
 			return
@@ -234,7 +254,7 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 			}
 			e.mu.Lock()
 			now := time.Now()
-			if ctx.Err() != nil || !now.Before(e.deferLimitLocked(s, r.RunStart)) || (next != nil && now.Before(*next)) {
+			if ctx.Err() != nil || (!now.Before(e.deferLimitLocked(s, r.RunStart)) && !(mutant.DeferStartsAfterLimit && r.RunStart == nil)) || (next != nil && now.Before(*next)) {
 				reason, msg := e.stopSkipReasonLocked()
 				e.notStartedLocked(s, reason, msg)
 				e.mu.Unlock()
@@ -305,7 +325,7 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 func (e *Engine) afterDeferFailureLocked(ctx context.Context, s *slot, term *v1alpha1.ContainerStateTerminated) bool {
 	r := s.rec()
 	st := s.status()
-	if s.policy == v1alpha1.RestartPolicyOnFailure && ctx.Err() == nil {
+	if s.policy == v1alpha1.RestartPolicyOnFailure && ctx.Err() == nil && !mutant.DeferNoRetry {
 		delay := backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
 		next := time.Now().UTC().Add(delay)
 		limit := e.deferLimitLocked(s, r.RunStart)
@@ -461,6 +481,9 @@ func (e *Engine) recordDeferExit(s *slot, inst *instance, ex reaper.ExitStatus) 
 	fillExit(term, &ex, oom > 0)
 	term.Reason, term.Message = terminatedReason(exitFacts{kind: s.kind, status: term.Reason, statusMsg: term.Message,
 		stopReason: r.StopReason, forced: e.forced})
+	if mutant.DeferTimeoutAsSignaled && term.Reason == v1alpha1.ReasonTimeout && term.Signal != nil {
+		term.Reason = v1alpha1.ReasonSignaled
+	}
 	lost = term.Reason == ReasonExitStatusLost
 	killed = r.StopReason != ""
 	ev := e.instEvent(runtimev1.EventContainerExited, s, inst, term.Reason, term.Message)
@@ -525,7 +548,12 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	ev.PID = pid
 	e.commitLocked(ev)
 	// Creating can take a while: an attempt whose limit passed meanwhile is not started.
-	if ctx.Err() != nil || !time.Now().Before(e.deferLimitLocked(s, r.RunStart)) || (e.deferPhase(s) == v1alpha1.DeferBeforeStop && e.reserveReached) {
+	late := !time.Now().Before(e.deferLimitLocked(s, r.RunStart)) || (e.deferPhase(s) == v1alpha1.DeferBeforeStop && e.reserveReached)
+	if mutant.DeferStartsAfterLimit && r.RunStart == nil {
+		e.mutantNote("a defer starts after the limit of its run")
+		late = false
+	}
+	if ctx.Err() != nil || late {
 		s.inst = nil
 		r.PID = 0
 		e.commitLocked()
@@ -631,6 +659,8 @@ func (e *Engine) deferCompletedLocked(now time.Time) {
 	}
 	c := v1alpha1.PodCondition{Type: v1alpha1.PodDeferCompleted, Status: v1alpha1.ConditionTrue, LastTransitionTime: &now}
 	switch {
+	case mutant.DeferSkipOutweighsFailure && len(skipped) > 0:
+		c.Status, c.Reason, c.Message = v1alpha1.ConditionFalse, ReasonDeferSkipped, fmt.Sprintf("skipped: %v", skipped)
 	case len(failed) > 0:
 		c.Status, c.Reason, c.Message = v1alpha1.ConditionFalse, ReasonDeferFailed, fmt.Sprintf("failed: %v", failed)
 	case len(skipped) > 0:

@@ -374,14 +374,14 @@ func (e *Engine) StopOnce(ctx context.Context, id string, grace *int64, force bo
 		g = *grace
 	}
 	if g <= 0 {
-		force = true
+		force = !mutant.GraceZeroGraceful
 		g = 0
 	}
 	ev := e.event(runtimev1.EventStopRequested, nil, "", "")
 	ev.GracePeriodSeconds = &g
 	ev.Force = force
 	reason := TerminationStopped
-	if force {
+	if force && !mutant.ForcedReasonStopped {
 		reason = TerminationForced
 	}
 	e.beginStopLocked(ctx, reason, g, force, id, ev)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -85,3 +86,55 @@ func (e *Engine) mutantBudgetMovedLater(end time.Time) bool {
 
 // mutantLower is s in lower case (the termination reason written as a vendor's own spelling).
 func mutantLower(s string) string { return strings.ToLower(s) }
+
+// mutantPodPolicy is the pod's restart policy, whatever the container's own says (RST-002).
+func mutantPodPolicy(p *v1alpha1.Pod, isInit bool) v1alpha1.RestartPolicy {
+	pol := p.Spec.RestartPolicy
+	if pol == "" {
+		pol = v1alpha1.RestartPolicyAlways
+	}
+	if isInit && pol == v1alpha1.RestartPolicyAlways {
+		return v1alpha1.RestartPolicyOnFailure
+	}
+	return pol
+}
+
+// mutantResultAtStopLocked sets status.exitCode and status.decidedBy when the stop sequence
+// begins, from the exits so far, as if the pod were terminal (EXIT-019).
+func (e *Engine) mutantResultAtStopLocked() {
+	e.mutantNote("the pod result is set when the stop sequence begins")
+	_, code, decider := e.resultLocked()
+	s := e.st.Pod.Status
+	s.ExitCode = &code
+	s.DecidedBy = decider
+}
+
+// mutantHookMu makes the main containers' preStop hooks run one at a time (HB-019).
+var mutantHookMu sync.Mutex
+
+// mutantDefers tracks the defer runs started at once (HB-010).
+var mutantDefers sync.WaitGroup
+
+// mutantDeferInParallel starts a defer's run without waiting for it (HB-010).
+func (e *Engine) mutantDeferInParallel(ctx context.Context, s *slot) {
+	e.mutantNote("defers of a phase run at once")
+	mutantDefers.Add(1)
+	go func() {
+		defer mutantDefers.Done()
+		e.runDefer(ctx, s)
+	}()
+}
+
+// mutantWaitDefers waits for the defer runs mutantDeferInParallel started.
+func (e *Engine) mutantWaitDefers() { mutantDefers.Wait() }
+
+// mutantInitsCompletedLocked reports whether every regular init container completed, whatever
+// the sidecars (HB-003).
+func (e *Engine) mutantInitsCompletedLocked() bool {
+	for _, s := range e.slots {
+		if s.kind == KindInit && !s.rec().Completed {
+			return false
+		}
+	}
+	return true
+}

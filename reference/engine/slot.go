@@ -74,11 +74,19 @@ func (e *Engine) buildSlots() {
 		if c.IsSidecar() {
 			kind = KindSidecar
 		}
-		e.addSlot(&slot{name: c.Name, kind: kind, index: i, c: c, policy: p.Spec.EffectiveRestartPolicy(c, true)})
+		policy := p.Spec.EffectiveRestartPolicy(c, true)
+		if mutant.ContainerPolicyIgnored && kind == KindInit {
+			policy = mutantPodPolicy(p, true)
+		}
+		e.addSlot(&slot{name: c.Name, kind: kind, index: i, c: c, policy: policy})
 	}
 	for i := range p.Spec.Containers {
 		c := &p.Spec.Containers[i]
-		e.addSlot(&slot{name: c.Name, kind: KindMain, index: i, c: c, policy: p.Spec.EffectiveRestartPolicy(c, false)})
+		policy := p.Spec.EffectiveRestartPolicy(c, false)
+		if mutant.ContainerPolicyIgnored {
+			policy = mutantPodPolicy(p, false)
+		}
+		e.addSlot(&slot{name: c.Name, kind: KindMain, index: i, c: c, policy: policy})
 	}
 	e.buildDeferSlots()
 }
@@ -139,11 +147,18 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 		}
 		prev := e.slots[s.index-1]
 		if prev.kind == KindSidecar {
+			if mutant.SidecarRunningNotStarted {
+				return prev.rec().EverRan, ""
+			}
 			return prev.rec().EverStarted, ""
 		}
 		return prev.rec().Completed, ""
 	}
-	if !e.initializedLocked() {
+	if mutant.SidecarsNotAwaited {
+		if !e.mutantInitsCompletedLocked() {
+			return false, ""
+		}
+	} else if !e.initializedLocked() {
 		return false, ""
 	}
 	for _, d := range s.c.DependsOn {
@@ -152,7 +167,11 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 			return false, fmt.Sprintf("dependency %s does not exist", d.Name)
 		}
 		r := dep.rec()
-		switch d.Condition {
+		cond := d.Condition
+		if mutant.ReadyDependencyAsStarted && cond == v1alpha1.ConditionReady {
+			cond = v1alpha1.ConditionStarted
+		}
+		switch cond {
 		case v1alpha1.ConditionReady:
 			if !r.EverReady {
 				if r.Terminal {
@@ -285,10 +304,15 @@ func (e *Engine) skipLocked(s *slot) {
 	st := s.status()
 	if st.State.Terminated != nil || st.RestartCount > 0 || st.LastState.Terminated != nil {
 		// It ran before: keep its last terminated state as the final one.
-		if st.State.Terminated == nil && st.LastState.Terminated != nil {
+		if st.State.Terminated == nil && st.LastState.Terminated != nil && !mutant.CancelledRestartStaysWaiting {
 			t := *st.LastState.Terminated
 			st.State = v1alpha1.ContainerState{Terminated: &t}
 		}
+		e.commitLocked()
+		return
+	}
+	if mutant.NeverStartedMainWaiting && s.kind == KindMain {
+		e.mutantNote("a never-started main container stays waiting")
 		e.commitLocked()
 		return
 	}
@@ -305,6 +329,10 @@ func (e *Engine) dependencyFailedLocked(s *slot, msg string) {
 	st := s.status()
 	st.State = v1alpha1.ContainerState{Terminated: &v1alpha1.ContainerStateTerminated{
 		Reason: v1alpha1.ReasonDependencyFailed, Message: msg, StartedAt: now, FinishedAt: now}}
+	if mutant.DependencyFailedExitCode {
+		one := int32(1)
+		st.State.Terminated.ExitCode = &one
+	}
 	e.st.Exits = append(e.st.Exits, store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, Reason: v1alpha1.ReasonDependencyFailed, Failure: true})
 	e.commitLocked(e.event(runtimev1.EventDependencyFailed, s, v1alpha1.ReasonDependencyFailed, msg))
 	e.evaluatePolicyLocked(s)
@@ -413,7 +441,7 @@ func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*runtim
 	r.EverRan = true
 	s.status().State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
 	ps := e.st.Pod.Status
-	if ps.StartedAt == nil {
+	if ps.StartedAt == nil && (!mutant.StartedAtFirstMain || s.kind == KindMain) {
 		ps.StartedAt = &now
 		e.armDeadlineLocked()
 	}
@@ -523,7 +551,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		case v1alpha1.RestartPolicyNever:
 			restart = false
 		case v1alpha1.RestartPolicyOnFailure:
-			restart = failed
+			restart = failed || mutant.OnFailureRestartsSuccess
 		}
 		if s.kind == KindSidecar {
 			restart = !mutant.SidecarNotRestarted // SIDE-001
@@ -630,7 +658,7 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom b
 			c := 128 + n
 			t.ExitCode, t.Signal = &c, nil
 		}
-		t.CoreDumped = ex.Status.CoreDump()
+		t.CoreDumped = ex.Status.CoreDump() && !mutant.CoreDumpNotReported
 		t.Reason = v1alpha1.ReasonSignaled
 	}
 	if t.OOMKilled {

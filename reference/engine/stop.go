@@ -54,6 +54,11 @@ func (e *Engine) stopSteps() []stopStep {
 		e.mutantNote("AfterStop defers run during the main containers' stop")
 		steps[stepMainContainers].run = mutantConcurrently(e.stopMains, steps[stepAfterStopDefers].run)
 	}
+	if mutant.BeforeStopDefersWithPreStop {
+		e.mutantNote("BeforeStop defers run during the main containers' stop")
+		steps[stepBeforeStopDefers].run = func(context.Context) {}
+		steps[stepMainContainers].run = mutantConcurrently(e.stopMains, e.runDefers(v1alpha1.DeferBeforeStop))
+	}
 	return steps
 }
 
@@ -100,6 +105,9 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 		e.st.Stop.RequestIDs = []string{id}
 	}
 	e.st.Pod.Status.Reason = reason
+	if mutant.ResultSetAtStop {
+		e.mutantResultAtStopLocked()
+	}
 	for _, s := range e.slots {
 		if s.kind != KindSidecar {
 			s.rec().NextStart = nil
@@ -274,6 +282,11 @@ func (e *Engine) stopMains(ctx context.Context) {
 				hookDone := make(chan struct{})
 				if inst != nil && !resumed && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
 					go func() {
+						if mutant.PreStopHooksSerial {
+							e.mutantNote("preStop hooks one at a time")
+							mutantHookMu.Lock()
+							defer mutantHookMu.Unlock()
+						}
 						e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
 						// Closed before the wake-up: a waiter woken first would find the hook
 						// still running and sleep until some later change (at worst the
@@ -297,7 +310,7 @@ func (e *Engine) stopMains(ctx context.Context) {
 					dependents = e.mutantDependencies(s)
 				}
 				ok := e.waitUntil(ctx, func() bool {
-					if e.reserveReached {
+					if e.reserveReached && !mutant.ReservePointIgnored {
 						return true
 					}
 					select {
@@ -411,6 +424,12 @@ func (e *Engine) dependentsOf(s *slot) []*slot {
 // container whose terminal exit triggered the evaluation (nil on adoption).
 func (e *Engine) evaluatePolicyLocked(last *slot) {
 	if e.terminating {
+		if mutant.PolicyFiredRepeated && last != nil && e.st.PolicyDecider != "" {
+			e.mutantNote("PolicyFired again")
+			ev := e.event(runtimev1.EventPolicyFired, nil, string(e.st.Pod.Spec.ExitPolicy), "")
+			ev.Container, ev.ContainerKind = last.name, KindMain
+			e.commitLocked(ev)
+		}
 		return
 	}
 	all := true
@@ -466,6 +485,9 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 		e.st.PolicyDecider = last.name
 	}
 	reason := TerminationCompleted
+	if mutant.TerminationReasonFromLastExit {
+		anyFailed = lastFailed
+	}
 	if anyFailed {
 		reason = TerminationFailed
 	}
@@ -491,6 +513,11 @@ func (e *Engine) finish(ctx context.Context) {
 	s.ExitCode = &code
 	s.DecidedBy = decider
 	s.FinishedAt = &now
+	if mutant.FinishedAtStopBegin && e.st.Stop != nil {
+		e.mutantNote("finishedAt is the time the stop sequence began")
+		t := e.st.Stop.RequestedAt
+		s.FinishedAt = &t
+	}
 	if s.StartedAt == nil {
 		s.StartedAt = &now
 	}
@@ -530,7 +557,17 @@ func (e *Engine) resultLocked() (v1alpha1.PodPhase, int32, string) {
 	if e.st.Stop != nil {
 		reason = e.st.Stop.Reason
 	}
+	if mutant.DeferFailureFailsPod && firstFailure == nil {
+		for _, s := range e.slots {
+			if s.kind == KindDefer && e.deferFailedLocked(s) {
+				return v1alpha1.PodFailed, 1, s.name
+			}
+		}
+	}
 	if reason != TerminationDeadlineExceeded && reason != TerminationForced && allStarted && firstFailure == nil {
+		if mutant.SucceededDecidedByEmpty {
+			return v1alpha1.PodSucceeded, 0, ""
+		}
 		return v1alpha1.PodSucceeded, 0, e.st.PolicyDecider
 	}
 	if firstFailure == nil {

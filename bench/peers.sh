@@ -8,6 +8,7 @@
 #   SIZES=1000,10000 RUNS=5 bench/peers.sh
 #   PEERS=kubeconform bench/peers.sh        # only some peers (kubeconform,ajv,cue)
 #   KIND=deployment PEERS=kubeconform bench/peers.sh   # Kubernetes Deployments instead of podspec Pods
+#   BEFORE=REV bench/peers.sh               # also time podspec built at git revision REV (podspec-before)
 #
 # The peers are installed once into $PEERS_DIR (default ~/.cache/podspec-peers) from the
 # registries this machine reaches: kubeconform and cue through the Go module proxy, ajv-cli
@@ -66,10 +67,22 @@ if has ajv; then
 	args+=(-ajv "$prefix/node_modules/.bin/ajv")
 fi
 
+# Every run goes through GNU time, for each tool's own peak RSS (bench/peers/main.go says why).
+if [[ ! -x /usr/bin/time ]]; then
+	echo "installing time (Debian packages)" >&2
+	apt-get install -y time >/dev/null
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/podspec" ./cmd/podspec
 go build -o "$work/peers" ./bench/peers
+if [[ -n "${BEFORE:-}" ]]; then
+	git archive --prefix=before/ "$BEFORE" | tar -x -C "$work"
+	(cd "$work/before" && go build -o "$work/podspec-before" ./cmd/podspec)
+	args+=(-podspec-before "$work/podspec-before")
+	echo "podspec-before $(git rev-parse --short "$BEFORE")"
+fi
 echo "podspec $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(go version | cut -d' ' -f3)"
 [[ -n "${kc:-}" ]] && echo "kubeconform $KUBECONFORM_VERSION"
 [[ -n "${cue:-}" ]] && echo "cue $cue_version"

@@ -1,7 +1,9 @@
 // Package manifest turns the bytes of a YAML or JSON stream into documents: one parse per
 // document into a position-preserving go.yaml.in/yaml/v3 node tree, then a direct conversion of
 // that tree into a JSON-compatible value that every engine (JSON Schema, CUE, typed decode for
-// the semantic checks) reads.
+// the semantic checks) reads. A document in the subset of YAML that manifests are written in,
+// with nothing to report, is parsed straight into its value instead (fastyaml.go), and its
+// node tree only when a position is asked for.
 //
 // Decoding is strict and bounded: duplicate keys, syntax errors, inputs over a size, depth,
 // alias-expansion or document-count limit, and YAML 1.1 plain scalars that YAML 1.2 reads

@@ -13,7 +13,12 @@
 // podspec validate before any check (floor-parse), with as many workers as podspec uses. Each
 // runs as a child process (this program, re-executed) so it is timed like the tools.
 //
-// Peak RSS is the child's ru_maxrss from wait4, the number /usr/bin/time -v prints.
+// Peak RSS is each tool's own maximum resident set size, as GNU time (/usr/bin/time, which
+// every run goes through) reports it from its wait4 of the tool. It is not this program's
+// wait4 of its child: Go starts a child with vfork, sharing this process's address space until
+// exec, and Linux counts that address space's peak into the child's ru_maxrss, so every tool
+// would report at least this program's own resident size. GNU time forks a copy of its own
+// small address space instead (about 2 MB, which is the floor of the column).
 package main
 
 import (
@@ -51,6 +56,7 @@ func main() {
 	}
 	var c config
 	flag.StringVar(&c.podspec, "podspec", "", "podspec binary (required)")
+	flag.StringVar(&c.before, "podspec-before", "", "another podspec binary (an earlier build), timed as the tool podspec-before in the same rounds (skipped when empty)")
 	flag.StringVar(&c.kubeconform, "kubeconform", "", "kubeconform binary (skipped when empty)")
 	flag.StringVar(&c.ajv, "ajv", "", "ajv-cli binary (skipped when empty)")
 	flag.StringVar(&c.cue, "cue", "", "cue binary (skipped when empty)")
@@ -83,7 +89,7 @@ func main() {
 }
 
 type config struct {
-	podspec, kubeconform, ajv, cue string
+	podspec, before, kubeconform, ajv, cue string
 	schema, work, kind             string
 	sizes                          []int
 	shapes                         []string
@@ -160,7 +166,13 @@ func (c *config) run() error {
 		}
 	}
 	tools := func(n int, shape, input string) []tool {
-		ts := []tool{{"podspec", []string{c.podspec, "validate", "--max-documents", strconv.Itoa(n), "--max-bytes", strconv.Itoa(n * 4096), input}}}
+		podspec := func(bin string) []string {
+			return []string{bin, "validate", "--max-documents", strconv.Itoa(n), "--max-bytes", strconv.Itoa(n * 4096), input}
+		}
+		ts := []tool{{"podspec", podspec(c.podspec)}}
+		if c.before != "" {
+			ts = append(ts, tool{"podspec-before", podspec(c.before)})
+		}
 		if c.kubeconform != "" {
 			ts = append(ts, tool{"kubeconform", []string{c.kubeconform, "-summary", "-schema-location", filepath.Join(schemas, "{{ .ResourceKind }}.json"), input}})
 		}
@@ -285,15 +297,26 @@ func stats(xs []float64) (lo, med, hi float64) {
 	return s[0], med, s[len(s)-1]
 }
 
+// gnuTime runs every timed command, to measure its peak RSS (see the package comment).
+const gnuTime = "/usr/bin/time"
+
 // timeRun runs args with output discarded and returns its wall time, CPU time and peak RSS; a
-// non-zero exit is an error (every generated manifest is valid).
+// non-zero exit is an error (every generated manifest is valid). Wall and CPU time are those
+// of GNU time and the tool together (time's own are about a millisecond); the peak RSS is the
+// tool's, as time reports it.
 func timeRun(args []string) (sample, error) {
-	cmd := exec.Command(args[0], args[1:]...)
+	rssFile, err := os.CreateTemp("", "peers-rss-")
+	if err != nil {
+		return sample{}, err
+	}
+	rssFile.Close()
+	defer os.Remove(rssFile.Name())
+	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", rssFile.Name(), "--"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
 		msg := stderr.String()
@@ -307,7 +330,15 @@ func timeRun(args []string) (sample, error) {
 		return sample{}, errors.New("no resource usage for the child")
 	}
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return sample{wall: wall, cpu: cpu, maxRSSKB: ru.Maxrss}, nil
+	out, err := os.ReadFile(rssFile.Name())
+	if err != nil {
+		return sample{}, err
+	}
+	rssKB, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: peak RSS %q: %w", gnuTime, out, err)
+	}
+	return sample{wall: wall, cpu: cpu, maxRSSKB: rssKB}, nil
 }
 
 // generate writes n manifests as files (DIR/pod-NNNNN.yaml) or one stream (a file of n

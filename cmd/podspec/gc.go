@@ -9,6 +9,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -43,7 +44,11 @@ func newGCCmd() *cobra.Command {
 			if err != nil || st.Pod.Status == nil || st.Pod.Status.FinishedAt == nil {
 				continue
 			}
-			if now.Sub(*st.Pod.Status.FinishedAt) < olderThan {
+			age := now.Sub(*st.Pod.Status.FinishedAt)
+			if mutant.GCAgeFromStart && st.Pod.Status.StartedAt != nil {
+				age = now.Sub(*st.Pod.Status.StartedAt) // the mutant: the age counts from the start
+			}
+			if age < olderThan {
 				continue
 			}
 			if err := f.removePod(cmd.Context(), s, p, false); err != nil {

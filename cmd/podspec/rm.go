@@ -13,6 +13,7 @@ import (
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -47,7 +48,7 @@ func newRmCmd() *cobra.Command {
 			return err
 		}
 		if st.Pod.Status.FinishedAt == nil {
-			if !force {
+			if !force && !mutant.RmRunningForced {
 				return errf(runtimev1.CodeConflict, "pod %s is %s, not terminal: stop it first or use --force", p.Name, st.Pod.Status.Phase)
 			}
 			if err := f.forceStopAndWait(cmd.Context(), p); err != nil {
@@ -62,7 +63,12 @@ func newRmCmd() *cobra.Command {
 // forceStopAndWait stops a pod forcibly and waits until it is terminal.
 func (f *rtFlags) forceStopAndWait(ctx context.Context, p *store.Pod) error {
 	zero := int64(0)
-	if err := f.requestStop(ctx, p, &zero, true); err != nil {
+	if mutant.RmForceGraceful {
+		// The mutant: a graceful stop with the pod's own grace period.
+		if err := f.requestStop(ctx, p, nil, false); err != nil {
+			return err
+		}
+	} else if err := f.requestStop(ctx, p, &zero, true); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(60 * time.Second)

@@ -18,6 +18,7 @@ import (
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/supervisor"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
@@ -58,7 +59,7 @@ func newUpdateCmd() *cobra.Command {
 		if st.Pod.Status.FinishedAt != nil {
 			return errf(runtimev1.CodeConflict, "pod %s is %s: a terminal pod cannot be updated", p.Name, st.Pod.Status.Phase)
 		}
-		if cond(st.Pod.Status, v1alpha1.PodTerminating) {
+		if cond(st.Pod.Status, v1alpha1.PodTerminating) && !mutant.UpdateWhileTerminating {
 			return errf(runtimev1.CodeConflict, "pod %s is terminating: it cannot be updated (%s)", p.Name, spec.UPD004)
 		}
 		images, err := f.resolveChangedImages(cmd.Context(), newPod, &st.Pod, filepath.Dir(args[1]))

@@ -295,6 +295,7 @@ func (s *suite) registerRmRunning() {
 type collectorRun struct {
 	running, old, young     *fw.Pod
 	oldFinished, youngEnded time.Time
+	youngStarted            time.Time // young ran longer than olderThan
 	olderThan               time.Duration
 	first, second, last     []string  // removed by gc --older-than D, by gc, by gc after the stop
 	firstStart              time.Time // when the first gc began
@@ -333,11 +334,15 @@ func (s *suite) registerCollector() {
 			Expect(err).NotTo(HaveOccurred())
 			r.oldFinished = *st.FinishedAt
 			time.Sleep(time.Until(r.oldFinished.Add(r.olderThan + 200*time.Millisecond)))
-			r.young, err = iso.Start(ctx, "gc-young", quick())
+			// young runs longer than D: it started more than D before the first gc but finished
+			// less than D before it, so a gc that measured the age from the start would remove it.
+			r.young, err = iso.Start(ctx, "gc-young", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+				Main("app", fw.ExitAfter(0, r.olderThan+time.Second)))
 			Expect(err).NotTo(HaveOccurred())
 			st, err = r.young.Wait(ctx)
 			Expect(err).NotTo(HaveOccurred())
 			r.youngEnded = *st.FinishedAt
+			r.youngStarted = *st.StartedAt
 
 			r.firstStart = time.Now()
 			r.first, _, err = iso.RT.GC(ctx, r.olderThan)
@@ -373,6 +378,7 @@ func (s *suite) registerCollector() {
 		})
 		It("with --older-than D, keeps a terminal pod that finished less than D before", req(spec.GC003), func() {
 			Expect(r.firstStart.Sub(r.youngEnded)).To(BeNumerically("<", r.olderThan), "test set-up: young must have finished less than %v before the first gc", r.olderThan)
+			Expect(r.firstStart.Sub(r.youngStarted)).To(BeNumerically(">=", r.olderThan), "test set-up: young must have started at least %v before the first gc", r.olderThan)
 			Expect(r.first).NotTo(ContainElement(r.young.Name), "gc --older-than %v", r.olderThan)
 			Expect(r.youngAfterFirst).NotTo(HaveOccurred(), "status of the young pod after gc --older-than %v", r.olderThan)
 		})

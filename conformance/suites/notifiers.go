@@ -187,7 +187,9 @@ func (s *suite) registerNotifierDelivery() {
 		Short:   "ntf-deliver",
 		Profile: spec.ProfileNotifier,
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(10).
-			Sidecar("side", fw.Loop(), fw.NotifierExec("inspect", inspect), fw.NotifierTimeout("inspect", ntfTimeout)).
+			// side's fail handler exits 0: the fail record holds a Succeeded and a Failed delivery.
+			Sidecar("side", fw.Loop(), fw.NotifierExec("inspect", inspect), fw.NotifierTimeout("inspect", ntfTimeout),
+				fw.NotifierExec("fail", fw.HookHandler(0, 0)), fw.NotifierTimeout("fail", ntfTimeout)).
 			Main("app", fw.Loop().Report(), fw.WithEnv("NTF_MARK", "app-only"),
 				fw.NotifierExec("inspect", inspect.Report()), fw.NotifierTimeout("inspect", ntfTimeout),
 				// hold runs long enough for the harness to read its record while it runs, also
@@ -398,17 +400,21 @@ func (s *suite) registerNotifierDelivery() {
 			Entry("exited", "done"),
 		)
 		DescribeTable("gives a final pod record the phase of its deliveries", req(spec.NOTIF013),
-			func(key string, want v1alpha1.NotificationPhase) {
+			func(key string, want v1alpha1.NotificationPhase, phases map[string]v1alpha1.NotificationPhase) {
 				v := seen.view(key)
 				r := v.Record(pod())
 				Expect(r).NotTo(BeNil(), "%s", v)
-				Expect(r.Phase).To(Equal(want), "%s", v)
+				for c, ph := range phases {
+					Expect(v.Delivery(pod(), c)).To(HaveField("Phase", ph), "the premise: %s's delivery is %s\n%s", c, ph, v)
+				}
+				Expect(r.Phase).To(Equal(want), "the record's phase\n%s", v)
 				Expect(r.Phase).To(Equal(recordPhaseRule(r.Containers)), "%s", v)
 			},
-			Entry("Succeeded and Skipped deliveries: Succeeded", "inspect", v1alpha1.NotificationSucceeded),
-			Entry("a Failed delivery: Failed", "fail", v1alpha1.NotificationFailed),
-			Entry("a timed-out delivery: Failed", "slow", v1alpha1.NotificationFailed),
-			Entry("no delivery: Skipped", "absent", v1alpha1.NotificationSkipped),
+			Entry("Succeeded and Skipped deliveries: Succeeded", "inspect", v1alpha1.NotificationSucceeded, nil),
+			Entry("a Failed and a Succeeded delivery: Failed", "fail", v1alpha1.NotificationFailed,
+				map[string]v1alpha1.NotificationPhase{"side": v1alpha1.NotificationSucceeded, "app": v1alpha1.NotificationFailed}),
+			Entry("a timed-out delivery: Failed", "slow", v1alpha1.NotificationFailed, nil),
+			Entry("no delivery: Skipped", "absent", v1alpha1.NotificationSkipped, nil),
 		)
 		DescribeTable("gives a PreExistingPods Notification the phase of its final pod records", req(spec.NOTIF014),
 			func(key string, want v1alpha1.NotificationPhase) {

@@ -9,6 +9,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
@@ -46,7 +47,12 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 				return
 			}
 			if res != ResultSucceeded {
-				e.killInstance(ctx, s, inst, v1alpha1.ReasonStartError, "postStart hook "+strings.ToLower(res)+": "+msg)
+				reason := v1alpha1.ReasonStartError
+				if mutant.PostStartFailureReasonError {
+					e.mutantNote("a failed postStart is reason Error")
+					reason = "Error"
+				}
+				e.killInstance(ctx, s, inst, reason, "postStart hook "+strings.ToLower(res)+": "+msg)
 				return
 			}
 		}
@@ -71,6 +77,14 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 	}
 	if p := s.c.LivenessProbe; p != nil {
 		if !e.probeUntil(ctx, s, inst, ProbeLiveness, p, false) && ctx.Err() == nil {
+			if mutant.PreStopOnProbeKill && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
+				e.mutantNote("preStop run before a liveness kill")
+				e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
+			}
+			if mutant.LivenessKillWithoutStopSignal {
+				e.mutantKillNow(ctx, s, inst, ReasonUnhealthy, "liveness probe failed")
+				return
+			}
 			e.killInstance(ctx, s, inst, ReasonUnhealthy, "liveness probe failed")
 		}
 	}
@@ -119,7 +133,12 @@ func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name s
 			}
 		} else {
 			fails++
-			if fails >= int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold)) {
+			limit := int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold))
+			if mutant.StartupThresholdOneShort && untilSuccess && limit > 1 {
+				e.mutantNote("startup probe gives up one failure early")
+				limit--
+			}
+			if fails >= limit {
 				e.mu.Lock()
 				ev := e.instEvent(runtimev1.EventProbeFailed, s, inst, "ProbeFailed", msg)
 				ev.Probe = name
@@ -229,6 +248,11 @@ func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook stri
 	var code *int32
 	switch {
 	case h.Sleep != nil:
+		if mutant.SleepHookNotWaited {
+			e.mutantNote("a sleep hook returns at once")
+			result = ResultSucceeded
+			break
+		}
 		if sleepCtx(ctx, secondsOf(h.Sleep.Seconds)) {
 			result = ResultSucceeded
 		} else {

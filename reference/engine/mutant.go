@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -12,6 +13,20 @@ import (
 // Helpers of the mutant builds (package reference/mutant). They are called only from branches
 // guarded by a mutant switch; in a normal build every switch is false, the branches are
 // dropped by the compiler, and these helpers by the linker.
+
+// mutantKillNow kills an instance with SIGKILL at once, without its stop signal: the liveness
+// kill of the mutant liveness_kill_without_stop_signal.
+func (e *Engine) mutantKillNow(ctx context.Context, s *slot, inst *instance, reason, msg string) {
+	e.mu.Lock()
+	if s.inst != inst || s.rec().StopReason != "" {
+		e.mu.Unlock()
+		return
+	}
+	inst.killReason, inst.killMsg = reason, msg
+	e.mu.Unlock()
+	e.mutantNote("liveness kill without the stop signal")
+	e.signal(ctx, s, syscall.SIGKILL, msg)
+}
 
 // mutantNote records in the supervisor's log that a mutant switch took effect.
 func (e *Engine) mutantNote(name string) {

@@ -130,6 +130,10 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 				if (s.kind != KindMain && s.kind != KindSidecar) || declared(s.c, req.Notifier) == nil {
 					continue
 				}
+				if mutant.FirstDeclaringOnly && len(rec.Containers) > 0 {
+					e.mutantNote("delivered to the first declaring container only")
+					break
+				}
 				cd := v1alpha1.ContainerDelivery{Name: s.name, Phase: v1alpha1.NotificationPending}
 				if !e.eligibleLocked(s) && !req.AtCreation {
 					cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, &now // NOTIF-011
@@ -143,6 +147,10 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 			rec.Phase = v1alpha1.NotificationRunning
 			if len(rec.Containers) == 0 {
 				rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonNoMatchingContainers // NOTIF-010
+				if mutant.NoMatchingNotEligible {
+					e.mutantNote("no matching container is NotEligible")
+					rec.Reason = v1alpha1.ReasonNotEligible
+				}
 			}
 		}
 	default:
@@ -257,6 +265,9 @@ func (e *Engine) eligibleLocked(s *slot) bool {
 	}
 	if s.kind != KindMain && s.kind != KindSidecar {
 		return false
+	}
+	if mutant.UnstartedEligible {
+		return s.inst != nil && s.rec().Running && s.status().State.Running != nil
 	}
 	return s.inst != nil && s.rec().Running && s.status().Started && s.status().State.Running != nil
 }
@@ -380,6 +391,10 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		if mutant.InstanceEndAlwaysRestarted {
+			e.mutantNote("an instance's end under an action is always ContainerRestarted")
+			return true, v1alpha1.ReasonContainerRestarted
+		}
 		if e.terminating || e.st.Pod.Status.FinishedAt != nil {
 			return true, v1alpha1.ReasonPodTerminated
 		}
@@ -409,6 +424,10 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		}
 		cc := int32(c)
 		if c != 0 {
+			if mutant.HandlerExitCodeDropped {
+				e.mutantNote("a failed action's exit code dropped")
+				return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, fmt.Sprintf("the action exited %d", c), nil
+			}
 			return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, fmt.Sprintf("the action exited %d", c), &cc
 		}
 		return v1alpha1.NotificationSucceeded, "", "", &cc

@@ -13,6 +13,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
@@ -191,7 +192,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	switch {
 	case ps.FinishedAt != nil:
 		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is %s: %w", e.info.Name, ps.Phase, ErrUpdateConflict)
-	case e.terminating:
+	case e.terminating && !mutant.UpdateWhileTerminating:
 		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is terminating (%s): %w", e.info.Name, spec.UPD004, ErrUpdateConflict)
 	case req.Generation != 0 && req.Generation != gen:
 		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s changed (generation %d, the update was checked against %d); retry: %w", e.info.Name, gen, req.Generation, ErrUpdateConflict)
@@ -202,7 +203,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		return v1alpha1.PodStatus{}, gen, &InvalidUpdateError{Errs: errs}
 	}
 	ch := validation.MutableChanges(newPod, &old)
-	if ch.Empty() {
+	if ch.Empty() && !mutant.NoopUpdateBumpsGeneration {
 		return *deepCopyStatus(ps), gen, nil
 	}
 	for _, cc := range ch.Containers {
@@ -222,7 +223,9 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	p.Metadata.Labels = maps.Clone(newPod.Metadata.Labels)
 	p.Metadata.Annotations = maps.Clone(newPod.Metadata.Annotations)
 	p.Spec.ActiveDeadlineSeconds = newPod.Spec.ActiveDeadlineSeconds
-	p.Spec.TerminationGracePeriodSeconds = newPod.Spec.TerminationGracePeriodSeconds
+	if !mutant.GraceUpdateIgnored {
+		p.Spec.TerminationGracePeriodSeconds = newPod.Spec.TerminationGracePeriodSeconds
+	}
 	// New backing arrays: the slots keep their own (effective) definitions.
 	p.Spec.InitContainers = slices.Clone(newPod.Spec.InitContainers)
 	p.Spec.Containers = slices.Clone(newPod.Spec.Containers)
@@ -530,7 +533,7 @@ func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTer
 func (e *Engine) observeLocked() []*runtimev1.Event {
 	ps := e.st.Pod.Status
 	obs := e.st.Pod.Metadata.Generation
-	if u := e.upd; u != nil {
+	if u := e.upd; u != nil && !mutant.ObservedAtAccept {
 		for _, g := range u.pending {
 			obs = min(obs, g-1)
 		}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -161,6 +162,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	if spec.Parallelism != nil {
 		par = int(*spec.Parallelism)
 	}
+	if mutant.NotifyParallelismExceeded && par != 0 {
+		logf("podspec mutant build: parallelism exceeded by one")
+		par++
+	}
 	st.Phase = v1alpha1.NotificationRunning
 	written := ""
 	// A full disk does not end the runner: the status is written again at the next poll (the
@@ -178,6 +183,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	writeStatus := func() error {
 		st.Targets, st.Pending, st.Running, st.Succeeded, st.Failed, st.Skipped = int32(len(all)), 0, 0, 0, 0, 0
+		if mutant.TargetsWithoutNotFound {
+			st.Targets = mutantExistingTargets(all)
+		}
 		for _, t := range all {
 			countPhase(st, t.phase, 1)
 		}
@@ -287,6 +295,10 @@ func (r *Runner) Run(ctx context.Context) error {
 				now := time.Now().UTC()
 				rec := &v1alpha1.PodNotificationRecord{Notification: r.Name, Pod: t.pod, PodUID: t.uid, Phase: v1alpha1.NotificationSkipped,
 					Reason: v1alpha1.ReasonPodTerminated, Containers: []v1alpha1.ContainerDelivery{}, StartedAt: &now, FinishedAt: &now}
+				if mutant.RemovedTargetNotFound && (perr != nil || pi.UID != t.uid) {
+					logf("podspec mutant build: a removed target is PodNotFound")
+					rec.Reason = v1alpha1.ReasonPodNotFound
+				}
 				if err := WriteRecord(RecordPath(dir, t.pod, t.uid), rec); err != nil {
 					return err
 				}

@@ -87,302 +87,414 @@ func RunnerAlive(dir string) bool {
 }
 
 // Run runs the fan-out until a PreExistingPods Notification is final, the Notification is
-// deleted, or ctx ends.
+// deleted, or ctx ends. Each round of its loop: stop if the Notification is gone, decide the
+// pods created since the last round (AllPods), follow the turns in flight, start the turns that
+// are due, and write the status (the final one when nothing is left).
 func (r *Runner) Run(ctx context.Context) error {
-	logf := r.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	poll, scan := r.Poll, r.Scan
-	if poll <= 0 {
-		poll = 50 * time.Millisecond
-	}
-	if scan <= 0 {
-		scan = 250 * time.Millisecond
-	}
-	dir := r.Store.Path(r.Name)
-	lf, err := os.OpenFile(filepath.Join(dir, RunnerLock), os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := r.lock()
 	if err != nil {
-		return fmt.Errorf("runner of %s: %w", r.Name, err)
+		return err
 	}
 	defer lf.Close()
-	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return ErrRunnerBusy
-		}
-		return fmt.Errorf("runner of %s: %w", r.Name, err)
-	}
-	obj, err := ReadObject(dir)
-	if err != nil {
+	f, err := r.load()
+	if err != nil || f == nil {
 		return err
 	}
-	spec := obj.Notification.Spec
-	st := obj.Notification.Status
-	if st == nil {
-		st = &v1alpha1.NotificationStatus{}
-	}
-	if Final(st.Phase) {
-		return nil
-	}
-	recs, err := Records(dir)
-	if err != nil {
+	if err := f.writeStatus(); err != nil {
 		return err
 	}
-	var todo, inflight []*target
-	all := map[string]*target{}  // by record file name
-	decided := map[string]bool{} // pod UIDs decided (AllPods)
-	for _, rec := range recs {
-		t := &target{pod: rec.Pod, uid: rec.PodUID, phase: rec.Phase}
-		all[RecordPath(dir, rec.Pod, rec.PodUID)] = t
-		decided[rec.PodUID] = true
-		if pi, err := ReadPod(r.Pods, rec.Pod); err == nil && pi.UID == rec.PodUID {
-			t.createdAt = pi.CreatedAt
-			t.atCreation = pi.CreatedAt.After(obj.CreatedAt)
-		}
-		switch rec.Phase {
-		case v1alpha1.NotificationPending:
-			todo = append(todo, t)
-		case v1alpha1.NotificationRunning:
-			inflight = append(inflight, t)
-		}
-	}
-	if spec.TargetPolicy == v1alpha1.AllPods {
-		// Pods that existed at creation were decided then.
-		if pods, err := ListPods(r.Pods); err == nil {
-			for _, p := range pods {
-				if !p.CreatedAt.After(obj.CreatedAt) {
-					decided[p.UID] = true
-				}
-			}
-		}
-	}
-	sortTargets(todo)
-
-	par := 0
-	if spec.Parallelism != nil {
-		par = int(*spec.Parallelism)
-	}
-	if mutant.NotifyParallelismExceeded && par != 0 {
-		logf("podspec mutant build: parallelism exceeded by one")
-		par++
-	}
-	st.Phase = v1alpha1.NotificationRunning
-	written := ""
-	// A full disk does not end the runner: the status is written again at the next poll (the
-	// final one until it is written), since it is recomputed from the records each time.
-	full := false
-	noRoom := func(err error) bool {
-		if !store.IsNoSpace(err) {
-			return false
-		}
-		if !full {
-			logf("write the status: %v; trying again at each poll", err)
-		}
-		full = true
-		return true
-	}
-	writeStatus := func() error {
-		st.Targets, st.Pending, st.Running, st.Succeeded, st.Failed, st.Skipped = int32(len(all)), 0, 0, 0, 0, 0
-		if mutant.TargetsWithoutNotFound {
-			st.Targets = mutantExistingTargets(all)
-		}
-		for _, t := range all {
-			countPhase(st, t.phase, 1)
-		}
-		b, _ := json.Marshal(st)
-		if string(b) == written {
+	for {
+		if f.deleted() {
+			f.logf("notification %s was deleted; the runner stops", r.Name)
 			return nil
 		}
-		if err := WriteStatus(dir, obj.UID, st); err != nil {
+		if err := f.scanNewPods(); err != nil {
 			return err
 		}
-		written = string(b)
-		return nil
-	}
-	finalise := func(rec *v1alpha1.PodNotificationRecord, t *target) {
-		t.phase = rec.Phase
-		addFailures(st, rec)
-	}
-	if err := writeStatus(); err != nil {
-		return err
-	}
-	lastScan := time.Time{}
-	for {
-		if o, err := ReadObject(dir); err != nil || o.UID != obj.UID {
-			logf("notification %s was deleted; the runner stops", r.Name)
-			return nil
+		f.followInflight()
+		batch, rest, err := f.dueTurns()
+		if err != nil {
+			return err
 		}
-		// AllPods: pods created after the Notification are decided once, at first sight.
-		if spec.TargetPolicy == v1alpha1.AllPods && time.Since(lastScan) >= scan {
-			lastScan = time.Now()
-			pods, err := ListPods(r.Pods)
-			if err != nil {
-				logf("list pods: %v", err)
-			}
-			sort.Slice(pods, func(i, j int) bool { return pods[i].CreatedAt.Before(pods[j].CreatedAt) })
-			for _, p := range pods {
-				if decided[p.UID] || p.UID == "" {
-					continue
-				}
-				decided[p.UID] = true
-				if !TargetsLater(obj, p) {
-					continue
-				}
-				rec := &v1alpha1.PodNotificationRecord{Notification: r.Name, Pod: p.Name, PodUID: p.UID,
-					Phase: v1alpha1.NotificationPending, Containers: []v1alpha1.ContainerDelivery{}}
-				path := RecordPath(dir, p.Name, p.UID)
-				if err := WriteRecord(path, rec); err != nil {
-					return err
-				}
-				t := &target{pod: p.Name, uid: p.UID, createdAt: p.CreatedAt, atCreation: true, phase: rec.Phase}
-				all[path] = t
-				todo = append(todo, t)
-			}
+		errs := f.handOutTurns(ctx, batch)
+		f.todo = append(rest, f.recordHandOuts(batch, errs)...)
+		if f.done() {
+			return f.finish(ctx)
 		}
-		// Follow the pods whose turn came.
-		var finished []*v1alpha1.PodNotificationRecord
-		fin := map[*v1alpha1.PodNotificationRecord]*target{}
-		keep := inflight[:0]
-		for _, t := range inflight {
-			rec, err := ReadRecord(RecordPath(dir, t.pod, t.uid))
-			if err != nil {
-				keep = append(keep, t)
-				continue
-			}
-			t.phase = rec.Phase
-			if Final(rec.Phase) {
-				finished = append(finished, rec)
-				fin[rec] = t
-				continue
-			}
-			if pi, err := ReadPod(r.Pods, t.pod); (err != nil || pi.UID != t.uid) && time.Since(nonZero(rec.StartedAt)) > 5*time.Second {
-				// The pod was removed under a delivery and its supervisor never finished
-				// the record: the pod ended (NTF-013, NOTIF-009).
-				finishLost(rec)
-				if err := WriteRecord(RecordPath(dir, t.pod, t.uid), rec); err == nil {
-					finished = append(finished, rec)
-					fin[rec] = t
-					continue
-				}
-			}
-			keep = append(keep, t)
-		}
-		inflight = keep
-		sort.SliceStable(finished, func(i, j int) bool {
-			return nonZero(finished[i].FinishedAt).Before(nonZero(finished[j].FinishedAt))
-		})
-		for _, rec := range finished {
-			finalise(rec, fin[rec])
-		}
-		// Start turns, in pod creation order, within the parallelism limit: pick the pods
-		// whose turn comes now, hand the turns to their supervisors (handOut at a time), then
-		// follow them. A pod whose supervisor cannot take its turn now is tried again later;
-		// the next pods go ahead.
-		sortTargets(todo)
-		rest := make([]*target, 0, len(todo))
-		var batch []*target
-		for i, t := range todo {
-			if par != 0 && len(inflight)+len(batch) >= par {
-				rest = append(rest, todo[i:]...)
-				break
-			}
-			if time.Now().Before(t.retryAt) {
-				rest = append(rest, t)
-				continue
-			}
-			pi, perr := ReadPod(r.Pods, t.pod)
-			if perr != nil || pi.UID != t.uid || pi.Terminal {
-				now := time.Now().UTC()
-				rec := &v1alpha1.PodNotificationRecord{Notification: r.Name, Pod: t.pod, PodUID: t.uid, Phase: v1alpha1.NotificationSkipped,
-					Reason: v1alpha1.ReasonPodTerminated, Containers: []v1alpha1.ContainerDelivery{}, StartedAt: &now, FinishedAt: &now}
-				if mutant.RemovedTargetNotFound && (perr != nil || pi.UID != t.uid) {
-					logf("podspec mutant build: a removed target is PodNotFound")
-					rec.Reason = v1alpha1.ReasonPodNotFound
-				}
-				if err := WriteRecord(RecordPath(dir, t.pod, t.uid), rec); err != nil {
-					return err
-				}
-				finalise(rec, t)
-				continue
-			}
-			batch = append(batch, t)
-		}
-		errs := make([]error, len(batch))
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, handOut)
-		for i, t := range batch {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				p, err := r.Pods.Pod(t.pod)
-				if err == nil {
-					err = r.Deliver(ctx, p, &DeliverRequest{Name: r.Name, UID: obj.UID, Seq: obj.Seq, Notifier: spec.Notifier,
-						Dir: dir, PodUID: t.uid, AtCreation: t.atCreation})
-				}
-				errs[i] = err
-			}()
-		}
-		wg.Wait()
-		for i, t := range batch {
-			if err := errs[i]; err != nil {
-				// The supervisor could not take the turn (it may have finished the pod just
-				// now): try again later; a pod that is terminal by then is skipped.
-				logf("deliver to %s: %v", t.pod, err)
-				t.retryAt = time.Now().Add(500 * time.Millisecond)
-				rest = append(rest, t)
-				continue
-			}
-			rec, err := ReadRecord(RecordPath(dir, t.pod, t.uid))
-			if err == nil {
-				t.phase = rec.Phase
-				if Final(rec.Phase) {
-					finalise(rec, t)
-					continue
-				}
-			} else {
-				t.phase = v1alpha1.NotificationRunning
-			}
-			inflight = append(inflight, t)
-		}
-		todo = rest
-		if spec.TargetPolicy != v1alpha1.AllPods && len(todo) == 0 && len(inflight) == 0 {
-			now := time.Now().UTC()
-			st.FinishedAt = &now
-			st.Phase = v1alpha1.NotificationSkipped
-			for _, t := range all {
-				if t.phase == v1alpha1.NotificationFailed {
-					st.Phase = v1alpha1.NotificationFailed
-					break
-				}
-				if t.phase == v1alpha1.NotificationSucceeded {
-					st.Phase = v1alpha1.NotificationSucceeded
-				}
-			}
-			for {
-				err := writeStatus()
-				if err == nil || !noRoom(err) {
-					return err
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(poll):
-				}
-			}
-		}
-		if err := writeStatus(); err != nil && !noRoom(err) {
+		if err := f.writeStatus(); err != nil && !f.noRoom(err) {
 			if errors.Is(err, ErrNotFound) {
 				return nil
 			}
 			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(poll):
+		if err := f.wait(ctx); err != nil {
+			return err
 		}
+	}
+}
+
+// fanOut is the state of one Run: the Notification, the pod records it follows and the status
+// it keeps.
+type fanOut struct {
+	r          *Runner
+	dir        string
+	obj        *Object
+	spec       v1alpha1.NotificationSpec
+	st         *v1alpha1.NotificationStatus
+	poll, scan time.Duration
+	logf       func(format string, args ...any)
+	// par is spec.parallelism (0: no limit).
+	par int
+	// todo are the targets whose turn has not been handed out, inflight those whose records
+	// are followed until final; all holds every target by record file name.
+	todo, inflight []*target
+	all            map[string]*target
+	// decided are the pod UIDs already decided (AllPods): targeted or not.
+	decided  map[string]bool
+	lastScan time.Time
+	// written is the status last written; full is set while the disk is full.
+	written string
+	full    bool
+}
+
+// lock takes the Notification's runner lock, or fails with ErrRunnerBusy when another runner
+// holds it; closing the file releases it.
+func (r *Runner) lock() (*os.File, error) {
+	lf, err := os.OpenFile(filepath.Join(r.Store.Path(r.Name), RunnerLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("runner of %s: %w", r.Name, err)
+	}
+	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lf.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, ErrRunnerBusy
+		}
+		return nil, fmt.Errorf("runner of %s: %w", r.Name, err)
+	}
+	return lf, nil
+}
+
+// load reads the Notification and its pod records into a fan-out, with the defaults of Poll,
+// Scan and Logf; it returns nil (and no error) for a Notification that is already final.
+func (r *Runner) load() (*fanOut, error) {
+	f := &fanOut{r: r, dir: r.Store.Path(r.Name), poll: r.Poll, scan: r.Scan, logf: r.Logf,
+		all: map[string]*target{}, decided: map[string]bool{}}
+	if f.logf == nil {
+		f.logf = func(string, ...any) {}
+	}
+	if f.poll <= 0 {
+		f.poll = 50 * time.Millisecond
+	}
+	if f.scan <= 0 {
+		f.scan = 250 * time.Millisecond
+	}
+	obj, err := ReadObject(f.dir)
+	if err != nil {
+		return nil, err
+	}
+	f.obj, f.spec, f.st = obj, obj.Notification.Spec, obj.Notification.Status
+	if f.st == nil {
+		f.st = &v1alpha1.NotificationStatus{}
+	}
+	if Final(f.st.Phase) {
+		return nil, nil
+	}
+	if err := f.restoreTargets(); err != nil {
+		return nil, err
+	}
+	if f.spec.Parallelism != nil {
+		f.par = int(*f.spec.Parallelism)
+	}
+	if mutant.NotifyParallelismExceeded && f.par != 0 {
+		f.logf("podspec mutant build: parallelism exceeded by one")
+		f.par++
+	}
+	f.st.Phase = v1alpha1.NotificationRunning
+	return f, nil
+}
+
+// restoreTargets takes up the pod records already written (by this runner's creation or by an
+// earlier runner): pending ones wait for their turn, running ones are followed.
+func (f *fanOut) restoreTargets() error {
+	recs, err := Records(f.dir)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		t := &target{pod: rec.Pod, uid: rec.PodUID, phase: rec.Phase}
+		f.all[RecordPath(f.dir, rec.Pod, rec.PodUID)] = t
+		f.decided[rec.PodUID] = true
+		if pi, err := ReadPod(f.r.Pods, rec.Pod); err == nil && pi.UID == rec.PodUID {
+			t.createdAt = pi.CreatedAt
+			t.atCreation = pi.CreatedAt.After(f.obj.CreatedAt)
+		}
+		switch rec.Phase {
+		case v1alpha1.NotificationPending:
+			f.todo = append(f.todo, t)
+		case v1alpha1.NotificationRunning:
+			f.inflight = append(f.inflight, t)
+		}
+	}
+	if f.spec.TargetPolicy == v1alpha1.AllPods {
+		// Pods that existed at creation were decided then.
+		if pods, err := ListPods(f.r.Pods); err == nil {
+			for _, p := range pods {
+				if !p.CreatedAt.After(f.obj.CreatedAt) {
+					f.decided[p.UID] = true
+				}
+			}
+		}
+	}
+	sortTargets(f.todo)
+	return nil
+}
+
+// deleted reports whether the Notification is gone (or replaced by one with another UID).
+func (f *fanOut) deleted() bool {
+	o, err := ReadObject(f.dir)
+	return err != nil || o.UID != f.obj.UID
+}
+
+// scanNewPods decides, once and at first sight, the pods created after the Notification
+// (AllPods, at most every Scan): a pod it targets gets a Pending record and waits for its turn.
+func (f *fanOut) scanNewPods() error {
+	if f.spec.TargetPolicy != v1alpha1.AllPods || time.Since(f.lastScan) < f.scan {
+		return nil
+	}
+	f.lastScan = time.Now()
+	pods, err := ListPods(f.r.Pods)
+	if err != nil {
+		f.logf("list pods: %v", err)
+	}
+	sort.Slice(pods, func(i, j int) bool { return pods[i].CreatedAt.Before(pods[j].CreatedAt) })
+	for _, p := range pods {
+		if f.decided[p.UID] || p.UID == "" {
+			continue
+		}
+		f.decided[p.UID] = true
+		if !TargetsLater(f.obj, p) {
+			continue
+		}
+		rec := &v1alpha1.PodNotificationRecord{Notification: f.r.Name, Pod: p.Name, PodUID: p.UID,
+			Phase: v1alpha1.NotificationPending, Containers: []v1alpha1.ContainerDelivery{}}
+		path := RecordPath(f.dir, p.Name, p.UID)
+		if err := WriteRecord(path, rec); err != nil {
+			return err
+		}
+		t := &target{pod: p.Name, uid: p.UID, createdAt: p.CreatedAt, atCreation: true, phase: rec.Phase}
+		f.all[path] = t
+		f.todo = append(f.todo, t)
+	}
+	return nil
+}
+
+// followInflight reads the records of the turns in flight and takes in the ones that are final,
+// in the order they finished; a record whose pod was removed under it is finished as lost.
+func (f *fanOut) followInflight() {
+	var finished []*v1alpha1.PodNotificationRecord
+	fin := map[*v1alpha1.PodNotificationRecord]*target{}
+	keep := f.inflight[:0]
+	for _, t := range f.inflight {
+		rec, err := ReadRecord(RecordPath(f.dir, t.pod, t.uid))
+		if err != nil {
+			keep = append(keep, t)
+			continue
+		}
+		t.phase = rec.Phase
+		if Final(rec.Phase) || f.finishIfPodLost(t, rec) {
+			finished = append(finished, rec)
+			fin[rec] = t
+			continue
+		}
+		keep = append(keep, t)
+	}
+	f.inflight = keep
+	sort.SliceStable(finished, func(i, j int) bool {
+		return nonZero(finished[i].FinishedAt).Before(nonZero(finished[j].FinishedAt))
+	})
+	for _, rec := range finished {
+		f.finalise(rec, fin[rec])
+	}
+}
+
+// finishIfPodLost finishes and writes the record of a pod that was removed under a delivery
+// (more than 5 s after it started) whose supervisor never finished the record: the pod ended
+// (NTF-013, NOTIF-009). It reports whether it did.
+func (f *fanOut) finishIfPodLost(t *target, rec *v1alpha1.PodNotificationRecord) bool {
+	if pi, err := ReadPod(f.r.Pods, t.pod); (err == nil && pi.UID == t.uid) || time.Since(nonZero(rec.StartedAt)) <= 5*time.Second {
+		return false
+	}
+	finishLost(rec)
+	return WriteRecord(RecordPath(f.dir, t.pod, t.uid), rec) == nil
+}
+
+// dueTurns picks, in pod creation order and within the parallelism limit, the targets whose
+// turn comes now (batch); a target waiting to retry, or beyond the limit, stays (rest). A
+// target whose pod is gone or terminal is skipped with a final record.
+func (f *fanOut) dueTurns() (batch, rest []*target, err error) {
+	sortTargets(f.todo)
+	rest = make([]*target, 0, len(f.todo))
+	for i, t := range f.todo {
+		if f.par != 0 && len(f.inflight)+len(batch) >= f.par {
+			rest = append(rest, f.todo[i:]...)
+			break
+		}
+		if time.Now().Before(t.retryAt) {
+			rest = append(rest, t)
+			continue
+		}
+		pi, perr := ReadPod(f.r.Pods, t.pod)
+		if perr != nil || pi.UID != t.uid || pi.Terminal {
+			now := time.Now().UTC()
+			rec := &v1alpha1.PodNotificationRecord{Notification: f.r.Name, Pod: t.pod, PodUID: t.uid, Phase: v1alpha1.NotificationSkipped,
+				Reason: v1alpha1.ReasonPodTerminated, Containers: []v1alpha1.ContainerDelivery{}, StartedAt: &now, FinishedAt: &now}
+			if mutant.RemovedTargetNotFound && (perr != nil || pi.UID != t.uid) {
+				f.logf("podspec mutant build: a removed target is PodNotFound")
+				rec.Reason = v1alpha1.ReasonPodNotFound
+			}
+			if err := WriteRecord(RecordPath(f.dir, t.pod, t.uid), rec); err != nil {
+				return nil, nil, err
+			}
+			f.finalise(rec, t)
+			continue
+		}
+		batch = append(batch, t)
+	}
+	return batch, rest, nil
+}
+
+// handOutTurns hands each target's turn to its pod's supervisor, handOut at a time, and returns
+// each one's error.
+func (f *fanOut) handOutTurns(ctx context.Context, batch []*target) []error {
+	errs := make([]error, len(batch))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, handOut)
+	for i, t := range batch {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			p, err := f.r.Pods.Pod(t.pod)
+			if err == nil {
+				err = f.r.Deliver(ctx, p, &DeliverRequest{Name: f.r.Name, UID: f.obj.UID, Seq: f.obj.Seq, Notifier: f.spec.Notifier,
+					Dir: f.dir, PodUID: t.uid, AtCreation: t.atCreation})
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// recordHandOuts takes in the outcome of the handed-out turns: a turn the supervisor took is
+// followed (or finalised, when its record is final already); the targets whose supervisor could
+// not take the turn are returned, to try again later.
+func (f *fanOut) recordHandOuts(batch []*target, errs []error) (retry []*target) {
+	for i, t := range batch {
+		if err := errs[i]; err != nil {
+			// The supervisor could not take the turn (it may have finished the pod just
+			// now): try again later; a pod that is terminal by then is skipped.
+			f.logf("deliver to %s: %v", t.pod, err)
+			t.retryAt = time.Now().Add(500 * time.Millisecond)
+			retry = append(retry, t)
+			continue
+		}
+		rec, err := ReadRecord(RecordPath(f.dir, t.pod, t.uid))
+		if err == nil {
+			t.phase = rec.Phase
+			if Final(rec.Phase) {
+				f.finalise(rec, t)
+				continue
+			}
+		} else {
+			t.phase = v1alpha1.NotificationRunning
+		}
+		f.inflight = append(f.inflight, t)
+	}
+	return retry
+}
+
+// done reports whether a PreExistingPods Notification has no turn left to start or follow.
+func (f *fanOut) done() bool {
+	return f.spec.TargetPolicy != v1alpha1.AllPods && len(f.todo) == 0 && len(f.inflight) == 0
+}
+
+// finish writes the final status: Failed if a pod record failed, else Succeeded if one
+// succeeded, else Skipped. A full disk does not lose it: it is written again at each poll.
+func (f *fanOut) finish(ctx context.Context) error {
+	now := time.Now().UTC()
+	f.st.FinishedAt = &now
+	f.st.Phase = v1alpha1.NotificationSkipped
+	for _, t := range f.all {
+		if t.phase == v1alpha1.NotificationFailed {
+			f.st.Phase = v1alpha1.NotificationFailed
+			break
+		}
+		if t.phase == v1alpha1.NotificationSucceeded {
+			f.st.Phase = v1alpha1.NotificationSucceeded
+		}
+	}
+	for {
+		err := f.writeStatus()
+		if err == nil || !f.noRoom(err) {
+			return err
+		}
+		if err := f.wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// finalise takes in a final pod record: its target's phase and its failures in the status.
+func (f *fanOut) finalise(rec *v1alpha1.PodNotificationRecord, t *target) {
+	t.phase = rec.Phase
+	addFailures(f.st, rec)
+}
+
+// writeStatus writes the status, its counts recomputed from the targets, unless it is the one
+// last written.
+func (f *fanOut) writeStatus() error {
+	st := f.st
+	st.Targets, st.Pending, st.Running, st.Succeeded, st.Failed, st.Skipped = int32(len(f.all)), 0, 0, 0, 0, 0
+	if mutant.TargetsWithoutNotFound {
+		st.Targets = mutantExistingTargets(f.all)
+	}
+	for _, t := range f.all {
+		countPhase(st, t.phase, 1)
+	}
+	b, _ := json.Marshal(st)
+	if string(b) == f.written {
+		return nil
+	}
+	if err := WriteStatus(f.dir, f.obj.UID, st); err != nil {
+		return err
+	}
+	f.written = string(b)
+	return nil
+}
+
+// noRoom reports whether err is a full disk, which does not end the runner: the status is
+// written again at the next poll (the final one until it is written), since it is recomputed
+// from the records each time. It logs the first.
+func (f *fanOut) noRoom(err error) bool {
+	if !store.IsNoSpace(err) {
+		return false
+	}
+	if !f.full {
+		f.logf("write the status: %v; trying again at each poll", err)
+	}
+	f.full = true
+	return true
+}
+
+// wait waits one poll, or until ctx ends.
+func (f *fanOut) wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(f.poll):
+		return nil
 	}
 }
 

@@ -96,6 +96,11 @@ type patternNode struct {
 
 // compiler turns one self-contained schema document into nodes.
 type compiler struct {
+	// open compiles every closed object (additionalProperties: false) as open: the schema of a
+	// runtime's output, to which a runtime may add fields (see ValidateOpen). negated counts the
+	// enclosing "not"s, under which opening an object would make the schema stricter instead.
+	open     bool
+	negated  int
 	doc      map[string]any
 	byRef    map[string]*node          // compiled "$ref" targets, so recursive references terminate
 	patterns map[string]*regexp.Regexp // compiled patterns: the same few recur in every object
@@ -115,7 +120,10 @@ func (c *compiler) regexp(pattern string) (*regexp.Regexp, error) {
 
 // compileSchema compiles a schema document. It refuses keywords outside the implemented subset
 // and references that leave the document.
-func compileSchema(data []byte) (*node, error) {
+func compileSchema(data []byte) (*node, error) { return compileSchemaMode(data, false) }
+
+// compileSchemaMode is compileSchema, with every object open when open is set.
+func compileSchemaMode(data []byte, open bool) (*node, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var doc map[string]any
@@ -125,7 +133,7 @@ func compileSchema(data []byte) (*node, error) {
 	if s, _ := doc["$schema"].(string); s != "https://json-schema.org/draft/2020-12/schema" {
 		return nil, fmt.Errorf("$schema is %q; only draft 2020-12 is supported", s)
 	}
-	c := &compiler{doc: doc, byRef: map[string]*node{}, patterns: map[string]*regexp.Regexp{}}
+	c := &compiler{open: open, doc: doc, byRef: map[string]*node{}, patterns: map[string]*regexp.Regexp{}}
 	return c.compile(doc, "#")
 }
 
@@ -271,6 +279,12 @@ func (c *compiler) keyword(n *node, k string, v any, loc string) error {
 		}
 	case "additionalProperties":
 		if b, ok := v.(bool); ok {
+			if !b && c.open {
+				if c.negated > 0 {
+					return fmt.Errorf("%s: a closed object under \"not\" cannot be opened", loc)
+				}
+				return nil
+			}
 			n.closed = !b
 			return nil
 		}
@@ -296,7 +310,9 @@ func (c *compiler) keyword(n *node, k string, v any, loc string) error {
 	case "exclusiveMaximum":
 		n.exclusiveMaximum, err = compileNumber(v, loc)
 	case "not":
+		c.negated++
 		n.not, err = c.compile(v, loc)
+		c.negated--
 	case "allOf":
 		n.allOf, err = c.compileList(v, loc)
 	case "anyOf":

@@ -11,6 +11,37 @@ func TestEveryKindCompiles(t *testing.T) {
 		if _, err := kindSchemas[kind](); err != nil {
 			t.Errorf("%s: %v", kind, err)
 		}
+		if _, err := openSchemas[kind](); err != nil {
+			t.Errorf("%s, open: %v", kind, err)
+		}
+	}
+}
+
+// TestValidateOpenIgnoresOnlyUnknownFields: ValidateOpen accepts fields the schema does not
+// define, at any depth, where Validate reports them, and holds the defined ones to the schema.
+func TestValidateOpenIgnoresOnlyUnknownFields(t *testing.T) {
+	status := map[string]any{"uid": "u", "phase": "Running", "mine": 1,
+		"conditions": []any{map[string]any{"type": "Ready", "status": "True", "mine": "x"}}}
+	if errs := Validate("PodStatus", status); len(errs) != 2 {
+		t.Errorf("Validate reported %v, want the two unknown fields", errs)
+	}
+	if errs := ValidateOpen("PodStatus", status); len(errs) != 0 {
+		t.Errorf("ValidateOpen reported %v, want nothing", errs)
+	}
+	status["phase"] = "Mine"
+	if errs := ValidateOpen("PodStatus", status); len(errs) != 1 || !strings.Contains(errs[0].Error(), "phase") {
+		t.Errorf("ValidateOpen reported %v, want the phase alone", errs)
+	}
+}
+
+// An object under "not" is not opened: that would make the schema stricter, not laxer.
+func TestOpenCompileRefusesAClosedObjectUnderNot(t *testing.T) {
+	s := `{"$schema": "https://json-schema.org/draft/2020-12/schema", "not": {"type": "object", "additionalProperties": false}}`
+	if _, err := compileSchemaMode([]byte(s), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compileSchemaMode([]byte(s), true); err == nil || !strings.Contains(err.Error(), "under \"not\"") {
+		t.Errorf("open compile: %v, want a refusal", err)
 	}
 }
 

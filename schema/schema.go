@@ -60,22 +60,24 @@ func JSON(kind string) []byte {
 }
 
 // kindSchemas compiles each kind's schema once, on its first use: a command that validates one
-// Pod compiles only the Pod schema.
-var kindSchemas = func() map[string]func() (*node, error) {
+// Pod compiles only the Pod schema. openSchemas are the same with every object open (ValidateOpen).
+var kindSchemas, openSchemas = schemasOf(false), schemasOf(true)
+
+func schemasOf(open bool) map[string]func() (*node, error) {
 	m := map[string]func() (*node, error){}
 	for kind, name := range kindFiles {
-		m[kind] = sync.OnceValues(func() (*node, error) { return compile(kind, name) })
+		m[kind] = sync.OnceValues(func() (*node, error) { return compile(kind, name, open) })
 	}
 	return m
-}()
+}
 
 // compile compiles the embedded schema file name of kind.
-func compile(kind, name string) (*node, error) {
+func compile(kind, name string, open bool) (*node, error) {
 	data, err := files.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("read embedded schema %s: %w", name, err)
 	}
-	n, err := compileSchema(data)
+	n, err := compileSchemaMode(data, open)
 	if err != nil {
 		return nil, fmt.Errorf("compile schema of %s (%s): %w", kind, name, err)
 	}
@@ -90,10 +92,22 @@ func Validate(kind string, value any) field.ErrorList {
 	return Errors(Violations(kind, value))
 }
 
+// ValidateOpen is Validate for what a runtime prints (docs/runtime-interface.md section 2: a
+// runtime MAY add fields to any object, and the harness ignores them): a field the schema does
+// not define is accepted at every level, while every field it defines is held to its schema
+// (type, enumeration, pattern, bounds, required, exactly-one-of) as by Validate.
+func ValidateOpen(kind string, value any) field.ErrorList {
+	return Errors(violations(openSchemas, kind, value))
+}
+
 // Violations is Validate before rendering: the structural violations of a document, sorted by
 // path, without duplicates.
 func Violations(kindName string, value any) []Violation {
-	load, ok := kindSchemas[kindName]
+	return violations(kindSchemas, kindName, value)
+}
+
+func violations(schemas map[string]func() (*node, error), kindName string, value any) []Violation {
+	load, ok := schemas[kindName]
 	if !ok {
 		return []Violation{{Kind: NotInEnum, Tokens: []string{"kind"}, Value: kindName, HasValue: true, Want: Kinds()}}
 	}

@@ -62,7 +62,7 @@ func TestCheckEventStream(t *testing.T) {
 
 func TestValidateEvents(t *testing.T) {
 	good := `{"seq":1,"time":"2026-11-30T12:00:00.000000001Z","type":"PodCreated","pod":"web","podUID":"5b0c"}
-{"seq":2,"time":"2026-11-30T12:00:01Z","type":"ContainerExited","pod":"web","podUID":"5b0c","container":"app","containerKind":"main","containerID":"5b0c-app-1","restartCount":0,"signal":{"name":"SIGTERM","number":15},"reason":"Error"}
+{"seq":2,"time":"2026-11-30T12:00:01Z","type":"ContainerExited","pod":"web","podUID":"5b0c","container":"app","containerKind":"main","containerID":"5b0c-app-1","restartCount":0,"signal":{"name":"SIGTERM","number":15,"fieldOfMyOwn":1},"reason":"Error"}
 {"seq":3,"time":"2026-11-30T12:00:02Z","type":"SomethingOfMyOwn","pod":"web","podUID":"5b0c","fieldOfMyOwn":{"any":[1,"thing"]}}
 
 `
@@ -89,6 +89,39 @@ func TestValidateEvents(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), "line 2") || strings.Contains(err.Error(), "line 1 ") {
 				t.Errorf("the error does not name line 2 alone: %v", err)
+			}
+		})
+	}
+}
+
+func TestValidateStatus(t *testing.T) {
+	const main = `{"name":"app","image":"oci:/l:latest","ready":false,"started":false,"restartCount":0,
+	  "state":{"terminated":{"exitCode":0,"reason":"Completed","startedAt":"2026-11-30T12:00:00Z","finishedAt":"2026-11-30T12:00:01Z"}}}`
+	good := `{"uid":"5b0c7e0a-2f4e-4c1e-9a57-0d5b7f3c2a10","phase":"Succeeded","containerStatuses":[` + main + `]}`
+	if err := ValidateStatus([]byte(good)); err != nil {
+		t.Fatalf("a valid status was refused: %v", err)
+	}
+	// Section 2: a runtime MAY add fields to any object, at any depth.
+	extended := `{"uid":"5b0c7e0a-2f4e-4c1e-9a57-0d5b7f3c2a10","phase":"Succeeded","vendor.example/node":"n1",
+	  "containerStatuses":[{"name":"app","image":"oci:/l:latest","ready":false,"started":false,"restartCount":0,"myCounter":3,
+	    "state":{"myState":{},"terminated":{"exitCode":0,"reason":"Completed","myExtra":true,"startedAt":"2026-11-30T12:00:00Z","finishedAt":"2026-11-30T12:00:01Z"}}}]}`
+	if err := ValidateStatus([]byte(extended)); err != nil {
+		t.Fatalf("a status with fields of the runtime's own was refused: %v", err)
+	}
+	// It MUST NOT change the meaning of the documented ones: those are held to the schema.
+	bad := map[string]string{
+		"a phase of its own":          `{"uid":"5b0c7e0a-2f4e-4c1e-9a57-0d5b7f3c2a10","phase":"Done","extra":1}`,
+		"no uid":                      `{"phase":"Succeeded","extra":1}`,
+		"a restart count as a string": strings.Replace(extended, `"restartCount":0`, `"restartCount":"0"`, 1),
+		"two states at once":          strings.Replace(extended, `"myState":{}`, `"running":{"startedAt":"2026-11-30T12:00:00Z"}`, 1),
+		"a negative restart count":    strings.Replace(extended, `"restartCount":0`, `"restartCount":-1`, 1),
+		"a list given as an object":   `{"uid":"5b0c7e0a-2f4e-4c1e-9a57-0d5b7f3c2a10","phase":"Succeeded","containerStatuses":{"app":{}}}`,
+		"two JSON values":             good + " {}",
+	}
+	for name, out := range bad {
+		t.Run(name, func(t *testing.T) {
+			if err := ValidateStatus([]byte(out)); err == nil {
+				t.Fatalf("accepted: %s", out)
 			}
 		})
 	}

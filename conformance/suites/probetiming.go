@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"math"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
@@ -13,22 +14,34 @@ import (
 	"podspec.dev/podspec/spec"
 )
 
-// Probe timing: a readiness probe with periodSeconds 4 and initialDelaySeconds 2 whose command
-// takes checkTakes. An attempt is seen when its report arrives: its start plus exec start-up
-// plus checkTakes. A runtime that waited periodSeconds after the previous attempt ended, instead
-// of starting attempts periodSeconds apart, drifts by at least checkTakes each period, which is
-// more than the mean gap may be off (ExecJitter / (measuredAttempts-1) + EarlyMargin). The period
-// leaves room for an attempt (exec start-up, checkTakes, exec tear-down) on a loaded machine:
-// attempts do not overlap, so one longer than the period delays the next.
+// Probe timing: a readiness probe with initialDelaySeconds 2 and periodSeconds basePeriod times
+// the run's slow factor (rounded up to whole seconds) whose command takes checkTakes. An attempt
+// is seen when its report arrives: its start plus exec start-up plus checkTakes. A runtime that
+// waited periodSeconds after the previous attempt ended, instead of starting attempts
+// periodSeconds apart, drifts by at least checkTakes each period, which is more than the mean gap
+// may be off (ExecJitter / (measuredAttempts-1) + EarlyMargin). The measurement holds only while
+// every attempt (exec start-up, checkTakes, exec tear-down) fits in the period: attempts do not
+// overlap, so one that outlasts the period rightly delays the next (HOOK-007), which the harness,
+// seeing only reports, cannot tell from a late start. On 2 CPUs at a load average of 60 an attempt
+// of this probe took 0.9-4.2 s (a 4 s period was overrun), so the period grows with the slow
+// factor a loaded machine declares, as ExecJitter does.
 const (
-	probePeriod       = 4 * time.Second
+	basePeriod        = 4 * time.Second
 	probeInitialDelay = 2 * time.Second
 	checkTakes        = 600 * time.Millisecond
 	// measuredAttempts are the attempts whose spacing is measured (6 gaps).
 	measuredAttempts = 7
 )
 
+// probePeriodFor is the scenario's periodSeconds at a slow factor: basePeriod times the factor,
+// rounded up to whole seconds.
+func probePeriodFor(slowFactor float64) time.Duration {
+	return time.Duration(math.Ceil(basePeriod.Seconds()*max(slowFactor, 1))) * time.Second
+}
+
 func (s *suite) registerProbeTiming() {
+	// The tolerances are known before BeforeSuite builds the framework: the tree is built first.
+	probePeriod := probePeriodFor(s.opts.Framework.Tolerances.SlowFactor)
 	attempt := func(e fw.Entry) bool {
 		return fw.ProbeEvent("r", probe.TypeCheck)(e) && e.Probe.Handler == "readiness"
 	}

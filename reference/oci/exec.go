@@ -74,11 +74,14 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 	if len(p.Args) == 0 {
 		return -1, fmt.Errorf("exec in %s: no command", id)
 	}
-	proc, err := r.execSpec(ctx, id, p)
+	proc, bundle, err := r.execSpec(ctx, id, p)
 	if err != nil {
 		return -1, err
 	}
-	dir, err := os.MkdirTemp("", "podspec-exec-")
+	// The process file and pid file live in the container's bundle, not in the host's temp
+	// directory: a caller killed during the exec (a supervisor lost mid-probe) leaves them where
+	// removing the container or its pod removes them too.
+	dir, err := os.MkdirTemp(bundle, ".podspec-exec-")
 	if err != nil {
 		return -1, fmt.Errorf("exec in %s: %w", id, err)
 	}
@@ -196,22 +199,23 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 	return code, nil
 }
 
-// execSpec builds the process of an exec from the container's bundle config and p.
-func (r *Runtime) execSpec(ctx context.Context, id string, p ExecProcess) (*specs.Process, error) {
+// execSpec builds the process of an exec from the container's bundle config and p, and returns
+// it with the bundle's directory.
+func (r *Runtime) execSpec(ctx context.Context, id string, p ExecProcess) (*specs.Process, string, error) {
 	st, err := r.State(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("exec in %s: %w", id, err)
+		return nil, "", fmt.Errorf("exec in %s: %w", id, err)
 	}
 	if st.Status != StatusRunning && st.Status != StatusCreated {
-		return nil, fmt.Errorf("exec in %s: container is %s: %w", id, st.Status, ErrNotRunning)
+		return nil, "", fmt.Errorf("exec in %s: container is %s: %w", id, st.Status, ErrNotRunning)
 	}
 	b, err := os.ReadFile(filepath.Join(st.Bundle, "config.json"))
 	if err != nil {
-		return nil, fmt.Errorf("exec in %s: read bundle config: %w", id, err)
+		return nil, "", fmt.Errorf("exec in %s: read bundle config: %w", id, err)
 	}
 	var spec specs.Spec
 	if err := json.Unmarshal(b, &spec); err != nil {
-		return nil, fmt.Errorf("exec in %s: decode bundle config: %w", id, err)
+		return nil, "", fmt.Errorf("exec in %s: decode bundle config: %w", id, err)
 	}
 	proc := specs.Process{}
 	if spec.Process != nil {
@@ -229,7 +233,7 @@ func (r *Runtime) execSpec(ctx context.Context, id string, p ExecProcess) (*spec
 	}
 	// The exec'd process must never lower the OOM score (no CAP_SYS_RESOURCE on many hosts).
 	proc.OOMScoreAdj = nil
-	return &proc, nil
+	return &proc, st.Bundle, nil
 }
 
 // mergeEnv returns base with every KEY=VALUE of extra applied (replacing or appending).

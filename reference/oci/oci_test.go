@@ -594,3 +594,74 @@ func TestCheckAvailableCachedRunsTheBinaryOnceUntilItChanges(t *testing.T) {
 		t.Errorf("a binary replaced by a broken one: err = %v, want ErrUnavailable", err)
 	}
 }
+
+// TestListSurvivesContainersDeletedWhileListing lists a root whose entries come and go, as
+// they do when other pods sharing the root are removed: runc fails a listing whose entry
+// vanished between reading the root and its stat of the entry, and List must not (rm of one
+// pod failed so while another was removed).
+func TestListSurvivesContainersDeletedWhileListing(t *testing.T) {
+	e := newTestEnv(t)
+	if err := os.MkdirAll(e.rt.Root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Directories without a state file: runc skips them as unloadable, so only their
+		// disappearing can fail a listing. One comes and one goes each millisecond, a removal
+		// rate far above a host's but like the shell loop that made 6 of 300 `runc list`
+		// calls fail.
+		for i := 0; ; i++ {
+			time.Sleep(time.Millisecond)
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = os.Mkdir(filepath.Join(e.rt.Root, fmt.Sprintf("gone-%d", i%20)), 0o700)
+			_ = os.Remove(filepath.Join(e.rt.Root, fmt.Sprintf("gone-%d", (i+10)%20)))
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for i := range 300 {
+		if _, err := e.rt.List(context.Background()); err != nil {
+			t.Fatalf("listing %d: %v", i, err)
+		}
+	}
+}
+
+// TestExecLeavesNothingInTheHostsTempDirectory runs an exec and looks, while it runs, where its
+// process and pid files are: in the container's bundle, which removing the container or its
+// pod removes, and never in the host's temp directory, where a caller killed during the exec
+// (a supervisor lost mid-probe) would leave them for good.
+func TestExecLeavesNothingInTheHostsTempDirectory(t *testing.T) {
+	e := newTestEnv(t)
+	ctx := context.Background()
+	e.runningContainer(t, "tmp", ContainerConfig{})
+	st, err := e.rt.State(ctx, "tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	inBundle := func() []string {
+		m, _ := filepath.Glob(filepath.Join(st.Bundle, ".podspec-exec-*"))
+		return m
+	}
+	res := make(chan error, 1)
+	go func() {
+		_, err := e.rt.Exec(ctx, "tmp", ExecProcess{Args: []string{"sleep", "2"}})
+		res <- err
+	}()
+	waitFor(t, func() bool { return len(inBundle()) == 1 })
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("the exec wrote %d entries into the host's temp directory", len(ents))
+	}
+	if err := <-res; err != nil {
+		t.Fatalf("exec: %v", err)
+	}
+	if m := inBundle(); len(m) != 0 {
+		t.Errorf("the exec left %v in the bundle", m)
+	}
+}

@@ -661,9 +661,25 @@ func (r *Runtime) State(ctx context.Context, id string) (*State, error) {
 	return &st, nil
 }
 
+// listAttempts bounds how often List lists again after a container vanished mid-listing.
+const listAttempts = 20
+
 // List returns the state of every container under the runtime's root (`list --format json`).
+//
+// runc 1.1 reads the root's entries and then stats each one, and fails the whole listing when
+// a container is deleted in between ("stat ROOT/ID: no such file or directory"): pods sharing a
+// root delete containers at any time, so `rm` of one pod failed while another pod was removed.
+// Such a listing is made again (each failure needs a concurrent delete, so this ends); other
+// errors are returned at once.
 func (r *Runtime) List(ctx context.Context) ([]State, error) {
-	out, err := r.output(ctx, "list", "", true, "list", "--format", "json")
+	var out []byte
+	var err error
+	for range listAttempts {
+		out, err = r.output(ctx, "list", "", true, "list", "--format", "json")
+		if err == nil || !vanishedDuringList(err) || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -676,6 +692,13 @@ func (r *Runtime) List(ctx context.Context) ([]State, error) {
 		return nil, fmt.Errorf("list: decode runtime output: %w", err)
 	}
 	return list, nil
+}
+
+// vanishedDuringList reports whether a failed listing failed on an entry of the root that
+// disappeared while it was read.
+func vanishedDuringList(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && strings.Contains(strings.ToLower(e.Message), "no such file or directory")
 }
 
 // Update changes the resource limits of a running container (`update --resources FILE ID`).
@@ -691,17 +714,15 @@ func (r *Runtime) Update(ctx context.Context, id string, res *specs.LinuxResourc
 	} else if !feat.Update {
 		return fmt.Errorf("update %s: %w: %s has no update verb", id, ErrUnsupported, r.binary())
 	}
-	f, err := os.CreateTemp("", "podspec-oci-resources-*.json")
+	// Unlinked at once (unlinkedTemp), so an update interrupted by the caller's death leaves no
+	// file behind; the runtime reads it through /proc.
+	f, err := unlinkedTemp("resources")
 	if err != nil {
 		return fmt.Errorf("update %s: %w", id, err)
 	}
-	defer os.Remove(f.Name())
+	defer f.Close()
 	if err := json.NewEncoder(f).Encode(res); err != nil {
-		f.Close()
 		return fmt.Errorf("update %s: write resources: %w", id, err)
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("update %s: write resources: %w", id, err)
-	}
-	return r.simple(ctx, "update", id, "update", "--resources", f.Name(), id)
+	return r.simple(ctx, "update", id, "update", "--resources", procPath(f), id)
 }

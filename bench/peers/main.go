@@ -90,11 +90,11 @@ func main() {
 
 type config struct {
 	podspec, before, kubeconform, ajv, cue string
-	schema, work, kind             string
-	sizes                          []int
-	shapes                         []string
-	runs, cueMax                   int
-	floor                          bool
+	schema, work, kind                     string
+	sizes                                  []int
+	shapes                                 []string
+	runs, cueMax                           int
+	floor                                  bool
 }
 
 // tool is one command line to time on one input.

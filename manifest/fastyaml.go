@@ -554,33 +554,31 @@ func maybeNumber(v string) bool {
 // quoted scans a single-line single- or double-quoted scalar at col (double-quoted ones without
 // escapes) and returns the index after its closing quote.
 func (p *fastParser) quoted(text string, col, line int) (fastItem, int, bool) {
-	q := text[col]
-	var n *yaml.Node
+	v, style, end, ok := scanQuoted(text, col)
+	if !ok {
+		return fastItem{}, 0, false
+	}
 	if p.values {
-		n = &yaml.Node{} // only its Value is read below; it does not escape
-	} else {
-		n = p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Line: line, Column: col + 1})
+		return fastItem{v: v}, end, true
 	}
-	done := func(end int) (fastItem, int, bool) {
-		if p.values {
-			return fastItem{v: n.Value}, end, true
-		}
-		return fastItem{n: n}, end, true
-	}
-	if q == '"' {
-		n.Style = yaml.DoubleQuotedStyle
+	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Style: style, Tag: "!!str", Value: v, Line: line, Column: col + 1})
+	return fastItem{n: n}, end, true
+}
+
+// scanQuoted is quoted's scan: the value and style of the quoted scalar at col, and the index
+// after its closing quote.
+func scanQuoted(text string, col int) (string, yaml.Style, int, bool) {
+	if text[col] == '"' {
 		for i := col + 1; i < len(text); i++ {
 			switch text[i] {
 			case '\\':
-				return fastItem{}, 0, false
+				return "", 0, 0, false
 			case '"':
-				n.Value = text[col+1 : i]
-				return done(i + 1)
+				return text[col+1 : i], yaml.DoubleQuotedStyle, i + 1, true
 			}
 		}
-		return fastItem{}, 0, false
+		return "", 0, 0, false
 	}
-	n.Style = yaml.SingleQuotedStyle
 	var b strings.Builder
 	start := col + 1
 	for i := col + 1; i < len(text); i++ {
@@ -593,15 +591,14 @@ func (p *fastParser) quoted(text string, col, line int) (fastItem, int, bool) {
 			start = i + 1
 			continue
 		}
-		if b.Len() == 0 {
-			n.Value = text[start:i]
-		} else {
-			b.WriteString(text[start:i])
-			n.Value = b.String()
+		v := text[start:i]
+		if b.Len() > 0 {
+			b.WriteString(v)
+			v = b.String()
 		}
-		return done(i + 1)
+		return v, yaml.SingleQuotedStyle, i + 1, true
 	}
-	return fastItem{}, 0, false
+	return "", 0, 0, false
 }
 
 // maxFlowDepth bounds nested flow collections on the fast path (the decoder's own nesting limit
@@ -618,21 +615,19 @@ func (p *fastParser) flowCollection(text string, col, line, depth int) (fastItem
 	if open == '{' {
 		closer = '}'
 	}
+	// base is where the collection's children start (keys for a mapping, with values), vbase
+	// where a mapping's values start (with values).
 	var n *yaml.Node
 	base, vbase := len(p.keys), len(p.vals)
+	if open == '[' {
+		base = vbase
+	}
 	if !p.values {
-		n = p.node(yaml.Node{Style: yaml.FlowStyle, Line: line, Column: col + 1})
+		n = p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: line, Column: col + 1})
 		if open == '[' {
 			n.Kind, n.Tag = yaml.SequenceNode, "!!seq"
-		} else {
-			n.Kind, n.Tag = yaml.MappingNode, "!!map"
 		}
 		base = len(p.stack)
-		if open == '[' {
-			vbase = base
-		}
-	} else if open == '[' {
-		base = vbase
 	}
 	if !p.open() {
 		return fastItem{}, 0, false

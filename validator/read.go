@@ -54,23 +54,16 @@ func ReadStream(r io.Reader, name string, max int64) ([]byte, error) {
 // reader of all of it (the bytes read so far, then the rest of r), to be read one document at a
 // time, so that a stream of any length on standard input or a pipe is never held whole.
 func readHead(r io.Reader, name string, max, streamOver int64) (data []byte, rest io.Reader, err error) {
-	limit := max
-	if streamOver > 0 && (limit <= 0 || streamOver < limit) {
-		limit = streamOver
-	}
-	if limit <= 0 {
-		data, err = ReadStream(r, name, 0)
+	if r == nil || streamOver <= 0 || max > 0 && max <= streamOver {
+		data, err = ReadStream(r, name, max) // max is the tighter bound, or the only one
 		return data, nil, err
 	}
 	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(r, streamOver+1)); err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	if int64(buf.Len()) <= limit {
+	if int64(buf.Len()) <= streamOver {
 		return buf.Bytes(), nil, nil
-	}
-	if limit == max {
-		return nil, nil, &TooLargeError{Name: name, Size: -1, Limit: max}
 	}
 	return nil, io.MultiReader(&buf, r), nil
 }

@@ -159,12 +159,7 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 			if p == "-" {
 				// Standard input is read whole only when it is small (as a file is), else one
 				// document at a time.
-				var data []byte
-				var rest io.Reader
-				err := errors.New("no input")
-				if stdin != nil {
-					data, rest, err = readHead(stdin, StdinName, v.opts.Limits.MaxBytes, streamAbove)
-				}
+				data, rest, err := readHead(stdin, StdinName, v.opts.Limits.MaxBytes, streamAbove)
 				var big *TooLargeError
 				switch {
 				case rest != nil:

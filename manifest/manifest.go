@@ -141,11 +141,8 @@ func (s Segment) Decode(lim Limits) ([]*Document, []finding.Finding) {
 	// The common shape of a manifest, straight into its value: no node tree, no conversion (and
 	// so no decode finding; anything the converter would report makes it give up).
 	if v, ok := parseFastValue(s.Data, lim.MaxDepth); ok {
-		d := &Document{File: s.File, Index: s.Index, Value: v, src: s.Data, srcLine: s.Line}
-		if m, isMap := v.(map[string]any); isMap {
-			d.APIVersion, _ = m["apiVersion"].(string)
-			d.Kind, _ = m["kind"].(string)
-		}
+		d := s.document(v)
+		d.src, d.srcLine = s.Data, s.Line
 		return []*Document{d}, nil
 	}
 	var docs []*Document
@@ -188,14 +185,21 @@ func (s Segment) Decode(lim Limits) ([]*Document, []finding.Finding) {
 		if !ok {
 			continue
 		}
-		d := &Document{File: s.File, Index: s.Index, root: root, Value: v}
-		if m, isMap := v.(map[string]any); isMap {
-			d.APIVersion, _ = m["apiVersion"].(string)
-			d.Kind, _ = m["kind"].(string)
-		}
+		d := s.document(v)
+		d.root = root
 		docs = append(docs, d)
 	}
 	return docs, fs
+}
+
+// document is the document of the segment whose value is v.
+func (s Segment) document(v any) *Document {
+	d := &Document{File: s.File, Index: s.Index, Value: v}
+	if m, isMap := v.(map[string]any); isMap {
+		d.APIVersion, _ = m["apiVersion"].(string)
+		d.Kind, _ = m["kind"].(string)
+	}
+	return d
 }
 
 // shiftLines makes a segment's node positions absolute in its stream.

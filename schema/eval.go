@@ -182,34 +182,29 @@ func newIntBounds(n *node) *intBounds {
 		return nil
 	}
 	b := &intBounds{min: math.MinInt64, max: math.MaxInt64}
-	set := func(r *big.Rat, adjust int64, keep func(int64)) bool {
-		if r == nil {
-			return true
+	for _, bound := range []struct {
+		r      *big.Rat
+		adjust int64 // an exclusive bound's step to the inclusive one
+		lower  bool
+	}{{n.minimum, 0, true}, {n.exclusiveMinimum, 1, true}, {n.maximum, 0, false}, {n.exclusiveMaximum, -1, false}} {
+		if bound.r == nil {
+			continue
 		}
-		if !r.IsInt() || !r.Num().IsInt64() {
-			return false
+		if !bound.r.IsInt() || !bound.r.Num().IsInt64() {
+			return nil
 		}
-		x := r.Num().Int64()
-		if adjust > 0 && x == math.MaxInt64 || adjust < 0 && x == math.MinInt64 {
-			return false
+		x := bound.r.Num().Int64()
+		if bound.adjust > 0 && x == math.MaxInt64 || bound.adjust < 0 && x == math.MinInt64 {
+			return nil
 		}
-		keep(x + adjust)
-		return true
+		x += bound.adjust
+		if bound.lower {
+			b.min = max(b.min, x)
+		} else {
+			b.max = min(b.max, x)
+		}
 	}
-	tighten := func(lower bool) func(int64) {
-		return func(x int64) {
-			if lower {
-				b.min = max(b.min, x)
-			} else {
-				b.max = min(b.max, x)
-			}
-		}
-	}
-	if set(n.minimum, 0, tighten(true)) && set(n.exclusiveMinimum, 1, tighten(true)) &&
-		set(n.maximum, 0, tighten(false)) && set(n.exclusiveMaximum, -1, tighten(false)) {
-		return b
-	}
-	return nil
+	return b
 }
 
 // keyword compiles one keyword of a schema object into n.

@@ -220,6 +220,47 @@ func TestInputsOfUnknownSizeAreReadOnlyUpToTheLimit(t *testing.T) {
 	}
 }
 
+// TestALongStreamOverTheLimitIsReportedUpToWhereItCrossedIt: standard input over streamAbove is
+// validated one document at a time, so the documents read before --max-bytes was crossed are
+// reported, and then MAN-007 at the document that crossed it (docs/validate.md, Limits).
+func TestALongStreamOverTheLimitIsReportedUpToWhereItCrossedIt(t *testing.T) {
+	var in strings.Builder
+	for i := 0; in.Len() <= 2*streamAbove; i++ {
+		fmt.Fprintf(&in, "---\n"+validPod, fmt.Sprintf("p%d", i))
+	}
+	lim := manifest.DefaultLimits()
+	lim.MaxBytes = streamAbove + streamAbove/2
+	lim.MaxDocuments = 1 << 20 // the byte limit, not the document limit, is under test
+	c := run(t, Options{Limits: lim}, []string{"-"}, in.String())
+	if c.err != nil || len(c.results) < 2 {
+		t.Fatalf("%d results, error %v", len(c.results), c.err)
+	}
+	for _, r := range c.results[:len(c.results)-1] {
+		if len(r.Findings) != 0 {
+			t.Fatalf("document %d before the limit: findings %v", r.Document, r.Findings)
+		}
+	}
+	last := c.results[len(c.results)-1]
+	if len(last.Findings) != 1 || last.Findings[0].Rule != "MAN-007" || last.Findings[0].Pos.Line <= 1 {
+		t.Fatalf("the last result: %+v, want one MAN-007 where the limit was crossed", last.Findings)
+	}
+	// Every document that ends within the limit was read (and the one that crosses it counted),
+	// none after it.
+	want, end := 0, 0
+	for _, doc := range strings.SplitAfter(in.String(), "---\n")[1:] {
+		if end += len(doc); end > int(lim.MaxBytes) {
+			break
+		}
+		want++
+	}
+	if c.sum.Documents != want && c.sum.Documents != want+1 {
+		t.Errorf("%d documents read, want the %d that end within the limit of %d bytes (and the one that crosses it)", c.sum.Documents, want, lim.MaxBytes)
+	}
+	if c.sum.Errors != 1 {
+		t.Errorf("%d errors, want the one MAN-007", c.sum.Errors)
+	}
+}
+
 func TestNewRejectsNegativeWorkers(t *testing.T) {
 	if _, err := New(Options{Workers: -1}); err == nil {
 		t.Error("New accepted Workers -1")

@@ -24,6 +24,7 @@ import (
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
@@ -127,7 +128,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 		if v.HostPath == nil {
 			continue
 		}
-		if _, err := os.Stat(v.HostPath.Path); err != nil {
+		if _, err := os.Stat(v.HostPath.Path); err != nil && !mutant.HostPathCheckedLate {
 			// VOL-008: a hostPath that does not exist is refused, never created.
 			return nil, "", errf(runtimev1.CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
 		}

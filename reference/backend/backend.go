@@ -160,6 +160,12 @@ func (b *Backend) setupVolumes(pod *engine.PodInfo) error {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("volume %s: %w", v.Name, err)
 			}
+			if mutant.EmptyDirNotEmpty && v.EmptyDir.Medium != "Memory" {
+				// The mutant: the runtime keeps a note of its own in the volume.
+				if err := os.WriteFile(filepath.Join(dir, ".podspec-volume"), []byte(pod.UID+"\n"), 0o644); err != nil {
+					return fmt.Errorf("volume %s: %w", v.Name, err)
+				}
+			}
 			if v.EmptyDir.Medium == "Memory" && !mutant.MemoryEmptyDirOnDisk {
 				opts := "mode=0755"
 				if v.EmptyDir.SizeLimit != nil {
@@ -195,6 +201,9 @@ func (b *Backend) volumeSource(pod *engine.PodInfo, name string) (string, error)
 		case v.EmptyDir != nil:
 			return filepath.Join(pod.Dir, store.VolumesDir, v.Name), nil
 		case v.HostPath != nil:
+			if mutant.HostPathChmod {
+				os.Chmod(v.HostPath.Path, 0o755) // the mutant: the runtime "fixes" the mode of the host directory
+			}
 			return filepath.Clean(v.HostPath.Path), nil
 		case v.Shared != nil:
 			return filepath.Join(b.SharedDir, v.Shared.Name), nil
@@ -279,6 +288,9 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		src, err := b.volumeSource(pod, m.Name)
 		if err != nil {
 			return 0, fmt.Errorf("container %s: %w", c.Name, err)
+		}
+		if mutant.EmptyDirClearedOnRestart {
+			mutantClearEmptyDir(pod, m.Name, src)
 		}
 		cfg.Mounts = append(cfg.Mounts, oci.Mount{Source: src, Destination: m.MountPath, ReadOnly: m.ReadOnly && !mutant.ReadOnlyIgnored})
 	}

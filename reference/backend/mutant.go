@@ -28,3 +28,20 @@ func (b *Backend) staleRootfs(ctx context.Context, pod *engine.PodInfo, containe
 	}
 	return dir, nil
 }
+
+// mutantClearEmptyDir empties the emptyDir volume name (host directory dir) of pod: the mutant
+// emptydir_cleared_on_restart does it whenever an instance that mounts it is created.
+func mutantClearEmptyDir(pod *engine.PodInfo, name, dir string) {
+	for _, v := range pod.Spec.Volumes {
+		if v.Name != name || v.EmptyDir == nil {
+			continue
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}

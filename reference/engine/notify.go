@@ -160,6 +160,14 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 			cd := &rec.Containers[i]
 			switch cd.Phase {
 			case v1alpha1.NotificationRunning:
+				if mutant.LostDeliveryRerun {
+					if s := e.byName[cd.Name]; s != nil && e.st.Pod.Status.FinishedAt == nil {
+						e.mutantNote("a delivery lost with its supervisor runs again")
+						cd.Phase, cd.ContainerID, cd.StartedAt = v1alpha1.NotificationPending, "", nil
+						slots[i] = s
+						continue
+					}
+				}
 				cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationFailed, ReasonExitStatusLost, &now
 				cd.Message = "the supervisor was lost while the action ran; its outcome is unknown"
 			case v1alpha1.NotificationPending:
@@ -331,7 +339,9 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 	cd := &d.rec.Containers[idx]
 	cd.Phase, cd.ContainerID, cd.StartedAt = v1alpha1.NotificationRunning, inst.id, &now
 	d.mu.Unlock()
-	if err := e.writeRecord(ctx, d); err != nil {
+	if mutant.RunningNotPersisted {
+		e.mutantNote("a delivery is not persisted Running before its action")
+	} else if err := e.writeRecord(ctx, d); err != nil {
 		e.logf("notification %s: persist delivery to %s: %v", d.req.Name, s.name, err)
 		return
 	}

@@ -260,7 +260,16 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 			nc = &newPod.Spec.InitContainers[cc.Index]
 		}
 		r := s.rec()
-		switch cc.Effect {
+		effect := cc.Effect
+		if mutant.ResizeRestarts && effect == validation.EffectResize {
+			e.mutantNote("a resize restarts the container")
+			effect = validation.EffectRestart
+		}
+		if mutant.RestartResizeInPlace && effect == validation.EffectRestart && slices.Equal(cc.Fields, []string{"resources"}) {
+			e.mutantNote("a RestartContainer resize is applied in place")
+			effect = validation.EffectResize
+		}
+		switch effect {
 		case validation.EffectNextRun:
 			// Used only if the init container has not started (UPD-013).
 			if r.EverRan || s.inst != nil {
@@ -297,7 +306,12 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	// UPD-014: the new deadline counts from status.startedAt and takes effect at once.
 	if ch.ActiveDeadlineSeconds && ps.StartedAt != nil && p.Spec.ActiveDeadlineSeconds != nil {
 		if e.deadlineArmed {
-			go e.deadline(rc, activeDeadline(*ps.StartedAt, *p.Spec.ActiveDeadlineSeconds))
+			from := *ps.StartedAt
+			if mutant.DeadlineUpdateFromNow {
+				e.mutantNote("a changed deadline counts from the update")
+				from = time.Now()
+			}
+			go e.deadline(rc, activeDeadline(from, *p.Spec.ActiveDeadlineSeconds))
 		} else if e.runCtx != nil {
 			e.armDeadlineLocked()
 		}
@@ -408,6 +422,11 @@ func (e *Engine) replaceInstance(ctx context.Context, s *slot, inst *instance, g
 		return
 	}
 	why := fmt.Sprintf("replaced by update (generation %d)", gen)
+	if mutant.UpdateKillsAtOnce {
+		e.mutantNote("a replaced instance gets SIGKILL at once")
+		e.signalInstance(ctx, s, inst, syscall.SIGKILL, why)
+		return
+	}
 	if !e.signalInstance(ctx, s, inst, stopSignal(s.c), why) {
 		return
 	}

@@ -111,6 +111,18 @@ var switches = map[string]bool{
 	"RmRunningForced":               RmRunningForced,
 	"RmForceGraceful":               RmForceGraceful,
 	"GCAgeFromStart":                GCAgeFromStart,
+	"SkippedNotificationSucceeds":   SkippedNotificationSucceeds,
+	"AllPodsFinalPhase":             AllPodsFinalPhase,
+	"RunningNotPersisted":           RunningNotPersisted,
+	"LostDeliveryRerun":             LostDeliveryRerun,
+	"EmptyDirNotEmpty":              EmptyDirNotEmpty,
+	"EmptyDirClearedOnRestart":      EmptyDirClearedOnRestart,
+	"HostPathChmod":                 HostPathChmod,
+	"HostPathCheckedLate":           HostPathCheckedLate,
+	"ResizeRestarts":                ResizeRestarts,
+	"RestartResizeInPlace":          RestartResizeInPlace,
+	"DeadlineUpdateFromNow":         DeadlineUpdateFromNow,
+	"UpdateKillsAtOnce":             UpdateKillsAtOnce,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

@@ -121,6 +121,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		if f.done() {
 			return f.finish(ctx)
 		}
+		if mutant.AllPodsFinalPhase && f.spec.TargetPolicy == v1alpha1.AllPods && len(f.todo) == 0 && len(f.inflight) == 0 {
+			f.logf("podspec mutant build: an AllPods Notification is final while it exists")
+			f.st.Phase = f.finalPhase()
+		}
 		if err := f.writeStatus(); err != nil && !f.noRoom(err) {
 			if errors.Is(err, ErrNotFound) {
 				return nil
@@ -420,21 +424,12 @@ func (f *fanOut) done() bool {
 	return f.spec.TargetPolicy != v1alpha1.AllPods && len(f.todo) == 0 && len(f.inflight) == 0
 }
 
-// finish writes the final status: Failed if a pod record failed, else Succeeded if one
-// succeeded, else Skipped. A full disk does not lose it: it is written again at each poll.
+// finish writes the final status (finalPhase). A full disk does not lose it: it is written
+// again at each poll.
 func (f *fanOut) finish(ctx context.Context) error {
 	now := time.Now().UTC()
 	f.st.FinishedAt = &now
-	f.st.Phase = v1alpha1.NotificationSkipped
-	for _, t := range f.all {
-		if t.phase == v1alpha1.NotificationFailed {
-			f.st.Phase = v1alpha1.NotificationFailed
-			break
-		}
-		if t.phase == v1alpha1.NotificationSucceeded {
-			f.st.Phase = v1alpha1.NotificationSucceeded
-		}
-	}
+	f.st.Phase = f.finalPhase()
 	for {
 		err := f.writeStatus()
 		if err == nil || !f.noRoom(err) {
@@ -444,6 +439,25 @@ func (f *fanOut) finish(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// finalPhase is the phase of a Notification whose pod records are all final: Failed if one
+// failed, else Succeeded if one succeeded, else Skipped.
+func (f *fanOut) finalPhase() v1alpha1.NotificationPhase {
+	ph := v1alpha1.NotificationSkipped
+	if mutant.SkippedNotificationSucceeds {
+		f.logf("podspec mutant build: a Notification without a failure is Succeeded")
+		ph = v1alpha1.NotificationSucceeded
+	}
+	for _, t := range f.all {
+		if t.phase == v1alpha1.NotificationFailed {
+			return v1alpha1.NotificationFailed
+		}
+		if t.phase == v1alpha1.NotificationSucceeded {
+			ph = v1alpha1.NotificationSucceeded
+		}
+	}
+	return ph
 }
 
 // finalise takes in a final pod record: its target's phase and its failures in the status.

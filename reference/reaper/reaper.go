@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -266,7 +267,7 @@ func children(self int) []int {
 			}
 		}
 		again, err := tasks()
-		if ok && err == nil && slicesEqual(tids, again) {
+		if ok && err == nil && slices.Equal(tids, again) {
 			return out
 		}
 	}
@@ -282,18 +283,6 @@ func tasks() ([]string, error) {
 		out[i] = e.Name()
 	}
 	return out, nil
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // childrenByScan lists the children of ppid from the parent fields in /proc.

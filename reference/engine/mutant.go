@@ -102,18 +102,6 @@ func (e *Engine) mutantBudgetMovedLater(end time.Time) bool {
 // mutantLower is s in lower case (the termination reason written as a vendor's own spelling).
 func mutantLower(s string) string { return strings.ToLower(s) }
 
-// mutantPodPolicy is the pod's restart policy, whatever the container's own says (RST-002).
-func mutantPodPolicy(p *v1alpha1.Pod, isInit bool) v1alpha1.RestartPolicy {
-	pol := p.Spec.RestartPolicy
-	if pol == "" {
-		pol = v1alpha1.RestartPolicyAlways
-	}
-	if isInit && pol == v1alpha1.RestartPolicyAlways {
-		return v1alpha1.RestartPolicyOnFailure
-	}
-	return pol
-}
-
 // mutantResultAtStopLocked sets status.exitCode and status.decidedBy when the stop sequence
 // begins, from the exits so far, as if the pod were terminal (EXIT-019).
 func (e *Engine) mutantResultAtStopLocked() {

@@ -76,7 +76,7 @@ func (e *Engine) buildSlots() {
 		}
 		policy := p.Spec.EffectiveRestartPolicy(c, true)
 		if mutant.ContainerPolicyIgnored && kind == KindInit {
-			policy = mutantPodPolicy(p, true)
+			policy = p.Spec.EffectiveRestartPolicy(&v1alpha1.Container{}, true) // the pod's policy alone (RST-002)
 		}
 		e.addSlot(&slot{name: c.Name, kind: kind, index: i, c: c, policy: policy})
 	}
@@ -84,7 +84,7 @@ func (e *Engine) buildSlots() {
 		c := &p.Spec.Containers[i]
 		policy := p.Spec.EffectiveRestartPolicy(c, false)
 		if mutant.ContainerPolicyIgnored {
-			policy = mutantPodPolicy(p, false)
+			policy = p.Spec.EffectiveRestartPolicy(&v1alpha1.Container{}, false)
 		}
 		e.addSlot(&slot{name: c.Name, kind: KindMain, index: i, c: c, policy: policy})
 	}

@@ -466,7 +466,7 @@ const (
 	SEC004 = "SEC-004"
 	// SEC005 A runtime MUST validate pod and container names before it uses them in any host path.
 	SEC005 = "SEC-005"
-	// SEC006 A runtime MUST NOT give a container any host path other than the `hostPath` and `shared` volumes it mounts and what the runtime made for the pod itself (its instances' root filesystems and its `emptyDir` volumes).
+	// SEC006 A runtime MUST NOT give a container any host path other than the `hostPath` and `shared` volumes it mounts and what the runtime made for the pod itself (its instances' root filesystems and its `emptyDir` volumes). A read-only bind of the host's node of one of the OCI runtime specification's default devices (`/dev/null`, `/dev/zero`, `/dev/full`, `/dev/random`, `/dev/urandom`, `/dev/tty`), which an OCI runtime may use to mask a path, is not a host path in this sense: the container gets a device it has anyway, and cannot change the host's node through a read-only mount.
 	SEC006 = "SEC-006"
 	// SEC007 A runtime MUST NOT let users other than its own owner read its state directories.
 	SEC007 = "SEC-007"
@@ -1025,7 +1025,7 @@ var requirements = [...]Requirement{
 	{ID: SEC005, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A runtime MUST validate pod and container names before it uses them in any host path."},
 	{ID: SEC006, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
-		Text: "A runtime MUST NOT give a container any host path other than the `hostPath` and `shared` volumes it mounts and what the runtime made for the pod itself (its instances' root filesystems and its `emptyDir` volumes)."},
+		Text: "A runtime MUST NOT give a container any host path other than the `hostPath` and `shared` volumes it mounts and what the runtime made for the pod itself (its instances' root filesystems and its `emptyDir` volumes). A read-only bind of the host's node of one of the OCI runtime specification's default devices (`/dev/null`, `/dev/zero`, `/dev/full`, `/dev/random`, `/dev/urandom`, `/dev/tty`), which an OCI runtime may use to mask a path, is not a host path in this sense: the container gets a device it has anyway, and cannot change the host's node through a read-only mount."},
 	{ID: SEC007, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A runtime MUST NOT let users other than its own owner read its state directories."},
 	{ID: SEC008, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",

@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"podspec.dev/podspec/conformance/probe"
 )
 
@@ -52,4 +54,23 @@ func HostPathOf(m probe.Mount, host []probe.Mount) (hostPath string, ok bool) {
 // pathWithin reports whether p is dir or below it (slash-separated, clean paths).
 func pathWithin(p, dir string) bool {
 	return dir == "/" || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// defaultDevices are the OCI runtime specification's default devices (config-linux, "Default
+// Devices") by MAJOR:MINOR: null, zero, full, random, urandom and tty.
+var defaultDevices = map[[2]uint32]bool{{1, 3}: true, {1, 5}: true, {1, 7}: true, {1, 8}: true, {1, 9}: true, {5, 0}: true}
+
+// IsReadOnlyDefaultDevice reports whether the container mount m, mapped to hostPath by
+// HostPathOf, is a read-only bind of the host's node of a default device — what crun binds over
+// a masked path. SEC-006 does not count it as a host path: it gives the container a device it
+// has anyway, and a read-only mount cannot change the host's node (its mode, owner or times).
+func IsReadOnlyDefaultDevice(m probe.Mount, hostPath string) bool {
+	if !m.ReadOnly {
+		return false
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(hostPath, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return false
+	}
+	return defaultDevices[[2]uint32{unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev))}]
 }

@@ -22,8 +22,9 @@ func TestCommittedTriageFilesLoad(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		if len(tr.Reasons) == 0 {
-			t.Errorf("%s: no reasons", f)
+		// A run with no failure has no reasons (runc's), but every page has a title and a command.
+		if tr.Title == "" || tr.Command == "" {
+			t.Errorf("%s: no title or no command", f)
 		}
 		for id := range tr.Reasons {
 			if !spec.Known(id) {

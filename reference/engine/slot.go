@@ -383,6 +383,18 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
 		return nil, fmt.Errorf("create container %s: %w", s.name, err)
 	}
+	if e.noRestartLocked(s) {
+		// The stop began while the instance was being created: it never starts, and nothing of
+		// it is recorded — no ContainerCreated once the stop sequence began, and no restart in
+		// restartCount, which counts the instances started (RST-006).
+		s.creating = false
+		e.mu.Unlock()
+		e.discardCreated(ctx, id, pid)
+		e.mu.Lock()
+		e.skipLocked(s)
+		e.mu.Unlock()
+		return nil, errStopped
+	}
 	// The init process is this supervisor's child (its subreaper) once runc create exited,
 	// not reaped before the watcher below waits for it: the pid is still that process.
 	inst := &instance{id: id, pid: pid, n: n, pidfd: openPidFD(pid)}
@@ -398,19 +410,6 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	ev := e.instEvent(runtimev1.EventContainerCreated, s, inst, "", "")
 	ev.PID = pid
 	e.commitLocked(ev)
-	if e.noRestartLocked(s) {
-		// The stop began while the instance was being created: it never starts.
-		s.inst = nil
-		r.PID = 0
-		e.mu.Unlock()
-		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
-		<-inst.exit
-		inst.pidfd.close()
-		e.mu.Lock()
-		e.skipLocked(s)
-		e.mu.Unlock()
-		return nil, errStopped
-	}
 	e.mu.Unlock()
 
 	if err := e.be.StartInstance(ctx, id); err != nil {

@@ -130,3 +130,40 @@ func TestIntegerBoundsAgreeWithExactBounds(t *testing.T) {
 		}
 	}
 }
+
+// An exit code is what a parent reads from wait(2): 0 to 255 wherever a schema has one (the
+// pod's, a terminated container's, an event's, a notifier action's).
+func TestExitCodesAreBetween0And255(t *testing.T) {
+	const ts = "2026-12-02T10:00:00Z"
+	docs := map[string]func(code int) (string, map[string]any){
+		"PodStatus": func(code int) (string, map[string]any) {
+			return "PodStatus", map[string]any{"uid": "u", "phase": "Failed", "exitCode": code}
+		},
+		"terminated container": func(code int) (string, map[string]any) {
+			return "PodStatus", map[string]any{"uid": "u", "phase": "Failed", "containerStatuses": []any{map[string]any{
+				"name": "a", "image": "oci:x", "ready": false, "started": false, "restartCount": 0,
+				"state": map[string]any{"terminated": map[string]any{"exitCode": code, "reason": "Error", "startedAt": ts, "finishedAt": ts}}}}}
+		},
+		"Event": func(code int) (string, map[string]any) {
+			return "Event", map[string]any{"pod": "p", "podUID": "u", "seq": 1, "time": ts, "type": "PodFinished", "exitCode": code}
+		},
+		"PodNotificationRecord": func(code int) (string, map[string]any) {
+			return "PodNotificationRecord", map[string]any{"pod": "p", "podUID": "u", "notification": "n", "phase": "Failed",
+				"containers": []any{map[string]any{"name": "a", "phase": "Failed", "exitCode": code}}}
+		},
+	}
+	for name, doc := range docs {
+		for _, code := range []int{0, 1, 137, 255} {
+			if kind, v := doc(code); len(Validate(kind, v)) != 0 {
+				t.Errorf("%s: exitCode %d refused: %v", name, code, Validate(kind, v))
+			}
+		}
+		for _, code := range []int{-1, 256, 65280} {
+			kind, v := doc(code)
+			errs := Validate(kind, v)
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), "exitCode") {
+				t.Errorf("%s: exitCode %d: got %v, want one finding at exitCode", name, code, errs)
+			}
+		}
+	}
+}

@@ -132,6 +132,13 @@ func New(o Options) (*Engine, error) {
 	if e.logf == nil {
 		e.logf = func(string, ...any) {}
 	}
+	// A supervisor lost between a state write and the events that describe it left them in
+	// the state: they go into the log now, in their place, before anything else (SUP-009).
+	if n, err := ev.Recover(st.UnwrittenEvents); err != nil {
+		e.logf("%v", err)
+	} else if n > 0 {
+		e.logf("wrote %d event(s) the lost supervisor had recorded only in the state", n)
+	}
 	p := &st.Pod
 	if p.Status == nil {
 		p.Status = &v1alpha1.PodStatus{}
@@ -438,13 +445,18 @@ func (e *Engine) commitLocked(evs ...*runtimev1.Event) {
 }
 
 // persistLocked writes the state, then the held events and evs (the state is always written
-// before the events that describe it). When a write fails (a full disk) nothing is lost and
+// before the events that describe it, and carries them, so that a supervisor lost between the
+// two writes loses none: New appends them). When a write fails (a full disk) nothing is lost and
 // nothing is half-written: evs are held in memory, in order — the first failure puts a
 // PersistenceFailed event before them — the failure is recorded in the pod's reserved
 // persist.error file, where the command line reads it, and retryPersist writes everything
 // once there is room again.
 func (e *Engine) persistLocked(evs []*runtimev1.Event) {
-	err := e.pod.WriteState(e.st)
+	pending, err := e.events.Pending(evs...)
+	if err == nil {
+		e.st.UnwrittenEvents = pending
+		err = e.pod.WriteState(e.st)
+	}
 	if err == nil {
 		err = e.events.Append(evs...)
 	}

@@ -82,9 +82,11 @@ type testPod struct {
 	st   *store.Store
 	p    *store.Pod
 	be   *backend.Backend
-	e    *engine.Engine
+	e    *engine.Engine // the pod's engine: after adopt, the adopting one
 	done chan error
 	spec *v1alpha1.Pod
+	// cancel ends the Run of e (abandons it, as a lost supervisor).
+	cancel context.CancelFunc
 }
 
 // startPod runs a pod from a YAML manifest in which IMAGE stands for the busybox test image.
@@ -129,16 +131,15 @@ func startPod(t *testing.T, manifest string, tweaks ...func(*engine.Options)) *t
 		t.Fatal(err)
 	}
 	tp := &testPod{t: t, root: root, st: s, p: p, be: be, e: e, done: make(chan error, 1), spec: &pod}
-	runCtx, cancel := context.WithCancel(ctx)
-	go func() { tp.done <- e.Run(runCtx) }()
+	tp.run(ctx)
 	t.Cleanup(func() {
-		e.Stop(ctx, nil, true)
+		tp.e.Stop(ctx, nil, true)
 		select {
-		case <-e.Finished():
+		case <-tp.e.Finished():
 		case <-time.After(30 * time.Second):
 			t.Errorf("pod did not finish after a forced stop")
 		}
-		cancel()
+		tp.cancel()
 		stt, err := p.ReadState()
 		if err == nil {
 			info := &engine.PodInfo{Name: p.Name, UID: stt.Pod.Status.UID, Dir: p.Dir, Spec: &stt.Pod.Spec}
@@ -154,6 +155,38 @@ func startPod(t *testing.T, manifest string, tweaks ...func(*engine.Options)) *t
 		}
 	})
 	return tp
+}
+
+// run runs tp.e until it finishes or tp.cancel abandons it.
+func (tp *testPod) run(ctx context.Context) {
+	runCtx, cancel := context.WithCancel(ctx)
+	tp.cancel = cancel
+	done := tp.done
+	e := tp.e
+	go func() { done <- e.Run(runCtx) }()
+}
+
+// adopt loses the pod's supervisor and starts the next one: it abandons the engine (its Run
+// ends; the containers run on and the state and events stay as they are), lets lose change
+// what is on disk into what a supervisor killed at a chosen moment would have left, then runs
+// an adopting engine on the pod with the real backend.
+func (tp *testPod) adopt(lose func()) {
+	tp.t.Helper()
+	tp.cancel()
+	select {
+	case <-tp.done:
+	case <-time.After(30 * time.Second):
+		tp.t.Fatal("the abandoned engine's Run did not return")
+	}
+	if lose != nil {
+		lose()
+	}
+	e, err := engine.New(engine.Options{Pod: tp.p, Backend: tp.be, Watcher: testReaper, Adopt: true, Logf: tp.t.Logf})
+	if err != nil {
+		tp.t.Fatal(err)
+	}
+	tp.e, tp.done = e, make(chan error, 1)
+	tp.run(context.Background())
 }
 
 // wait blocks until the pod is terminal and returns its final status.

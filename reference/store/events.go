@@ -85,13 +85,7 @@ func (p *Pod) OpenEventLog() (*EventLog, error) {
 func lastEvent(b []byte) (int64, time.Time) {
 	var seq int64
 	var at time.Time
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+	for line := range bytes.Lines(b) {
 		var ev runtimev1.Event
 		if json.Unmarshal(line, &ev) == nil && ev.Seq > seq {
 			seq, at = ev.Seq, ev.Time
@@ -150,6 +144,72 @@ func (l *EventLog) Append(evs ...*runtimev1.Event) error {
 	}
 	l.held, l.nHeld = nil, 0
 	return nil
+}
+
+// Pending returns what Append(evs...) would write now: the held events, then evs, numbered as
+// Append will number them (it sets a zero Time of evs to now, as Append would). The log is left
+// as it was. A state written before its events carries them (State.UnwrittenEvents).
+func (l *EventLog) Pending(evs ...*runtimev1.Event) ([]runtimev1.Event, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out, err := decodeEvents(l.held)
+	if err != nil {
+		return nil, err
+	}
+	next, last := l.next, l.last
+	_, err = l.number(evs)
+	l.next, l.last = next, last
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range evs {
+		out = append(out, *ev)
+	}
+	return out, nil
+}
+
+// Recover appends the events of unwritten (a state's UnwrittenEvents) that the file lacks:
+// those numbered after its last event, which a supervisor lost between its state write and its
+// events write left in the state alone. They keep their order, times and (the file holding
+// every event before them) numbers. It returns how many it wrote; when the write fails they are
+// held, numbered, for the next Append. Call it before anything else is appended.
+func (l *EventLog) Recover(unwritten []runtimev1.Event) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var missing []*runtimev1.Event
+	for i := range unwritten {
+		if unwritten[i].Seq >= l.next {
+			ev := unwritten[i]
+			missing = append(missing, &ev)
+		}
+	}
+	if len(missing) == 0 {
+		return 0, nil
+	}
+	b, err := l.number(missing)
+	if err != nil {
+		return 0, err
+	}
+	if err := l.write(append(l.held[:len(l.held):len(l.held)], b...)); err != nil {
+		l.held = append(l.held, b...)
+		l.nHeld += len(missing)
+		return 0, fmt.Errorf("recover %d events: %w", len(missing), err)
+	}
+	l.held, l.nHeld = nil, 0
+	return len(missing), nil
+}
+
+// decodeEvents decodes encoded event lines (held events).
+func decodeEvents(b []byte) ([]runtimev1.Event, error) {
+	var out []runtimev1.Event
+	for line := range bytes.Lines(b) {
+		var ev runtimev1.Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			return nil, fmt.Errorf("decode held event: %w", err)
+		}
+		out = append(out, ev)
+	}
+	return out, nil
 }
 
 // Hold numbers the events and keeps them, in order, for the next Append or Flush.

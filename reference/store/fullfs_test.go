@@ -115,6 +115,15 @@ func TestSUP009_EventAppendIsWholeOrAbsentOnAFullDisk(t *testing.T) {
 	if err := log.Append(&runtimev1.Event{Type: runtimev1.EventPodTerminating, Pod: "web"}); err != nil {
 		t.Fatal(err)
 	}
+	if got, want := numberedEvents(t, p), "1:PodCreated 2:PodStarted 3:StopRequested 4:ContainerExited 5:PodTerminating"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+// numberedEvents reads the pod's events as "SEQ:TYPE ..." and fails the test unless their
+// numbers run 1, 2, 3 without gaps or repeats.
+func numberedEvents(t *testing.T, p *Pod) string {
+	t.Helper()
 	evs, err := p.ReadEvents(0)
 	if err != nil {
 		t.Fatal(err)
@@ -126,10 +135,7 @@ func TestSUP009_EventAppendIsWholeOrAbsentOnAFullDisk(t *testing.T) {
 			t.Errorf("event %d has seq %d: numbers must run 1, 2, 3 without gaps or repeats", i, ev.Seq)
 		}
 	}
-	want := "1:PodCreated 2:PodStarted 3:StopRequested 4:ContainerExited 5:PodTerminating"
-	if strings.Join(got, " ") != want {
-		t.Errorf("events %s, want %s", strings.Join(got, " "), want)
-	}
+	return strings.Join(got, " ")
 }
 
 func TestAFailedStateWriteLeavesTheOldStateAndNoTemporaryFile(t *testing.T) {
@@ -208,5 +214,60 @@ func TestSUP009_OpenEventLogNumbersAfterTheLastValidLine(t *testing.T) {
 			t.Errorf("seq %d appears twice", ev.Seq)
 		}
 		seen[ev.Seq] = true
+	}
+}
+
+// TestSUP009_EventsAStateCarriesAreRecoveredInTheirPlace: a supervisor lost between a state
+// write and the append of its events leaves them in the state (Pending); the next one writes
+// those the file lacks (Recover), with the numbers and times they were given, and numbers on
+// after them. Events the file already holds are not written twice.
+func TestSUP009_EventsAStateCarriesAreRecoveredInTheirPlace(t *testing.T) {
+	_, p := newPod(t)
+	log, err := p.OpenEventLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(&runtimev1.Event{Type: runtimev1.EventContainerStarted, Pod: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	exited := &runtimev1.Event{Type: runtimev1.EventContainerExited, Pod: "web", Container: "churn"}
+	restarting := &runtimev1.Event{Type: runtimev1.EventContainerRestarting, Pod: "web", Container: "churn"}
+	unwritten, err := log.Pending(exited, restarting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The supervisor dies here: its state holds unwritten, the file does not.
+	log.Close()
+	if len(unwritten) != 2 || unwritten[0].Seq != 3 || unwritten[1].Seq != 4 || unwritten[0].Time.IsZero() {
+		t.Fatalf("Pending = %+v, want the two events numbered 3 and 4 (after PodCreated and ContainerStarted), with times", unwritten)
+	}
+	log, err = p.OpenEventLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The already written ContainerStarted comes along, as in a state whose events were held.
+	started, err := p.ReadEvents(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := log.Recover(append(started, unwritten...)); err != nil || n != 2 {
+		t.Fatalf("Recover wrote %d events (%v), want the 2 the file lacked", n, err)
+	}
+	if n, err := log.Recover(unwritten); err != nil || n != 0 {
+		t.Fatalf("Recover again wrote %d events (%v), want none", n, err)
+	}
+	if err := log.Append(&runtimev1.Event{Type: EventSupervisorAdopted, Pod: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	if got, want := numberedEvents(t, p), "1:PodCreated 2:ContainerStarted 3:ContainerExited 4:ContainerRestarting 5:SupervisorAdopted"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+	evs, err := p.ReadEvents(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !evs[2].Time.Equal(unwritten[0].Time) {
+		t.Errorf("the recovered ContainerExited is stamped %s, want its own time %s", evs[2].Time, unwritten[0].Time)
 	}
 }

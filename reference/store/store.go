@@ -278,6 +278,11 @@ type State struct {
 	// CreateParallelism bounds how many container instances the pod creates and starts at
 	// once (`run --create-parallelism`); 0: the engine's default (engine.DefaultCreateParallelism).
 	CreateParallelism int `json:"createParallelism,omitempty"`
+	// UnwrittenEvents are the events that describe this state, numbered, which the supervisor
+	// appends to the events file right after writing it (EventLog.Pending): a supervisor lost
+	// between the two writes leaves them here, and the next one appends those the file lacks
+	// (EventLog.Recover). Those the file already holds are left over from the last write.
+	UnwrittenEvents []runtimev1.Event `json:"unwrittenEvents,omitempty"`
 }
 
 // CreateOptions are the settings of a pod that are not in its manifest.

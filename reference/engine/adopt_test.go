@@ -1,0 +1,155 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/store"
+)
+
+// deleteGate holds the engine's first DeleteInstance of one instance (by the suffix of its ID)
+// until released. The engine deletes an ended instance right after the state write and the
+// events that record its exit, so a held delete is a supervisor stopped just after that commit.
+type deleteGate struct {
+	engine.Backend
+	suffix string
+	*firstCall
+}
+
+func (g *deleteGate) DeleteInstance(ctx context.Context, id string, pod *engine.PodInfo) error {
+	if strings.HasSuffix(id, g.suffix) {
+		g.wait()
+	}
+	return g.Backend.DeleteInstance(ctx, id, pod)
+}
+
+// cutEvents truncates the pod's events file before its first event that matches: what a
+// supervisor killed after a state write, and before the append of the events of that write,
+// leaves of the file.
+func cutEvents(t *testing.T, p *store.Pod, match func(runtimev1.Event) bool) {
+	t.Helper()
+	path := p.Path(store.EventsFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 0; off < len(b); {
+		n := bytes.IndexByte(b[off:], '\n')
+		if n < 0 {
+			break
+		}
+		var ev runtimev1.Event
+		if json.Unmarshal(b[off:off+n], &ev) == nil && match(ev) {
+			if err := os.Truncate(path, int64(off)); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		off += n + 1
+	}
+	t.Fatal("no event to cut the events file at")
+}
+
+func ofInstance(typ runtimev1.EventType, container string, restarts int32) func(runtimev1.Event) bool {
+	return func(ev runtimev1.Event) bool {
+		return ev.Type == typ && ev.Container == container && ev.RestartCount != nil && *ev.RestartCount == restarts
+	}
+}
+
+// A supervisor killed between the state write of a commit and the append of its events (the
+// state is written first: a window of a directory fsync and an event write, on every commit)
+// left a state that records what those events say. The adopter continues from that state, so it
+// never records them again itself: they were lost, and with them, under the conformance suite's
+// repeated kills, the exit of a restarting container (ContainerExited, then its restart) or the
+// start of an instance (the workload ran, no ContainerStarted). The state now carries the
+// events of its write, and the adopter writes those the file lacks, in their place.
+func TestSUP009_EventsALostSupervisorWroteOnlyIntoTheStateAreRecordedByTheAdopter(t *testing.T) {
+	const manifest = `
+metadata: {name: lost-batch}
+spec:
+  restartPolicy: Always
+  terminationGracePeriodSeconds: 2
+  restartBackoff: {initialSeconds: 0.05}
+  containers:
+  - {name: churn, image: IMAGE, command: [sh, -c, "sleep SECONDS; exit 3"]}
+`
+	for _, tc := range []struct {
+		name    string
+		seconds string
+		// lose brings the pod to the commit after which its supervisor is lost, returns what
+		// starts the batch that commit wrote and releases what it held.
+		lose func(t *testing.T, start func(...func(*engine.Options)) *testPod) (*testPod, func(runtimev1.Event) bool, func())
+		// want are the events of the lost batch, each exactly once, in this order.
+		want []func(runtimev1.Event) bool
+	}{{
+		name:    "the exit of a restarting instance",
+		seconds: "0.2",
+		lose: func(t *testing.T, start func(...func(*engine.Options)) *testPod) (*testPod, func(runtimev1.Event) bool, func()) {
+			g := &deleteGate{suffix: "-churn-0", firstCall: newFirstCall()}
+			tp := start(func(o *engine.Options) { g.Backend = o.Backend; o.Backend = g })
+			t.Cleanup(g.open) // before the pod's cleanup, whose forced stop would wait for it
+			select {
+			case <-g.entered:
+			case <-time.After(120 * time.Second):
+				t.Fatalf("churn's first instance did not end; events:\n%s", tp.timeline())
+			}
+			return tp, ofInstance(runtimev1.EventContainerExited, "churn", 0), g.open
+		},
+		want: []func(runtimev1.Event) bool{
+			ofInstance(runtimev1.EventContainerExited, "churn", 0),
+			ofInstance(runtimev1.EventContainerRestarting, "churn", 0),
+			ofInstance(runtimev1.EventContainerCreated, "churn", 1),
+		},
+	}, {
+		name:    "the start of an instance",
+		seconds: "3",
+		lose: func(t *testing.T, start func(...func(*engine.Options)) *testPod) (*testPod, func(runtimev1.Event) bool, func()) {
+			tp := start()
+			// Nothing is committed after ContainerReady until the instance ends.
+			tp.waitEvent(120*time.Second, "churn ready", ofInstance(runtimev1.EventContainerReady, "churn", 0))
+			return tp, ofInstance(runtimev1.EventContainerStarted, "churn", 0), func() {}
+		},
+		want: []func(runtimev1.Event) bool{
+			ofInstance(runtimev1.EventContainerStarted, "churn", 0),
+			ofInstance(runtimev1.EventContainerReady, "churn", 0),
+			ofInstance(runtimev1.EventContainerExited, "churn", 0),
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			start := func(tweaks ...func(*engine.Options)) *testPod {
+				return startPod(t, strings.ReplaceAll(manifest, "SECONDS", tc.seconds), tweaks...)
+			}
+			tp, cutAt, release := tc.lose(t, start)
+			tp.adopt(func() { cutEvents(t, tp.p, cutAt) })
+			release()
+			tp.waitEvent(120*time.Second, "churn's restart running", ofInstance(runtimev1.EventContainerStarted, "churn", 1))
+			evs := tp.events()
+			for i, ev := range evs {
+				if ev.Seq != int64(i+1) {
+					t.Fatalf("event %d has seq %d: a gap or a repeat (SUP-009); events:\n%s", i, ev.Seq, tp.timeline())
+				}
+			}
+			prev := int64(0)
+			for i, match := range tc.want {
+				var seqs []int64
+				for _, ev := range evs {
+					if match(ev) {
+						seqs = append(seqs, ev.Seq)
+					}
+				}
+				if len(seqs) != 1 || seqs[0] < prev {
+					t.Fatalf("event %d of the lost batch recorded at seqs %v, want once, after seq %d; events:\n%s", i, seqs, prev, tp.timeline())
+				}
+				prev = seqs[0]
+			}
+		})
+	}
+}

@@ -329,6 +329,12 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 		e.commitLocked(e.runningLocked(s, inst, time.Now().UTC())...)
 		e.mu.Unlock()
 		running = true
+		if alive && processEnded(inst.pid) {
+			// It ran its program and ended while startedUnrecorded watched it.
+			alive = false
+			inst.pidfd.close()
+			inst.pidfd = &pidFD{fd: -1}
+		}
 	}
 	if !running {
 		// Created but never started: discard it; the slot creates a fresh instance.
@@ -358,17 +364,33 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 	return inst
 }
 
+// initResolveTimeout bounds how long adoption waits for an instance found in the OCI runtime's
+// init to run its program or end (startedUnrecorded).
+const initResolveTimeout = 5 * time.Second
+
 // startedUnrecorded reports whether an instance recorded as created (not running) was started
 // all the same: its process runs the workload (no longer runc's init), or the OCI runtime knows
-// it as started. A process still in runc's init, or a container the OCI runtime does not know
-// (deleted), never ran.
+// it as started. A process still in runc's init is watched until it is one or the other: the
+// lost supervisor may have let it start (backend/held.go's "go") just before it died — it then
+// runs its program within moments — or not, and then its hook failed with the supervisor and
+// the runtime destroys the container. Judged at first sight, a start still under way was taken
+// for none and the instance deleted as its program began. A process that stays in the init is
+// taken as never started; a container the OCI runtime does not know (deleted) never ran.
 func (e *Engine) startedUnrecorded(ctx context.Context, inst *instance, alive bool) bool {
 	if inst.id == "" || inst.pid == 0 {
 		return false
 	}
-	if alive {
+	for deadline := time.Now().Add(initResolveTimeout); alive; {
 		comm, err := readComm(inst.pid)
-		return err == nil && !strings.HasPrefix(comm, "runc:")
+		if err == nil && !strings.HasPrefix(comm, "runc:") {
+			return true
+		}
+		if err != nil || processEnded(inst.pid) {
+			break // it ended: whether it had started is the OCI runtime's to tell
+		}
+		if time.Now().After(deadline) || !sleepCtx(ctx, 5*time.Millisecond) {
+			return false
+		}
 	}
 	ran, known := e.be.InstanceRan(context.WithoutCancel(ctx), inst.id)
 	return known && ran

@@ -31,7 +31,8 @@ type podmanEvent struct {
 // instance's ContainerCreated and ContainerStarted), the infra container's death without a
 // stop request → PolicyFired and PodTerminating (podman's exit policy), a container pod start
 // could not start → its ContainerExited (StartError), the adapter's own stop requests →
-// StopRequested and PodTerminating, and PodFinished once podman reports the pod exited. It is
+// StopRequested and PodTerminating, its accepted updates → UpdateApplied (once `podman update`
+// returned), and PodFinished once podman reports the pod exited. It is
 // computed again on each call from the append-only log, so it is the same every time.
 func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error) {
 	rec, err := a.load(name)
@@ -174,6 +175,9 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 			add(Event{Time: t.FinishedAt, Type: rtv1.EventContainerExited, Container: cs.Name, ContainerKind: kind,
 				ContainerID: cs.ContainerID, RestartCount: &n, Reason: t.Reason, Message: t.Message})
 		}
+	}
+	for _, u := range rec.Updates {
+		add(Event{Time: u.Time, Type: rtv1.EventUpdateApplied, Generation: u.Generation})
 	}
 	for _, s := range rec.Stops {
 		g := s.GracePeriod

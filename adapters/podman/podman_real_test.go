@@ -2,9 +2,11 @@ package podman
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -224,5 +226,105 @@ func TestInitRestartAndExitPolicy(t *testing.T) {
 	}
 	if fired < 0 || fired < lastExitedAt || evs[fired+1].Type != rtv1.EventPodTerminating || evs[fired+1].Reason != "Failed" {
 		t.Errorf("want the last main ContainerExited, then PolicyFired, then PodTerminating (Failed): %v", types)
+	}
+}
+
+// TestUpdateResizesTheRunningContainer (UPD-010, UPD-005, UPD-006): an update of a running
+// container's cpu and memory limits is `podman update`: the same process (podman's State.Pid,
+// the same instance ID) reads the new limits in its own cgroup, the generation is 2 in the
+// status and in UpdateApplied; an image change podman cannot make is refused with Failed and
+// changes neither the generation nor the limits; the same manifest again takes no generation.
+func TestUpdateResizesTheRunningContainer(t *testing.T) {
+	a, image := realAdapter(t, "")
+	ctx := context.Background()
+	pod := func(cpu, memory string) *v1alpha1.Pod {
+		p := busyboxPod("resize", image, nil, "sleep", "300")
+		p.Spec.Containers[0].Resources = &v1alpha1.ResourceRequirements{Limits: v1alpha1.ResourceList{
+			v1alpha1.ResourceCPU: v1alpha1.Quantity(cpu), v1alpha1.ResourceMemory: v1alpha1.Quantity(memory)}}
+		p.SetDefaults()
+		return p
+	}
+	if _, err := a.Create(ctx, pod("500m", "64Mi"), ""); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := a.load("resize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := rec.Containers[0].ID
+	// pid is podman's PID of the container's process; cgroup reads a file of its cgroup from
+	// inside the container (cgroup v1: podman mounts the container's own hierarchy).
+	pid := func() string {
+		out, err := a.run(ctx, "inspect", "--format", "{{.State.Pid}}", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	cgroup := func(file string) string {
+		out, err := a.run(ctx, "exec", id, "/bin/busybox", "cat", "/sys/fs/cgroup/"+file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		st, err := a.Status(ctx, "resize")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app := mainStatus(st, "app"); app != nil && app.State.Running != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("app never ran\n%+v", st)
+		}
+	}
+	before := pid()
+	if got := cgroup("memory/memory.limit_in_bytes"); got != "67108864" {
+		t.Fatalf("memory limit before the update: %s, want 64Mi", got)
+	}
+	st, err := a.Update(ctx, pod("250m", "96Mi"))
+	if err != nil {
+		t.Fatalf("update of cpu and memory limits: %v", err)
+	}
+	if st.ObservedGeneration != 2 {
+		t.Errorf("status printed by update: observedGeneration %d, want 2", st.ObservedGeneration)
+	}
+	if got := cgroup("memory/memory.limit_in_bytes"); got != "100663296" {
+		t.Errorf("memory limit after the update: %s, want 96Mi (100663296)", got)
+	}
+	if got := cgroup("cpu/cpu.cfs_quota_us"); got != "25000" {
+		t.Errorf("cpu quota after the update: %s, want 25000 (250m of a 100000 µs period)", got)
+	}
+	if after := pid(); after != before {
+		t.Errorf("the process changed: PID %s before, %s after the update", before, after)
+	}
+
+	bad := pod("250m", "96Mi")
+	bad.Spec.Containers[0].Image = image + "x"
+	_, err = a.Update(ctx, bad)
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Code != rtv1.CodeFailed || !strings.Contains(pe.Message, "changed image") {
+		t.Errorf("an image change: %v, want Failed naming the image change", err)
+	}
+	if st, err := a.Update(ctx, pod("250m", "96Mi")); err != nil || st.ObservedGeneration != 2 {
+		t.Errorf("the same manifest again: %v, observedGeneration %v; want accepted, still 2", err, st)
+	}
+	evs, _, err := a.Events(ctx, "resize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gens []int64
+	for _, e := range evs {
+		if e.Type == rtv1.EventUpdateApplied {
+			gens = append(gens, e.Generation)
+		}
+	}
+	if len(gens) != 1 || gens[0] != 2 {
+		t.Errorf("UpdateApplied generations %v, want [2]", gens)
+	}
+	if st, err := a.Status(ctx, "resize"); err != nil || mainStatus(st, "app").ContainerID != instanceID(id, 0) {
+		t.Errorf("after the updates: %v, %+v; want the first instance still", err, st)
 	}
 }

@@ -3,10 +3,13 @@ package podman
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/validation"
 )
 
 // TestUnsupportedRefusesWhatPodmanCannotDo: every feature podman cannot give podspec's meaning
@@ -20,6 +23,12 @@ func TestUnsupportedRefusesWhatPodmanCannotDo(t *testing.T) {
 	if u := Unsupported(&plain); len(u) != 0 {
 		t.Errorf("a pod of init and main containers with exit policy All: %v, want nothing refused", u)
 	}
+	live := plain
+	live.Containers = []v1alpha1.Container{{Name: "a", Image: "oci:x",
+		ResizePolicy: []v1alpha1.ContainerResizePolicy{{ResourceName: v1alpha1.ResourceCPU, RestartPolicy: v1alpha1.NotRequired}}}}
+	if u := Unsupported(&live); len(u) != 0 {
+		t.Errorf("resizePolicy NotRequired (podman update resizes live): %v, want nothing refused", u)
+	}
 	for _, c := range []struct {
 		want string
 		edit func(*v1alpha1.PodSpec)
@@ -31,6 +40,9 @@ func TestUnsupportedRefusesWhatPodmanCannotDo(t *testing.T) {
 		{"probes", func(s *v1alpha1.PodSpec) { s.Containers[0].ReadinessProbe = &v1alpha1.Probe{} }},
 		{"lifecycle hooks", func(s *v1alpha1.PodSpec) { s.Containers[0].Lifecycle = &v1alpha1.Lifecycle{} }},
 		{"deferContainers", func(s *v1alpha1.PodSpec) { s.DeferContainers = []v1alpha1.DeferContainer{{}} }},
+		{"resizePolicy RestartContainer", func(s *v1alpha1.PodSpec) {
+			s.Containers[0].ResizePolicy = []v1alpha1.ContainerResizePolicy{{ResourceName: v1alpha1.ResourceMemory, RestartPolicy: v1alpha1.RestartContainer}}
+		}},
 	} {
 		s := plain
 		s.InitContainers = append([]v1alpha1.Container{}, plain.InitContainers...)
@@ -112,6 +124,132 @@ func TestRestartPolicyIsResolvedPerContainer(t *testing.T) {
 	} {
 		if got := podmanRestart(c.kind, c.pod, c.own); got != c.want {
 			t.Errorf("%s container, pod %s, own %v: --restart %s, want %s", c.kind, c.pod, c.own, got, c.want)
+		}
+	}
+}
+
+// updatePods returns a pod of an init container and two main containers, "live" (restart
+// policy Never, cpu and memory limits) and "again" (OnFailure), and a copy to change.
+func updatePods() (*v1alpha1.Pod, *v1alpha1.Pod) {
+	onFailure := v1alpha1.RestartPolicyOnFailure
+	mk := func() *v1alpha1.Pod {
+		return &v1alpha1.Pod{TypeMeta: v1alpha1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.KindPod},
+			Metadata: v1alpha1.ObjectMeta{Name: "p"},
+			Spec: v1alpha1.PodSpec{RestartPolicy: v1alpha1.RestartPolicyNever, ExitPolicy: v1alpha1.ExitPolicyAll,
+				InitContainers: []v1alpha1.Container{{Name: "i", Image: "oci:x"}},
+				Containers: []v1alpha1.Container{
+					{Name: "live", Image: "oci:x", Resources: &v1alpha1.ResourceRequirements{Limits: v1alpha1.ResourceList{
+						v1alpha1.ResourceCPU: "500m", v1alpha1.ResourceMemory: "64Mi", v1alpha1.ResourcePIDs: "64"}}},
+					{Name: "again", Image: "oci:x", RestartPolicy: &onFailure, Resources: &v1alpha1.ResourceRequirements{Limits: v1alpha1.ResourceList{
+						v1alpha1.ResourceMemory: "64Mi"}}},
+				}}}
+	}
+	return mk(), mk()
+}
+
+// TestPlanUpdateTranslatesLimitsAndRefusesTheRest: a cpu and memory limit change of a running
+// container is one `podman update` with the new limits and the old ones to put back; what
+// podman cannot do is refused, named, and nothing is called.
+func TestPlanUpdateTranslatesLimitsAndRefusesTheRest(t *testing.T) {
+	running := map[string]ctrState{"i": ctrDone, "live": ctrRunning, "again": ctrRunning}
+	oldPod, newPod := updatePods()
+	newPod.Spec.Containers[0].Resources.Limits[v1alpha1.ResourceCPU] = "250m"
+	newPod.Spec.Containers[0].Resources.Limits[v1alpha1.ResourceMemory] = "96Mi"
+	newPod.Spec.Containers[0].Resources.Requests = v1alpha1.ResourceList{v1alpha1.ResourceCPU: "100m"}
+	calls, refused := planUpdate(oldPod, newPod, validation.MutableChanges(newPod, oldPod), running)
+	want := []podmanCall{{container: "live", args: []string{"--cpus", "0.250", "--memory", "100663296"}, revert: []string{"--cpus", "0.500", "--memory", "67108864"}}}
+	if len(refused) > 0 || !reflect.DeepEqual(calls, want) {
+		t.Fatalf("cpu 500m→250m, memory 64Mi→96Mi of a running container: calls %+v, refused %q; want %+v", calls, refused, want)
+	}
+
+	seven := int64(7)
+	for _, c := range []struct {
+		name   string
+		states map[string]ctrState
+		edit   func(*v1alpha1.Pod)
+		want   string // in the refusal
+	}{
+		{"an image change of a running container is a replacement podman cannot do (UPD-007)", running,
+			func(p *v1alpha1.Pod) { p.Spec.Containers[0].Image = "oci:y" }, "main container live: a changed image needs a new instance"},
+		{"an env change likewise", running,
+			func(p *v1alpha1.Pod) { p.Spec.Containers[0].Env = []v1alpha1.EnvVar{{Name: "A", Value: "1"}} }, "a changed env needs a new instance"},
+		{"a pids limit change: podman 4.3's update has no --pids-limit", running,
+			func(p *v1alpha1.Pod) { p.Spec.Containers[0].Resources.Limits[v1alpha1.ResourcePIDs] = "96" }, "no --pids-limit"},
+		{"a removed limit: podman update cannot remove one", running,
+			func(p *v1alpha1.Pod) { delete(p.Spec.Containers[0].Resources.Limits, v1alpha1.ResourceCPU) }, "cannot remove a cpu limit"},
+		{"a resize of a container podman may restart, which would get its creation limits back", running,
+			func(p *v1alpha1.Pod) { p.Spec.Containers[1].Resources.Limits[v1alpha1.ResourceMemory] = "96Mi" }, "main container again: podman update changes the running instance only"},
+		{"a change of a container waiting to start (UPD-012)", map[string]ctrState{"i": ctrRunning, "live": ctrWaiting, "again": ctrWaiting},
+			func(p *v1alpha1.Pod) { p.Spec.Containers[0].Resources.Limits[v1alpha1.ResourceMemory] = "96Mi" }, "main container live: it is waiting to start"},
+		{"a deadline set by the update: podman pods have none (UPD-014)", running,
+			func(p *v1alpha1.Pod) { p.Spec.ActiveDeadlineSeconds = &seven }, "activeDeadlineSeconds"},
+	} {
+		oldPod, newPod := updatePods()
+		c.edit(newPod)
+		calls, refused := planUpdate(oldPod, newPod, validation.MutableChanges(newPod, oldPod), c.states)
+		if got := strings.Join(refused, "; "); !strings.Contains(got, c.want) || calls != nil {
+			t.Errorf("%s: refused %q, calls %+v; want %q named and no call", c.name, got, calls, c.want)
+		}
+	}
+
+	for _, c := range []struct {
+		name   string
+		states map[string]ctrState
+		edit   func(*v1alpha1.Pod)
+	}{
+		{"labels and the grace period need no podman call", running, func(p *v1alpha1.Pod) {
+			p.Metadata.Labels = map[string]string{"a": "b"}
+			p.Spec.TerminationGracePeriodSeconds = &seven
+		}},
+		{"requests carry no runtime meaning (RES-002 applies limits)", running, func(p *v1alpha1.Pod) {
+			p.Spec.Containers[0].Resources.Requests = v1alpha1.ResourceList{v1alpha1.ResourceMemory: "32Mi"}
+		}},
+		{"a started init container and a main container that ended for good take no effect (UPD-013)",
+			map[string]ctrState{"i": ctrDone, "live": ctrDone, "again": ctrRunning}, func(p *v1alpha1.Pod) {
+				p.Spec.InitContainers[0].Image = "oci:y"
+				p.Spec.Containers[0].Env = []v1alpha1.EnvVar{{Name: "A", Value: "1"}}
+			}},
+	} {
+		oldPod, newPod := updatePods()
+		c.edit(newPod)
+		calls, refused := planUpdate(oldPod, newPod, validation.MutableChanges(newPod, oldPod), c.states)
+		if len(calls) > 0 || len(refused) > 0 {
+			t.Errorf("%s: calls %+v, refused %q; want neither", c.name, calls, refused)
+		}
+	}
+}
+
+// TestStateOfAContainerForAnUpdate: running main containers can be resized; a started init
+// container and a main container its restart policy does not restart are done; one podman
+// will (re)start is waiting.
+func TestStateOfAContainerForAnUpdate(t *testing.T) {
+	in := func(status string, running bool, started bool, code int32) *inspected {
+		var i inspected
+		i.State.Status, i.State.Running, i.State.ExitCode = status, running, code
+		if started {
+			i.State.StartedAt = time.Now()
+		}
+		return &i
+	}
+	for _, c := range []struct {
+		name, kind, restart string
+		in                  *inspected
+		podStarted          bool
+		want                ctrState
+	}{
+		{"a running main container", "main", "no", in("running", true, true, 0), true, ctrRunning},
+		{"a running init container has started", "init", "no", in("running", true, true, 0), false, ctrDone},
+		{"an exited init container", "init", "on-failure", in("exited", false, true, 0), false, ctrDone},
+		{"a main container created while the init containers run", "main", "no", in("created", false, false, 0), false, ctrWaiting},
+		{"a main container pod start could not start (StartError)", "main", "no", in("created", false, false, 0), true, ctrDone},
+		{"an exited main container under Never", "main", "no", in("exited", false, true, 3), true, ctrDone},
+		{"a main container that exited 0 under OnFailure", "main", "on-failure", in("exited", false, true, 0), true, ctrDone},
+		{"a main container that failed under OnFailure: podman restarts it", "main", "on-failure", in("exited", false, true, 1), true, ctrWaiting},
+		{"an exited main container under Always", "main", "always", in("exited", false, true, 0), true, ctrWaiting},
+		{"a container podman lost", "main", "no", nil, true, ctrWaiting},
+	} {
+		if got := stateOf(c.kind, c.restart, c.in, c.podStarted); got != c.want {
+			t.Errorf("%s: state %d, want %d", c.name, got, c.want)
 		}
 	}
 }

@@ -3,7 +3,8 @@
 //
 //	podspec-podman [--root DIR] [--oci-runtime PATH] [--error-format text|json] VERB [ARGS]
 //
-// Verbs: version, run, status, wait, events, stop, logs, list, rm (profile core).
+// Verbs: version, run, status, wait, events, stop, logs, list, rm (profile core), update
+// (profile update).
 package main
 
 import (
@@ -45,6 +46,7 @@ var verbs = map[string]struct {
 	"logs":    {map[string]bool{"previous": false}, 2},
 	"list":    {map[string]bool{}, 0},
 	"rm":      {map[string]bool{"force": false}, 1},
+	"update":  {map[string]bool{}, 2},
 }
 
 var globals = map[string]bool{"root": true, "oci-runtime": true, "error-format": true}
@@ -253,6 +255,20 @@ func do(ctx context.Context, a *podman.Adapter, inv *invocation) error {
 	case "rm":
 		_, force := inv.flags["force"]
 		return a.Remove(ctx, arg(0), force)
+	case "update":
+		old, err := a.Manifest(arg(0))
+		if err != nil {
+			return err
+		}
+		pod, err := loadUpdate(arg(1), old)
+		if err != nil {
+			return err
+		}
+		st, err := a.Update(ctx, pod)
+		if err != nil {
+			return err
+		}
+		return printJSON(st)
 	}
 	return &podman.Error{Code: rtv1.CodeUsage, Message: "unknown verb " + inv.verb}
 }
@@ -306,6 +322,32 @@ func foreground(ctx context.Context, a *podman.Adapter, name string) error {
 
 // load reads and validates the manifest exactly as `podspec validate` does.
 func load(file string) (*v1alpha1.Pod, string, error) {
+	return loadWith(file, func(v *validator.Validator, data []byte) ([]*validator.Result, error) {
+		return v.Bytes(file, data), nil
+	})
+}
+
+// loadUpdate reads and validates the manifest of an update of old exactly as `podspec validate
+// --update-from` does (the pod's recorded manifest stands in for the old file): on its own, and
+// its changes against old (UPD findings).
+func loadUpdate(file string, old *v1alpha1.Pod) (*v1alpha1.Pod, error) {
+	oldData, err := json.Marshal(old)
+	if err != nil {
+		return nil, err
+	}
+	pod, _, err := loadWith(file, func(v *validator.Validator, data []byte) ([]*validator.Result, error) {
+		rs, err := v.UpdateBytes("recorded manifest of pod "+old.Metadata.Name, oldData, file, data)
+		if err != nil {
+			return nil, &podman.Error{Code: rtv1.CodeIO, Message: err.Error()}
+		}
+		return rs, nil
+	})
+	return pod, err
+}
+
+// loadWith reads the manifest, refuses it when validate's results have an error finding, and
+// decodes its one Pod, defaulted; it also returns the directory relative image layouts are in.
+func loadWith(file string, validate func(*validator.Validator, []byte) ([]*validator.Result, error)) (*v1alpha1.Pod, string, error) {
 	var data []byte
 	var err error
 	base := "."
@@ -322,8 +364,12 @@ func load(file string) (*v1alpha1.Pod, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	results, err := validate(v, data)
+	if err != nil {
+		return nil, "", err
+	}
 	var errs []finding.Finding
-	for _, r := range v.Bytes(file, data) {
+	for _, r := range results {
 		for _, fd := range r.Findings {
 			if !fd.Suppressed && fd.Severity == finding.Error {
 				errs = append(errs, fd)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -77,7 +76,7 @@ type node struct {
 	minItems, maxItems int // -1: no bound
 
 	// strings
-	pattern *regexp.Regexp
+	pattern *pattern
 
 	// numbers
 	minimum, maximum, exclusiveMinimum, exclusiveMaximum *big.Rat
@@ -90,7 +89,7 @@ type node struct {
 }
 
 type patternNode struct {
-	re     *regexp.Regexp
+	re     *pattern
 	schema *node
 }
 
@@ -102,20 +101,20 @@ type compiler struct {
 	open     bool
 	negated  int
 	doc      map[string]any
-	byRef    map[string]*node          // compiled "$ref" targets, so recursive references terminate
-	patterns map[string]*regexp.Regexp // compiled patterns: the same few recur in every object
+	byRef    map[string]*node    // compiled "$ref" targets, so recursive references terminate
+	patterns map[string]*pattern // compiled patterns: the same few recur in every object
 }
 
 // regexp compiles a pattern once per document.
-func (c *compiler) regexp(pattern string) (*regexp.Regexp, error) {
-	if re, ok := c.patterns[pattern]; ok {
-		return re, nil
+func (c *compiler) regexp(expr string) (*pattern, error) {
+	if p, ok := c.patterns[expr]; ok {
+		return p, nil
 	}
-	re, err := regexp.Compile(pattern)
+	p, err := newPattern(expr)
 	if err == nil {
-		c.patterns[pattern] = re
+		c.patterns[expr] = p
 	}
-	return re, err
+	return p, err
 }
 
 // compileSchema compiles a schema document. It refuses keywords outside the implemented subset
@@ -133,7 +132,7 @@ func compileSchemaMode(data []byte, open bool) (*node, error) {
 	if s, _ := doc["$schema"].(string); s != "https://json-schema.org/draft/2020-12/schema" {
 		return nil, fmt.Errorf("$schema is %q; only draft 2020-12 is supported", s)
 	}
-	c := &compiler{open: open, doc: doc, byRef: map[string]*node{}, patterns: map[string]*regexp.Regexp{}}
+	c := &compiler{open: open, doc: doc, byRef: map[string]*node{}, patterns: map[string]*pattern{}}
 	return c.compile(doc, "#")
 }
 

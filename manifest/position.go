@@ -130,8 +130,7 @@ func (d *Document) Notification() (*v1alpha1.Notification, error) {
 }
 
 func (d *Document) decodeInto(out any) error {
-	api := apiFields()
-	td := typedDecoder{shared: api.fields, sharedImplements: api.implements}
+	td := typedDecoder{}
 	if err := td.decode(d.Value, reflect.ValueOf(out)); err != nil {
 		return err
 	}
@@ -174,8 +173,7 @@ func (d *Document) PartialNotification() (*v1alpha1.Notification, []DecodeError)
 }
 
 func (d *Document) decodePartial(out any) []DecodeError {
-	api := apiFields()
-	td := typedDecoder{shared: api.fields, sharedImplements: api.implements, partial: true}
+	td := typedDecoder{partial: true}
 	err := td.decode(d.Value, reflect.ValueOf(out))
 	if err == nil {
 		return nil

@@ -17,43 +17,72 @@ import (
 // meaning encoding/json gives the same JSON text (json tags, omitted fields left alone, embedded
 // structs promoted, json.Unmarshaler honoured) but without serialising the tree first. Keys
 // match field names exactly; unknown keys are ignored (the schema engine reports them).
+//
+// What to do with a Go type is worked out once per type (planOf), not per value: a decode of a
+// pod makes no type lookups, only the calls its types' plans chain together.
 type typedDecoder struct {
 	// partial makes a value that does not fit its field leave the field unset and decoding go
 	// on; decode then returns every such value (typeErrors) instead of the first.
 	partial bool
-	// shared are the precomputed field maps of the API types (read only).
-	shared map[reflect.Type]map[string][]int
-	// sharedImplements says, for the API types, which implement json.Unmarshaler (read only).
-	sharedImplements map[reflect.Type]bool
-	// fields are field maps computed during this decode.
-	fields map[reflect.Type]map[string][]int
-	// implements remembers which types implement json.Unmarshaler (through a pointer).
-	implements map[reflect.Type]bool
 }
 
 var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	quantityType    = reflect.TypeFor[v1alpha1.Quantity]()
+	stringMapType   = reflect.TypeFor[map[string]string]()
 )
 
+// decode fills rv (addressable, or settable) from the JSON value v.
 func (td *typedDecoder) decode(v any, rv reflect.Value) error {
-	if rv.Kind() == reflect.Pointer {
-		if v == nil {
-			rv.SetZero()
-			return nil
-		}
-		fresh := rv.IsNil()
-		if fresh {
-			rv.Set(reflect.New(rv.Type().Elem()))
-		}
-		err := td.decode(v, rv.Elem())
-		if te, leaf := err.(*typeError); leaf && len(te.path) == 0 && fresh {
-			rv.SetZero() // the value itself does not fit: leave the field unset, not zero
-		}
-		return err
+	return planOf(rv.Type()).decode(td, v, rv)
+}
+
+// plan decodes JSON values into one Go type.
+type plan struct {
+	decode func(td *typedDecoder, v any, rv reflect.Value) error
+}
+
+// plans caches every type's plan (reflect.Type to *plan); a plan never changes once stored.
+var plans sync.Map
+
+// planOf returns t's plan, building it (and those of the types inside t) on first use.
+func planOf(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
 	}
-	if rv.CanAddr() && td.unmarshaler(rv.Type()) {
-		if s, ok := v.(string); ok && rv.Type() == quantityType && utf8.ValidString(s) {
+	building := map[reflect.Type]*plan{}
+	p := buildPlan(t, building)
+	for bt, bp := range building {
+		plans.LoadOrStore(bt, bp) // a plan built at the same time elsewhere is equivalent
+	}
+	return p
+}
+
+// buildPlan makes t's plan; building holds the plans under construction, so that a recursive
+// type refers to its own plan.
+func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	if p, ok := building[t]; ok {
+		return p
+	}
+	p := &plan{}
+	building[t] = p
+	if t.Kind() == reflect.Pointer {
+		p.decode = pointerPlan(t, buildPlan(t.Elem(), building))
+		return p
+	}
+	byKind := kindPlan(t, building)
+	if !reflect.PointerTo(t).Implements(unmarshalerType) {
+		p.decode = byKind
+		return p
+	}
+	p.decode = func(td *typedDecoder, v any, rv reflect.Value) error {
+		if !rv.CanAddr() {
+			return byKind(td, v, rv)
+		}
+		if s, ok := v.(string); ok && t == quantityType && utf8.ValidString(s) {
 			// What Quantity.UnmarshalJSON makes of the JSON string s, without writing it.
 			rv.SetString(s)
 			return nil
@@ -67,57 +96,151 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 		}
 		return nil
 	}
-	if v == nil {
-		return nil // JSON null leaves non-pointer values alone, as encoding/json does
+	return p
+}
+
+// pointerPlan decodes into a pointer: null sets it to nil, anything else decodes into the value
+// it points at (a new one when it is nil).
+func pointerPlan(t reflect.Type, elem *plan) func(*typedDecoder, any, reflect.Value) error {
+	return func(td *typedDecoder, v any, rv reflect.Value) error {
+		if v == nil {
+			rv.SetZero()
+			return nil
+		}
+		fresh := rv.IsNil()
+		if fresh {
+			rv.Set(reflect.New(t.Elem()))
+		}
+		err := elem.decode(td, v, rv.Elem())
+		if te, leaf := err.(*typeError); leaf && len(te.path) == 0 && fresh {
+			rv.SetZero() // the value itself does not fit: leave the field unset, not zero
+		}
+		return err
 	}
-	switch rv.Kind() {
+}
+
+// kindPlan decodes into a type that is not a pointer by its kind. Each leaves the value alone
+// for JSON null, as encoding/json does.
+func kindPlan(t reflect.Type, building map[reflect.Type]*plan) func(*typedDecoder, any, reflect.Value) error {
+	switch t.Kind() {
 	case reflect.String:
-		s, ok := v.(string)
-		if !ok {
-			return mismatch(v, "string")
+		return func(_ *typedDecoder, v any, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			s, ok := v.(string)
+			if !ok {
+				return mismatch(v, "string")
+			}
+			rv.SetString(s)
+			return nil
 		}
-		rv.SetString(s)
 	case reflect.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			return mismatch(v, "boolean")
+		return func(_ *typedDecoder, v any, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			b, ok := v.(bool)
+			if !ok {
+				return mismatch(v, "boolean")
+			}
+			rv.SetBool(b)
+			return nil
 		}
-		rv.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, ok := integer(v)
-		if !ok || rv.OverflowInt(n) {
-			return intMismatch(v, rv.Type())
+		return func(_ *typedDecoder, v any, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			n, ok := integer(v)
+			if !ok || rv.OverflowInt(n) {
+				return intMismatch(v, t)
+			}
+			rv.SetInt(n)
+			return nil
 		}
-		rv.SetInt(n)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, ok := integer(v)
-		if !ok || n < 0 || rv.OverflowUint(uint64(n)) {
-			return intMismatch(v, rv.Type())
+		return func(_ *typedDecoder, v any, rv reflect.Value) error {
+			if v == nil {
+				return nil
+			}
+			n, ok := integer(v)
+			if !ok || n < 0 || rv.OverflowUint(uint64(n)) {
+				return intMismatch(v, t)
+			}
+			rv.SetUint(uint64(n))
+			return nil
 		}
-		rv.SetUint(uint64(n))
 	case reflect.Float32, reflect.Float64:
-		var f float64
-		switch x := v.(type) {
-		case float64:
-			f = x
-		case int64:
-			f = float64(x)
-		default:
-			return mismatch(v, "number")
+		return func(_ *typedDecoder, v any, rv reflect.Value) error {
+			var f float64
+			switch x := v.(type) {
+			case nil:
+				return nil
+			case float64:
+				f = x
+			case int64:
+				f = float64(x)
+			default:
+				return mismatch(v, "number")
+			}
+			if math.IsInf(f, 0) || math.IsNaN(f) || rv.OverflowFloat(f) {
+				return &typeError{value: v, err: fmt.Errorf("%v is not a finite %s", v, t.Kind())}
+			}
+			rv.SetFloat(f)
+			return nil
 		}
-		if math.IsInf(f, 0) || math.IsNaN(f) || rv.OverflowFloat(f) {
-			return &typeError{value: v, err: fmt.Errorf("%v is not a finite %s", v, rv.Kind())}
-		}
-		rv.SetFloat(f)
 	case reflect.Slice:
+		return slicePlan(t, buildPlan(t.Elem(), building))
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return func(_ *typedDecoder, v any, _ reflect.Value) error {
+				if v == nil {
+					return nil
+				}
+				if _, ok := v.(map[string]any); !ok {
+					return mismatch(v, "object")
+				}
+				return &typeError{err: fmt.Errorf("unsupported map key type %s", t.Key())}
+			}
+		}
+		if t == stringMapType {
+			return stringMapPlan
+		}
+		return mapPlan(t, buildPlan(t.Elem(), building))
+	case reflect.Struct:
+		return structPlan(t, building)
+	case reflect.Interface:
+		if t.NumMethod() == 0 {
+			return func(_ *typedDecoder, v any, rv reflect.Value) error {
+				if v != nil {
+					rv.Set(reflect.ValueOf(v))
+				}
+				return nil
+			}
+		}
+	}
+	return func(_ *typedDecoder, v any, _ reflect.Value) error {
+		if v == nil {
+			return nil
+		}
+		return &typeError{err: fmt.Errorf("cannot decode into %s", t)}
+	}
+}
+
+func slicePlan(t reflect.Type, elem *plan) func(*typedDecoder, any, reflect.Value) error {
+	return func(td *typedDecoder, v any, rv reflect.Value) error {
+		if v == nil {
+			return nil
+		}
 		a, ok := v.([]any)
 		if !ok {
 			return mismatch(v, "array")
 		}
-		s := reflect.MakeSlice(rv.Type(), len(a), len(a))
+		s := reflect.MakeSlice(t, len(a), len(a))
 		var errs typeErrors
 		for i, e := range a {
-			if err := td.decode(e, s.Index(i)); err != nil {
+			if err := elem.decode(td, e, s.Index(i)); err != nil {
 				if errs = errs.within(err, "["+strconv.Itoa(i)+"]"); !td.partial {
 					return errs[0]
 				}
@@ -125,59 +248,101 @@ func (td *typedDecoder) decode(v any, rv reflect.Value) error {
 		}
 		rv.Set(s)
 		return errs.orNil()
-	case reflect.Map:
+	}
+}
+
+func mapPlan(t reflect.Type, elem *plan) func(*typedDecoder, any, reflect.Value) error {
+	return func(td *typedDecoder, v any, rv reflect.Value) error {
+		if v == nil {
+			return nil
+		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return mismatch(v, "object")
 		}
-		if rv.Type().Key().Kind() != reflect.String {
-			return &typeError{err: fmt.Errorf("unsupported map key type %s", rv.Type().Key())}
-		}
 		if rv.IsNil() {
-			rv.Set(reflect.MakeMapWithSize(rv.Type(), len(m)))
+			rv.Set(reflect.MakeMapWithSize(t, len(m)))
 		}
-		et := rv.Type().Elem()
 		var errs typeErrors
 		for k, e := range m {
-			ev := reflect.New(et).Elem()
-			if err := td.decode(e, ev); err != nil {
+			ev := reflect.New(t.Elem()).Elem()
+			if err := elem.decode(td, e, ev); err != nil {
 				if errs = errs.within(err, "."+k); !td.partial {
 					return errs[0]
 				}
 				continue
 			}
-			rv.SetMapIndex(reflect.ValueOf(k).Convert(rv.Type().Key()), ev)
+			rv.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), ev)
 		}
 		return errs.orNil()
-	case reflect.Struct:
+	}
+}
+
+// stringMapPlan is mapPlan for map[string]string (labels, annotations) without reflection.
+func stringMapPlan(td *typedDecoder, v any, rv reflect.Value) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return mismatch(v, "object")
+	}
+	out := rv.Interface().(map[string]string)
+	if out == nil {
+		out = make(map[string]string, len(m))
+		rv.Set(reflect.ValueOf(out))
+	}
+	var errs typeErrors
+	for k, e := range m {
+		s, ok := e.(string)
+		if !ok && e != nil {
+			if errs = errs.within(mismatch(e, "string"), "."+k); !td.partial {
+				return errs[0]
+			}
+			continue
+		}
+		out[k] = s // null is the empty string, as a new element left alone
+	}
+	return errs.orNil()
+}
+
+// field is a struct field as a JSON key names it: where it is and its type's plan.
+type field struct {
+	index []int // the index path, longer than one for a field promoted from an embedded struct
+	plan  *plan
+}
+
+func structPlan(t reflect.Type, building map[reflect.Type]*plan) func(*typedDecoder, any, reflect.Value) error {
+	fields := map[string]field{}
+	for name, idx := range fieldsOf(t) {
+		fields[name] = field{index: idx, plan: buildPlan(t.FieldByIndex(idx).Type, building)}
+	}
+	return func(td *typedDecoder, v any, rv reflect.Value) error {
+		if v == nil {
+			return nil
+		}
 		m, ok := v.(map[string]any)
 		if !ok {
 			return mismatch(v, "object")
 		}
-		fields := td.fieldsOf(rv.Type())
 		var errs typeErrors
 		for k, e := range m {
-			idx, known := fields[k]
+			f, known := fields[k]
 			if !known {
 				continue
 			}
-			if err := td.decode(e, fieldByIndex(rv, idx)); err != nil {
+			fv := rv.Field(f.index[0])
+			if len(f.index) > 1 {
+				fv = fieldByIndex(rv, f.index)
+			}
+			if err := f.plan.decode(td, e, fv); err != nil {
 				if errs = errs.within(err, "."+k); !td.partial {
 					return errs[0]
 				}
 			}
 		}
 		return errs.orNil()
-	case reflect.Interface:
-		if rv.NumMethod() == 0 {
-			rv.Set(reflect.ValueOf(v))
-			return nil
-		}
-		return &typeError{err: fmt.Errorf("cannot decode into %s", rv.Type())}
-	default:
-		return &typeError{err: fmt.Errorf("cannot decode into %s", rv.Type())}
 	}
-	return nil
 }
 
 // typeError is a value of the wrong type, or a number outside its field's range, at a path;
@@ -239,22 +404,6 @@ func (e *typeError) Error() string {
 
 func (e *typeError) Unwrap() error { return e.err }
 
-// unmarshaler reports whether *t implements json.Unmarshaler, remembering the answer.
-func (td *typedDecoder) unmarshaler(t reflect.Type) bool {
-	if u, ok := td.sharedImplements[t]; ok {
-		return u
-	}
-	if u, ok := td.implements[t]; ok {
-		return u
-	}
-	u := reflect.PointerTo(t).Implements(unmarshalerType)
-	if td.implements == nil {
-		td.implements = map[reflect.Type]bool{}
-	}
-	td.implements[t] = u
-	return u
-}
-
 // fieldByIndex walks to a (possibly promoted) field, allocating embedded pointers on the way.
 func fieldByIndex(rv reflect.Value, idx []int) reflect.Value {
 	for i, x := range idx {
@@ -269,62 +418,14 @@ func fieldByIndex(rv reflect.Value, idx []int) reflect.Value {
 	return rv
 }
 
-// apiTypes holds the field maps of every struct type reachable from Pod and Notification, and
-// which of the types reachable implement json.Unmarshaler, computed once and never modified
-// afterwards.
-type apiTypes struct {
-	fields     map[reflect.Type]map[string][]int
-	implements map[reflect.Type]bool
-}
-
-var apiFields = sync.OnceValue(func() apiTypes {
-	td := &typedDecoder{fields: map[reflect.Type]map[string][]int{}}
-	seen := map[reflect.Type]bool{}
-	var visit func(t reflect.Type)
-	visit = func(t reflect.Type) {
-		for {
-			if _, done := seen[t]; done {
-				return
-			}
-			td.unmarshaler(t)
-			seen[t] = true
-			if t.Kind() != reflect.Pointer && t.Kind() != reflect.Slice && t.Kind() != reflect.Map {
-				break
-			}
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct {
-			return
-		}
-		for _, idx := range td.fieldsOf(t) {
-			visit(t.FieldByIndex(idx).Type)
-		}
-	}
-	visit(reflect.TypeFor[v1alpha1.Pod]())
-	visit(reflect.TypeFor[v1alpha1.Notification]())
-	return apiTypes{fields: td.fields, implements: td.implements}
-})
-
 // fieldsOf maps JSON names to field index paths for a struct type, as encoding/json names them.
-func (td *typedDecoder) fieldsOf(t reflect.Type) map[string][]int {
-	if f, ok := td.fields[t]; ok {
-		return f
-	}
-	if td.shared != nil {
-		if f, ok := td.shared[t]; ok {
-			return f
-		}
-	}
+func fieldsOf(t reflect.Type) map[string][]int {
 	out := map[string][]int{}
-	td.collect(t, nil, out)
-	if td.fields == nil {
-		td.fields = map[reflect.Type]map[string][]int{}
-	}
-	td.fields[t] = out
+	collect(t, nil, out)
 	return out
 }
 
-func (td *typedDecoder) collect(t reflect.Type, prefix []int, out map[string][]int) {
+func collect(t reflect.Type, prefix []int, out map[string][]int) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
@@ -339,7 +440,7 @@ func (td *typedDecoder) collect(t reflect.Type, prefix []int, out map[string][]i
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				td.collect(ft, idx, out)
+				collect(ft, idx, out)
 				continue
 			}
 		}

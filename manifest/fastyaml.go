@@ -133,10 +133,9 @@ func (p *fastParser) endMapping(n *yaml.Node, base, vbase int) (fastItem, bool) 
 	keys, vals := p.keys[base:], p.vals[vbase:]
 	m := make(map[string]any, len(keys))
 	for i, k := range keys {
-		if _, dup := m[k]; dup {
-			return fastItem{}, false
+		if m[k] = vals[i]; len(m) <= i {
+			return fastItem{}, false // the key was there already: one lookup, not two
 		}
-		m[k] = vals[i]
 	}
 	clear(p.vals[vbase:])
 	p.keys, p.vals = p.keys[:base], p.vals[:vbase]

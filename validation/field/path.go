@@ -10,9 +10,8 @@ import (
 
 // Path is an immutable location in an object, built from the root with Child, Index and Key.
 type Path struct {
-	name   string // a field name, or "" for an index or key step
-	index  int    // valid when isIndex
-	key    string // valid when isKey
+	name   string // a field name ('f') or a map key ('k'); "" for an index
+	index  int    // valid for an index ('i')
 	kind   byte   // 'f' field, 'i' index, 'k' key
 	parent *Path
 }
@@ -39,7 +38,7 @@ func (p *Path) Child(name string, more ...string) *Path {
 func (p *Path) Index(i int) *Path { return &Path{index: i, kind: 'i', parent: p} }
 
 // Key returns the path to an entry of a map.
-func (p *Path) Key(k string) *Path { return &Path{key: k, kind: 'k', parent: p} }
+func (p *Path) Key(k string) *Path { return &Path{name: k, kind: 'k', parent: p} }
 
 func (p *Path) steps() []*Path {
 	var out []*Path
@@ -68,7 +67,7 @@ func (p *Path) String() string {
 		case 'i':
 			b.WriteString("[" + strconv.Itoa(s.index) + "]")
 		case 'k':
-			b.WriteString("[" + s.key + "]")
+			b.WriteString("[" + s.name + "]")
 		}
 	}
 	return b.String()
@@ -89,7 +88,7 @@ func (p *Path) Tokens() []string {
 		case 'i':
 			out = append(out, strconv.Itoa(s.index))
 		case 'k':
-			out = append(out, s.key)
+			out = append(out, s.name)
 		}
 	}
 	return out

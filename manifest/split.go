@@ -52,8 +52,11 @@ func classify(line []byte) (lineKind, bool) {
 	case len(line) > 0 && line[0] == '%':
 		return lineDirective, false
 	}
-	t := bytes.TrimLeft(line, " \t\r")
-	if len(t) == 0 || t[0] == '#' {
+	i := 0 // bytes.TrimLeft(line, " \t\r") without building its set of bytes for every line
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+		i++
+	}
+	if i == len(line) || line[i] == '#' {
 		return lineBlank, false
 	}
 	return lineContent, true

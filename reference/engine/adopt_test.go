@@ -14,20 +14,29 @@ import (
 	"podspec.dev/podspec/reference/store"
 )
 
-// deleteGate holds the engine's first DeleteInstance of one instance (by the suffix of its ID)
-// until released. The engine deletes an ended instance right after the state write and the
-// events that record its exit, so a held delete is a supervisor stopped just after that commit.
-type deleteGate struct {
+// instanceGate holds the engine's first DeleteInstance (or, with start, StartInstance) of one
+// instance, by the suffix of its ID, until released. The engine deletes an ended instance right
+// after the state write and the events that record its exit, and starts one right after those
+// that record its creation, so a held call is a supervisor stopped just after that commit.
+type instanceGate struct {
 	engine.Backend
 	suffix string
+	start  bool
 	*firstCall
 }
 
-func (g *deleteGate) DeleteInstance(ctx context.Context, id string, pod *engine.PodInfo) error {
-	if strings.HasSuffix(id, g.suffix) {
+func (g *instanceGate) DeleteInstance(ctx context.Context, id string, pod *engine.PodInfo) error {
+	if !g.start && strings.HasSuffix(id, g.suffix) {
 		g.wait()
 	}
 	return g.Backend.DeleteInstance(ctx, id, pod)
+}
+
+func (g *instanceGate) StartInstance(ctx context.Context, id string) error {
+	if g.start && strings.HasSuffix(id, g.suffix) {
+		g.wait()
+	}
+	return g.Backend.StartInstance(ctx, id)
 }
 
 // cutEvents truncates the pod's events file before its first event that matches: what a
@@ -92,7 +101,7 @@ spec:
 		name:    "the exit of a restarting instance",
 		seconds: "0.2",
 		lose: func(t *testing.T, start func(...func(*engine.Options)) *testPod) (*testPod, func(runtimev1.Event) bool, func()) {
-			g := &deleteGate{suffix: "-churn-0", firstCall: newFirstCall()}
+			g := &instanceGate{suffix: "-churn-0", firstCall: newFirstCall()}
 			tp := start(func(o *engine.Options) { g.Backend = o.Backend; o.Backend = g })
 			t.Cleanup(g.open) // before the pod's cleanup, whose forced stop would wait for it
 			select {
@@ -151,5 +160,49 @@ spec:
 				prev = seqs[0]
 			}
 		})
+	}
+}
+
+// TestRST006_InstanceALostSupervisorCreatedButNeverStartedIsNoRestart: the supervisor is lost
+// after it recorded churn's restart created (restartCount 1) and before it let it start; the
+// container is destroyed with it (its hook fails). The adopter deletes the instance and creates
+// it afresh: that one is the first restart, restartCount 1, not 2 as if the lost one had run.
+func TestRST006_InstanceALostSupervisorCreatedButNeverStartedIsNoRestart(t *testing.T) {
+	t.Parallel()
+	// Never released: the lost supervisor's start stays held, as a dead one does nothing more.
+	g := &instanceGate{suffix: "-churn-1", start: true, firstCall: newFirstCall()}
+	tp := startPod(t, `
+metadata: {name: lost-created}
+spec:
+  restartPolicy: Always
+  terminationGracePeriodSeconds: 2
+  restartBackoff: {initialSeconds: 0.05}
+  containers:
+  - {name: churn, image: IMAGE, command: [sh, -c, "sleep 0.2; exit 3"]}
+`, func(o *engine.Options) { g.Backend = o.Backend; o.Backend = g })
+	select {
+	case <-g.entered:
+	case <-time.After(120 * time.Second):
+		t.Fatalf("churn's restart was never started; events:\n%s", tp.timeline())
+	}
+	created := tp.waitEvent(30*time.Second, "churn's restart created", ofInstance(runtimev1.EventContainerCreated, "churn", 1))
+	tp.adopt(func() {
+		// The supervisor's death closes the hook's FIFO: the OCI runtime destroys the container.
+		st, err := tp.p.ReadState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := st.Containers["churn"].ContainerID
+		info := &engine.PodInfo{Name: tp.p.Name, UID: st.Pod.Status.UID, Dir: tp.p.Dir, Spec: &st.Pod.Spec}
+		if err := tp.be.DeleteInstance(context.Background(), id, info); err != nil {
+			t.Fatal(err)
+		}
+	})
+	started := tp.waitEvent(120*time.Second, "churn's restart running", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerStarted && ev.Container == "churn" && ev.Seq > created.Seq
+	})
+	if started.RestartCount == nil || *started.RestartCount != 1 {
+		t.Errorf("churn's first restart started as %s, want restartCount 1: the instance the lost supervisor created never started (RST-006); events:\n%s",
+			started.ContainerID, tp.timeline())
 	}
 }

@@ -337,11 +337,20 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 		}
 	}
 	if !running {
-		// Created but never started: discard it; the slot creates a fresh instance.
+		// Created but never started: discard it; the slot creates a fresh instance. It was no
+		// restart (RST-006 counts the instances started): restartCount and containerID go back
+		// to what they were before its creation, so the fresh one takes its place and number.
 		inst.pidfd.close()
 		e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
 		e.mu.Lock()
 		r.PID = 0
+		if st.ContainerID == inst.id {
+			st.ContainerID = ""
+			if t := st.LastState.Terminated; t != nil {
+				st.ContainerID = t.ContainerID
+				st.RestartCount = max(st.RestartCount-1, 0)
+			}
+		}
 		e.commitLocked()
 		e.mu.Unlock()
 		return nil

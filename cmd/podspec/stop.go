@@ -16,6 +16,7 @@ import (
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
 )
@@ -90,6 +91,9 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 			return err
 		}
 		if st.Pod.Status.FinishedAt != nil {
+			if mutant.StopTerminalConflict {
+				return errf(runtimev1.CodeConflict, "pod %s is %s, not running", p.Name, st.Pod.Status.Phase)
+			}
 			return nil
 		}
 	}

@@ -130,6 +130,14 @@ func (s *suite) registerExitMatrix() {
 				if r.bEnd.reason == "StoppedByPolicy" {
 					// b was stopped: the policy fired before b received anything.
 					Expect(out.Timeline.Before("the policy fires before b is signalled", fw.RuntimeEv(runtimev1.EventPolicyFired, ""), fw.RuntimeEv(runtimev1.EventSignalSent, "b"))).To(Succeed())
+				} else {
+					// b exited by itself: in every such row the policy holds only from b's terminal
+					// exit on (All: the last exit; AnyFailure: no failure before it; Any: a's exits
+					// were not terminal), so it fires after that exit in event order.
+					exited, ok := out.Timeline.Last(fw.RuntimeEv(runtimev1.EventContainerExited, "b"))
+					Expect(ok).To(BeTrue(), "b's ContainerExited\n%s", out.Timeline)
+					Expect(fired[0].Runtime.Seq).To(BeNumerically(">", exited.Runtime.Seq),
+						"the policy fired (seq %d) before b's terminal exit (seq %d), while it did not hold yet\n%s", fired[0].Runtime.Seq, exited.Runtime.Seq, out.Timeline)
 				}
 			}, entries(nil))
 		DescribeTable("each container's exit status: exitCode iff it exited, signal iff a signal killed it, and the reason",

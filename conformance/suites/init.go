@@ -67,6 +67,13 @@ func (s *suite) registerInit() {
 			c := get().Final.Condition(v1alpha1.PodInitialized)
 			Expect(c).NotTo(BeNil(), "condition Initialized\n%s", get().Final)
 			Expect(c.Status).To(Equal(v1alpha1.ConditionTrue))
+			// It became True only once side-2, the last sidecar, was Started: not before side-2's
+			// process started.
+			started, ok := get().Timeline.First(fw.RuntimeEv(runtimev1.EventContainerStarted, "side-2"))
+			Expect(ok).To(BeTrue(), "side-2's ContainerStarted\n%s", get().Timeline)
+			Expect(c.LastTransitionTime).NotTo(BeNil(), "Initialized lastTransitionTime\n%s", get().Final)
+			Expect(c.LastTransitionTime.Before(started.Time)).To(BeFalse(),
+				"Initialized became True at %s, before side-2 started at %s: before every sidecar was Started\n%s", c.LastTransitionTime, started.Time, get().Timeline)
 		})
 		It("stops sidecars only after every main container has exited", req(spec.HB014), func() {
 			tl := get().Timeline

@@ -601,7 +601,7 @@ func (e *Engine) initializedLocked() bool {
 				return false
 			}
 		case KindSidecar:
-			if !s.rec().EverStarted {
+			if !s.rec().EverStarted && !mutant.InitializedIgnoresSidecars {
 				return false
 			}
 		}

@@ -141,3 +141,41 @@ func (e *Engine) mutantInitsCompletedLocked() bool {
 	}
 	return true
 }
+
+// mutantFirstTerminalMainLocked is the first main container in list order whose exit was
+// terminal: the exit a list-order evaluation takes to have fired the policy (EXIT-008).
+func (e *Engine) mutantFirstTerminalMainLocked() *slot {
+	e.mutantNote("the exit policy is evaluated in list order")
+	for _, s := range e.slots {
+		if s.kind == KindMain && s.rec().Terminal {
+			return s
+		}
+	}
+	return nil
+}
+
+// mutantSignalOtherMains sends its stop signal to every other main container of the pod that
+// runs, as if restarting one container restarted the pod (RST-007).
+func (e *Engine) mutantSignalOtherMains(ctx context.Context, restarted *slot) {
+	e.mutantNote("a restart signals the other main containers")
+	for _, o := range e.slots {
+		if o != restarted && o.kind == KindMain {
+			e.signal(ctx, o, stopSignal(o.c), "restart of "+restarted.name)
+		}
+	}
+}
+
+// mutantRerunInits runs each regular init container once more, at once, as if restarting a
+// main container restarted the pod (INIT-001).
+func (e *Engine) mutantRerunInits(ctx context.Context) {
+	e.mutantNote("a restart runs the init containers again")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, s := range e.slots {
+		if s.kind == KindInit && s.rec().Completed && s.inst == nil && !e.terminating {
+			s.rec().Terminal = false
+			e.wg.Add(1)
+			go e.runSlot(ctx, s, nil)
+		}
+	}
+}

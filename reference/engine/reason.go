@@ -81,6 +81,8 @@ func countsAsFailure(f exitFacts, code *int32) bool {
 		return code != nil && *code != 0
 	case f.killReason != "":
 		return true
+	case mutant.SignalNotFailure && f.status == v1alpha1.ReasonSignaled:
+		return false
 	}
 	return code == nil || *code != 0
 }

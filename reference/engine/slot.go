@@ -356,6 +356,9 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	s.rec().NextStart = nil
 	st := s.status()
 	n := st.RestartCount
+	if mutant.RestartCountCountsFirst && n > 0 {
+		n-- // restartCount held the number of instances
+	}
 	if st.ContainerID != "" || st.LastState.Terminated != nil || st.State.Terminated != nil {
 		n++
 	}
@@ -403,6 +406,10 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	s.creating = false
 	st = s.status()
 	st.RestartCount = n
+	if mutant.RestartCountCountsFirst {
+		e.mutantNote("restartCount counts the first instance too")
+		st.RestartCount = n + 1
+	}
 	st.ContainerID = id
 	st.Started, st.Ready = false, false
 	r := s.rec()
@@ -601,12 +608,23 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		case s.kind == KindMain:
 			e.evaluatePolicyLocked(s)
 		case s.kind == KindInit && failed && !e.terminating:
-			e.beginStopLocked(ctx, TerminationFailed, e.gracePeriod(), false, "") // INIT-003
+			reason := TerminationFailed
+			if mutant.InitFailureCompleted {
+				e.mutantNote("an init container's failure stops the pod as Completed")
+				reason = TerminationCompleted
+			}
+			e.beginStopLocked(ctx, reason, e.gracePeriod(), false, "") // INIT-003
 		}
 		return false
 	}
 	e.mu.Unlock()
 	deleteInst()
+	if mutant.RestartSignalsOthers && s.kind == KindMain {
+		e.mutantSignalOtherMains(ctx, s)
+	}
+	if mutant.InitRerunOnRestart && s.kind == KindMain {
+		e.mutantRerunInits(ctx)
+	}
 	full := e.sleep(ctx, delay, func() bool { return e.noRestartLocked(s) })
 	e.mu.Lock()
 	if !full {
@@ -656,6 +674,10 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom b
 		if mutant.SignalAsExitCode {
 			c := 128 + n
 			t.ExitCode, t.Signal = &c, nil
+		}
+		if mutant.ExitCodeWithSignal {
+			c := 128 + n
+			t.ExitCode = &c
 		}
 		t.CoreDumped = ex.Status.CoreDump() && !mutant.CoreDumpNotReported
 		t.Reason = v1alpha1.ReasonSignaled

@@ -78,6 +78,11 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 				e.st.Stop.RequestIDs = e.st.Stop.RequestIDs[n-maxStopIDs:]
 			}
 		}
+		if force && !e.forced && mutant.ForceIgnoredWhileStopping {
+			e.mutantNote("a forced stop during a graceful one is ignored")
+			e.commitLocked(pre...)
+			return
+		}
 		if force && !e.forced {
 			e.st.Stop.Force = true
 			e.forced = true
@@ -88,6 +93,10 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 			return
 		}
 		if deadline.Before(e.st.Stop.Deadline) || (mutant.StopRequestExtendsBudget && !force) {
+			if mutant.ShorterGraceFromFirstRequest {
+				e.mutantNote("a shorter grace period counted from the first stop request")
+				deadline = stopDeadline(e.st.Stop.RequestedAt, grace)
+			}
 			e.st.Stop.Deadline = deadline
 			e.commitLocked(pre...)
 			if e.stopCtx != nil {
@@ -395,6 +404,10 @@ func (e *Engine) stopOne(ctx context.Context, s *slot) {
 	}
 	if send {
 		sig := stopSignal(s.c)
+		if mutant.SidecarsKilled && s.kind == KindSidecar {
+			e.mutantNote("a sidecar is killed instead of signalled")
+			sig = syscall.SIGKILL
+		}
 		if mutant.NoStopSignal {
 			e.mutantNote("SIGKILL instead of the stop signal")
 			sig = syscall.SIGKILL
@@ -471,12 +484,23 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 		}
 	case v1alpha1.ExitPolicyAnyFailure:
 		fire = all || lastFailed
+		if mutant.AnyFailureFiresOnAnyExit {
+			e.mutantNote("exit policy AnyFailure fires at any terminal exit")
+			fire = last != nil || all
+		}
 	default:
 		policy = v1alpha1.ExitPolicyAll
 		fire = all
+		if mutant.AllFiresOnFailure && lastFailed {
+			e.mutantNote("exit policy All fires at a terminal failure")
+			fire = true
+		}
 	}
 	if !fire {
 		return
+	}
+	if mutant.PolicyListOrder && last != nil {
+		last = e.mutantFirstTerminalMainLocked()
 	}
 	ev := e.event(runtimev1.EventPolicyFired, nil, string(policy), "")
 	if last != nil {
@@ -563,6 +587,10 @@ func (e *Engine) resultLocked() (v1alpha1.PodPhase, int32, string) {
 				return v1alpha1.PodFailed, 1, s.name
 			}
 		}
+	}
+	if mutant.ForcedSucceeds && reason == TerminationForced {
+		e.mutantNote("a forced stop does not fail the pod")
+		reason = TerminationCompleted
 	}
 	if reason != TerminationDeadlineExceeded && reason != TerminationForced && allStarted && firstFailure == nil {
 		if mutant.SucceededDecidedByEmpty {

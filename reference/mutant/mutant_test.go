@@ -123,6 +123,21 @@ var switches = map[string]bool{
 	"RestartResizeInPlace":          RestartResizeInPlace,
 	"DeadlineUpdateFromNow":         DeadlineUpdateFromNow,
 	"UpdateKillsAtOnce":             UpdateKillsAtOnce,
+	"AllFiresOnFailure":             AllFiresOnFailure,
+	"AnyFailureFiresOnAnyExit":      AnyFailureFiresOnAnyExit,
+	"PolicyListOrder":               PolicyListOrder,
+	"InitializedIgnoresSidecars":    InitializedIgnoresSidecars,
+	"SignalNotFailure":              SignalNotFailure,
+	"ForcedSucceeds":                ForcedSucceeds,
+	"ExitCodeWithSignal":            ExitCodeWithSignal,
+	"RestartCountCountsFirst":       RestartCountCountsFirst,
+	"RestartSignalsOthers":          RestartSignalsOthers,
+	"SidecarsKilled":                SidecarsKilled,
+	"ShorterGraceFromFirstRequest":  ShorterGraceFromFirstRequest,
+	"StopTerminalConflict":          StopTerminalConflict,
+	"ForceIgnoredWhileStopping":     ForceIgnoredWhileStopping,
+	"InitFailureCompleted":          InitFailureCompleted,
+	"InitRerunOnRestart":            InitRerunOnRestart,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

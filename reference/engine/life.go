@@ -40,9 +40,18 @@ const (
 func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 	// A new instance is not Started yet unless startInstance found nothing to wait for; an
 	// adopted one may have been.
+	if mutant.ReadinessBeforeStarted && s.c.ReadinessProbe != nil {
+		e.mutantNote("readiness probe before Started")
+		go e.readiness(ctx, s, inst, s.c.ReadinessProbe)
+	}
 	if !e.recStarted(s) {
 		if lc := s.c.Lifecycle; lc != nil && lc.PostStart != nil {
-			res, msg := e.runHook(ctx, s, inst, HookPostStart, lc.PostStart)
+			var res, msg string
+			if mutant.StartupWithPostStart && s.c.StartupProbe != nil {
+				res, msg = e.mutantPostStartWithStartup(ctx, s, inst, lc.PostStart)
+			} else {
+				res, msg = e.runHook(ctx, s, inst, HookPostStart, lc.PostStart)
+			}
 			if ctx.Err() != nil {
 				return
 			}
@@ -56,7 +65,14 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 				return
 			}
 		}
-		if p := s.c.StartupProbe; p != nil {
+		if mutant.StartedBeforeStartupProbe && s.c.StartupProbe != nil {
+			e.mutantNote("Started before the startup probe passed")
+			e.mu.Lock()
+			s.status().Started = true
+			e.commitLocked()
+			e.mu.Unlock()
+		}
+		if p := s.c.StartupProbe; p != nil && !(mutant.StartupWithPostStart && s.c.Lifecycle != nil && s.c.Lifecycle.PostStart != nil) {
 			if !e.probeUntil(ctx, s, inst, ProbeStartup, p, true) {
 				if ctx.Err() == nil {
 					e.killInstance(ctx, s, inst, ReasonUnhealthy, "startup probe failed")
@@ -72,7 +88,7 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 		e.commitLocked(e.startedLocked(s, inst)...)
 		e.mu.Unlock()
 	}
-	if p := s.c.ReadinessProbe; p != nil {
+	if p := s.c.ReadinessProbe; p != nil && !mutant.ReadinessBeforeStarted {
 		go e.readiness(ctx, s, inst, p)
 	}
 	if p := s.c.LivenessProbe; p != nil {
@@ -95,7 +111,7 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 func (e *Engine) startedLocked(s *slot, inst *instance) []*runtimev1.Event {
 	s.status().Started = true
 	s.rec().EverStarted = true
-	if s.c.ReadinessProbe != nil || s.kind == KindInit {
+	if (s.c.ReadinessProbe != nil && !mutant.ReadyAtStarted) || s.kind == KindInit {
 		return nil
 	}
 	s.status().Ready = true

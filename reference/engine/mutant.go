@@ -179,3 +179,16 @@ func (e *Engine) mutantRerunInits(ctx context.Context) {
 		}
 	}
 }
+
+// mutantPostStartWithStartup runs the postStart hook and, at the same time, the startup probe
+// until it passes; it returns the hook's result once both ended (HB-006).
+func (e *Engine) mutantPostStartWithStartup(ctx context.Context, s *slot, inst *instance, h *v1alpha1.LifecycleHandler) (string, string) {
+	e.mutantNote("startup probe during postStart")
+	passed := make(chan bool, 1)
+	go func() { passed <- e.probeUntil(ctx, s, inst, ProbeStartup, s.c.StartupProbe, true) }()
+	res, msg := e.runHook(ctx, s, inst, HookPostStart, h)
+	if !<-passed && res == ResultSucceeded {
+		return ResultFailed, "startup probe failed"
+	}
+	return res, msg
+}

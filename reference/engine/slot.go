@@ -545,7 +545,8 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 	}
 	r.Running = false
 	r.PID = 0
-	st.Started, st.Ready = false, false
+	keepReady := mutant.ReadyAfterExit && s.c.ReadinessProbe == nil && st.Ready
+	st.Started, st.Ready = false, keepReady
 	if replaced {
 		e.restartReplacedLocked(s, term, ev) // UPD-007, UPD-008: no policy, no back-off
 		return true
@@ -591,6 +592,10 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		rev.RestartCount = &n
 		rev.ContainerID = term.ContainerID
 		e.commitLocked(ev, rev)
+		if mutant.RestartedExitCounted && s.kind == KindMain {
+			e.mutantNote("an exit that will be restarted counts for the exit policy")
+			e.evaluatePolicyLocked(s)
+		}
 	} else {
 		st.State = v1alpha1.ContainerState{Terminated: term}
 		r.Terminal = true

@@ -54,6 +54,11 @@ func (e *Engine) stopSteps() []stopStep {
 		e.mutantNote("AfterStop defers run during the main containers' stop")
 		steps[stepMainContainers].run = mutantConcurrently(e.stopMains, steps[stepAfterStopDefers].run)
 	}
+	if mutant.SidecarsWithMains {
+		e.mutantNote("sidecars stopped with the main containers")
+		steps[stepMainContainers].run = mutantConcurrently(e.stopMains, e.stopSidecars)
+		steps[stepSidecars].run = func(context.Context) {}
+	}
 	if mutant.BeforeStopDefersWithPreStop {
 		e.mutantNote("BeforeStop defers run during the main containers' stop")
 		steps[stepBeforeStopDefers].run = func(context.Context) {}
@@ -296,7 +301,11 @@ func (e *Engine) stopMains(ctx context.Context) {
 							mutantHookMu.Lock()
 							defer mutantHookMu.Unlock()
 						}
-						e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
+						hctx := ctx
+						if mutant.ForcedKillAwaitsHook {
+							hctx = context.WithoutCancel(ctx)
+						}
+						e.runHook(hctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
 						// Closed before the wake-up: a waiter woken first would find the hook
 						// still running and sleep until some later change (at worst the
 						// reserve point).
@@ -334,8 +343,15 @@ func (e *Engine) stopMains(ctx context.Context) {
 					}
 					return true
 				})
+				if ok && mutant.StopSignalPolled {
+					e.mutantNote("the stop signal waits for the next poll")
+					ok = sleepCtx(ctx, 2500*time.Millisecond)
+				}
 				if ok {
 					e.stopOne(ctx, s)
+				} else if mutant.ForcedKillAwaitsHook {
+					e.mutantNote("the final SIGKILL waits for the preStop hook")
+					<-hookDone
 				}
 			}()
 		}

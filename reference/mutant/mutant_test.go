@@ -138,6 +138,15 @@ var switches = map[string]bool{
 	"ForceIgnoredWhileStopping":     ForceIgnoredWhileStopping,
 	"InitFailureCompleted":          InitFailureCompleted,
 	"InitRerunOnRestart":            InitRerunOnRestart,
+	"RestartedExitCounted":          RestartedExitCounted,
+	"StopSignalPolled":              StopSignalPolled,
+	"SidecarsWithMains":             SidecarsWithMains,
+	"ForcedKillAwaitsHook":          ForcedKillAwaitsHook,
+	"ReadinessBeforeStarted":        ReadinessBeforeStarted,
+	"StartupWithPostStart":          StartupWithPostStart,
+	"StartedBeforeStartupProbe":     StartedBeforeStartupProbe,
+	"ReadyAtStarted":                ReadyAtStarted,
+	"ReadyAfterExit":                ReadyAfterExit,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

@@ -67,6 +67,12 @@ type ExecProcess struct {
 // process group), repeating until none is left; the runtime then returns. A process that both
 // left the group (setsid/setpgid) and was reparented away from the tree (a double-forked
 // daemon adopted by the container's init) is out of reach without killing the container.
+//
+// A runtime whose exec'd processes have pids of the container's own (Features.SandboxPIDs:
+// gVisor's runsc, whose processes are its sandbox kernel's and invisible on the host) is asked
+// for the process's pid with --internal-pid-file, and its tree is found and killed through the
+// runtime's `ps` and `kill --pid` (killSandboxTree). The runtime names no process group there,
+// so a descendant already reparented away from the tree is out of reach, in the group or not.
 func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, error) {
 	if err := ValidateID(id); err != nil {
 		return -1, fmt.Errorf("exec: %w", err)
@@ -88,6 +94,16 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 	defer os.RemoveAll(dir)
 	procFile := filepath.Join(dir, "process.json")
 	pidFile := filepath.Join(dir, "pid")
+	args := []string{"exec", "--process", procFile, "--pid-file", pidFile}
+	// treePid is the file that names the root of the tree to kill on timeout.
+	treePid := pidFile
+	feat, err := r.Features(ctx)
+	sandbox := err == nil && feat.SandboxPIDs
+	if sandbox {
+		treePid = filepath.Join(dir, "internal-pid")
+		args = append(args, "--internal-pid-file", treePid)
+	}
+	args = append(args, id)
 	b, err := json.Marshal(proc)
 	if err != nil {
 		return -1, fmt.Errorf("exec in %s: encode process: %w", id, err)
@@ -140,7 +156,7 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 			bound := time.After(execStartBound)
 		wait:
 			for pid == 0 {
-				if b, err := os.ReadFile(pidFile); err == nil {
+				if b, err := os.ReadFile(treePid); err == nil {
 					if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
 						pid = n
 						break
@@ -154,7 +170,9 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 				case <-time.After(10 * time.Millisecond):
 				}
 			}
-			if pid > 0 {
+			if pid > 0 && sandbox {
+				r.killSandboxTree(context.WithoutCancel(ctx), id, pid)
+			} else if pid > 0 {
 				// The exec'd process leads its own group (runc: a new session) or shares the
 				// runtime's group (crun); both are groups of their own, never the caller's.
 				// The group is read before, and killed after, the tree: a process killed
@@ -180,7 +198,7 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		}()
 	}
 	code, diag, err := r.run(context.WithoutCancel(ctx), invocation{op: "exec", id: id, io: io, globalFlags: true,
-		args:    []string{"exec", "--process", procFile, "--pid-file", pidFile, id},
+		args:    args,
 		onStart: watch, newGroup: true})
 	close(stop)
 	wg.Wait()
@@ -288,6 +306,118 @@ func KillProcessTree(pid int) {
 	}
 }
 
+// sandboxCollectBound bounds how long killSandboxTree collects a tree: each walk and each
+// signal is a runtime invocation (about 0.15 s for runsc on an idle 2-CPU VM).
+const sandboxCollectBound = 5 * time.Second
+
+// killSandboxTree is KillProcessTree through the runtime's own verbs, for a runtime that
+// numbers exec'd processes in the container (Features.SandboxPIDs): pid and the tree under it
+// are found in `ps ID` (its PID and PPID columns, pids of the container), each member is
+// stopped (`kill --pid P ID SIGSTOP`) as soon as it is found, so that it can neither fork nor
+// leave the tree while it is collected, until two walks find nothing new, and then every
+// member is killed with SIGKILL. A descendant in a session of its own is found through its
+// parent like any other; one whose parent had died before it was found (reparented to the
+// container's init) is out of reach. Best effort: a failed walk ends the collection, processes
+// that already exited are ignored.
+func (r *Runtime) killSandboxTree(ctx context.Context, id string, pid int) {
+	// signal sends sig to each of pids at once: each is a runtime invocation of its own.
+	signal := func(sig syscall.Signal, pids ...int) {
+		var wg sync.WaitGroup
+		for _, p := range pids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_ = r.simple(ctx, "kill", id, "kill", "--pid", strconv.Itoa(p), id, strconv.Itoa(int(sig)))
+			}()
+		}
+		wg.Wait()
+	}
+	tree := []int{pid}
+	signal(syscall.SIGSTOP, pid)
+	if !mutant.ExecGroupOnlyKill { // the mutant leaves the descendants alive
+		seen := map[int]bool{pid: true}
+		deadline := time.Now().Add(sandboxCollectBound)
+		for quiet := 0; quiet < 2 && time.Now().Before(deadline); {
+			quiet++
+			children, err := r.sandboxChildren(ctx, id)
+			if err != nil {
+				break
+			}
+			var found []int
+			for _, c := range subtree(children, pid) {
+				if !seen[c] {
+					seen[c] = true
+					found = append(found, c)
+				}
+			}
+			if len(found) > 0 {
+				quiet = 0
+				tree = append(tree, found...)
+				signal(syscall.SIGSTOP, found...)
+			}
+		}
+	}
+	signal(syscall.SIGKILL, tree...)
+}
+
+// sandboxChildren returns the children of each process of container id, read from the
+// runtime's `ps ID` table by its PID and PPID columns (runsc's `ps --format json` lists only
+// pids).
+func (r *Runtime) sandboxChildren(ctx context.Context, id string) (map[int][]int, error) {
+	out, err := r.output(ctx, "ps", id, true, "ps", id)
+	if err != nil {
+		return nil, err
+	}
+	return parsePsTable(out)
+}
+
+// parsePsTable returns the children of each process listed in a ps table whose header names
+// PID and PPID columns (the columns before them hold no spaces).
+func parsePsTable(out []byte) (map[int][]int, error) {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	pidCol, ppidCol := -1, -1
+	for i, h := range strings.Fields(lines[0]) {
+		switch h {
+		case "PID":
+			pidCol = i
+		case "PPID":
+			ppidCol = i
+		}
+	}
+	if pidCol < 0 || ppidCol < 0 {
+		return nil, fmt.Errorf("ps: no PID and PPID columns in %q", lines[0])
+	}
+	children := map[int][]int{}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) <= max(pidCol, ppidCol) {
+			continue
+		}
+		p, err1 := strconv.Atoi(f[pidCol])
+		pp, err2 := strconv.Atoi(f[ppidCol])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("ps: unreadable line %q", l)
+		}
+		children[pp] = append(children[pp], p)
+	}
+	return children, nil
+}
+
+// subtree returns every descendant of pid in children (parent -> children).
+func subtree(children map[int][]int, pid int) []int {
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
 // descendants returns the pids of all living descendants of pid.
 func descendants(pid int) []int {
 	entries, err := os.ReadDir("/proc")
@@ -307,15 +437,5 @@ func descendants(pid int) []int {
 		ppid := st.PPID
 		children[ppid] = append(children[ppid], n)
 	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
+	return subtree(children, pid)
 }

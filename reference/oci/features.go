@@ -41,6 +41,15 @@ type Features struct {
 	NoSubreaper bool `json:"noSubreaper"`
 	// Update: the runtime has an update verb (`--help` lists it; runsc has none).
 	Update bool `json:"update"`
+	// SandboxPIDs: `exec --help` lists --internal-pid-file and `kill --help` lists --pid (runsc
+	// has both, runc and crun neither). The exec'd process then has a pid of the container's
+	// own (--pid-file names the runtime's exec process instead, and gVisor's processes are not
+	// host processes at all), so Exec finds and kills a timed-out exec's tree with the runtime's
+	// `ps` and `kill --pid`, not through the host's /proc.
+	SandboxPIDs bool `json:"sandboxPids"`
+	// Schema is the probe's version (featuresSchema): a kept probe of another version lacks
+	// what was asked since and is probed again.
+	Schema int `json:"schema"`
 	// HybridProbed: a container creation failed on a host with hybrid cgroups (v1 controllers,
 	// cgroup2 mounted at /sys/fs/cgroup/unified) whose cgroup2 hierarchy holds a controller,
 	// and MaskHybridControllers was then probed. Hosts without that condition, and runtimes
@@ -57,6 +66,9 @@ type Features struct {
 // HybridControllers is the file an OCI runtime reads to see whether cgroup2 holds controllers
 // on a hybrid-cgroup host.
 const HybridControllers = "/sys/fs/cgroup/unified/cgroup.controllers"
+
+// featuresSchema is the version of the probe; raise it when Features gains a field.
+const featuresSchema = 1
 
 // features is the in-process cache of probes, by binary identity.
 var features sync.Map // identity -> *Features
@@ -108,7 +120,7 @@ func (r *Runtime) readFeaturesFile(id string) *Features {
 		return nil
 	}
 	var f Features
-	if json.Unmarshal(b, &f) != nil || f.Binary != id {
+	if json.Unmarshal(b, &f) != nil || f.Binary != id || f.Schema != featuresSchema {
 		return nil
 	}
 	return &f
@@ -122,7 +134,11 @@ func (r *Runtime) writeFeaturesFile(f *Features) {
 	_ = atomicfile.WriteNoSync(r.FeaturesFile, 0o600, func(w io.Writer) error { return json.NewEncoder(w).Encode(f) })
 }
 
-var updateVerb = regexp.MustCompile(`(?m)^\s+update\b`)
+var (
+	updateVerb = regexp.MustCompile(`(?m)^\s+update\b`)
+	// pidFlag is a --pid flag of its own in a help text (not --pid-file).
+	pidFlag = regexp.MustCompile(`(?m)^\s+--?pid(\s|=|$)`)
+)
 
 // probe asks the runtime at path what it supports.
 func (r *Runtime) probe(ctx context.Context, path string) (*Features, error) {
@@ -132,7 +148,7 @@ func (r *Runtime) probe(ctx context.Context, path string) (*Features, error) {
 		out, _ := reaper.CombinedOutput(exec.CommandContext(ctx, path, args...))
 		return string(out)
 	}
-	f := &Features{}
+	f := &Features{Schema: featuresSchema}
 	v, err := r.Version(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s does not work: %v", ErrUnavailable, path, err)
@@ -149,6 +165,8 @@ func (r *Runtime) probe(ctx context.Context, path string) (*Features, error) {
 	}
 	f.NoSubreaper = strings.Contains(help("run", "--help"), "-no-subreaper")
 	f.Update = updateVerb.MatchString(help("--help"))
+	f.SandboxPIDs = strings.Contains(help("exec", "--help"), "-internal-pid-file") &&
+		pidFlag.MatchString(help("kill", "--help"))
 	return f, nil
 }
 

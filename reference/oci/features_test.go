@@ -13,16 +13,17 @@ import (
 // TestFeaturesAreAskedOfTheRuntime probes each OCI runtime this host has (skipping those not
 // installed) and checks what it answered against what each one is known to have: runc's
 // features document and --no-subreaper, crun's --no-subreaper without a document, runsc's
-// lack of both --no-subreaper and update. The probe is kept in FeaturesFile for the next
+// lack of both --no-subreaper and update and its pids of the sandbox's own (exec
+// --internal-pid-file, kill --pid), which neither runc nor crun has. The probe is kept in FeaturesFile for the next
 // process and used again only while the binary is the same file.
 func TestFeaturesAreAskedOfTheRuntime(t *testing.T) {
 	for _, c := range []struct {
-		bin                           string
-		document, noSubreaper, update bool
+		bin                                        string
+		document, noSubreaper, update, sandboxPIDs bool
 	}{
-		{"runc", true, true, true},
-		{"crun", false, true, true},
-		{"runsc", false, false, false},
+		{"runc", true, true, true, false},
+		{"crun", false, true, true, false},
+		{"runsc", false, false, false, true},
 	} {
 		t.Run(c.bin, func(t *testing.T) {
 			if _, err := exec.LookPath(c.bin); err != nil {
@@ -34,8 +35,8 @@ func TestFeaturesAreAskedOfTheRuntime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Document != c.document || f.NoSubreaper != c.noSubreaper || f.Update != c.update || f.Version == "" {
-				t.Errorf("%s: %+v; want document %v, noSubreaper %v, update %v", c.bin, f, c.document, c.noSubreaper, c.update)
+			if f.Document != c.document || f.NoSubreaper != c.noSubreaper || f.Update != c.update || f.SandboxPIDs != c.sandboxPIDs || f.Version == "" {
+				t.Errorf("%s: %+v; want document %v, noSubreaper %v, update %v, sandboxPids %v", c.bin, f, c.document, c.noSubreaper, c.update, c.sandboxPIDs)
 			}
 			if c.document && !strings.Contains(strings.Join(f.Hooks, ","), "createRuntime") {
 				t.Errorf("%s: hooks %v from its features document, want createRuntime among them", c.bin, f.Hooks)
@@ -48,8 +49,15 @@ func TestFeaturesAreAskedOfTheRuntime(t *testing.T) {
 			if err := json.Unmarshal(b, &kept); err != nil || kept.Binary != f.Binary || kept.NoSubreaper != f.NoSubreaper {
 				t.Errorf("kept %s (%v), want %+v", b, err, f)
 			}
+			// A kept probe of an older schema, which lacks what was asked since, is not used.
+			kept.Schema = featuresSchema - 1
+			b, _ = json.Marshal(kept)
+			os.WriteFile(file, b, 0o600)
+			if got := r.readFeaturesFile(f.Binary); got != nil {
+				t.Errorf("a kept probe of an older schema was used: %+v", got)
+			}
 			// A kept probe of another binary (or an older copy of this one) is not used.
-			kept.Binary, kept.Version = "elsewhere", "stale"
+			kept.Binary, kept.Version, kept.Schema = "elsewhere", "stale", featuresSchema
 			b, _ = json.Marshal(kept)
 			os.WriteFile(file, b, 0o600)
 			if got := r.readFeaturesFile(f.Binary); got != nil {

@@ -109,7 +109,7 @@ func busyboxRootfs(t *testing.T) string {
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []string{"sh", "sleep", "cat", "echo", "true", "false", "hostname", "readlink", "ps", "ip", "id", "ls", "wc"} {
+	for _, a := range []string{"sh", "sleep", "cat", "echo", "true", "false", "hostname", "readlink", "ps", "ip", "id", "ls", "wc", "setsid"} {
 		if err := os.Symlink("busybox", filepath.Join(root, "bin", a)); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
 	"podspec.dev/podspec/spec"
 )
 
@@ -106,9 +107,13 @@ func (s *suite) registerTiming() {
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).Backoff(30, 1, 30, 600).
 			Main("a", fw.ExitAfter(0, ms(100)).Codes("3", "0")).
 			Main("keep", fw.Loop()),
-		Drive: waitThenStop("a's first exit", func(tl *fw.Timeline) bool {
-			_, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
-			return ok
+		// keep's workload must have started before the stop: the run's consistency check holds
+		// every ContainerStarted to a workload start, and a sandboxed runtime (runsc) can take
+		// longer to run keep's program than a takes to exit.
+		Drive: waitThenStop("a's first exit and keep's workload start", func(tl *fw.Timeline) bool {
+			_, exited := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
+			_, kept := tl.First(fw.ProbeEvent("keep", probe.TypeStart))
+			return exited && kept
 		}, func(ctx context.Context, p *fw.Pod) {
 			time.Sleep(200 * time.Millisecond)
 			if st, err := p.Status(ctx); err == nil {

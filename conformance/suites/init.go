@@ -1,6 +1,8 @@
 package suites
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
@@ -97,6 +99,29 @@ func (s *suite) registerInit() {
 					Expect(evs[i].Time.Before(last.Time)).To(BeFalse(), "ContainerExited #%d of %s is earlier than #%d of %s\n%s", evs[i].Seq, evs[i].Container, last.Seq, last.Container, get().Timeline)
 				}
 				last = &evs[i]
+			}
+			// The finishedAt of each container's last instance, in the order of the
+			// ContainerExited events that recorded them, never decreases (event times alone may
+			// be clamped to their order).
+			lastSeq := map[string]int64{}
+			for _, ev := range evs {
+				if ev.Type == runtimev1.EventContainerExited {
+					lastSeq[ev.Container] = ev.Seq
+				}
+			}
+			var prev *runtimev1.Event
+			var prevAt time.Time
+			for i := range evs {
+				ev := &evs[i]
+				t := get().Final.Terminated(ev.Container)
+				if ev.Type != runtimev1.EventContainerExited || lastSeq[ev.Container] != ev.Seq || t == nil {
+					continue
+				}
+				if prev != nil {
+					Expect(t.FinishedAt.Before(prevAt)).To(BeFalse(), "the finishedAt of %s (%v), recorded by ContainerExited #%d, is earlier than that of %s (%v), recorded by ContainerExited #%d before it\n%s",
+						ev.Container, t.FinishedAt, ev.Seq, prev.Container, prevAt, prev.Seq, get().Timeline)
+				}
+				prev, prevAt = ev, t.FinishedAt
 			}
 			for _, c := range []string{"init-1", "init-2", "app", "app2", "side-1", "side-2"} {
 				t := get().Final.Terminated(c)

@@ -109,7 +109,7 @@ func (e *Engine) runDefers(phase v1alpha1.DeferPhase) func(ctx context.Context) 
 				return // forced or budget over: endDefers records the rest
 			}
 			e.mu.Lock()
-			if s.rec().Terminal {
+			if s.rec().Terminal && !mutant.EndedDefersRerun {
 				e.mu.Unlock()
 				continue
 			}
@@ -296,7 +296,7 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 		case lost:
 			// DEFER-015: an attempt that ended unobserved does not count; start a new one
 			// while the limit allows, else the run failed (DEFER-007).
-			if ctx.Err() == nil && time.Now().Before(e.deferLimitLocked(s, r.RunStart)) {
+			if ctx.Err() == nil && time.Now().Before(e.deferLimitLocked(s, r.RunStart)) && !mutant.LostDeferAttemptFailed {
 				s.status().LastState = v1alpha1.ContainerState{Terminated: term}
 				s.status().State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: waitingStarting, Message: "its previous attempt ended unobserved"}}
 				e.commitLocked()
@@ -522,7 +522,11 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		// A previous supervisor may have created this instance without recording it.
 		e.be.DeleteInstance(bg, id, e.info)
 	}
-	pid, err := e.be.CreateInstance(bg, e.info, sandbox, &InstanceRequest{ID: id, Kind: KindDefer, Container: s.c,
+	c := s.c
+	if mutant.DeferWithoutVolumes {
+		c = e.mutantWithoutEmptyDirs(s.c)
+	}
+	pid, err := e.be.CreateInstance(bg, e.info, sandbox, &InstanceRequest{ID: id, Kind: KindDefer, Container: c,
 		LogPath: e.pod.LogPath(s.name, n), ExtraEnv: env})
 	e.mu.Lock()
 	if err != nil {

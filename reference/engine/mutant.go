@@ -7,7 +7,9 @@ import (
 	"syscall"
 	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/store"
 )
 
 // Helpers of the mutant builds (package reference/mutant). They are called only from branches
@@ -191,4 +193,119 @@ func (e *Engine) mutantPostStartWithStartup(ctx context.Context, s *slot, inst *
 		return ResultFailed, "startup probe failed"
 	}
 	return res, msg
+}
+
+// mutantDependenciesHoldNowLocked reports whether each dependency of s meets its condition now
+// (Ready or Started at this moment, not ever): the gate a restart waits for (DEP-011).
+func (e *Engine) mutantDependenciesHoldNowLocked(s *slot) bool {
+	e.mutantNote("a restart waits for its dependencies")
+	for _, d := range s.c.DependsOn {
+		dep := e.byName[d.Name]
+		if dep == nil {
+			return false
+		}
+		switch d.Condition {
+		case v1alpha1.ConditionReady:
+			if !dep.status().Ready {
+				return false
+			}
+		case v1alpha1.ConditionCompleted:
+			if !dep.rec().Completed {
+				return false
+			}
+		default:
+			if !dep.status().Started {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mutantRestartExitedLocked runs a main container that exited terminally once more, with its
+// new definition (UPD-013).
+func (e *Engine) mutantRestartExitedLocked(s *slot) {
+	e.mutantNote("an update restarts a container that exited terminally")
+	s.rec().Terminal = false
+	e.wg.Add(1)
+	go e.runSlot(e.runCtx, s, nil)
+}
+
+// mutantCountReplacedLocked records the end of an instance an update replaced among the exits
+// that decide the pod result, failed when it exited non-zero (UPD-008).
+func (e *Engine) mutantCountReplacedLocked(s *slot, term *v1alpha1.ContainerStateTerminated) {
+	e.mutantNote("a replaced instance's end counts for the pod result")
+	e.st.Exits = append(e.st.Exits, store.ExitRecord{Container: s.name, Kind: s.kind, Time: term.FinishedAt,
+		ExitCode: term.ExitCode, Reason: term.Reason, Failure: term.ExitCode != nil && *term.ExitCode != 0})
+}
+
+// mutantHeld holds the ContainerExited events of stopped sidecars, by slot index, until the
+// sidecar step ends (STAT-007).
+var mutantHeld map[int]*runtimev1.Event
+
+// mutantHoldExitLocked keeps a stopped sidecar's ContainerExited for the end of the step.
+func (e *Engine) mutantHoldExitLocked(s *slot, ev *runtimev1.Event) {
+	e.mutantNote("a sidecar's ContainerExited waits for the end of the sidecar step")
+	if mutantHeld == nil {
+		mutantHeld = map[int]*runtimev1.Event{}
+	}
+	mutantHeld[s.index] = ev
+	e.commitLocked()
+}
+
+// mutantCommitHeldExits records the held ContainerExited events in list order.
+func (e *Engine) mutantCommitHeldExits() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var evs []*runtimev1.Event
+	for i := range e.slots {
+		if ev := mutantHeld[i]; ev != nil {
+			evs = append(evs, ev)
+			delete(mutantHeld, i)
+		}
+	}
+	e.commitLocked(evs...)
+}
+
+// mutantWithoutEmptyDirs is c without its mounts of the pod's emptyDir volumes: a defer that
+// does not see what the other containers wrote there (DEFER-016).
+func (e *Engine) mutantWithoutEmptyDirs(c *v1alpha1.Container) *v1alpha1.Container {
+	e.mutantNote("a defer without the pod's emptyDir volumes")
+	empty := map[string]bool{}
+	for _, v := range e.st.Pod.Spec.Volumes {
+		empty[v.Name] = v.EmptyDir != nil
+	}
+	nc := *c
+	nc.VolumeMounts = nil
+	for _, m := range c.VolumeMounts {
+		if !empty[m.Name] {
+			nc.VolumeMounts = append(nc.VolumeMounts, m)
+		}
+	}
+	return &nc
+}
+
+// mutantKept holds, by container name, the definition a waiting container had before an
+// update changed it: its next start still uses it (UPD-012).
+var mutantKept map[string]v1alpha1.Container
+
+// mutantKeepDefinitionLocked keeps s's definition before an update changes it.
+func (e *Engine) mutantKeepDefinitionLocked(s *slot) {
+	e.mutantNote("a waiting container keeps its old definition for its next start")
+	if mutantKept == nil {
+		mutantKept = map[string]v1alpha1.Container{}
+	}
+	if _, ok := mutantKept[s.name]; !ok {
+		mutantKept[s.name] = *s.c
+	}
+}
+
+// mutantNextDefinitionLocked is the definition of s's next instance: the kept one once, else
+// the current one.
+func (e *Engine) mutantNextDefinitionLocked(s *slot) v1alpha1.Container {
+	if c, ok := mutantKept[s.name]; ok {
+		delete(mutantKept, s.name)
+		return c
+	}
+	return *s.c
 }

@@ -229,6 +229,9 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 					return true
 				}
 				if !first {
+					if mutant.RestartWaitsForDependencies && s.kind == KindMain {
+						return e.mutantDependenciesHoldNowLocked(s)
+					}
 					return true
 				}
 				ok, f := e.gateLocked(s)
@@ -608,7 +611,11 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 			}
 			e.st.Exits = append(e.st.Exits, rec)
 		}
-		e.commitLocked(ev)
+		if mutant.SidecarExitsBatched && s.kind == KindSidecar && s.stopStep {
+			e.mutantHoldExitLocked(s, ev)
+		} else {
+			e.commitLocked(ev)
+		}
 		switch {
 		case s.kind == KindMain:
 			e.evaluatePolicyLocked(s)

@@ -363,6 +363,9 @@ func (e *Engine) stopMains(ctx context.Context) {
 // stop signal, wait for the exit. A sidecar is no longer restarted once its own step begins;
 // until then it is, also while a later sidecar is being stopped (SIDE-001).
 func (e *Engine) stopSidecars(ctx context.Context) {
+	if mutant.SidecarExitsBatched {
+		defer e.mutantCommitHeldExits()
+	}
 	for i := len(e.slots) - 1; i >= 0; i-- {
 		s := e.slots[i]
 		if mutant.SidecarsForward {

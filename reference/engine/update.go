@@ -144,6 +144,9 @@ func (e *Engine) updLocked() *updateState {
 func (e *Engine) instanceRequestLocked(s *slot, id string, n int32) (*InstanceRequest, int64) {
 	u := e.updLocked()
 	c := *s.c
+	if mutant.WaitingChangeDeferred {
+		c = e.mutantNextDefinitionLocked(s)
+	}
 	ver := u.version[s.name]
 	u.instVersion[id] = ver
 	img := e.st.Images[s.name]
@@ -285,8 +288,14 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 				resizes = append(resizes, resize{s: s, id: s.inst.id, res: nc.Resources})
 			}
 		case validation.EffectRestart:
+			if mutant.WaitingChangeDeferred && s.inst == nil && !s.creating && !r.Terminal {
+				e.mutantKeepDefinitionLocked(s)
+			}
 			e.applyDefinitionLocked(s, nc, cc, req.Images)
 			if r.Terminal {
+				if mutant.UpdateRestartsExited && s.kind == KindMain && e.runCtx != nil {
+					e.mutantRestartExitedLocked(s)
+				}
 				continue // UPD-013: an exited container does not come back
 			}
 			if s.inst == nil && !s.creating {
@@ -544,6 +553,9 @@ func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTer
 	n := st.RestartCount
 	rev.RestartCount = &n
 	rev.ContainerID = term.ContainerID
+	if mutant.ReplacedExitCounted && s.kind == KindMain {
+		e.mutantCountReplacedLocked(s, term)
+	}
 	e.commitLocked(exited, rev)
 }
 

@@ -147,6 +147,14 @@ var switches = map[string]bool{
 	"StartedBeforeStartupProbe":     StartedBeforeStartupProbe,
 	"ReadyAtStarted":                ReadyAtStarted,
 	"ReadyAfterExit":                ReadyAfterExit,
+	"RestartWaitsForDependencies":   RestartWaitsForDependencies,
+	"ReplacedExitCounted":           ReplacedExitCounted,
+	"UpdateRestartsExited":          UpdateRestartsExited,
+	"SidecarExitsBatched":           SidecarExitsBatched,
+	"EndedDefersRerun":              EndedDefersRerun,
+	"LostDeferAttemptFailed":        LostDeferAttemptFailed,
+	"DeferWithoutVolumes":           DeferWithoutVolumes,
+	"WaitingChangeDeferred":         WaitingChangeDeferred,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

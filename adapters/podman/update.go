@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"podspec.dev/podspec/spec"
 	"slices"
 	"strings"
 	"syscall"
@@ -237,15 +238,15 @@ func planUpdate(oldPod, newPod *v1alpha1.Pod, changes validation.Changes, states
 		case ctrDone:
 			continue
 		case ctrWaiting:
-			refused = append(refused, what+": it is waiting to start or to restart, and podman can change neither the definition of a container that is not running (image, command, args and env are fixed at podman create) nor its limits (podman update needs a running container; UPD-012)")
+			refused = append(refused, what+": it is waiting to start or to restart, and podman can change neither the definition of a container that is not running (image, command, args and env are fixed at podman create) nor its limits (podman update needs a running container; "+spec.UPD012+")")
 			continue
 		}
 		if definition {
-			refused = append(refused, fmt.Sprintf("%s: a changed %s needs a new instance, and podman cannot replace a container of a pod in place (podman update changes cgroup limits only; UPD-007)", what, strings.Join(slices.DeleteFunc(slices.Clone(cc.Fields), func(f string) bool { return f == "resources" }), ", ")))
+			refused = append(refused, fmt.Sprintf("%s: a changed %s needs a new instance, and podman cannot replace a container of a pod in place (podman update changes cgroup limits only; %s)", what, strings.Join(slices.DeleteFunc(slices.Clone(cc.Fields), func(f string) bool { return f == "resources" }), ", "), spec.UPD007))
 			continue
 		}
 		if cc.Effect == validation.EffectRestart {
-			refused = append(refused, what+": resizePolicy RestartContainer needs a new instance, and podman cannot restart a container with new limits (UPD-011)")
+			refused = append(refused, what+": resizePolicy RestartContainer needs a new instance, and podman cannot restart a container with new limits ("+spec.UPD011+")")
 			continue
 		}
 		if cc.Kind == validation.KindMain && restartsAgain(newPod.Spec.RestartPolicy, newC.RestartPolicy) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"podspec.dev/podspec/spec"
 	"slices"
 	"strings"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 
 	rtv1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 )
 

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -279,8 +280,37 @@ func WriteBlob(layoutDir, mediaType string, b []byte) (ocispec.Descriptor, error
 	return ocispec.Descriptor{MediaType: mediaType, Digest: d, Size: int64(len(b))}, nil
 }
 
+// appletLists remembers, per busybox binary (device, inode, size and modification time), the
+// applets it listed, so a process lists a binary once. Its first Build runs `busybox --list`; later
+// ones start no process, which a program that reaps its orphans (the engine's tests run a
+// subreaper's Reaper in-process) needs: a plain os/exec child can be reaped before its Wait.
+var appletLists = struct {
+	sync.Mutex
+	m map[binaryID][]string
+}{m: map[binaryID][]string{}}
+
+// binaryID identifies one version of one file.
+type binaryID struct {
+	dev, ino uint64
+	size     int64
+	mtime    time.Time
+}
+
 // busyboxApplets lists the applets of a busybox binary.
 func busyboxApplets(ctx context.Context, bb string) ([]string, error) {
+	fi, err := os.Stat(bb)
+	if err != nil {
+		return nil, fmt.Errorf("list busybox applets of %s: %w", bb, err)
+	}
+	id := binaryID{size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), st.Ino
+	}
+	appletLists.Lock()
+	defer appletLists.Unlock()
+	if applets, ok := appletLists.m[id]; ok {
+		return applets, nil
+	}
 	out, err := exec.CommandContext(ctx, bb, "--list").Output()
 	if err != nil {
 		return nil, fmt.Errorf("list busybox applets of %s: %w", bb, err)
@@ -294,6 +324,7 @@ func busyboxApplets(ctx context.Context, bb string) ([]string, error) {
 	if len(applets) == 0 {
 		return nil, fmt.Errorf("busybox %s lists no applets", bb)
 	}
+	appletLists.m[id] = applets
 	return applets, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseReference(t *testing.T) {
@@ -117,5 +118,40 @@ func TestTagAndDigestSelection(t *testing.T) {
 	}
 	if _, err := resolve("oci:" + layout + ":nope"); err == nil || !strings.Contains(err.Error(), "v2") {
 		t.Errorf("unknown-tag error %v does not list the available tags", err)
+	}
+}
+
+// A process lists a busybox binary's applets once: a second Build of the same binary starts no
+// process (the binary, made unexecutable, still builds), and a changed binary is listed again
+// (the unexecutable one then fails).
+func TestBusyboxIsListedOncePerBinary(t *testing.T) {
+	src, err := os.ReadFile(BusyboxPath)
+	if err != nil {
+		t.Skipf("needs busybox-static: %v", err)
+	}
+	dir := t.TempDir()
+	bb := filepath.Join(dir, "busybox")
+	if err := os.WriteFile(bb, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	build := func(name string) error {
+		_, err := Build(context.Background(), filepath.Join(dir, name), BuildOptions{Busybox: true, BusyboxBinary: bb})
+		return err
+	}
+	if err := build("first"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(bb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := build("second"); err != nil {
+		t.Fatalf("the second Build of the same binary ran it again: %v", err)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(bb, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := build("changed"); err == nil {
+		t.Fatal("a changed, unexecutable busybox built: its applets were not listed again")
 	}
 }

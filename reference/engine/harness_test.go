@@ -62,6 +62,8 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	layout := filepath.Join(dir, "busybox")
+	// Built before the Reaper starts: ocilayout lists busybox's applets with a plain os/exec
+	// child once per process, which the Reaper could reap; later Builds reuse that list.
 	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Busybox: true, Cmd: []string{"sh"}}); err != nil {
 		fmt.Fprintln(os.Stderr, "build test image:", err)
 		return 1

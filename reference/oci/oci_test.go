@@ -656,7 +656,11 @@ func TestExecLeavesNothingInTheHostsTempDirectory(t *testing.T) {
 	}()
 	waitFor(t, func() bool { return len(inBundle()) == 1 })
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
-		t.Errorf("the exec wrote %d entries into the host's temp directory", len(ents))
+		names := make([]string, len(ents))
+		for i, ent := range ents {
+			names[i] = ent.Name()
+		}
+		t.Errorf("the exec wrote %v into the host's temp directory", names)
 	}
 	if err := <-res; err != nil {
 		t.Fatalf("exec: %v", err)

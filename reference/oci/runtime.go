@@ -272,11 +272,20 @@ type invocation struct {
 	newGroup bool
 }
 
-// unlinkedTemp returns an open temporary file whose name is already removed, so nothing is
-// left behind even if this process is killed. Other processes reach it through
-// procPath(f).
+// unlinkedTemp returns an open temporary file that has no name in the temporary directory, so
+// nothing is left behind even if this process is killed, and nothing there is ever seen. Other
+// processes reach it through procPath(f). The file is made with O_TMPFILE; where the temporary
+// directory's filesystem lacks it, the file is created and its name removed at once.
 func unlinkedTemp(what string) (*os.File, error) {
-	f, err := os.CreateTemp("", "podspec-oci-*")
+	dir := os.TempDir()
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	if err == nil {
+		return os.NewFile(uintptr(fd), filepath.Join(dir, "(unnamed)")), nil
+	}
+	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EINVAL) {
+		return nil, fmt.Errorf("create runtime %s file in %s: %w", what, dir, err)
+	}
+	f, err := os.CreateTemp(dir, "podspec-oci-*")
 	if err != nil {
 		return nil, fmt.Errorf("create runtime %s file: %w", what, err)
 	}

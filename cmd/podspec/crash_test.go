@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,5 +89,55 @@ spec:
 	}
 	if now, _ := os.ReadFile(pod.Path(store.StateFile)); string(now) != string(finished) {
 		t.Errorf("crash changed the state of a terminal pod")
+	}
+}
+
+// A supervisor lost between the terminal state's write and its events (the last batch, with
+// PodFinished) leaves them only in the state, and a terminal pod gets no next supervisor: the
+// next verb appends them, once, in their place, and `events --follow` then ends with
+// PodFinished. The fault is injected by cutting the events file back to before that batch, as
+// the SIGKILL leaves it.
+func TestSUP009_TheLastEventsOfATerminalPodSurviveItsSupervisorsLoss(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	manifest := gcPod(t, layout, "lastbatch", `spec:
+  restartPolicy: Never
+  containers:
+  - {name: app, image: "oci:LAYOUT", command: [sh, -c, "exit 3"]}
+`)
+	runToEnd(t, c, manifest, "lastbatch")
+	whole := events(t, c, "lastbatch")
+	st := readState(t, c.root, "lastbatch")
+	if len(st.UnwrittenEvents) == 0 || whole[len(whole)-1].Type != "PodFinished" {
+		t.Fatalf("the terminal state carries %d events and the log ends with %s; want the last batch, ending with PodFinished", len(st.UnwrittenEvents), whole[len(whole)-1].Type)
+	}
+	path := filepath.Join(c.root, "pods", "lastbatch", store.EventsFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := len(whole) - len(st.UnwrittenEvents)
+	cut := 0
+	for range keep {
+		cut += strings.IndexByte(string(data[cut:]), '\n') + 1
+	}
+	if err := os.WriteFile(path, data[:cut], 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	_, stderr, code := c.runErr("status", "lastbatch")
+	if code != 0 || !strings.Contains(stderr, fmt.Sprintf("wrote %d event(s)", len(st.UnwrittenEvents))) {
+		t.Fatalf("status: exit %d, stderr %q; want it to say it wrote the %d lost events", code, stderr, len(st.UnwrittenEvents))
+	}
+	got := events(t, c, "lastbatch")
+	if len(got) != len(whole) {
+		t.Fatalf("%d events after recovery, want the %d written before the loss", len(got), len(whole))
+	}
+	for i := range whole {
+		if got[i].Seq != whole[i].Seq || got[i].Type != whole[i].Type || !got[i].Time.Equal(whole[i].Time) {
+			t.Errorf("event %d after recovery %d:%s at %s, want %d:%s at %s", i, got[i].Seq, got[i].Type, got[i].Time, whole[i].Seq, whole[i].Type, whole[i].Time)
+		}
+	}
+	if out, _ := c.run("events", "--follow", "lastbatch"); strings.Count(out, "\n") != len(whole) || !strings.HasSuffix(strings.TrimSpace(out), "}") || !strings.Contains(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:], `"PodFinished"`) {
+		t.Errorf("events --follow printed %d lines, want %d ending with PodFinished", strings.Count(out, "\n"), len(whole))
 	}
 }

@@ -279,14 +279,23 @@ func buildSetting(bi *debug.BuildInfo, key string) string {
 	return ""
 }
 
-// ensureSupervisor restarts a dead supervisor of a pod that is not terminal (adoption).
+// ensureSupervisor restarts a dead supervisor of a pod that is not terminal (adoption), and
+// appends the last events a lost supervisor of a terminal pod left only in its state.
 func (f *rtFlags) ensureSupervisor(ctx context.Context, p *store.Pod) error {
-	started, err := supervisor.Ensure(ctx, p, func() ([]string, error) { return f.superviseArgv(p.Name, f.ociRuntime) })
+	started, recovered, err := supervisor.Ensure(ctx, p, func() ([]string, error) { return f.superviseArgv(p.Name, f.ociRuntime) })
+	if errors.Is(err, supervisor.ErrEventsNotRecovered) {
+		// The pod is terminal and its state keeps the events: the verb goes on, the next retries.
+		fmt.Fprintf(os.Stderr, "podspec: warning: %v\n", err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	if started {
 		fmt.Fprintf(os.Stderr, "podspec: the supervisor of %s had died; a new one adopted the pod\n", p.Name)
+	}
+	if recovered > 0 {
+		fmt.Fprintf(os.Stderr, "podspec: wrote %d event(s) that the lost supervisor of %s had recorded only in its state\n", recovered, p.Name)
 	}
 	return nil
 }

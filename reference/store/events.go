@@ -259,6 +259,46 @@ func (l *EventLog) write(b []byte) error {
 	return nil
 }
 
+// LacksEvents reports whether the events file may lack some of unwritten (a state's
+// UnwrittenEvents): whether its last complete event that parses is numbered below the last of
+// unwritten. It reads only the file's tail, so a verb can ask it of every terminal pod; a tail
+// without an event that parses answers true, and Recover, which reads the whole file, decides.
+func (p *Pod) LacksEvents(unwritten []runtimev1.Event) bool {
+	if len(unwritten) == 0 {
+		return false
+	}
+	want := unwritten[len(unwritten)-1].Seq
+	f, err := os.Open(p.Path(EventsFile))
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return true
+	}
+	const tailBytes = 64 << 10
+	off := max(fi.Size()-tailBytes, 0)
+	b := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return true
+	}
+	b = b[:bytes.LastIndexByte(b, '\n')+1] // a torn last line is not an event
+	if off > 0 {
+		// The chunk's first line may be the end of a longer one.
+		b = b[bytes.IndexByte(b, '\n')+1:]
+	}
+	for len(b) > 0 {
+		i := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+		var ev runtimev1.Event
+		if json.Unmarshal(b[i:], &ev) == nil && ev.Seq > 0 {
+			return ev.Seq < want
+		}
+		b = b[:i]
+	}
+	return true
+}
+
 // Close closes the log.
 func (l *EventLog) Close() error { return l.f.Close() }
 

@@ -271,3 +271,50 @@ func TestSUP009_EventsAStateCarriesAreRecoveredInTheirPlace(t *testing.T) {
 		t.Errorf("the recovered ContainerExited is stamped %s, want its own time %s", evs[2].Time, unwritten[0].Time)
 	}
 }
+
+// LacksEvents reads the events file's tail: it answers whether the last event that parses is
+// numbered below the last carried one, past a torn last line, a garbage line and a tail that
+// starts in the middle of a line longer than the part it reads.
+func TestLacksEventsReadsTheTailOfTheEventsFile(t *testing.T) {
+	_, p := newPod(t) // PodCreated is seq 1
+	carried := func(seq int64) []runtimev1.Event { return []runtimev1.Event{{Seq: seq - 1}, {Seq: seq}} }
+	appendRaw := func(s string) {
+		f, err := os.OpenFile(p.Path(EventsFile), os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.LacksEvents(nil) {
+		t.Error("nothing carried: LacksEvents must say false")
+	}
+	if !p.LacksEvents(carried(2)) || p.LacksEvents(carried(1)) {
+		t.Error("with events 1..1 written, seq 2 must be lacking and seq 1 not")
+	}
+	log, err := p.OpenEventLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A long event: the 64 KiB tail starts inside it.
+	if err := log.Append(&runtimev1.Event{Type: runtimev1.EventContainerExited, Pod: "web", Message: strings.Repeat("x", 100<<10)},
+		&runtimev1.Event{Type: runtimev1.EventPodFinished, Pod: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+	if p.LacksEvents(carried(3)) || !p.LacksEvents(carried(4)) {
+		t.Error("with events 1..3 written (the tail inside a 100 KiB line), seq 3 must be there and 4 lacking")
+	}
+	appendRaw("garbage\n{\"seq\":")
+	if p.LacksEvents(carried(3)) || !p.LacksEvents(carried(4)) {
+		t.Error("a garbage line and a torn one after event 3 must be skipped")
+	}
+	if err := os.Remove(p.Path(EventsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if !p.LacksEvents(carried(1)) {
+		t.Error("a missing events file lacks every event")
+	}
+}

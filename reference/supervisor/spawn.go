@@ -229,31 +229,75 @@ func tail(path string) string {
 // whether it started one. Every verb calls it, so the usual case — a live supervisor — costs
 // one lock test: no state read, and argv (which reads the supervisor binary's build
 // information) is not asked for.
-func Ensure(ctx context.Context, pod *store.Pod, argv func() ([]string, error)) (bool, error) {
+//
+// A terminal pod gets no supervisor, so Ensure does for it what an adopter would: it appends
+// the events its last supervisor recorded only in the terminal state (that supervisor was lost
+// between the state write and the events write, and its last batch, with PodFinished, would be
+// lost); recovered says how many. A failure to write them is ErrEventsNotRecovered: they stay
+// in the state, and the next verb tries again.
+func Ensure(ctx context.Context, pod *store.Pod, argv func() ([]string, error)) (started bool, recovered int, err error) {
 	if pod.SupervisorAlive() {
-		return false, nil
+		return false, 0, nil
 	}
 	st, err := pod.ReadState()
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if st.Pod.Status != nil && st.Pod.Status.FinishedAt != nil {
-		return false, nil // terminal
+		n, err := recoverFinalEvents(pod, st)
+		if err != nil {
+			return false, 0, fmt.Errorf("%w of pod %s: %v", ErrEventsNotRecovered, pod.Name, err)
+		}
+		return false, n, nil
 	}
 	if st.Supervisor.PID == 0 && st.Creator.PID != 0 && store.ProcessStartTime(st.Creator.PID) == st.Creator.StartTime {
 		// Never supervised: the creating command is alive and about to start the first
 		// supervisor. A creator that is gone (killed after the pod was created) left the
 		// pod to the first verb that touches it, which starts the supervisor in its place.
-		return false, nil
+		return false, 0, nil
 	}
 	args, err := argv()
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if err := Spawn(ctx, pod, args); err != nil {
-		return false, err
+		return false, 0, err
 	}
-	return true, nil
+	return true, 0, nil
+}
+
+// ErrEventsNotRecovered: the events a lost supervisor recorded only in a terminal pod's state
+// could not be appended to its events file (they stay in the state).
+var ErrEventsNotRecovered = errors.New("could not append the events the last supervisor recorded only in the state")
+
+// recoverFinalEvents appends to a terminal pod's events file the events of its state's
+// UnwrittenEvents that the file lacks. It holds the supervisor lock meanwhile, as the file's one
+// writer; when another process holds it (a supervisor that is ending, or another verb doing
+// this), that process writes them.
+func recoverFinalEvents(pod *store.Pod, st *store.State) (int, error) {
+	if !pod.LacksEvents(st.UnwrittenEvents) {
+		return 0, nil
+	}
+	lock, err := pod.TrySupervisorLock()
+	if err != nil {
+		if errors.Is(err, store.ErrBusy) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	defer lock.Unlock()
+	if st, err = pod.ReadState(); err != nil {
+		return 0, err
+	}
+	events, err := pod.OpenEventLog()
+	if err != nil {
+		return 0, err
+	}
+	n, err := events.Recover(st.UnwrittenEvents)
+	if cerr := events.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return n, err
 }
 
 // ErrNoSupervisor is returned when a pod that is not terminal has no supervisor to answer.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // Notification verbs (profile "notifier", docs/runtime-interface.md 4.12): notify, notification

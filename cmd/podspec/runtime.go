@@ -1,8 +1,10 @@
+//go:build linux
+
 package main
 
 // Shared plumbing of the runtime verbs (run, list, status, events, logs, wait, stop, rm, gc,
-// version, supervise): the global flags every runtime verb accepts, reporting errors with the contract's codes
-// and JSON error report, and access to the state root and supervisors.
+// version, supervise): the state root and supervisors, and the codes of the reference
+// runtime's errors (flags.go has what every verb shares).
 
 import (
 	"context"
@@ -18,29 +20,16 @@ import (
 	"github.com/spf13/cobra"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
-	"podspec.dev/podspec/cmd/internal/cli"
-	"podspec.dev/podspec/finding"
-	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
-	"podspec.dev/podspec/spec"
-	"podspec.dev/podspec/validator"
 )
 
 // DefaultRoot is the state directory when neither --root nor PODSPEC_ROOT is given.
 const defaultRoot = "/var/lib/podspec"
 
-// rtFlags are the global flags of the runtime contract. Each runtime verb declares them as its
-// own flags; cobra accepts them before or after the verb name.
-type rtFlags struct {
-	root        string
-	ociRuntime  string
-	errorFormat string
-}
-
-func addRuntimeFlags(cmd *cobra.Command) *rtFlags {
-	f := &rtFlags{}
+// addStateFlags declares --root and --oci-runtime, with their environment defaults.
+func addStateFlags(cmd *cobra.Command, f *rtFlags) {
 	root := os.Getenv("PODSPEC_ROOT")
 	if root == "" {
 		root = defaultRoot
@@ -51,62 +40,21 @@ func addRuntimeFlags(cmd *cobra.Command) *rtFlags {
 	}
 	cmd.Flags().StringVar(&f.root, "root", root, "state directory (env PODSPEC_ROOT)")
 	cmd.Flags().StringVar(&f.ociRuntime, "oci-runtime", rt, "OCI runtime binary (env PODSPEC_OCI_RUNTIME)")
-	cmd.Flags().StringVar(&f.errorFormat, "error-format", "text", "error report on stderr: text or json")
-	return f
 }
 
-// rtError is a contract error: a code, a message and, for InvalidManifest, findings.
-type rtError struct {
-	code     runtimev1.ErrorCode
-	err      error
-	findings []finding.Finding
-}
-
-func (e *rtError) Error() string { return e.err.Error() }
-
-func errf(code runtimev1.ErrorCode, format string, args ...any) *rtError {
-	return &rtError{code: code, err: fmt.Errorf(format, args...)}
-}
-
-// report turns an error into the exit status and stderr report the contract asks for.
-func (f *rtFlags) report(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *cli.ExitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	var re *rtError
-	if !errors.As(err, &re) {
-		re = &rtError{code: classify(err), err: err}
-	}
-	code := re.code.ExitStatus()
-	if f.errorFormat == "json" {
-		rep := runtimev1.ErrorReport{Code: re.code, Message: re.err.Error(), Findings: re.findings}
-		fmt.Fprintln(os.Stderr, string(rep.Line()))
-		return &cli.ExitError{Code: code}
-	}
-	for _, fd := range re.findings {
-		fmt.Fprintf(os.Stderr, "%s:%d:%d: %s %s: %s\n", fd.Pos.File, fd.Pos.Line, fd.Pos.Column, fd.Severity, fd.Rule, fd.Message)
-	}
-	return &cli.ExitError{Code: code, Err: re.err}
-}
-
-func classify(err error) runtimev1.ErrorCode {
+// runtimeErrorCode is the contract's code of the reference runtime's errors (classify).
+func runtimeErrorCode(err error) (runtimev1.ErrorCode, bool) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return runtimev1.CodeNotFound
+		return runtimev1.CodeNotFound, true
 	case errors.Is(err, store.ErrExists), errors.Is(err, store.ErrBusy):
-		return runtimev1.CodeConflict
+		return runtimev1.CodeConflict, true
 	case errors.Is(err, oci.ErrUnavailable):
-		return runtimev1.CodeRuntimeUnavailable
+		return runtimev1.CodeRuntimeUnavailable, true
 	case store.IsNoSpace(err), errors.Is(err, store.ErrUnreadable):
-		return runtimev1.CodeIO
-	case errors.Is(err, os.ErrPermission), errors.Is(err, os.ErrNotExist):
-		return runtimev1.CodeIO
+		return runtimev1.CodeIO, true
 	}
-	return runtimev1.CodeFailed
+	return "", false
 }
 
 // failedOrIO is the code of an operation that failed: IO when the state directory had no room
@@ -116,16 +64,6 @@ func failedOrIO(err error) runtimev1.ErrorCode {
 		return runtimev1.CodeIO
 	}
 	return runtimev1.CodeFailed
-}
-
-// wrap runs a verb body and reports its error per the contract.
-func (f *rtFlags) wrap(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if f.errorFormat != "text" && f.errorFormat != "json" {
-			return f.report(errf(runtimev1.CodeUsage, "--error-format must be text or json"))
-		}
-		return f.report(fn(cmd, args))
-	}
 }
 
 func (f *rtFlags) store() (*store.Store, error) {
@@ -307,26 +245,4 @@ func (f *rtFlags) ociRuntimePath() (string, error) {
 		return "", &rtError{code: runtimev1.CodeRuntimeUnavailable, err: fmt.Errorf("OCI runtime %q: %w", f.ociRuntime, err)}
 	}
 	return p, nil
-}
-
-// readManifest reads the manifest a runtime verb is given ("-" is standard input), bounded by
-// the validator's size limit: a larger input is refused as InvalidManifest (MAN-007, as
-// `podspec validate` reports it) and never read further, a /dev/zero argument included.
-func readManifest(file string) ([]byte, error) {
-	limit := manifest.DefaultLimits().MaxBytes
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = validator.ReadStream(os.Stdin, validator.StdinName, limit)
-	} else {
-		data, err = validator.ReadFile(file, limit)
-	}
-	var big *validator.TooLargeError
-	if errors.As(err, &big) {
-		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("read manifest: %w (%s)", err, spec.MAN007)}
-	}
-	if err != nil {
-		return nil, &rtError{code: runtimev1.CodeIO, err: fmt.Errorf("read manifest: %w", err)}
-	}
-	return data, nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
-	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/timeline"
@@ -58,27 +57,9 @@ terminationGracePeriodSeconds, which --grace-period gives for a saved stream.`,
 				return err
 			}
 		} else {
-			p, release, err := f.pod(args[0])
-			if err != nil {
+			var err error
+			if evs, opt.Grace, err = f.podEvents(cmd.Context(), args[0], opt.Grace); err != nil {
 				return err
-			}
-			defer release()
-			if err := f.ensureSupervisor(cmd.Context(), p); err != nil {
-				return err
-			}
-			if evs, err = p.ReadEvents(0); err != nil {
-				return err
-			}
-			st, err := p.ReadState()
-			if err != nil {
-				return err
-			}
-			if opt.Grace == nil {
-				g := time.Duration(v1alpha1.DefaultTerminationGracePeriodSeconds) * time.Second
-				if s := st.Pod.Spec.TerminationGracePeriodSeconds; s != nil {
-					g = time.Duration(*s) * time.Second
-				}
-				opt.Grace = &g
 			}
 		}
 		if len(evs) == 0 {

@@ -4,13 +4,10 @@
 package atomicfile
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // WriteFile atomically replaces path with data, with permission bits perm (not masked by the
@@ -73,18 +70,4 @@ func replace(path string, perm os.FileMode, write func(io.Writer) error, durable
 		return nil
 	}
 	return SyncDir(dir)
-}
-
-// SyncDir fsyncs a directory, making the renames and creations in it durable. Filesystems that
-// cannot sync a directory (EINVAL) are not an error.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }

@@ -427,6 +427,12 @@ func (b *Backend) InstanceRan(ctx context.Context, id string) (ran, known bool) 
 	return false, false
 }
 
+// InRuntimeInit reports whether the instance's host process is still the OCI runtime's init
+// (oci.Runtime.InInit).
+func (b *Backend) InRuntimeInit(ctx context.Context, pid int) (inInit, tells bool) {
+	return b.Runtime.InInit(ctx, pid)
+}
+
 // Signal sends sig to the instance's init process.
 func (b *Backend) Signal(ctx context.Context, id string, sig syscall.Signal) error {
 	return b.Runtime.Kill(ctx, id, sig, false)

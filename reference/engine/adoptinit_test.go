@@ -2,22 +2,34 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"podspec.dev/podspec/reference/reaper"
 )
 
-// ranBackend answers InstanceRan as the OCI runtime would; nothing else of it is used.
+// ranBackend answers InstanceRan as the OCI runtime would, and InRuntimeInit as runc's names
+// tell (or, with sandbox, as a sandbox's host process cannot); nothing else of it is used.
 type ranBackend struct {
 	Backend
 	ran, known bool
+	sandbox    bool
 }
 
 func (b *ranBackend) InstanceRan(context.Context, string) (bool, bool) { return b.ran, b.known }
+
+func (b *ranBackend) InRuntimeInit(_ context.Context, pid int) (bool, bool) {
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil || b.sandbox {
+		return false, false
+	}
+	return strings.HasPrefix(string(comm), "runc:"), true
+}
 
 // TestSUP004_InstanceFoundInTheRuntimesInitIsWatchedUntilItRunsOrEnds: a supervisor lost just
 // after it let a held instance start (its "go") leaves an instance recorded as created whose
@@ -52,6 +64,9 @@ func TestSUP004_InstanceFoundInTheRuntimesInitIsWatchedUntilItRunsOrEnds(t *test
 		{"its program runs after a moment in the init", "sleep 0.3; exec sleep 30", ranBackend{}, true},
 		{"it ends in the init, unknown to the runtime", "sleep 0.3", ranBackend{ran: false, known: true}, false},
 		{"it ends, and the runtime knows it as stopped", "sleep 0.3", ranBackend{ran: true, known: true}, true},
+		// A sandbox's host process (gVisor) never tells: the runtime's state is watched instead.
+		{"in a sandbox, the runtime knows it as running", "exec sleep 30", ranBackend{sandbox: true, ran: true, known: true}, true},
+		{"in a sandbox, it stays created", "exec sleep 30", ranBackend{sandbox: true, ran: false, known: true}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pid := start(tc.script)

@@ -35,6 +35,10 @@ type Backend interface {
 	// InstanceRan reports whether a created instance was started: the OCI runtime knows it as
 	// running or stopped. known is false when the runtime could not tell (an error).
 	InstanceRan(ctx context.Context, id string) (ran, known bool)
+	// InRuntimeInit reports whether the host process pid of a created instance is still the OCI
+	// runtime's init, its program not started yet. tells is false when the process cannot tell
+	// (it ended, or the runtime's sandbox hides the program): InstanceRan decides then.
+	InRuntimeInit(ctx context.Context, pid int) (inInit, tells bool)
 }
 
 // PodInfo identifies a pod for the backend.

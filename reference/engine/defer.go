@@ -579,7 +579,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		e.mu.Unlock()
 		return nil, fmt.Errorf("start container %s: %w", s.name, err)
 	}
-	waitExecuted(pid)
+	e.waitExecuted(ctx, pid)
 	now := time.Now().UTC()
 	e.mu.Lock()
 	inst.startedAt = now

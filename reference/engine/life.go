@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -394,26 +393,35 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 const initResolveTimeout = 5 * time.Second
 
 // startedUnrecorded reports whether an instance recorded as created (not running) was started
-// all the same: its process runs the workload (no longer runc's init), or the OCI runtime knows
-// it as started. A process still in runc's init is watched until it is one or the other: the
-// lost supervisor may have let it start (backend/held.go's "go") just before it died — it then
-// runs its program within moments — or not, and then its hook failed with the supervisor and
-// the runtime destroys the container. Judged at first sight, a start still under way was taken
-// for none and the instance deleted as its program began. A process that stays in the init is
-// taken as never started; a container the OCI runtime does not know (deleted) never ran.
+// all the same: its process runs the workload (no longer the OCI runtime's init), or the OCI
+// runtime knows it as started. A process still in the init is watched until it is one or the
+// other: the lost supervisor may have let it start (backend/held.go's "go") just before it
+// died — it then runs its program within moments — or not, and then its hook failed with the
+// supervisor and the runtime destroys the container. Judged at first sight, a start still under
+// way was taken for none and the instance deleted as its program began. A process that stays in
+// the init is taken as never started; a container the OCI runtime does not know (deleted) never
+// ran. Where the host process cannot tell (a sandbox, as gVisor's), the runtime's state is
+// watched the same way.
 func (e *Engine) startedUnrecorded(ctx context.Context, inst *instance, alive bool) bool {
 	if inst.id == "" || inst.pid == 0 {
 		return false
 	}
 	for deadline := time.Now().Add(initResolveTimeout); alive; {
-		comm, err := readComm(inst.pid)
-		if err == nil && !strings.HasPrefix(comm, "runc:") {
-			return true
-		}
-		if err != nil || processEnded(inst.pid) {
+		inInit, tells := e.be.InRuntimeInit(ctx, inst.pid)
+		if processEnded(inst.pid) {
 			break // it ended: whether it had started is the OCI runtime's to tell
 		}
-		if time.Now().After(deadline) || !sleepCtx(ctx, 5*time.Millisecond) {
+		if tells && !inInit {
+			return true
+		}
+		poll := 5 * time.Millisecond
+		if !tells {
+			if ran, known := e.be.InstanceRan(context.WithoutCancel(ctx), inst.id); known && ran {
+				return true
+			}
+			poll = 50 * time.Millisecond // a runtime invocation each time
+		}
+		if time.Now().After(deadline) || !sleepCtx(ctx, poll) {
 			return false
 		}
 	}
@@ -421,10 +429,3 @@ func (e *Engine) startedUnrecorded(ctx context.Context, inst *instance, alive bo
 	return known && ran
 }
 
-func readComm(pid int) (string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(b)), nil
-}

@@ -432,7 +432,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		e.mu.Unlock()
 		return nil, fmt.Errorf("start container %s: %w", s.name, err)
 	}
-	waitExecuted(pid)
+	e.waitExecuted(ctx, pid)
 	e.mu.Lock()
 	e.commitLocked(e.runningLocked(s, inst, time.Now().UTC())...)
 	e.mu.Unlock()
@@ -482,12 +482,12 @@ func instanceID(uid, name string, n int32) string {
 }
 
 // waitExecuted waits briefly until the container's init process has executed the user's
-// program (it no longer runs runc's init), so that ContainerStarted is never early.
-func waitExecuted(pid int) {
+// program (it is no longer the OCI runtime's init), so that ContainerStarted is never early.
+// Where the host process cannot tell (a sandbox), the runtime's start returning is all there is.
+func (e *Engine) waitExecuted(ctx context.Context, pid int) {
 	deadline := time.Now().Add(200 * time.Millisecond)
 	for time.Now().Before(deadline) {
-		comm, err := readComm(pid)
-		if err != nil || !strings.HasPrefix(comm, "runc:") {
+		if inInit, tells := e.be.InRuntimeInit(ctx, pid); !tells || !inInit {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)

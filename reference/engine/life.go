@@ -428,4 +428,3 @@ func (e *Engine) startedUnrecorded(ctx context.Context, inst *instance, alive bo
 	ran, known := e.be.InstanceRan(context.WithoutCancel(ctx), inst.id)
 	return known && ran
 }
-

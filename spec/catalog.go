@@ -196,6 +196,8 @@ const (
 	HOOK011 = "HOOK-011"
 	// HOOK012 A `preStop` hook that fails or is abandoned MUST NOT keep the runtime from sending the container's stop signal.
 	HOOK012 = "HOOK-012"
+	// HOOK013 A runtime MUST report a Ready container as `ready: false` once, and not before, its `readinessProbe` has failed `failureThreshold` consecutive times.
+	HOOK013 = "HOOK-013"
 	// STOP001 A `stopSignal` MUST name a known signal other than `SIGKILL` and `SIGSTOP`.
 	STOP001 = "STOP-001"
 	// STOP002 The sum of the defer containers' `timeoutSeconds` plus the minimum stop window (2 s) SHOULD NOT exceed `terminationGracePeriodSeconds`.
@@ -754,6 +756,8 @@ var requirements = [...]Requirement{
 		Text: "A runtime MUST run `preStop` hooks only in the stop sequence, never when a container exits on its own, is restarted, is killed after a probe failure, is replaced by an update, or is killed by a forced stop."},
 	{ID: HOOK012, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
 		Text: "A `preStop` hook that fails or is abandoned MUST NOT keep the runtime from sending the container's stop signal."},
+	{ID: HOOK013, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
+		Text: "A runtime MUST report a Ready container as `ready: false` once, and not before, its `readinessProbe` has failed `failureThreshold` consecutive times."},
 	{ID: STOP001, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/stop.md",
 		Text: "A `stopSignal` MUST name a known signal other than `SIGKILL` and `SIGSTOP`."},
 	{ID: STOP002, Level: Should, Severity: Warning, Area: "STOP", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/stop.md",

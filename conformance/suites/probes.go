@@ -131,6 +131,89 @@ func (s *suite) registerProbes() {
 	})
 }
 
+// registerReadinessLoss: a Ready container whose readiness check starts failing at a set moment
+// (failureThreshold 2) becomes not Ready at its second failed check, not at the first or the third
+// (HOOK-013). The checks' own reports are the ground truth the runtime's ProbeFailed is placed
+// against; a status read after the first failure and one after ProbeFailed see ready itself.
+func (s *suite) registerReadinessLoss() {
+	const period = 2 // seconds: a status read after the first failure is well before the second
+	failed := func(e fw.Entry) bool {
+		return fw.ProbeEvent("flaky", probe.TypeCheck)(e) && e.Probe.Handler == "readiness" && e.Probe.Result == "failure"
+	}
+	notReady := func(e fw.Entry) bool {
+		return fw.RuntimeEv(runtimev1.EventProbeFailed, "flaky")(e) && e.Runtime.Probe == "readiness"
+	}
+	// failuresAfterReady returns flaky's failed readiness checks after its first ContainerReady.
+	failuresAfterReady := func(tl *fw.Timeline) []fw.Entry {
+		ready, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerReady, "flaky"))
+		if !ok {
+			return nil
+		}
+		var out []fw.Entry
+		for _, e := range tl.All(failed) {
+			if ready.Time.Before(e.Time) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	sc := &fw.Scenario{
+		Short: "readiness-loss",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("flaky", fw.Loop(), fw.Readiness(fw.CheckMarker("flaky-up"), fw.ProbeTiming{PeriodSeconds: period, FailureThreshold: 2})),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := p.Touch("flaky-up"); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "flaky to be Ready", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerReady, "flaky"))
+				return ok
+			}); err != nil {
+				return err
+			}
+			if err := p.Remove("flaky-up"); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "flaky's first failed readiness check", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				return len(failuresAfterReady(tl)) >= 1
+			}); err != nil {
+				return err
+			}
+			if st, err := p.Status(ctx); err == nil {
+				if c := st.Container("flaky"); c != nil {
+					p.Note("flaky-ready-after-first-failure", boolString(c.Ready))
+				}
+			}
+			if _, err := p.WaitFor(ctx, "flaky's readiness ProbeFailed and its third failed check", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ok := tl.First(notReady)
+				return ok && len(failuresAfterReady(tl)) >= 3
+			}); err != nil {
+				return err
+			}
+			if st, err := p.Status(ctx); err == nil {
+				if c := st.Container("flaky"); c != nil {
+					p.Note("flaky-ready-after-probe-failed", boolString(c.Ready))
+				}
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("A readiness probe that starts failing", sc, func(get func() *fw.Outcome) {
+		It("makes its Ready container not Ready at the failureThreshold-th consecutive failure, not before or after", req(spec.HOOK013), func() {
+			out := get()
+			fails := failuresAfterReady(out.Timeline)
+			Expect(len(fails)).To(BeNumerically(">=", 3), "three failed readiness checks after Ready\n%s", out.Timeline)
+			pf, ok := out.Timeline.First(notReady)
+			Expect(ok).To(BeTrue(), "a readiness ProbeFailed for flaky\n%s", out.Timeline)
+			Expect(fails[1].Time.Before(pf.Time)).To(BeTrue(), "not Ready at the 2nd failed readiness check, not before it: ProbeFailed must follow the 2nd failure (failureThreshold 2)\n%s", out.Timeline)
+			Expect(pf.Time.Before(fails[2].Time)).To(BeTrue(), "not Ready at the 2nd failed readiness check, not at the 3rd: ProbeFailed must precede the 3rd failure (failureThreshold 2)\n%s", out.Timeline)
+			notes := out.Pod.Notes()
+			Expect(notes).To(HaveKeyWithValue("flaky-ready-after-first-failure", "true"), "still Ready after one failure of failureThreshold 2")
+			Expect(notes).To(HaveKeyWithValue("flaky-ready-after-probe-failed", "false"), "not Ready once the readiness probe reached failureThreshold")
+		})
+	})
+}
+
 func boolString(b bool) string {
 	if b {
 		return "true"

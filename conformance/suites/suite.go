@@ -106,6 +106,7 @@ func (s *suite) register() {
 	s.registerBadInput()
 	s.registerEnvironment()
 	s.registerProbes()
+	s.registerReadinessLoss()
 	s.registerTiming()
 	s.registerResources()
 	s.registerImages()

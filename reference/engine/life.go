@@ -197,7 +197,12 @@ func (e *Engine) readiness(ctx context.Context, s *slot, inst *instance, p *v1al
 		} else {
 			succ = 0
 			fails++
-			if st.Ready && fails >= int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold)) {
+			limit := int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold))
+			if mutant.ReadinessThresholdOneLate {
+				e.mutantNote("readiness probe makes its container not Ready one failure late")
+				limit++
+			}
+			if st.Ready && fails >= limit {
 				st.Ready = false
 				ev := e.instEvent(runtimev1.EventProbeFailed, s, inst, "ProbeFailed", msg)
 				ev.Probe = ProbeReadiness

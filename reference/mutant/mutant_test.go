@@ -97,6 +97,7 @@ var switches = map[string]bool{
 	"RecordPhaseSucceededWins":      RecordPhaseSucceededWins,
 	"PostStartFailureReasonError":   PostStartFailureReasonError,
 	"StartupThresholdOneShort":      StartupThresholdOneShort,
+	"ReadinessThresholdOneLate":     ReadinessThresholdOneLate,
 	"LivenessKillWithoutStopSignal": LivenessKillWithoutStopSignal,
 	"PreStopOnProbeKill":            PreStopOnProbeKill,
 	"SleepHookNotWaited":            SleepHookNotWaited,

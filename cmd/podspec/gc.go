@@ -50,6 +50,9 @@ func newGCCmd() *cobra.Command {
 			if mutant.GCAgeFromStart && st.Pod.Status.StartedAt != nil {
 				age = now.Sub(*st.Pod.Status.StartedAt) // the mutant: the age counts from the start
 			}
+			if mutant.GCDefaultRetention && olderThan == 0 && age < time.Hour {
+				continue // the mutant: an unset --older-than is a retention of an hour
+			}
 			if age < olderThan {
 				continue
 			}

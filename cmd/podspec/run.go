@@ -147,8 +147,18 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 		return nil, "", &rtError{code: runtimev1.CodeRuntimeUnavailable, err: err}
 	}
 	images, err := be.ResolveImages(ctx, &pod.Spec, base)
+	if err != nil && mutant.ImageErrorUnnamed {
+		return nil, "", errf(failedOrIO(err), "resolve images: an image cannot be resolved") // the mutant: which one is not said
+	}
 	if err != nil {
 		return nil, "", errf(failedOrIO(err), "resolve images: %v", err)
+	}
+	if mutant.RunReplacesTerminal {
+		if old, err := s.Pod(pod.Metadata.Name); err == nil {
+			if st, err := old.ReadState(); err == nil && st.Pod.Status != nil && st.Pod.Status.FinishedAt != nil {
+				f.removePod(ctx, s, old, true) // the mutant: a terminal pod's name is free
+			}
+		}
 	}
 	faultPause("resolved")
 	store.CreateHook = faultPause
@@ -209,7 +219,7 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 			if fd.Suppressed {
 				continue
 			}
-			if fd.Severity == finding.Error {
+			if fd.Severity == finding.Error && !(mutant.SigkillStopSignalAccepted && fd.Rule == spec.STOP001) {
 				errs = append(errs, fd)
 			} else {
 				warns = append(warns, fd)

@@ -101,12 +101,18 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 			return nil, err
 		}
 	}
-	for _, c := range spec.Containers {
+	for i, c := range spec.Containers {
+		if mutant.ImagesResolvedLazily && i > 0 {
+			break // the mutant: the others are resolved when they first start
+		}
 		if err := add(c.Name, c.Image); err != nil {
 			return nil, err
 		}
 	}
 	for _, c := range spec.DeferContainers {
+		if mutant.ImagesResolvedLazily {
+			break
+		}
 		if err := add(c.Name, c.Image); err != nil {
 			return nil, err
 		}
@@ -228,8 +234,8 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	if ref == "" {
 		ref = sb.Images[c.Name]
 	}
-	if ref == "" {
-		ref = c.Image
+	if ref == "" || mutant.ImageResolvedAtStart {
+		ref = c.Image // the mutant: the manifest's reference, resolved anew at every start
 	}
 	r, err := ocilayout.ParseReference(ref, pod.Dir)
 	if err != nil {
@@ -262,6 +268,9 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	// The image's User, resolved against the instance's own /etc/passwd and /etc/group (the
 	// manifest has no field that overrides it); execs in the instance inherit it.
 	user, err := image.LookupUser(rootfs, img.User)
+	if err != nil && mutant.UnknownUserAsRoot {
+		user, err = image.User{}, nil // the mutant: an unknown user runs as root
+	}
 	if err != nil {
 		return 0, fmt.Errorf("container %s: %w", c.Name, err)
 	}
@@ -277,6 +286,9 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		CgroupsPath:    CgroupParent(pod.UID) + "/" + req.ID,
 		Annotations:    map[string]string{"dev.podspec.pod": pod.Name, "dev.podspec.pod-uid": pod.UID, "dev.podspec.container": c.Name},
 		CreateRuntime:  []specs.Hook{heldHook(bundle)},
+	}
+	if mutant.UTSPerContainer || mutant.HostNetwork {
+		cfg.JoinNamespaces = mutantNamespaces(sb.Namespaces)
 	}
 	if len(cfg.Args) == 0 {
 		return 0, fmt.Errorf("container %s: no command: the image has no entrypoint or cmd and the container sets none", c.Name)
@@ -327,6 +339,9 @@ func processArgs(c *v1alpha1.Container, img *ocilayout.Image) []string {
 	case len(c.Command) > 0:
 		return append(append([]string{}, c.Command...), c.Args...)
 	case len(c.Args) > 0:
+		if mutant.ArgsReplaceEntrypoint {
+			return append([]string{}, c.Args...) // the mutant: args alone, as if they were the command
+		}
 		return append(append([]string{}, img.Entrypoint...), c.Args...)
 	}
 	return append(append([]string{}, img.Entrypoint...), img.Cmd...)
@@ -386,6 +401,9 @@ func resources(r *v1alpha1.ResourceRequirements, out *oci.Resources) error {
 			return fmt.Errorf("memory limit: %w", err)
 		}
 		out.MemoryLimitBytes = v
+		if mutant.MemoryLimitDecimal && v%(1<<20) == 0 {
+			out.MemoryLimitBytes = v / (1 << 20) * 1000 * 1000 // the mutant: Mi read as M
+		}
 	}
 	if q, ok := r.Limits[v1alpha1.ResourcePIDs]; ok {
 		v, err := q.Count()

@@ -8,6 +8,8 @@ import (
 
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/mutant"
+	"podspec.dev/podspec/reference/oci"
 )
 
 // staleRootfs is the root filesystem of the mutant build mutant_stale_rootfs (package
@@ -44,4 +46,21 @@ func mutantClearEmptyDir(pod *engine.PodInfo, name, dir string) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// mutantNamespaces is the namespaces an instance of a mutant build joins instead of the pod's
+// (ns): the mutant uts_per_container leaves the UTS namespace out (the instance gets one of its
+// own), and the mutant host_network has it join the supervisor's network namespace, the host's.
+func mutantNamespaces(ns map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range ns {
+		out[k] = v
+	}
+	if mutant.UTSPerContainer {
+		delete(out, oci.NamespaceUTS)
+	}
+	if mutant.HostNetwork {
+		out[oci.NamespaceNetwork] = fmt.Sprintf("/proc/%d/ns/net", os.Getpid())
+	}
+	return out
 }

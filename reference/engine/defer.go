@@ -305,6 +305,18 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 			}
 			e.endRunLocked(s, term, false)
 		case term.ExitCode != nil && *term.ExitCode == 0 && !killed:
+			if mutant.DeferRerunAfterSuccess && s.policy == v1alpha1.RestartPolicyOnFailure && s.status().RestartCount == 0 {
+				e.mutantNote("a defer started again after its run succeeded")
+				again := e.afterDeferFailureLocked(ctx, s, term)
+				e.mu.Unlock()
+				if again {
+					continue
+				}
+				return
+			}
+			e.endRunLocked(s, term, true)
+		case mutant.DeferSignalSucceeds && term.ExitCode == nil && term.Signal != nil && !killed:
+			e.mutantNote("a defer's death by signal ends its run as a success")
 			e.endRunLocked(s, term, true)
 		case killed:
 			e.endRunLocked(s, term, false) // killed at its limit or by a forced stop: no retry

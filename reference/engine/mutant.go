@@ -10,6 +10,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/validation"
 )
 
 // Helpers of the mutant builds (package reference/mutant). They are called only from branches
@@ -308,4 +309,28 @@ func (e *Engine) mutantNextDefinitionLocked(s *slot) v1alpha1.Container {
 		return c
 	}
 	return *s.c
+}
+
+// mutantReplaceUnchangedLocked replaces, for the update of generation gen, every running main
+// container the update did not change (ch): the mutant update_restarts_unchanged restarts the
+// whole pod's main containers for a change to one of them.
+func (e *Engine) mutantReplaceUnchangedLocked(rc context.Context, u *updateState, ch validation.Changes, gen int64) {
+	changed := map[string]bool{}
+	for _, cc := range ch.Containers {
+		changed[cc.Name] = true
+	}
+	if len(changed) == 0 {
+		return
+	}
+	for _, s := range e.slots {
+		if s.kind != KindMain || changed[s.name] || s.inst == nil || s.rec().Terminal || u.replacing[s.inst.id] {
+			continue
+		}
+		e.mutantNote("an update replaces an unchanged container")
+		u.pending[s.name] = gen
+		s.rec().UpdatePending = gen
+		u.replacing[s.inst.id] = true
+		go e.replaceInstance(rc, s, s.inst, gen)
+		go e.awaitRestart(rc, s, u.version[s.name], gen)
+	}
 }

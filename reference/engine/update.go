@@ -310,6 +310,9 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 			go e.awaitRestart(rc, s, u.version[s.name], gen)
 		}
 	}
+	if mutant.UpdateRestartsUnchanged {
+		e.mutantReplaceUnchangedLocked(rc, u, ch, gen)
+	}
 	u.resizing[gen] += len(resizes)
 
 	// UPD-014: the new deadline counts from status.startedAt and takes effect at once.

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	mrand "math/rand"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -49,6 +50,12 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
 // ValidName reports whether name is a DNS-1123 label, the only form allowed in host paths.
 func ValidName(name string) error {
+	if mutant.ValidNameUnanchored {
+		if len(name) > 63 || !regexp.MustCompile(`[a-z0-9]([a-z0-9-]*[a-z0-9])?`).MatchString(name) {
+			return fmt.Errorf("invalid name %q: must be a DNS label", name)
+		}
+		return nil // the mutant: any name holding one alphanumeric run passes
+	}
 	if len(name) > 63 || !dnsLabel.MatchString(name) {
 		return fmt.Errorf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)
 	}
@@ -469,6 +476,9 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	}
 	p := &Pod{Name: pod.Metadata.Name, Dir: tmp}
 	uid := uuid.NewString()
+	if mutant.UIDFixedSeed {
+		uid = uuid.Must(uuid.NewRandomFromReader(mrand.New(mrand.NewSource(1)))).String() // the mutant: the same seed in every process
+	}
 	if mutant.UIDWithoutDashes {
 		uid = strings.ReplaceAll(uid, "-", "")
 	}

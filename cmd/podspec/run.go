@@ -146,6 +146,9 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 	if err := <-available; err != nil {
 		return nil, "", &rtError{code: runtimev1.CodeRuntimeUnavailable, err: err}
 	}
+	if mutant.RelativeImageFromCwd {
+		base = "." // the mutant: relative to the runtime's working directory
+	}
 	images, err := be.ResolveImages(ctx, &pod.Spec, base)
 	if err != nil && mutant.ImageErrorUnnamed {
 		return nil, "", errf(failedOrIO(err), "resolve images: an image cannot be resolved") // the mutant: which one is not said

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -142,6 +143,11 @@ func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
 			default:
 				fmt.Fprintf(os.Stderr, "%s:%d:%d: warning %s: %s\n", fd.Pos.File, fd.Pos.Line, fd.Pos.Column, fd.Rule, fd.Message)
 			}
+		}
+	}
+	if mutant.UpdatePathsRelative {
+		for i := range errs {
+			errs[i].Path = strings.TrimPrefix(errs[i].Path, "spec.") // the mutant: paths relative to the spec
 		}
 	}
 	if len(errs) > 0 {

@@ -152,6 +152,9 @@ func (b *Backend) TeardownSandbox(ctx context.Context, pod *engine.PodInfo, raw 
 	if err := b.Sandboxes.Destroy(ctx, b, pod, sb.Infra); err != nil {
 		errs = append(errs, err)
 	}
+	if mutant.PodCgroupLeft {
+		return errors.Join(errs...) // the mutant: the pod's cgroup stays
+	}
 	if err := oci.RemoveCgroup(CgroupParent(pod.UID)); err != nil {
 		errs = append(errs, err)
 	}
@@ -317,6 +320,9 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		return 0, fmt.Errorf("log file: %w", err)
 	}
 	defer lf.Close()
+	if mutant.PreviousLogDeleted {
+		mutantDeleteOtherLogs(req.LogPath)
+	}
 	return b.createHeld(ctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
 }
 

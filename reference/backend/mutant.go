@@ -64,3 +64,18 @@ func mutantNamespaces(ns map[string]string) map[string]string {
 	}
 	return out
 }
+
+// mutantDeleteOtherLogs deletes every log file beside logPath but logPath itself: the mutant
+// previous_log_deleted keeps only the output of a container's newest instance.
+func mutantDeleteOtherLogs(logPath string) {
+	dir, keep := filepath.Dir(logPath), filepath.Base(logPath)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.Name() != keep {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}

@@ -2,10 +2,13 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/google/uuid"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
@@ -333,4 +336,15 @@ func (e *Engine) mutantReplaceUnchangedLocked(rc context.Context, u *updateState
 		go e.replaceInstance(rc, s, s.inst, gen)
 		go e.awaitRestart(rc, s, u.version[s.name], gen)
 	}
+}
+
+// mutantInstanceUID is the UID the mutant restart_events_new_uid gives the events of the pod's
+// instance n of a container: one derived from the pod's UID and n, as if each restart had made
+// a new pod sandbox.
+func (e *Engine) mutantInstanceUID(n int32) string {
+	base, err := uuid.Parse(e.info.UID)
+	if err != nil {
+		base = uuid.Nil
+	}
+	return uuid.NewSHA1(base, []byte(fmt.Sprint(n))).String()
 }

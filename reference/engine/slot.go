@@ -129,6 +129,9 @@ func (e *Engine) instEvent(typ runtimev1.EventType, s *slot, inst *instance, rea
 		ev.ContainerID = inst.id
 		n := inst.n
 		ev.RestartCount = &n
+		if mutant.RestartEventsNewUID && n > 0 {
+			ev.PodUID = e.mutantInstanceUID(n)
+		}
 	}
 	return ev
 }

@@ -35,6 +35,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 )
@@ -293,7 +294,7 @@ func (s *Sandbox) Destroy(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("remove sandbox dir: %w", err))
 		}
 	}
-	if validUID(s.PodUID) {
+	if validUID(s.PodUID) && !mutant.PodCgroupLeft { // the mutant: the pod's cgroup stays
 		if err := removeCgroup(ctx, s.CgroupParent()); err != nil {
 			errs = append(errs, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -154,14 +155,20 @@ func removalLock(ctx context.Context, p *store.Pod, wait bool) (*store.Lock, err
 // removePod removes a terminal pod under the exclusive reader lock. With wait it waits for
 // readers to finish; without (gc) a pod being read is skipped and store.ErrBusy returned.
 func (f *rtFlags) removePod(ctx context.Context, s *store.Store, p *store.Pod, wait bool) error {
-	lock, err := removalLock(ctx, p, wait)
-	if err != nil {
-		return err
+	if !mutant.RmIgnoresReaders {
+		lock, err := removalLock(ctx, p, wait)
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
 	}
-	defer lock.Unlock()
 	st, err := p.ReadState()
 	if err != nil {
 		return err
+	}
+	if mutant.RmIgnoresReaders {
+		os.Remove(p.Path(store.EventsFile)) // the mutant: the pod's data first, under its readers
+		os.RemoveAll(p.Path(store.LogsDir))
 	}
 	if p.SupervisorAlive() {
 		// The supervisor records PodFinished and then exits; give it a moment.

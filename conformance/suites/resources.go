@@ -12,9 +12,13 @@ import (
 func (s *suite) registerResources() {
 	sc := &fw.Scenario{
 		Short: "oom",
-		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(1).
 			Main("hog", fw.Loop().Eat(ms(200), 256<<20), fw.WithLimits("", "32Mi", "")).
-			Main("calm", fw.ExitAfter(0, ms(500))),
+			Main("calm", fw.ExitAfter(0, ms(500))).
+			Main("stubborn", fw.Loop().On("SIGTERM", "ignore"), fw.WithLimits("", "64Mi", "")),
+		// stubborn has a memory limit too, ignores its stop signal and is killed with SIGKILL at
+		// the budget end of the harness's stop: a SIGKILL the OOM killer did not send.
+		Drive: fw.StopWhen("hog and calm to exit", runtimeExited("hog", "calm"), nil, false),
 	}
 	s.ordered("A container over its memory limit", sc, func(get func() *fw.Outcome) {
 		It("records oomKilled for the instance the OOM killer killed, and only for it", req(spec.STAT004, spec.STAT006), func() {
@@ -25,6 +29,10 @@ func (s *suite) registerResources() {
 			Expect(t.Signal).To(Equal(signal("SIGKILL")), "%s", st)
 			Expect(t.Reason).To(Equal(v1alpha1.ReasonOOMKilled), "%s", st)
 			Expect(st.Terminated("calm").OOMKilled).To(BeFalse(), "%s", st)
+			sk := st.Terminated("stubborn")
+			Expect(sk).NotTo(BeNil(), "%s", st)
+			Expect(sk.Signal).To(Equal(signal("SIGKILL")), "stubborn ignores SIGTERM and is killed at the budget end\n%s", st)
+			Expect(sk.OOMKilled).To(BeFalse(), "stubborn was killed by the runtime at the budget end, not by the OOM killer\n%s", st)
 		})
 	})
 }

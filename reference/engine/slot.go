@@ -505,6 +505,11 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		if ex.Known || !inst.adopted {
 			oom = e.be.OOMKills(inst.id, e.info)
 		}
+		if mutant.OOMFromSigkill && s.c.Resources != nil {
+			if _, limited := s.c.Resources.Limits[v1alpha1.ResourceMemory]; limited {
+				oom++ // the mutant: a SIGKILL under a memory limit is taken for the OOM killer's
+			}
+		}
 	}
 	// The OCI container is deleted once the exit is recorded (deleting first would delay the
 	// record, and the order of exits with it), and before any back-off wait.

@@ -17,6 +17,7 @@ import (
 	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/internal/flock"
 	"podspec.dev/podspec/ocilayout"
+	"podspec.dev/podspec/reference/mutant"
 )
 
 // Whiteout markers of the OCI layer format.
@@ -292,10 +293,13 @@ func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, writte
 			return err
 		}
 	case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // TypeRegA appears in old layers
-		if err := removeAt(pfd, base); err != nil {
+		flags := unix.O_CREAT | unix.O_EXCL | unix.O_WRONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+		if mutant.RegWrittenThroughLink {
+			flags = unix.O_CREAT | unix.O_TRUNC | unix.O_WRONLY | unix.O_CLOEXEC // the mutant: into what is there, links followed
+		} else if err := removeAt(pfd, base); err != nil {
 			return err
 		}
-		fd, err := unix.Openat(pfd, base, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		fd, err := unix.Openat(pfd, base, flags, 0o600)
 		if err != nil {
 			return err
 		}

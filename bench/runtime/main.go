@@ -3,7 +3,12 @@
 //
 //   - pod start latency: `podspec run --detach` of a 3-container pod until the last main
 //     container's ContainerStarted event; floor: `runc run --detach` of the same three
-//     containers (same config, fresh overlay root filesystems) in parallel;
+//     containers (same config, fresh overlay root filesystems) in parallel; and a second
+//     floor, the held floor (held.go): the same three `runc run` doing what podspec's
+//     semantics need of runc — each instance held by podspec's createRuntime hook until its
+//     pid is known, the pod's namespaces joined, the output in a log file — and nothing of
+//     podspec's own; with the moments of each (pod created and started, pids reported,
+//     programs running);
 //   - pod stop latency: `podspec stop` until PodFinished; floor: `runc kill TERM` of the three,
 //     waiting for their exits (as their subreaper) and `runc delete`;
 //   - 50 pods at once: supervisor RSS per pod, and what is left after they are all removed.
@@ -12,6 +17,9 @@
 // or the supervisors run as `podspec supervise` — the report names the binary they ran):
 //
 //	go build -o bin/ ./cmd/podspec ./cmd/podspec-supervisor && go run ./bench/runtime -podspec bin/podspec -n 10 -pods 50
+//
+// -parts adds floors that take one of the held floor's steps each; -baseline BIN alternates a
+// second podspec build with -podspec (docs/benchmarks.md, "Runtime").
 //
 // It never asserts on times; it reports them.
 package main
@@ -39,6 +47,7 @@ import (
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/sandbox"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -46,6 +55,8 @@ func main() {
 	bin := flag.String("podspec", "bin/podspec", "podspec binary")
 	n := flag.Int("n", 10, "repetitions of the start/stop measurements")
 	pods := flag.Int("pods", 50, "pods running at once for the memory measurement")
+	baseline := flag.String("baseline", "", "another podspec build, alternated with -podspec in the start measurement, to measure a change (its root is a state directory of its own)")
+	parts := flag.Bool("parts", false, "also alternate floors that take one of the held floor's steps each (hook, namespaces, podspec's runc flags)")
 	peers := flag.String("peers", "", "instead: start→exit of the 3-container pod on each runtime, NAME=COMMAND,... (COMMAND a contract --runtime prefix; ROOT becomes a state directory of its own), alternated, ratios to the first")
 	flag.Parse()
 	if *peers != "" {
@@ -59,7 +70,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*bin, *n, *pods); err != nil {
+	if err := run(*bin, *baseline, *n, *pods, *parts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -75,7 +86,18 @@ const command = "trap 'exit 0' TERM; while true; do sleep 0.05; done"
 // 2-CPU machine until runc create timed out).
 const calmCommand = "trap 'exit 0' TERM; while true; do sleep 1; done"
 
-func run(bin string, n, pods int) error {
+// partFloors are the floors -parts adds, each with one of the held floor's steps.
+var partFloors = []struct {
+	name  string
+	parts heldParts
+}{
+	{"the held floor with podspec's cgroup layout (/podspec/UID/ID instead of runc's default)", heldParts{hook: true, join: true, flags: true, podCgroup: true}},
+	{"runc with the createRuntime hook hold only", heldParts{hook: true}},
+	{"runc joining the pod's namespaces only", heldParts{join: true}},
+	{"runc with podspec's flags and log file only", heldParts{flags: true}},
+}
+
+func run(bin, baseline string, n, pods int, parts bool) error {
 	ctx := context.Background()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return err
@@ -118,8 +140,22 @@ func run(bin string, n, pods int) error {
 	}
 
 	// Warm the image cache of both paths.
-	if _, _, err := podspecOnce(bin, root, manifest, "warm"); err != nil {
+	if _, err := podspecOnce(bin, root, manifest, "warm"); err != nil {
 		return err
+	}
+	baseRoot := filepath.Join(work, "baseline-root")
+	if baseline != "" {
+		defer func() {
+			if s, err := store.Open(baseRoot); err == nil {
+				names, _ := s.List()
+				for _, n := range names {
+					exec.Command(baseline, "--root", baseRoot, "rm", "--force", n).Run()
+				}
+			}
+		}()
+		if _, err := podspecOnce(baseline, baseRoot, manifest, "warm"); err != nil {
+			return err
+		}
 	}
 	imgs := &image.Store{Root: filepath.Join(work, "floor-images")}
 	ref, _ := ocilayout.ParseReference("oci:"+layout, "")
@@ -131,26 +167,135 @@ func run(bin string, n, pods int) error {
 		return err
 	}
 
-	var psStart, psStop, flStart, flExec, flStop []time.Duration
-	for i := 0; i < n; i++ {
-		start, stop, err := podspecOnce(bin, root, manifest, fmt.Sprintf("p%d", i))
-		if err != nil {
-			return err
-		}
-		psStart, psStop = append(psStart, start), append(psStop, stop)
-		start, exec, stop, err := floorOnce(ctx, work, imgs, img, i)
-		if err != nil {
-			return err
-		}
-		flStart, flExec, flStop = append(flStart, start), append(flExec, exec), append(flStop, stop)
+	// The held floor's pod sandbox: the pinned namespaces its containers join, as a pod's do.
+	sb, err := sandbox.Create(ctx, nil, filepath.Join(work, "held-sandbox"), "bench", heldFloorUID)
+	if err != nil {
+		return err
 	}
+	defer sb.Destroy(context.WithoutCancel(ctx))
+	// One untimed round of each floor too (n: an index no measured round uses).
+	if _, _, err := floorOnce(ctx, work, imgs, img, n); err != nil {
+		return err
+	}
+	if _, err := heldFloorOnce(ctx, work, imgs, img, sb, allParts, n); err != nil {
+		return err
+	}
+
+	var ps []podTimes
+	var plain, held []floorTimes
+	var flStop []time.Duration
+	partial := make([][]floorTimes, len(partFloors))
+	runners := []func(i int) error{
+		func(i int) error {
+			t, err := podspecOnce(bin, root, manifest, fmt.Sprintf("p%d", i))
+			ps = append(ps, t)
+			return err
+		},
+		func(i int) error {
+			t, stop, err := floorOnce(ctx, work, imgs, img, i)
+			plain, flStop = append(plain, t), append(flStop, stop)
+			return err
+		},
+		func(i int) error {
+			t, err := heldFloorOnce(ctx, work, imgs, img, sb, allParts, i)
+			held = append(held, t)
+			return err
+		},
+	}
+	var base []podTimes
+	if baseline != "" {
+		runners = append(runners, func(i int) error {
+			t, err := podspecOnce(baseline, baseRoot, manifest, fmt.Sprintf("b%d", i))
+			base = append(base, t)
+			return err
+		})
+	}
+	if parts {
+		for k, pf := range partFloors {
+			runners = append(runners, func(i int) error {
+				t, err := heldFloorOnce(ctx, work, imgs, img, sb, pf.parts, i)
+				partial[k] = append(partial[k], t)
+				return err
+			})
+		}
+	}
+	for i := 0; i < n; i++ {
+		// They alternate, and their order rotates, so that what one leaves to the kernel
+		// (namespaces and cgroups torn down after it) falls on each of the others alike.
+		for j := range runners {
+			if err := runners[(i+j)%len(runners)](i); err != nil {
+				return err
+			}
+		}
+	}
+	col := func(ts []floorTimes, f func(floorTimes) time.Duration) []time.Duration {
+		out := make([]time.Duration, len(ts))
+		for k, t := range ts {
+			out[k] = f(t)
+		}
+		return out
+	}
+	pcol := func(f func(podTimes) time.Duration) []time.Duration {
+		out := make([]time.Duration, len(ps))
+		for k, t := range ps {
+			out[k] = f(t)
+		}
+		return out
+	}
+	psStart, psStop := pcol(func(t podTimes) time.Duration { return t.running }), pcol(func(t podTimes) time.Duration { return t.stop })
+	plainRun := col(plain, func(t floorTimes) time.Duration { return t.running })
+	heldRun := col(held, func(t floorTimes) time.Duration { return t.running })
 	host, _ := os.Hostname()
 	rv, _ := exec.Command("runc", "--version").Output()
 	fmt.Printf("Machine: %s, %d CPUs, %s; %s\n\n", host, numCPU(), kernel(), strings.SplitN(string(rv), "\n", 2)[0])
-	fmt.Printf("| measurement (n=%d, ms: median / min / max) | podspec | plain runc floor | ratio (median) |\n|---|---|---|---|\n", n)
-	fmt.Printf("| start: 3-container pod, run → last main ContainerStarted (its program running) | %s | %s | %.2f× |\n", stats(psStart), stats(flExec), ratio(psStart, flExec))
-	fmt.Printf("| stop: stop → PodFinished (containers exit on SIGTERM) | %s | %s | %.2f× |\n", stats(psStop), stats(flStop), ratio(psStop, flStop))
-	fmt.Printf("\nFloor start taken when the three runc run returned, before their programs were seen running: %s ms.\n", stats(flStart))
+	fmt.Printf("| measurement (n=%d, ms: median / min / max) | podspec | floor | ratio (median) |\n|---|---|---|---|\n", n)
+	fmt.Printf("| start: 3-container pod, run → last main ContainerStarted (its program running), against the plain runc floor | %s | %s | %.2f× |\n", stats(psStart), stats(plainRun), ratio(psStart, plainRun))
+	fmt.Printf("| start, against the held floor (runc doing what podspec's semantics need of it: hook hold, pod namespaces, log file) | %s | %s | %.2f× |\n", stats(psStart), stats(heldRun), ratio(psStart, heldRun))
+	fmt.Printf("| the held floor against the plain floor (runc's own share of podspec's semantics) | %s | %s | %.2f× |\n", stats(heldRun), stats(plainRun), ratio(heldRun, plainRun))
+	fmt.Printf("| stop: stop → PodFinished (containers exit on SIGTERM), against the plain floor | %s | %s | %.2f× |\n", stats(psStop), stats(flStop), ratio(psStop, flStop))
+	if baseline != "" {
+		b := make([]time.Duration, len(base))
+		for k, t := range base {
+			b[k] = t.running
+		}
+		fmt.Printf("| start: -podspec against -baseline (%s) | %s | %s | %.2f× |\n", baseline, stats(psStart), stats(b), ratio(psStart, b))
+		fmt.Printf("| start: -baseline against the held floor | %s | %s | %.2f× |\n", stats(b), stats(heldRun), ratio(b, heldRun))
+	}
+	if parts {
+		for k, pf := range partFloors {
+			r := col(partial[k], func(t floorTimes) time.Duration { return t.running })
+			fmt.Printf("| %s, against the plain floor | %s | %s | %.2f× |\n", pf.name, stats(r), stats(plainRun), ratio(r, plainRun))
+		}
+	}
+	fmt.Printf("\nWhere the start goes (ms after the start: podspec's `run` exec'd, the floors' first `runc run`; medians of each row, so a column need not add up):\n\n")
+	bcol := func(f func(podTimes) time.Duration) string {
+		if baseline == "" {
+			return ""
+		}
+		out := make([]time.Duration, len(base))
+		for k, t := range base {
+			out[k] = f(t)
+		}
+		return " " + median(out) + " |"
+	}
+	bhead, bsep := "", ""
+	if baseline != "" {
+		bhead, bsep = " baseline |", "---:|"
+	}
+	pm := func(f func(podTimes) time.Duration) string { return median(pcol(f)) + " |" + bcol(f) }
+	fm := func(ts []floorTimes, f func(floorTimes) time.Duration) string { return median(col(ts, f)) }
+	nb := ""
+	if baseline != "" {
+		nb = " |"
+	}
+	fmt.Printf("| moment | podspec |%s held floor | plain floor |\n|---|---:|%s---:|---:|\n", bhead, bsep)
+	fmt.Printf("| PodCreated (run validated the manifest, resolved its images, created the pod) | %s | |\n", pm(func(t podTimes) time.Duration { return t.created }))
+	fmt.Printf("| PodStarted (the supervisor has its pod, its state, the sandbox) | %s | |\n", pm(func(t podTimes) time.Duration { return t.podStarted }))
+	fmt.Printf("| first pid before the start (podspec: ContainerCreated; the hook reported it) | %s %s | |\n", pm(func(t podTimes) time.Duration { return t.firstCreated }), fm(held, func(t floorTimes) time.Duration { return t.firstPID }))
+	fmt.Printf("| last pid before the start | %s %s | |\n", pm(func(t podTimes) time.Duration { return t.lastCreated }), fm(held, func(t floorTimes) time.Duration { return t.lastPID }))
+	fmt.Printf("| the last `runc run` returned | |%s %s | %s |\n", nb, fm(held, func(t floorTimes) time.Duration { return t.returned }), fm(plain, func(t floorTimes) time.Duration { return t.returned }))
+	fmt.Printf("| last program running (podspec: ContainerStarted) | %s %s | %s |\n", pm(func(t podTimes) time.Duration { return t.running }), median(heldRun), median(plainRun))
+	fmt.Println()
 
 	// The latency figures are printed first: the many-pod run may fail on an overloaded machine.
 	if pods <= 0 {
@@ -174,37 +319,56 @@ func run(bin string, n, pods int) error {
 	return nil
 }
 
-// podspecOnce runs the pod once through the command line and returns its start and stop latency.
-func podspecOnce(bin, root, manifest, name string) (time.Duration, time.Duration, error) {
+// podTimes are the moments of one podspec pod, from its events' own times, measured from the
+// exec of `run` (start) and of `stop` (stop).
+type podTimes struct {
+	created, podStarted       time.Duration // PodCreated, PodStarted
+	firstCreated, lastCreated time.Duration // the main containers' ContainerCreated
+	running                   time.Duration // the last main ContainerStarted
+	stop                      time.Duration // stop → PodFinished
+}
+
+// podspecOnce runs the pod once through the command line and returns its start moments and
+// its stop latency.
+func podspecOnce(bin, root, manifest, name string) (podTimes, error) {
+	var t podTimes
 	t0 := time.Now()
 	if out, err := exec.Command(bin, "--root", root, "run", "--detach", "--name", name, manifest).CombinedOutput(); err != nil {
-		return 0, 0, fmt.Errorf("run: %v: %s", err, out)
+		return t, fmt.Errorf("run: %v: %s", err, out)
 	}
 	s, _ := store.Open(root)
 	p, err := s.Pod(name)
 	if err != nil {
-		return 0, 0, err
+		return t, err
 	}
-	var last time.Time
 	for started := 0; started < len(containers); {
 		started = 0
+		t.firstCreated, t.lastCreated, t.running = 0, 0, 0
 		evs, _ := p.ReadEvents(0)
 		for _, ev := range evs {
-			if ev.Type == runtimev1.EventContainerStarted && ev.ContainerKind == "main" {
-				started++
-				if ev.Time.After(last) {
-					last = ev.Time
+			at := ev.Time.Sub(t0)
+			switch {
+			case ev.Type == runtimev1.EventPodCreated:
+				t.created = at
+			case ev.Type == runtimev1.EventPodStarted:
+				t.podStarted = at
+			case ev.Type == runtimev1.EventContainerCreated && ev.ContainerKind == "main":
+				if t.firstCreated == 0 || at < t.firstCreated {
+					t.firstCreated = at
 				}
+				t.lastCreated = max(t.lastCreated, at)
+			case ev.Type == runtimev1.EventContainerStarted && ev.ContainerKind == "main":
+				started++
+				t.running = max(t.running, at)
 			}
 		}
 		// The latency comes from the events' own times, so polling slowly loses nothing, and
 		// spares the CPU the pod's start competes for (the floor is not polled at all).
 		time.Sleep(25 * time.Millisecond)
 	}
-	start := last.Sub(t0)
 	t1 := time.Now()
 	if out, err := exec.Command(bin, "--root", root, "stop", name).CombinedOutput(); err != nil {
-		return 0, 0, fmt.Errorf("stop: %v: %s", err, out)
+		return t, fmt.Errorf("stop: %v: %s", err, out)
 	}
 	var fin time.Time
 	for fin.IsZero() {
@@ -217,16 +381,17 @@ func podspecOnce(bin, root, manifest, name string) (time.Duration, time.Duration
 		time.Sleep(25 * time.Millisecond)
 	}
 	if out, err := exec.Command(bin, "--root", root, "rm", name).CombinedOutput(); err != nil {
-		return 0, 0, fmt.Errorf("rm: %v: %s", err, out)
+		return t, fmt.Errorf("rm: %v: %s", err, out)
 	}
-	return start, fin.Sub(t1), nil
+	t.stop = fin.Sub(t1)
+	return t, nil
 }
 
 // floorOnce starts the same three containers with plain runc (bundles prepared beforehand),
-// then stops them with SIGTERM and deletes them. It returns the time until the three `runc
-// run` returned, the time until the three programs run (each process no longer runc's init:
-// what podspec waits for before it records ContainerStarted), and the stop time.
-func floorOnce(ctx context.Context, work string, imgs *image.Store, img *ocilayout.Image, i int) (time.Duration, time.Duration, time.Duration, error) {
+// then stops them with SIGTERM and deletes them. It returns when the three `runc run` returned
+// and when the three programs ran (each process no longer runc's init: what podspec waits for
+// before it records ContainerStarted), and the stop time.
+func floorOnce(ctx context.Context, work string, imgs *image.Store, img *ocilayout.Image, i int) (floorTimes, time.Duration, error) {
 	rt := &oci.Runtime{Root: filepath.Join(work, "floor-runc")}
 	var bundles, ids []string
 	var cleanups []func() error
@@ -239,15 +404,15 @@ func floorOnce(ctx context.Context, work string, imgs *image.Store, img *ocilayo
 		id := fmt.Sprintf("floor-%d-%s", i, c)
 		bundle := filepath.Join(work, "floor", id)
 		if err := os.MkdirAll(bundle, 0o700); err != nil {
-			return 0, 0, 0, err
+			return floorTimes{}, 0, err
 		}
 		cleanup, err := imgs.NewRootfs(ctx, img, filepath.Join(bundle, "rootfs"))
 		if err != nil {
-			return 0, 0, 0, err
+			return floorTimes{}, 0, err
 		}
 		cleanups = append(cleanups, cleanup)
 		if err := oci.WriteBundle(bundle, oci.ContainerConfig{Rootfs: filepath.Join(bundle, "rootfs"), Args: []string{"sh", "-c", command}}); err != nil {
-			return 0, 0, 0, err
+			return floorTimes{}, 0, err
 		}
 		bundles, ids = append(bundles, bundle), append(ids, id)
 	}
@@ -284,10 +449,12 @@ func floorOnce(ctx context.Context, work string, imgs *image.Store, img *ocilayo
 	start, exec := slices.Max(returned), slices.Max(executed)
 	for _, err := range errs {
 		if err != nil {
-			return 0, 0, 0, fmt.Errorf("runc run: %w", err)
+			return floorTimes{}, 0, fmt.Errorf("runc run: %w", err)
 		}
 	}
-	time.Sleep(100 * time.Millisecond) // let the shells install their traps
+	for _, pid := range pids {
+		waitTrapped(pid)
+	}
 	t1 := time.Now()
 	for k := range ids {
 		wg.Add(1)
@@ -300,7 +467,7 @@ func floorOnce(ctx context.Context, work string, imgs *image.Store, img *ocilayo
 		}()
 	}
 	wg.Wait()
-	return start, exec, time.Since(t1), nil
+	return floorTimes{returned: start, running: exec}, time.Since(t1), nil
 }
 
 // waitExecuted waits until process pid runs its own program: its name is no longer runc's
@@ -310,6 +477,25 @@ func waitExecuted(pid int) {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 		if err != nil || !strings.HasPrefix(string(b), "runc:") {
 			return
+		}
+	}
+}
+
+// waitTrapped waits until process pid catches SIGTERM (its shell installed the trap), for at most
+// five seconds. Each container's shell is PID 1 of its namespace: a SIGTERM that comes before the
+// trap is discarded, and the container would never stop.
+func waitTrapped(pid int) {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && m&(1<<(uint(syscall.SIGTERM)-1)) != 0 {
+					return
+				}
+			}
 		}
 	}
 }
@@ -450,6 +636,13 @@ func stats(ds []time.Duration) string {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	return fmt.Sprintf("%.0f / %.0f / %.0f", ms(s[len(s)/2]), ms(s[0]), ms(s[len(s)-1]))
+}
+
+// median formats the median of ds in milliseconds.
+func median(ds []time.Duration) string {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return fmt.Sprintf("%.0f", float64(s[len(s)/2].Microseconds())/1000)
 }
 
 func ratio(a, b []time.Duration) float64 {

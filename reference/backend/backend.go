@@ -288,7 +288,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		JoinNamespaces: sb.Namespaces,
 		CgroupsPath:    CgroupParent(pod.UID) + "/" + req.ID,
 		Annotations:    map[string]string{"dev.podspec.pod": pod.Name, "dev.podspec.pod-uid": pod.UID, "dev.podspec.container": c.Name},
-		CreateRuntime:  []specs.Hook{heldHook(bundle)},
+		CreateRuntime:  []specs.Hook{HeldHook(bundle)},
 	}
 	if mutant.UTSPerContainer || mutant.HostNetwork {
 		cfg.JoinNamespaces = mutantNamespaces(sb.Namespaces)

@@ -20,14 +20,16 @@ import (
 // An instance is created and started by one `run --detach` of the OCI runtime, held between
 // the two by a createRuntime hook (part of the OCI runtime spec, so any runtime that runs hooks
 // will do). The hook reports the container process's pid to the supervisor through the FIFO
-// createdFIFO and waits on startFIFO: "go" starts the process, the end of the file (the
+// CreatedFIFO and waits on StartFIFO: "go" starts the process, the end of the file (the
 // supervisor gave up, or died) makes the hook fail, and the runtime then destroys the
 // container. The engine gets what `create` then `start` gave it — a pid before the process
 // runs its program, so that ContainerCreated is recorded first and an update or a stop can
 // still abandon the instance — for one runtime process per instance instead of two.
+//
+// CreatedFIFO and StartFIFO are those two FIFOs' names in the instance's bundle directory.
 const (
-	createdFIFO = "created.fifo"
-	startFIFO   = "start.fifo"
+	CreatedFIFO = "created.fifo"
+	StartFIFO   = "start.fifo"
 )
 
 // heldHookScript is the createRuntime hook, run by /bin/sh with the bundle directory as $1.
@@ -39,16 +41,18 @@ const heldHookScript = `IFS= read -r state || [ -n "$state" ] || exit 1
 pid=${state#*\"pid\":}
 pid=${pid%%[!0-9]*}
 [ -n "$pid" ] || exit 1
-exec 3<"$1/` + startFIFO + `" || exit 1
-printf '%s\n' "$pid" >"$1/` + createdFIFO + `" || exit 1
+exec 3<"$1/` + StartFIFO + `" || exit 1
+printf '%s\n' "$pid" >"$1/` + CreatedFIFO + `" || exit 1
 IFS= read -r answer <&3 && [ "$answer" = go ]`
 
 // heldHookTimeout bounds the hook (seconds): the engine answers within milliseconds of the pid
 // (one state write), so only a stuck supervisor reaches it; the runtime then fails the run.
 const heldHookTimeout = 120
 
-// heldHook is the createRuntime hook of an instance whose bundle is dir.
-func heldHook(dir string) specs.Hook {
+// HeldHook is the createRuntime hook of an instance whose bundle is dir: it reports the
+// container process's pid on dir/CreatedFIFO and waits for "go" on dir/StartFIFO. It is
+// exported for bench/runtime, whose floor runs the same hold without the rest of podspec.
+func HeldHook(dir string) specs.Hook {
 	timeout := heldHookTimeout
 	return specs.Hook{Path: "/bin/sh", Args: []string{"sh", "-c", heldHookScript, "podspec-created", dir}, Timeout: &timeout}
 }
@@ -56,7 +60,7 @@ func heldHook(dir string) specs.Hook {
 // held is an instance whose runtime invocation waits in its hook for StartInstance or
 // DeleteInstance.
 type held struct {
-	start  *os.File     // the supervisor's end of startFIFO (opened read-write: never blocks)
+	start  *os.File     // the supervisor's end of StartFIFO (opened read-write: never blocks)
 	done   <-chan error // the runtime invocation's result
 	cancel func()       // ends the invocation's context once it returned
 	dir    string
@@ -100,14 +104,14 @@ func (b *Backend) createHeld(ctx context.Context, id, bundle string, io oci.IO) 
 			cancel()
 		}
 	}()
-	created, start := filepath.Join(bundle, createdFIFO), filepath.Join(bundle, startFIFO)
+	created, start := filepath.Join(bundle, CreatedFIFO), filepath.Join(bundle, StartFIFO)
 	for _, p := range []string{created, start} {
 		os.Remove(p)
 		if err := unix.Mkfifo(p, 0o600); err != nil {
 			return 0, fmt.Errorf("create %s: %w", id, err)
 		}
 	}
-	// Read-write opens of a FIFO never block; holding the write side of startFIFO is what
+	// Read-write opens of a FIFO never block; holding the write side of StartFIFO is what
 	// lets the hook open it, and closing it (or dying) is what ends the hook's wait.
 	cf, err := os.OpenFile(created, os.O_RDWR, 0)
 	if err != nil {
@@ -154,8 +158,8 @@ func (b *Backend) release(id string, run bool) (bool, error) {
 	}
 	defer func() {
 		x.cancel()
-		os.Remove(filepath.Join(x.dir, createdFIFO))
-		os.Remove(filepath.Join(x.dir, startFIFO))
+		os.Remove(filepath.Join(x.dir, CreatedFIFO))
+		os.Remove(filepath.Join(x.dir, StartFIFO))
 	}()
 	var err error
 	if run {

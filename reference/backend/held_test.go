@@ -73,7 +73,7 @@ func newHeldEnv(t *testing.T, args ...string) *heldEnv {
 		args = []string{"sleep", "60"}
 	}
 	cfg := oci.ContainerConfig{Rootfs: filepath.Join(bundle, "rootfs"), Args: args,
-		CgroupsPath: "/podspec-test/" + e.id, CreateRuntime: []specs.Hook{heldHook(bundle)}}
+		CgroupsPath: "/podspec-test/" + e.id, CreateRuntime: []specs.Hook{HeldHook(bundle)}}
 	if err := oci.WriteBundle(bundle, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestHeldInstanceRunsItsProgramOnlyOnceReleased(t *testing.T) {
 	if got, err := unix.Wait4(pid, &ws, 0, nil); got != pid || err != nil || ws.Signal() != unix.SIGKILL {
 		t.Errorf("wait4 of the container's process: %d, %v, %v; want it a child of this subreaper, killed", got, err, ws)
 	}
-	if _, err := os.Stat(filepath.Join(e.bundle, createdFIFO)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(e.bundle, CreatedFIFO)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the hook's FIFOs are left in the bundle: %v", err)
 	}
 }

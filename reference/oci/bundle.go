@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -324,9 +325,15 @@ func WriteBundle(dir string, c ContainerConfig) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write bundle %s: %w", dir, err)
 	}
-	g := generate.NewFromSpec(spec)
+	// One compact encoding (generate's Save encodes linux twice and indents the whole): the file
+	// is read by the runtime, at once, on every container start.
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return fmt.Errorf("write bundle %s: %w", dir, err)
+	}
 	err = atomicfile.WriteNoSync(filepath.Join(dir, "config.json"), 0o600, func(w io.Writer) error {
-		return g.Save(w, generate.ExportOptions{})
+		_, err := w.Write(b)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("write bundle %s: %w", dir, err)

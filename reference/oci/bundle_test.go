@@ -178,6 +178,16 @@ func TestWriteBundleWritesConfigJSON(t *testing.T) {
 	if s.Root.Path != "rootfs" || s.Process.Args[0] != "true" {
 		t.Fatalf("config = root %+v args %v", s.Root, s.Process.Args)
 	}
+	// The file holds the whole of Spec's configuration, field for field.
+	want, err := Spec(ContainerConfig{Rootfs: "rootfs", Args: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, _ := json.Marshal(want)
+	gb, _ := json.Marshal(s)
+	if string(gb) != string(wb) {
+		t.Fatalf("config.json decodes to\n%s\nwant Spec's\n%s", gb, wb)
+	}
 	if err := WriteBundle(dir, ContainerConfig{Rootfs: "rootfs"}); err == nil {
 		t.Fatal("WriteBundle without args succeeded")
 	}

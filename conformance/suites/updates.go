@@ -177,6 +177,7 @@ func (s *suite) registerUpdates() {
 	s.registerWaitingUpdate()
 	s.registerDeadlineUpdates()
 	s.registerGraceUpdate()
+	s.registerUpdateThenStop()
 }
 
 // liveBackoff is the restart back-off of the live-update pod: long, so that a replacement that
@@ -728,6 +729,65 @@ func (s *suite) registerGraceUpdate() {
 			from, to := fw.RuntimeEv(runtimev1.EventPodTerminating, ""), runtimeSignal("app", "SIGKILL")
 			Expect(tl.AtLeast("stop sequence to app's SIGKILL", from, to, 3*time.Second, tol.EarlyMargin)).To(Succeed())
 			Expect(tl.WithinBudget("stop sequence to app's SIGKILL (the updated grace is 3 s, the old one 30 s)", from, to, 3*time.Second, tol.Reaction)).To(Succeed())
+		})
+	})
+}
+
+// registerUpdateThenStop: a stop request arrives while an update replaces an instance that
+// ignores its stop signal. The stop sequence takes over: its grace budget is the request's 15 s,
+// not what is left of the update's 3 s (STOP-003), and it sends the stop signal once, with no
+// other stop signal from the update after it began (STOP-007).
+func (s *suite) registerUpdateThenStop() {
+	const grace, stopGrace = 3, 15 // seconds: the pod's terminationGracePeriodSeconds, the stop request's
+	pod := func(gen string) *fw.PodBuilder {
+		return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(grace).
+			Main("app", fw.Loop().On("SIGTERM", "ignore"), fw.WithEnv(updMark, gen))
+	}
+	sc := &fw.Scenario{
+		Short: "update-then-stop", Profile: spec.ProfileUpdate, Pod: pod("1"),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "app running", p.PodTimeout(), fw.AllStarted("app")); err != nil {
+				return err
+			}
+			_, res, err := p.Update(ctx, pod("2"))
+			if err != nil {
+				return err
+			}
+			if res.ExitCode != runtimev1.ExitOK {
+				return &fw.CommandError{Result: res}
+			}
+			// The update's stop signal reached the old instance, which ignores it: the update
+			// would SIGKILL it 3 s after sending it. The stop request comes now.
+			if _, err := p.WaitFor(ctx, "app to receive the update's SIGTERM", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ok := tl.First(probeSignal("app", "SIGTERM"))
+				return ok
+			}); err != nil {
+				return err
+			}
+			return p.Stop(ctx, i64(stopGrace), false)
+		},
+	}
+	s.ordered("A stop request during an update's replacement", sc, func(get func() *fw.Outcome) {
+		It("gets the stop request's grace budget, not what is left of the update's, and one stop signal", req(spec.STOP003, spec.STOP007), func() {
+			out := get()
+			tl := out.Timeline
+			tol := s.f.Tolerances()
+			updSig, ok := tl.First(runtimeSignal("app", "SIGTERM"))
+			Expect(ok).To(BeTrue(), "the update's SIGTERM to app\n%s", tl)
+			begun, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodTerminating, ""))
+			Expect(ok).To(BeTrue(), "the stop sequence\n%s", tl)
+			Expect(begun.Time.Before(updSig.Time.Add(grace*time.Second))).To(BeTrue(), "the scenario needs the stop within the update's %d s grace period\n%s", grace, tl)
+			from, to := fw.RuntimeEv(runtimev1.EventPodTerminating, ""), runtimeSignal("app", "SIGKILL")
+			Expect(tl.AtLeast("stop sequence to app's SIGKILL (the stop request's grace is 15 s, the update's 3 s)", from, to, stopGrace*time.Second, tol.EarlyMargin)).To(Succeed())
+			Expect(tl.WithinBudget("stop sequence to app's SIGKILL", from, to, stopGrace*time.Second, tol.Reaction)).To(Succeed())
+			var stopSignals []fw.Entry
+			for _, e := range tl.All(runtimeSignal("app", "SIGTERM")) {
+				if !e.Time.Before(begun.Time) {
+					stopSignals = append(stopSignals, e)
+				}
+			}
+			Expect(stopSignals).To(HaveLen(1), "app's SIGTERMs once the stop sequence began: the stop sequence's one, none from the update\n%s", tl)
+			Expect(out.Final.Terminated("app")).NotTo(BeNil(), "%s", out.Final)
 		})
 	})
 }

@@ -445,7 +445,7 @@ func (e *Engine) replaceInstance(ctx context.Context, s *slot, inst *instance, g
 	e.mu.Lock()
 	grace := secondsOf(e.gracePeriod())
 	e.mu.Unlock()
-	if !e.sleep(ctx, grace, func() bool { return s.inst != inst || e.terminating }) {
+	if !e.sleep(ctx, grace, func() bool { return s.inst != inst || (e.terminating && !mutant.UpdateSignalsDuringStop) }) {
 		return
 	}
 	e.signalInstance(ctx, s, inst, syscall.SIGKILL, why+": grace period over")
@@ -455,7 +455,12 @@ func (e *Engine) replaceInstance(ctx context.Context, s *slot, inst *instance, g
 // stopping, recording SignalSent; it reports whether it sent it.
 func (e *Engine) signalInstance(ctx context.Context, s *slot, inst *instance, sig syscall.Signal, why string) bool {
 	e.mu.Lock()
-	if s.inst != inst || e.terminating {
+	terminating := e.terminating
+	if terminating && mutant.UpdateSignalsDuringStop {
+		e.mutantNote("an update keeps signalling its instance during a stop")
+		terminating = false
+	}
+	if s.inst != inst || terminating {
 		e.mu.Unlock()
 		return false
 	}

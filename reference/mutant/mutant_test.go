@@ -102,6 +102,7 @@ var switches = map[string]bool{
 	"PreStopOnProbeKill":            PreStopOnProbeKill,
 	"SleepHookNotWaited":            SleepHookNotWaited,
 	"UpdateWhileTerminating":        UpdateWhileTerminating,
+	"UpdateSignalsDuringStop":       UpdateSignalsDuringStop,
 	"NoopUpdateBumpsGeneration":     NoopUpdateBumpsGeneration,
 	"GraceUpdateIgnored":            GraceUpdateIgnored,
 	"ObservedAtAccept":              ObservedAtAccept,

@@ -65,6 +65,23 @@ func (s *suite) registerProbes() {
 			return p.Stop(ctx, nil, false)
 		},
 	}
+	// patient outlives its probe's first timed-out attempt by seconds: a check left running
+	// past its timeoutSeconds would complete, and report, while patient still runs.
+	slowAttempt := &fw.Scenario{
+		Short: "probe-timeout",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("patient", fw.Loop(),
+				fw.Liveness(fw.CheckSlow(2*time.Second, 0), fw.ProbeTiming{PeriodSeconds: 3, FailureThreshold: 2, TimeoutSeconds: 1})),
+	}
+	s.ordered("A probe attempt that outlives its timeout", slowAttempt, func(get func() *fw.Outcome) {
+		It("is killed at timeoutSeconds while its container runs on", req(spec.HOOK006), func() {
+			out := get()
+			t := out.Final.Terminated("patient")
+			Expect(t).NotTo(BeNil(), "%s", out.Final)
+			Expect(t.Reason).To(Equal("Unhealthy"), "two attempts that outlive the 1 s timeout fail a failureThreshold of 2\n%s", out.Final)
+			Expect(out.Timeline.NeverHappened("a timed-out check of patient completing", fw.ProbeEvent("patient", probe.TypeCheck))).To(Succeed())
+		})
+	})
 	s.ordered("Probes and hooks", sc, func(get func() *fw.Outcome) {
 		check := func(container, kind string) fw.Matcher {
 			return func(e fw.Entry) bool {

@@ -245,6 +245,9 @@ func (e *Engine) probeOnce(ctx context.Context, inst *instance, p *v1alpha1.Prob
 	to := secondsOf(int64(threshold(p.TimeoutSeconds, v1alpha1.DefaultProbeTimeoutSeconds)))
 	pctx, cancel := context.WithTimeout(ctx, to)
 	defer cancel()
+	if mutant.ProbeTimeoutNotKilled {
+		return e.mutantProbeLeftRunning(ctx, pctx, inst, p, to)
+	}
 	code, err := e.be.Exec(pctx, inst.id, p.Exec.Command)
 	if err != nil {
 		if pctx.Err() != nil && ctx.Err() == nil {

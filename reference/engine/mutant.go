@@ -348,3 +348,31 @@ func (e *Engine) mutantInstanceUID(n int32) string {
 	}
 	return uuid.NewSHA1(base, []byte(fmt.Sprint(n))).String()
 }
+
+// mutantProbeLeftRunning is probeOnce of the mutant probe_timeout_not_killed: the attempt's
+// command runs unbounded; at the timeout (pctx) the attempt counts as failed and its command is
+// left running.
+func (e *Engine) mutantProbeLeftRunning(ctx, pctx context.Context, inst *instance, p *v1alpha1.Probe, to time.Duration) (bool, string) {
+	type result struct {
+		code int
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, err := e.be.Exec(context.WithoutCancel(ctx), inst.id, p.Exec.Command)
+		done <- result{code, err}
+	}()
+	select {
+	case <-pctx.Done():
+		e.mutantNote("a timed-out probe attempt left running")
+		return false, fmt.Sprintf("probe timed out after %s", to)
+	case r := <-done:
+		if r.err != nil {
+			return false, r.err.Error()
+		}
+		if r.code != 0 {
+			return false, fmt.Sprintf("probe command exited %d", r.code)
+		}
+		return true, ""
+	}
+}

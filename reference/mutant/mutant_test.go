@@ -157,6 +157,7 @@ var switches = map[string]bool{
 	"LostDeferAttemptFailed":        LostDeferAttemptFailed,
 	"DeferWithoutVolumes":           DeferWithoutVolumes,
 	"WaitingChangeDeferred":         WaitingChangeDeferred,
+	"ProbeTimeoutNotKilled":         ProbeTimeoutNotKilled,
 	"RmIgnoresReaders":              RmIgnoresReaders,
 	"OOMFromSigkill":                OOMFromSigkill,
 	"RegWrittenThroughLink":         RegWrittenThroughLink,

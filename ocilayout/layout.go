@@ -25,8 +25,6 @@ import (
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // Errors returned (wrapped) by Resolve and Unpack; test with errors.Is.
@@ -176,9 +174,6 @@ func selectManifest(ref Reference, index ocispec.Index) (ocispec.Descriptor, err
 			if m.Platform == nil || platformMatches(*m.Platform) {
 				candidates = append(candidates, m)
 			}
-		}
-		if mutant.UntaggedTakesFirst && len(candidates) > 1 {
-			return candidates[0], nil // the mutant: the first of several
 		}
 		switch len(candidates) {
 		case 1:

@@ -202,6 +202,81 @@ func (s *suite) registerRecovery() {
 	s.registerCrashWhileStopping(rt)
 	s.registerCrashDuringInit(rt)
 	s.registerCrashRepeatedly()
+	s.registerCrashDuringUpdate()
+}
+
+// registerCrashDuringUpdate: the supervisor is lost while an update's replacement waits for an
+// old instance that ignores its stop signal. After adoption the old instance still runs the old
+// definition, so status.observedGeneration stays below the update's generation until an
+// instance of the new definition runs (UPD-006).
+func (s *suite) registerCrashDuringUpdate() {
+	const noteObservedAtAdoption = "observed-at-adoption"
+	// 6 s: the crash and the adopting verb come well within the update's grace period.
+	pod := func(gen string) *fw.PodBuilder {
+		return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(6).
+			Main("app", fw.Loop().Report().On("SIGTERM", "ignore"), fw.WithEnv(updMark, gen))
+	}
+	sc := &fw.Scenario{
+		Short:   "crash-update",
+		Profile: runtimev1.ProfileRecovery,
+		Needs:   []runtimev1.Profile{spec.ProfileUpdate},
+		Pod:     pod("1"),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "app running", p.PodTimeout(), fw.AllStarted("app")); err != nil {
+				return err
+			}
+			st, _, err := p.ValidStatus(ctx)
+			if err != nil {
+				return err
+			}
+			noteContainer(p, st, "app", noteIDBefore, "")
+			_, res, err := p.Update(ctx, pod("2"))
+			if err != nil {
+				return err
+			}
+			if res.ExitCode != runtimev1.ExitOK {
+				return &fw.CommandError{Result: res}
+			}
+			if _, err := p.WaitFor(ctx, "app to receive the update's SIGTERM", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ok := tl.First(probeSignal("app", "SIGTERM"))
+				return ok
+			}); err != nil {
+				return err
+			}
+			st, err = crashThenAdopt(ctx, p, func(time.Time) time.Time { return time.Now() }, nil)
+			if err != nil {
+				return err
+			}
+			p.Note(noteObservedAtAdoption, strconv.FormatInt(st.ObservedGeneration, 10))
+			noteContainer(p, st, "app", noteIDAfter, "")
+			if _, err := p.WaitFor(ctx, "app's replacement and UpdateApplied generation 2", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				return recorded(runtimev1.EventContainerStarted, "app", 2)(tl) && fw.UpdateApplied(2)(tl)
+			}); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("Supervisor lost while an update replaces an instance", sc, func(get func() *fw.Outcome) {
+		It("keeps observedGeneration below the update's generation until an instance of the new definition runs", req(spec.UPD006), func() {
+			out := get()
+			tl := out.Timeline
+			notes := out.Pod.Notes()
+			Expect(notes[noteIDBefore]).NotTo(BeEmpty(), "app's containerID before the update")
+			Expect(notes[noteIDAfter]).To(Equal(notes[noteIDBefore]), "after adoption the old instance still runs")
+			Expect(notes).To(HaveKeyWithValue(noteObservedAtAdoption, "1"), "observedGeneration after adoption, while the old instance runs the old definition")
+			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "app"))
+			Expect(len(starts)).To(BeNumerically(">=", 2), "app's replacement\n%s", tl)
+			applied, ok := tl.First(fw.UpdateAppliedEv(2))
+			Expect(ok).To(BeTrue(), "UpdateApplied generation 2\n%s", tl)
+			Expect(starts[1].Time.Before(applied.Time)).To(BeTrue(), "UpdateApplied generation 2 before the new instance started: observedGeneration reached the update's generation while the adopted, old instance ran\n%s", tl)
+			reps := instanceReports(tl, "app")
+			Expect(len(reps)).To(BeNumerically(">=", 2), "app: a second instance\n%s", tl)
+			Expect(reps[1]).NotTo(BeEmpty(), "app: the new instance reports\n%s", tl)
+			Expect(reps[1][0].Env[updMark]).To(Equal("2"), "the new instance runs the new env")
+			Expect(out.Final.ObservedGeneration).To(BeEquivalentTo(2), "%s", out.Final)
+		})
+	})
 }
 
 // registerCrashWhileRunning: steady runs through the crash; short exits while nothing supervises

@@ -518,7 +518,12 @@ func (e *Engine) resumeUpdatesLocked() {
 		if g == 0 {
 			continue
 		}
-		u.version[s.name]++ // newer than any adopted instance (version 0)
+		if mutant.ResumedUpdateCountsOldInstance {
+			e.mutantNote("a resumed update counts the adopted instance as the new one")
+			u.version[s.name]--
+		} else {
+			u.version[s.name]++ // newer than any adopted instance (version 0)
+		}
 		u.pending[s.name] = g
 		if inst := s.inst; inst != nil && !r.Terminal {
 			u.replacing[inst.id] = true

@@ -10,10 +10,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/spec"
 )
 
 // demoOn runs examples/demo.yaml (edited by edit, when not nil) on the OCI runtime oci with
@@ -136,6 +139,11 @@ func TestRunscDifferences(t *testing.T) {
 			t.Fatalf("the demo pod on runsc: phase %v, exitCode %v; want db's sandbox to fail under pids: 32 (exit 2); events:\n%s", st["phase"], st["exitCode"], evs)
 		}
 	})
+	t.Run("no update verb", func(t *testing.T) {
+		// runsc cannot change a running container's limits, so an update that needs it is
+		// refused (Failed), not carried out by a restart UPD-010 forbids; the pod is untouched.
+		runscRefusesLiveResize(t, runscHostNetwork(t))
+	})
 	t.Run("wait verb", func(t *testing.T) {
 		// SIGTERM and `exit 143` give the same answer: what runsc wait prints for a signal
 		// death is an exit status, so the reference reads no more from it than from the
@@ -146,6 +154,65 @@ func TestRunscDifferences(t *testing.T) {
 			t.Fatalf("runsc wait: %q for SIGTERM, %q for exit 143; want both {\"id\":\"w\",\"exitStatus\":143}", term, code)
 		}
 	})
+}
+
+// runscRefusesLiveResize runs a pod on the runsc wrapper at ociRuntime and updates its running
+// container's memory limit: the update must fail with Failed (exit 1) naming UPD-010, and the
+// container, the generation and the stored manifest must stay as they were.
+func runscRefusesLiveResize(t *testing.T, ociRuntime string) {
+	c, layout := runtimeTestSetup(t)
+	dir := t.TempDir()
+	pod := func(memory string) string {
+		return `apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: resize}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: "oci:` + layout + `"
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.1; done"]
+    resources: {limits: {memory: ` + memory + `}}
+`
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rt := func(args ...string) []string { return append([]string{"--oci-runtime", ociRuntime}, args...) }
+	if _, code := c.run(rt("run", "--detach", write("pod.yaml", pod("64Mi")))...); code != 0 {
+		t.Fatalf("run --detach on %s: exit %d", ociRuntime, code)
+	}
+	t.Cleanup(func() { c.run(rt("rm", "--force", "resize")...) })
+	waitFor(t, "app running", 120*time.Second, func() bool { return readState(t, c.root, "resize").Containers["app"].Running })
+	before := readState(t, c.root, "resize")
+
+	out, stderr, code := c.runStderr(rt("update", "resize", write("bigger.yaml", pod("96Mi")))...)
+	var report struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stderr)), &report); err != nil {
+		t.Fatalf("update: stderr %q is no error report: %v", stderr, err)
+	}
+	if code != 1 || out != "" || report.Error.Code != string(runtimev1.CodeFailed) || !strings.Contains(report.Error.Message, spec.UPD010) || !strings.Contains(report.Error.Message, "no update verb") {
+		t.Fatalf("update of a running container's memory on runsc: exit %d, stdout %q, error %+v; want exit 1, Failed, naming %s and the missing update verb", code, out, report.Error, spec.UPD010)
+	}
+	t.Logf("update refused: %s", stderr)
+	after := readState(t, c.root, "resize")
+	b, a := before.Containers["app"], after.Containers["app"]
+	if a.ContainerID != b.ContainerID || a.PID != b.PID || !a.Running {
+		t.Errorf("app after the refused update: %s pid %d running %v; want %s pid %d untouched", a.ContainerID, a.PID, a.Running, b.ContainerID, b.PID)
+	}
+	if g := after.Pod.Metadata.Generation; g != before.Pod.Metadata.Generation {
+		t.Errorf("generation %d after the refused update, want %d", g, before.Pod.Metadata.Generation)
+	}
+	if m := after.Pod.Spec.Containers[0].Resources.Limits["memory"]; m != "64Mi" {
+		t.Errorf("stored memory limit %s after the refused update, want 64Mi", m)
+	}
 }
 
 var waits atomic.Int64

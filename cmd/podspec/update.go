@@ -93,6 +93,8 @@ func newUpdateCmd() *cobra.Command {
 		case "":
 		case "Conflict":
 			return errf(runtimev1.CodeConflict, "%s", ur.Message)
+		case "Failed":
+			return errf(runtimev1.CodeFailed, "%s", ur.Message)
 		default:
 			return &rtError{code: runtimev1.CodeInvalidManifest, err: errors.New(ur.Message)}
 		}

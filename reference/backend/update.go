@@ -16,6 +16,11 @@ var _ engine.Resizer = (*Backend)(nil)
 // defaultCPUShares is the cgroup's cpu.shares when a container requests no CPU.
 const defaultCPUShares = 1024
 
+// ResizeSupported reports whether the OCI runtime has an update verb (runsc has none).
+func (b *Backend) ResizeSupported(ctx context.Context) error {
+	return b.Runtime.CanUpdate(ctx)
+}
+
 // UpdateResources applies a container's resources to a live instance with the OCI runtime's
 // update command (in-place resize, UPD-010): the process keeps running in the same cgroup. A
 // resource the new requirements no longer limit is set back to unlimited (CPU shares to the

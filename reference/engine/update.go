@@ -48,6 +48,10 @@ const EventUpdateAccepted runtimev1.EventType = "UpdateAccepted"
 // validated.
 var ErrUpdateConflict = errors.New("update conflict")
 
+// ErrUpdateUnsupported means the backend cannot do what the update needs (a live resize on an
+// OCI runtime without an update verb); the update is refused and nothing changed.
+var ErrUpdateUnsupported = errors.New("update refused")
+
 // InvalidUpdateError is returned when the update changes a field that is immutable in place.
 type InvalidUpdateError struct {
 	// Errs are the UPD findings of validation.ValidatePodUpdate.
@@ -63,8 +67,13 @@ func (e *InvalidUpdateError) Error() string {
 }
 
 // Resizer is implemented by backends that can change the resources of a live instance in
-// place (OCI runtime update). Without it, a resources change restarts the container.
+// place (OCI runtime update). An update that needs a live resize is refused
+// (ErrUpdateUnsupported) on a backend that is no Resizer or whose ResizeSupported fails: a
+// restart in its place would break UPD-010.
 type Resizer interface {
+	// ResizeSupported reports, as an error saying why, whether UpdateResources can work at all
+	// (the OCI runtime has an update verb).
+	ResizeSupported(ctx context.Context) error
 	// UpdateResources sets the cgroup limits of instance id to r.
 	UpdateResources(ctx context.Context, id string, r *v1alpha1.ResourceRequirements) error
 }
@@ -86,7 +95,8 @@ type UpdateResponse struct {
 	Status *v1alpha1.PodStatus `json:"status,omitempty"`
 	// Generation is the pod's metadata.generation after the update.
 	Generation int64 `json:"generation,omitempty"`
-	// Refused is "Conflict" or "Invalid" when the update was not accepted; Message says why.
+	// Refused is "Conflict", "Invalid" or "Failed" (the backend cannot do it) when the update
+	// was not accepted; Message says why.
 	Refused string `json:"refused,omitempty"`
 	Message string `json:"message,omitempty"`
 }
@@ -105,6 +115,8 @@ func (e *Engine) HandleUpdate(ctx context.Context, payload json.RawMessage) (*Up
 	switch {
 	case errors.Is(err, ErrUpdateConflict):
 		return &UpdateResponse{Refused: "Conflict", Message: err.Error()}, nil
+	case errors.Is(err, ErrUpdateUnsupported):
+		return &UpdateResponse{Refused: "Failed", Message: err.Error()}, nil
 	case errors.As(err, &inv):
 		return &UpdateResponse{Refused: "Invalid", Message: err.Error()}, nil
 	case err != nil:
@@ -216,6 +228,9 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		if e.byName[cc.Name] == nil {
 			return v1alpha1.PodStatus{}, gen, fmt.Errorf("update: no container %s", cc.Name)
 		}
+	}
+	if err := e.resizeSupportedLocked(ctx, ch); err != nil {
+		return v1alpha1.PodStatus{}, gen, err
 	}
 
 	// Accepted: store the new manifest.
@@ -359,6 +374,32 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		e.mu.Unlock()
 	}
 	return accepted, gen, unwritten
+}
+
+// resizeSupportedLocked refuses, before anything is accepted, an update that needs a live
+// resize of a running instance when the backend cannot resize at all: restarting the
+// container instead would break UPD-010, so the runtime says it cannot (ErrUpdateUnsupported,
+// the contract's Failed) and the pod stays as it was. A resize of a container that is waiting
+// or has exited needs no live resize: its next instance, if any, is created with the new limits.
+func (e *Engine) resizeSupportedLocked(ctx context.Context, ch validation.Changes) error {
+	u := e.updLocked()
+	for _, cc := range ch.Containers {
+		s := e.byName[cc.Name]
+		if cc.Effect != validation.EffectResize || s.inst == nil || u.replacing[s.inst.id] || s.rec().Terminal {
+			continue
+		}
+		why := errors.New("the backend cannot resize instances")
+		if rs, ok := e.be.(Resizer); ok {
+			why = rs.ResizeSupported(ctx)
+		}
+		if why == nil {
+			return nil
+		}
+		return fmt.Errorf("%w: the resources of running container %s cannot be changed in place (%s): %v; "+
+			"a resizePolicy of RestartContainer for the changed resources restarts it with them instead",
+			ErrUpdateUnsupported, cc.Name, spec.UPD010, why)
+	}
+	return nil
 }
 
 func errorsOnly(errs field.ErrorList) field.ErrorList {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,6 +192,90 @@ spec:
 	if q := st.Pod.Spec.Containers[0].Resources.Limits["memory"]; q != "96Mi" {
 		t.Errorf("stored manifest memory limit = %s, want 96Mi", q)
 	}
+}
+
+// noResize is the real backend on an OCI runtime without an update verb (runsc).
+type noResize struct{ *backend.Backend }
+
+func (noResize) ResizeSupported(context.Context) error {
+	return errors.New("the test's OCI runtime has no update verb")
+}
+
+// TestUPD010_ARuntimeThatCannotResizeRefusesTheUpdate: on a backend that cannot resize a live
+// instance, an update of a running container's resources is refused with
+// ErrUpdateUnsupported before anything is accepted (no restart in place of the resize, which
+// UPD-010 forbids); the same change to a container that waits to start is accepted, since its
+// next instance is created with the new limits (UPD-012).
+func TestUPD010_ARuntimeThatCannotResizeRefusesTheUpdate(t *testing.T) {
+	t.Parallel()
+	tp := startPodWith(t, `
+metadata: {name: upd-noresize}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 2
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: app
+    image: IMAGE
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, "`+looper("app")+`"]
+    resources: {limits: {memory: 64Mi}}
+  - name: later
+    image: IMAGE
+    dependsOn: [{name: app, condition: Completed}]
+    command: [sh, -c, "exit 0"]
+    resources: {limits: {memory: 64Mi}}
+`, func(be *backend.Backend) engine.Backend { return noResize{be} })
+	updWaitLines(tp, "data", "app", 1)
+	before := updRecord(tp, "app")
+
+	next := updNext(tp)
+	next.Spec.Containers[0].Resources.Limits["memory"] = "96Mi"
+	st0, err := tp.p.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gen, err := tp.e.Update(context.Background(), &engine.UpdateRequest{Pod: next, Generation: st0.Pod.Metadata.Generation})
+	if !errors.Is(err, engine.ErrUpdateUnsupported) || !strings.Contains(fmt.Sprint(err), spec.UPD010) {
+		t.Fatalf("resize of running app without resize support: generation %d, error %v; want ErrUpdateUnsupported naming %s", gen, err, spec.UPD010)
+	}
+	resp, err := tp.e.HandleUpdate(context.Background(), mustJSON(t, engine.UpdateRequest{Pod: next, Generation: st0.Pod.Metadata.Generation}))
+	if err != nil || resp.Refused != "Failed" {
+		t.Fatalf("the supervisor's answer: %+v, %v; want Refused Failed", resp, err)
+	}
+	stNow, err := tp.p.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := stNow.Containers["app"]
+	if after.ContainerID != before.ContainerID || after.PID != before.PID || !after.Running {
+		t.Errorf("app after the refused update: %s pid %d, want %s pid %d untouched", after.ContainerID, after.PID, before.ContainerID, before.PID)
+	}
+	if g := stNow.Pod.Metadata.Generation; g != st0.Pod.Metadata.Generation {
+		t.Errorf("generation %d after the refused update, want %d", g, st0.Pod.Metadata.Generation)
+	}
+	if m := stNow.Pod.Spec.Containers[0].Resources.Limits["memory"]; m != "64Mi" {
+		t.Errorf("stored memory of app %s after the refused update, want 64Mi", m)
+	}
+	if n := len(tp.all(engine.EventUpdateAccepted, "")); n != 0 {
+		t.Errorf("%d UpdateAccepted events for a refused update", n)
+	}
+
+	// later waits for app: no live instance, so its resize needs none.
+	next = updNext(tp)
+	next.Spec.Containers[1].Resources.Limits["memory"] = "96Mi"
+	if gen := updApply(tp, next, nil); gen != st0.Pod.Metadata.Generation+1 {
+		t.Errorf("generation after the waiting container's resize = %d, want %d", gen, st0.Pod.Metadata.Generation+1)
+	}
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestUPD007_UPD008_UPD009_ChangedEnvRestartsOnlyThatContainer(t *testing.T) {

@@ -710,6 +710,19 @@ func vanishedDuringList(err error) bool {
 	return errors.As(err, &e) && strings.Contains(strings.ToLower(e.Message), "no such file or directory")
 }
 
+// CanUpdate reports, wrapped in ErrUnsupported, that the runtime has no update verb (runsc), or
+// why its features cannot be asked; nil when Update can be tried.
+func (r *Runtime) CanUpdate(ctx context.Context) error {
+	feat, err := r.Features(ctx)
+	if err != nil {
+		return err
+	}
+	if !feat.Update {
+		return fmt.Errorf("%w: %s has no update verb", ErrUnsupported, r.binary())
+	}
+	return nil
+}
+
 // Update changes the resource limits of a running container (`update --resources FILE ID`).
 // Only the fields set in res are written; on cgroup v1 the memory limit must not exceed the
 // memory+swap limit, so raise Swap together with Limit. Read applied values back from the
@@ -718,10 +731,8 @@ func (r *Runtime) Update(ctx context.Context, id string, res *specs.LinuxResourc
 	if res == nil {
 		return fmt.Errorf("update %s: no resources given", id)
 	}
-	if feat, err := r.Features(ctx); err != nil {
+	if err := r.CanUpdate(ctx); err != nil {
 		return fmt.Errorf("update %s: %w", id, err)
-	} else if !feat.Update {
-		return fmt.Errorf("update %s: %w: %s has no update verb", id, ErrUnsupported, r.binary())
 	}
 	// Unlinked at once (unlinkedTemp), so an update interrupted by the caller's death leaves no
 	// file behind; the runtime reads it through /proc.

@@ -143,7 +143,10 @@ func BuildProbeImageWithFiles(ctx context.Context, dir, probeBinary, tag string,
 		return "", err
 	}
 	defer os.RemoveAll(src)
-	opts := probeImageOptions(probeBinary, tag)
+	opts, err := probeImageOptions(probeBinary, tag)
+	if err != nil {
+		return "", err
+	}
 	n := 0
 	for dest, content := range files {
 		n++

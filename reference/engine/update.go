@@ -43,6 +43,11 @@ const ReasonContainerCreating = "ContainerCreating"
 // changes and their effects); a type of the reference's own (UpdateApplied is the contract's).
 const EventUpdateAccepted runtimev1.EventType = "UpdateAccepted"
 
+// EventResizeFailed is recorded when the OCI runtime refuses an accepted update's new
+// resources for a running instance (it keeps running with its old limits, UPD-010); a type of
+// the reference's own.
+const EventResizeFailed runtimev1.EventType = "ResizeFailed"
+
 // ErrUpdateConflict is returned (wrapped) when an update cannot be applied in the pod's
 // current state: it is terminating or terminal (UPD-004), or it changed since the update was
 // validated.
@@ -351,8 +356,11 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	e.mu.Unlock()
 	locked = false
 
-	// Resources are applied live, outside the lock (UPD-010); an instance whose runtime
-	// refuses the new limits is restarted with them instead.
+	// Resources are applied live, outside the lock (UPD-010). An instance whose OCI runtime
+	// refuses the new limits (a memory limit below its usage) keeps running with its old ones:
+	// a restart in place of the resize would break UPD-010. The change has then not taken
+	// effect (UPD-006), so status.observedGeneration stays below the generation until the
+	// container's next instance, created with the new limits, runs (or it ends for good).
 	for _, rz := range resizes {
 		err := errors.New("the backend cannot resize instances")
 		if rs, ok := e.be.(Resizer); ok {
@@ -360,17 +368,18 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		}
 		e.mu.Lock()
 		u.resizing[gen]--
+		var evs []*runtimev1.Event
 		if err != nil {
-			e.logf("resize %s: %v; restarting it instead", rz.id, err)
-			if inst := rz.s.inst; inst != nil && inst.id == rz.id && !u.replacing[inst.id] && !e.terminating {
+			e.logf("resize %s: %v; it keeps its limits until its next instance", rz.id, err)
+			if inst := rz.s.inst; inst != nil && inst.id == rz.id && !u.replacing[inst.id] && !e.terminating && !rz.s.rec().Terminal {
 				u.pending[rz.s.name] = gen
-				rz.s.rec().UpdatePending = gen
-				u.replacing[inst.id] = true
-				go e.replaceInstance(rc, rz.s, inst, gen)
 				go e.awaitRestart(rc, rz.s, u.version[rz.s.name], gen)
+				ev := e.instEvent(EventResizeFailed, rz.s, inst, "", fmt.Sprintf(
+					"generation %d: the OCI runtime refused the new resources of the running instance, which keeps its limits until its next instance: %v", gen, err))
+				evs = append(evs, ev)
 			}
 		}
-		e.commitLocked(e.observeLocked()...)
+		e.commitLocked(append(evs, e.observeLocked()...)...)
 		e.mu.Unlock()
 	}
 	return accepted, gen, unwritten

@@ -269,6 +269,79 @@ spec:
 	}
 }
 
+// refusingResize is the real backend on an OCI runtime that refuses every new limit (as runc
+// refuses a memory limit below the usage).
+type refusingResize struct{ *backend.Backend }
+
+func (refusingResize) UpdateResources(context.Context, string, *v1alpha1.ResourceRequirements) error {
+	return errors.New("runc update: the test's OCI runtime refuses the new limits")
+}
+
+// TestUPD010_ARefusedResizeKeepsTheInstanceUntilItsNextOne: when the OCI runtime refuses an
+// accepted resize, the running instance keeps running with its old limits (no restart, which
+// UPD-010 forbids), ResizeFailed says so, and status.observedGeneration stays below the
+// update's generation (UPD-006) until the container's next instance, created with the new
+// limits, runs.
+func TestUPD010_ARefusedResizeKeepsTheInstanceUntilItsNextOne(t *testing.T) {
+	t.Parallel()
+	tp := startPodWith(t, `
+metadata: {name: upd-refused}
+spec:
+  restartPolicy: Always
+  restartBackoff: {initialSeconds: 0.05}
+  terminationGracePeriodSeconds: 2
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: app
+    image: IMAGE
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, "`+looper("app")+`"]
+    resources: {limits: {memory: 64Mi}}
+`, func(be *backend.Backend) engine.Backend { return refusingResize{be} })
+	updWaitLines(tp, "data", "app", 1)
+	before := updRecord(tp, "app")
+	next := updNext(tp)
+	next.Spec.Containers[0].Resources.Limits["memory"] = "96Mi"
+	if gen := updApply(tp, next, nil); gen != 2 {
+		t.Fatalf("generation after the update = %d, want 2", gen)
+	}
+	tp.waitEvent(30*time.Second, "ResizeFailed for app", func(ev runtimev1.Event) bool {
+		return ev.Type == engine.EventResizeFailed && ev.Container == "app" && ev.ContainerID == before.ContainerID
+	})
+	st, err := tp.p.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := st.Containers["app"]; a.ContainerID != before.ContainerID || a.PID != before.PID || !a.Running {
+		t.Errorf("app after the refused resize: %s pid %d running %v; want %s pid %d still running (UPD-010)", a.ContainerID, a.PID, a.Running, before.ContainerID, before.PID)
+	}
+	if g := st.Pod.Status.ObservedGeneration; g != 1 {
+		t.Errorf("observedGeneration %d after a resize that did not take effect, want 1 (UPD-006)", g)
+	}
+	if n := len(tp.all(runtimev1.EventUpdateApplied, "")); n != 0 {
+		t.Errorf("%d UpdateApplied events for a resize that did not take effect", n)
+	}
+	if got := cgroupValue(t, st.Pod.Status.UID, before.ContainerID, "memory", "memory.limit_in_bytes", "memory.max"); got != "67108864" {
+		t.Errorf("memory limit of the running instance = %s, want its old 67108864", got)
+	}
+
+	// Its next instance is created with the new limits: then the generation is observed.
+	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st = updObserved(tp, 2)
+	a := st.Containers["app"]
+	if a.ContainerID == before.ContainerID || !a.Running {
+		t.Fatalf("app after its restart: %s running %v, want a new running instance", a.ContainerID, a.Running)
+	}
+	if got := cgroupValue(t, st.Pod.Status.UID, a.ContainerID, "memory", "memory.limit_in_bytes", "memory.max"); got != "100663296" {
+		t.Errorf("memory limit of the next instance = %s, want 100663296 (96Mi)", got)
+	}
+	if n := len(tp.all(runtimev1.EventUpdateApplied, "")); n != 1 {
+		t.Errorf("%d UpdateApplied events once the next instance runs, want 1", n)
+	}
+}
+
 func mustJSON(t *testing.T, v any) json.RawMessage {
 	t.Helper()
 	b, err := json.Marshal(v)

@@ -59,8 +59,10 @@ type updateRecord struct {
 	image       string
 	before      *fw.PodStatusView // once every container ran, before any update
 	accepted    *fw.Result        // the update with the table of accepted changes
+	resize      *fw.Result        // then the live resize of sized, an update of its own
 	noop        *fw.Result        // the same manifest again
 	labels      *fw.Result        // a labels-only update after the refusals
+	labelsGen   int64             // its generation: 4, or 3 if the resize was refused
 	polls       []genPoll         // statuses read while the first update took effect
 	refused     map[string]*refusedOutcome
 	terminating *fw.Result // an update while the stop sequence runs
@@ -185,8 +187,10 @@ func (s *suite) registerUpdates() {
 const liveBackoff = 60 * time.Second
 
 // liveUpdatePod is the pod of the live-update scenario at generation 1 (gen2 false) or with
-// the table of accepted changes (gen2 true; img is the new image of "img").
-func liveUpdatePod(gen2 bool, img string) *fw.PodBuilder {
+// the table of accepted changes (gen2 true; img is the new image of "img"); resized gives sized
+// its new limits too. The live resize is an update of its own, so that a runtime that cannot
+// resize a running instance, and refuses that update, is judged on the others all the same.
+func liveUpdatePod(gen2, resized bool, img string) *fw.PodBuilder {
 	mark := fw.WithEnv(updMark, "1")
 	cmd := fw.Loop().Report().On("SIGUSR1", "exit:0:3") // the replaced instance exits 3 (UPD-008)
 	args := fw.Loop().Report().Read("/data/kept")
@@ -195,7 +199,10 @@ func liveUpdatePod(gen2 bool, img string) *fw.PodBuilder {
 		mark = fw.WithEnv(updMark, "2")
 		cmd = fw.Loop().Report().On("SIGUSR1", "exit:0:0").Stdout("gen2")
 		args = args.Stdout("gen2")
-		sized, sizedR = fw.WithLimits("250m", "96Mi", "96"), fw.WithLimits("", "96Mi", "")
+		sizedR = fw.WithLimits("", "96Mi", "")
+	}
+	if gen2 && resized {
+		sized = fw.WithLimits("250m", "96Mi", "96")
 	}
 	b := fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).ExitPolicy(v1alpha1.ExitPolicyAny).
 		Grace(2).Deadline(3600).Backoff(liveBackoff.Seconds(), 1, liveBackoff.Seconds(), 600).EmptyDir("data", false).
@@ -232,7 +239,11 @@ func (s *suite) registerLiveUpdate() {
 		{"memory", func(c probe.CgroupLimits) int64 { return c.MemoryBytes }, 96 << 20},
 		{"pids", func(c probe.CgroupLimits) int64 { return c.Pids }, 96},
 	}
-	gen2 := func(rec *updateRecord) *fw.PodBuilder { return liveUpdatePod(true, rec.image) }
+	// gen2 is the manifest as the table update left it and, once the runtime accepted it, the
+	// live resize: what every later update starts from.
+	gen2 := func(rec *updateRecord) *fw.PodBuilder {
+		return liveUpdatePod(true, rec.resize != nil && rec.resize.ExitCode == runtimev1.ExitOK, rec.image)
+	}
 	refusedRows := map[string]refusedRow{
 		"a container's stopSignal": {spec.UPD001, "spec.containers[2].stopSignal", func(p *v1alpha1.Pod) { p.Spec.Containers[2].StopSignal = "SIGUSR2" }},
 		"a container's name":       {spec.UPD001, "spec.containers[0].name", func(p *v1alpha1.Pod) { p.Spec.Containers[0].Name = "renamed" }},
@@ -257,7 +268,7 @@ func (s *suite) registerLiveUpdate() {
 	sc := &fw.Scenario{
 		Short:   "update-live",
 		Profile: spec.ProfileUpdate,
-		Pod:     liveUpdatePod(false, ""),
+		Pod:     liveUpdatePod(false, false, ""),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			return s.driveLiveUpdate(ctx, p, rec, all, gen2, refusedRows, refusedNames)
 		},
@@ -311,12 +322,14 @@ func (s *suite) registerLiveUpdate() {
 		DescribeTable("applies a resource change to the running instance: same containerID and process, the new limit in its cgroup",
 			func(row resizeRow) {
 				tl := get().Timeline
+				Expect(rec.resize).NotTo(BeNil(), "the resize update was not tried")
+				Expect(rec.resize.ExitCode).To(Equal(runtimev1.ExitOK), "the update of sized's resources\n%s", rec.resize)
 				Expect(tl.NotRestarted("sized")).To(Succeed())
 				Expect(tl.NeverHappened("a signal to sized before the stop", beforeStop(tl, fw.RuntimeEv(runtimev1.EventSignalSent, "sized")))).To(Succeed())
 				Expect(get().Final.Container("sized").ContainerID).To(Equal(rec.before.Container("sized").ContainerID), "containerID of sized")
 				reps := instanceReports(tl, "sized")
 				Expect(reps).To(HaveLen(1))
-				Expect(reps[0]).To(HaveLen(2), "sized reports at start and once more after UpdateApplied\n%s", tl)
+				Expect(reps[0]).To(HaveLen(2), "sized reports at start and once more after UpdateApplied generation 3\n%s", tl)
 				first, after := reps[0][0], reps[0][1]
 				Expect(first.PID).To(Equal(after.PID), "the same process reports")
 				Expect(row.got(first.Cgroup)).NotTo(Equal(row.want), "%s before the update: %+v", row.resource, first.Cgroup)
@@ -359,8 +372,14 @@ func (s *suite) registerLiveUpdate() {
 			for _, e := range tl.All(fw.RuntimeEv(runtimev1.EventUpdateApplied, "")) {
 				gens = append(gens, e.Runtime.Generation)
 			}
-			Expect(gens).To(Equal([]int64{2, 3}), "UpdateApplied generations: the table update (2), then the labels update (3): the no-op and the refused updates take no generation\n%s", tl)
-			Expect(get().Final.ObservedGeneration).To(BeEquivalentTo(3), "%s", get().Final)
+			// A runtime that cannot resize may refuse the resize update (UPD-010 judges that);
+			// then it takes no generation either.
+			want, what := []int64{2, 3, 4}, "the table update (2), the resize (3), then the labels update (4)"
+			if rec.resize != nil && rec.resize.ExitCode != runtimev1.ExitOK {
+				want, what = []int64{2, 3}, "the table update (2), then the labels update (3), the resize having been refused"
+			}
+			Expect(gens).To(Equal(want), "UpdateApplied generations: %s: the no-op and the refused updates take no generation\n%s", what, tl)
+			Expect(get().Final.ObservedGeneration).To(BeEquivalentTo(want[len(want)-1]), "%s", get().Final)
 		})
 		It("reaches observedGeneration only once the changes took effect, and records UpdateApplied then", req(spec.UPD006), func() {
 			tl := get().Timeline
@@ -415,7 +434,7 @@ func (s *suite) registerLiveUpdate() {
 			out := get()
 			Expect(rec.terminating).NotTo(BeNil(), "no update was tried while the pod terminated")
 			Expect(rec.terminating.ExitCode).To(Equal(runtimev1.ExitConflict), "update while terminating\n%s", rec.terminating)
-			Expect(out.Timeline.NeverHappened("UpdateApplied of the refused update", fw.UpdateAppliedEv(4))).To(Succeed())
+			Expect(out.Timeline.NeverHappened("UpdateApplied of the refused update", fw.UpdateAppliedEv(rec.labelsGen+1))).To(Succeed())
 			_, res, err := out.Pod.Update(ctx, gen2(rec).Labels(map[string]string{"after": "end"}))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.ExitCode).To(Equal(runtimev1.ExitConflict), "update of a terminal pod\n%s", res)
@@ -425,8 +444,9 @@ func (s *suite) registerLiveUpdate() {
 	})
 }
 
-// driveLiveUpdate runs the live-update scenario: the table update with status polls, the no-op,
-// the refused updates, a labels-only update, then a stop with an update while it runs.
+// driveLiveUpdate runs the live-update scenario: the table update with status polls, the live
+// resize, the no-op, the refused updates, a labels-only update, then a stop with an update
+// while it runs.
 func (s *suite) driveLiveUpdate(ctx context.Context, p *fw.Pod, rec *updateRecord, all []string, gen2 func(*updateRecord) *fw.PodBuilder, refused map[string]refusedRow, refusedNames []string) error {
 	timeout := p.PodTimeout()
 	if _, err := p.WaitFor(ctx, "every container running", timeout, fw.AllStarted(all...)); err != nil {
@@ -471,15 +491,27 @@ func (s *suite) driveLiveUpdate(ctx context.Context, p *fw.Pod, rec *updateRecor
 	if err != nil {
 		return err
 	}
-	// The live resize has taken effect: ask sized what its cgroup says now.
-	if err := p.Touch("resized"); err != nil {
+	// The live resize, an update of its own (UPD-010). A runtime that cannot resize may refuse
+	// it (the resize specs then fail); the rest of the scenario goes on from generation 2.
+	if _, rec.resize, err = p.Update(ctx, liveUpdatePod(true, true, rec.image)); err != nil {
 		return err
 	}
-	if _, err := p.WaitFor(ctx, "sized's report after the resize", timeout, func(tl *fw.Timeline) bool {
-		reps := instanceReports(tl, "sized")
-		return len(reps) > 0 && len(reps[len(reps)-1]) >= 2
-	}); err != nil {
-		return err
+	rec.labelsGen = 3
+	if rec.resize.ExitCode == runtimev1.ExitOK {
+		rec.labelsGen = 4
+		if _, err := p.WaitFor(ctx, "UpdateApplied generation 3", timeout, fw.UpdateApplied(3)); err != nil {
+			return err
+		}
+		// The live resize has taken effect: ask sized what its cgroup says now.
+		if err := p.Touch("resized"); err != nil {
+			return err
+		}
+		if _, err := p.WaitFor(ctx, "sized's report after the resize", timeout, func(tl *fw.Timeline) bool {
+			reps := instanceReports(tl, "sized")
+			return len(reps) > 0 && len(reps[len(reps)-1]) >= 2
+		}); err != nil {
+			return err
+		}
 	}
 	if _, rec.noop, err = p.Update(ctx, gen2(rec)); err != nil {
 		return err
@@ -522,7 +554,7 @@ func (s *suite) driveLiveUpdate(ctx context.Context, p *fw.Pod, rec *updateRecor
 	if _, rec.labels, err = p.Update(ctx, gen2(rec).Labels(labels)); err != nil {
 		return err
 	}
-	if _, err := p.WaitFor(ctx, "UpdateApplied generation 3", timeout, fw.UpdateApplied(3)); err != nil {
+	if _, err := p.WaitFor(ctx, fmt.Sprintf("UpdateApplied generation %d", rec.labelsGen), timeout, fw.UpdateApplied(rec.labelsGen)); err != nil {
 		return err
 	}
 	// env ignores SIGTERM: the stop sequence lasts the 2 s grace period.

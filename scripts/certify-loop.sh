@@ -4,8 +4,10 @@
 #   scripts/certify-loop.sh N OUT_DIR
 # Installs stress-ng (Debian) if missing and runs it for the whole loop with
 #   stress-ng --cpu 2 --cpu-load 50 --io 1 --hdd 1 --hdd-bytes 128M
-# (override with STRESS="..."; STRESS=none runs without load). Each run's bundle and log are in
-# OUT_DIR/run-K; OUT_DIR/summary.tsv gets one line per run (K, start UTC, seconds, exit status,
+# (override with STRESS="..."; STRESS=none runs without load). Each run's bundle is
+# OUT_DIR/run-K.bundle (a failed spec's pods' status, events, logs and the reference's own logs in
+# its failures/) and its log OUT_DIR/run-K.log; a failed run's state root is kept as
+# OUT_DIR/run-K.root/root.tar.gz (certify-oci.sh KEEP_ROOT). OUT_DIR/summary.tsv gets one line per run (K, start UTC, seconds, exit status,
 # load average, the failed specs). A file OUT_DIR/stop ends the loop before its next run. Exit
 # status: 0 if every run passed. Run as root.
 set -euo pipefail
@@ -32,7 +34,7 @@ for ((k = first; k < first + n; k++)); do
   start=$(date -u +%FT%TZ)
   t0=$(date +%s)
   set +e
-  scripts/certify-oci.sh /usr/sbin/runc "$dir.bundle" >"$dir.log" 2>&1
+  KEEP_ROOT="$dir.root" scripts/certify-oci.sh /usr/sbin/runc "$dir.bundle" >"$dir.log" 2>&1
   rc=$?
   set -e
   secs=$(($(date +%s) - t0))

@@ -118,7 +118,7 @@ func findProbe(flagValue string) (string, error) {
 func newConformanceRunCmd() *cobra.Command {
 	var h harnessFlags
 	var certifyMode, verbose bool
-	var out, labelFilter, complianceLevel string
+	var out, labelFilter, complianceLevel, runtimeLogs string
 	var focus, skip []string
 	var flakeAttempts, parallel int
 	var timeout time.Duration
@@ -158,6 +158,11 @@ Exit status: 0 every spec passed (warnings included); 1 a spec failed; 2 usage.`
 			if err != nil {
 				return err
 			}
+			cfg.EvidenceDir = filepath.Join(out, certify.FailuresDir)
+			if err := os.RemoveAll(cfg.EvidenceDir); err != nil {
+				return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("clear %s: %w", cfg.EvidenceDir, err)}
+			}
+			cfg.RuntimeLogs = strings.Fields(runtimeLogs)
 			return runConformance(cmd.Context(), cfg, conformanceRun{
 				out: out, certify: certifyMode, verbose: verbose, labelFilter: labelFilter, focus: focus, skip: skip,
 				flakeAttempts: flakeAttempts, parallel: parallel, timeout: timeout, slowFactor: h.slowFactor,
@@ -167,7 +172,8 @@ Exit status: 0 every spec passed (warnings included); 1 a spec failed; 2 usage.`
 	}
 	h.add(cmd)
 	cmd.Flags().BoolVar(&certifyMode, "certify", false, "certification run: no selection, no retries; seal the bundle")
-	cmd.Flags().StringVar(&out, "out", "conformance-results", "directory for the bundle (junit.xml, report.json, suite.log, coverage, environment.json, SHA256SUMS)")
+	cmd.Flags().StringVar(&out, "out", "conformance-results", "directory for the bundle (junit.xml, report.json, suite.log, coverage, environment.json, failures/, SHA256SUMS)")
+	cmd.Flags().StringVar(&runtimeLogs, "runtime-logs", "", `optional command, split on white space, that prints the runtime's own logs about a pod; run with the pod's name and UID appended for each pod of a failed spec, its output kept as `+certify.FailuresDir+`/POD/runtime.log`)
 	cmd.Flags().StringVar(&complianceLevel, "compliance-level", suites.ComplianceMust, "lowest requirement level whose failed spec fails the run: must (a failed SHOULD-only spec is a warning, \"not met\") or should")
 	cmd.Flags().StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter (not with --certify), e.g. 'req:"+spec.HB001+" || profile:core'")
 	cmd.Flags().StringArrayVar(&focus, "focus", nil, "Ginkgo focus regular expression (not with --certify)")
@@ -255,6 +261,7 @@ func runConformance(ctx context.Context, cfg fw.Config, o conformanceRun) error 
 		FinishedAt:      finished.UTC(),
 		WallSeconds:     finished.Sub(started).Seconds(),
 		Passed:          passed,
+		RuntimeLogs:     cfg.RuntimeLogs,
 	}
 	if err := certify.WriteEnvironment(o.out, env); err != nil {
 		return &cli.ExitError{Code: cli.ExitIO, Err: err}

@@ -1,6 +1,7 @@
 // Package certify writes and checks certification bundles: the evidence of one
 // `podspec conformance run --certify` — junit.xml, report.json (Ginkgo JSON), suite.log,
-// coverage.json and coverage.md, runtime-commands.log, environment.json — sealed by SHA256SUMS.
+// coverage.json and coverage.md, runtime-commands.log, environment.json and, when specs failed,
+// their pods' evidence in failures/ — sealed by SHA256SUMS.
 // Verify re-checks a bundle mechanically: every file present and unmodified, no selection or
 // retry, every expected spec present, none failed, JUnit and log consistent with the report.
 package certify
@@ -31,6 +32,9 @@ const (
 	CoverageMD      = "coverage.md"
 	CommandsLog     = "runtime-commands.log"
 	SumsFile        = "SHA256SUMS"
+	// FailuresDir holds the failure evidence of each failed spec's pods, one directory per pod
+	// (framework.KeepEvidence); absent when nothing failed. Seal covers its files.
+	FailuresDir = "failures"
 )
 
 // RequiredFiles must all be in a bundle.
@@ -64,6 +68,9 @@ type Environment struct {
 	FinishedAt  time.Time `json:"finishedAt"`
 	WallSeconds float64   `json:"wallSeconds"`
 	Passed      bool      `json:"passed"`
+	// RuntimeLogs is the run's --runtime-logs command (argv), if any: what printed the
+	// runtime's own logs into the failure evidence.
+	RuntimeLogs []string `json:"runtimeLogs,omitempty"`
 }
 
 // SuiteInfo identifies the suite that ran.
@@ -148,28 +155,85 @@ func WriteEnvironment(dir string, env Environment) error {
 	return os.WriteFile(filepath.Join(dir, EnvironmentFile), append(data, '\n'), 0o644)
 }
 
-// Seal writes SHA256SUMS over every regular file of dir (except itself), sorted by name.
+// Seal writes SHA256SUMS over every regular file of dir (except itself) and of its FailuresDir
+// tree, by slash-separated relative name, sorted.
 func Seal(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("list bundle: %w", err)
+	names, errs := bundleFiles(dir)
+	if len(errs) > 0 {
+		return fmt.Errorf("list bundle: %w", errors.Join(errs...))
 	}
-	var names []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && e.Name() != SumsFile {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
 	var b strings.Builder
 	for _, n := range names {
-		sum, err := FileSHA256(filepath.Join(dir, n))
+		sum, err := FileSHA256(filepath.Join(dir, filepath.FromSlash(n)))
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(&b, "%s  %s\n", sum, n)
 	}
 	return os.WriteFile(filepath.Join(dir, SumsFile), []byte(b.String()), 0o644)
+}
+
+// bundleFiles lists the files a seal covers: the regular files of dir but SHA256SUMS, and every
+// regular file below dir/FailuresDir, as slash-separated names relative to dir, sorted. Anything
+// else (another directory, a link, a device) is an error, as is a FailuresDir that is not a
+// directory.
+func bundleFiles(dir string) ([]string, []error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("list bundle: %w", err)}
+	}
+	var names []string
+	var errs []error
+	for _, e := range entries {
+		switch {
+		case e.Name() == SumsFile:
+		case e.Type().IsRegular():
+			names = append(names, e.Name())
+		case e.Name() == FailuresDir && e.IsDir():
+			werr := filepath.WalkDir(filepath.Join(dir, FailuresDir), func(path string, d os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				rel, rerr := filepath.Rel(dir, path)
+				if rerr != nil {
+					return rerr
+				}
+				switch {
+				case d.IsDir():
+				case d.Type().IsRegular():
+					names = append(names, filepath.ToSlash(rel))
+				default:
+					errs = append(errs, fmt.Errorf("%s is not a regular file", filepath.ToSlash(rel)))
+				}
+				return nil
+			})
+			if werr != nil {
+				errs = append(errs, fmt.Errorf("list %s: %w", FailuresDir, werr))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("%s is not a regular file", e.Name()))
+		}
+	}
+	sort.Strings(names)
+	return names, errs
+}
+
+// validSumsName accepts a top-level file name, or a relative slash-separated name below
+// FailuresDir without empty, "." or ".." elements.
+func validSumsName(name string) bool {
+	if name == "" || strings.Contains(name, "\\") {
+		return false
+	}
+	parts := strings.Split(name, "/")
+	if len(parts) > 1 && parts[0] != FailuresDir {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // readSums parses SHA256SUMS.
@@ -181,7 +245,7 @@ func readSums(dir string) (map[string]string, error) {
 	sums := map[string]string{}
 	for i, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
 		sum, name, ok := strings.Cut(line, "  ")
-		if !ok || len(sum) != 64 || name == "" || strings.ContainsAny(name, "/\\") {
+		if !ok || len(sum) != 64 || !validSumsName(name) {
 			return nil, fmt.Errorf("%s line %d is malformed: %q", SumsFile, i+1, line)
 		}
 		if _, dup := sums[name]; dup {
@@ -198,23 +262,12 @@ func checkSums(dir string) []error {
 	if err != nil {
 		return []error{err}
 	}
-	var errs []error
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return []error{fmt.Errorf("list bundle: %w", err)}
-	}
+	names, errs := bundleFiles(dir)
 	present := map[string]bool{}
-	for _, e := range entries {
-		if e.Name() == SumsFile {
-			continue
-		}
-		if !e.Type().IsRegular() {
-			errs = append(errs, fmt.Errorf("%s is not a regular file", e.Name()))
-			continue
-		}
-		present[e.Name()] = true
-		if _, ok := sums[e.Name()]; !ok {
-			errs = append(errs, fmt.Errorf("%s is not listed in %s", e.Name(), SumsFile))
+	for _, n := range names {
+		present[n] = true
+		if _, ok := sums[n]; !ok {
+			errs = append(errs, fmt.Errorf("%s is not listed in %s", n, SumsFile))
 		}
 	}
 	for name, want := range sums {

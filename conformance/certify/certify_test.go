@@ -143,3 +143,96 @@ func TestSelectionEmpty(t *testing.T) {
 		t.Fatal("Selection.Empty is wrong")
 	}
 }
+
+// writeEvidence puts one pod's failure evidence into a bundle, as the harness does.
+func writeEvidence(t *testing.T, dir string) {
+	t.Helper()
+	pod := filepath.Join(dir, FailuresDir, "c0a1b2c-ntf-par")
+	if err := os.MkdirAll(pod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{"status.json": `{"phase":"Running"}`, "events.jsonl": "{}\n", "runtime.log": "supervisor\n"} {
+		if err := os.WriteFile(filepath.Join(pod, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The failure evidence is part of the sealed bundle: listed in SHA256SUMS, and a file of it
+// edited, added or removed after sealing breaks the seal.
+func TestTheSealCoversTheFailureEvidence(t *testing.T) {
+	dir, _ := writeBundle(t, nil)
+	writeEvidence(t, dir)
+	if err := Seal(dir); err != nil {
+		t.Fatal(err)
+	}
+	sums, err := os.ReadFile(filepath.Join(dir, SumsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"status.json", "events.jsonl", "runtime.log"} {
+		if !strings.Contains(string(sums), "  failures/c0a1b2c-ntf-par/"+f+"\n") {
+			t.Errorf("SHA256SUMS does not list %s:\n%s", f, sums)
+		}
+	}
+	if err := CheckSeal(dir); err != nil {
+		t.Fatalf("sealed bundle with evidence rejected: %v", err)
+	}
+	pod := filepath.Join(dir, FailuresDir, "c0a1b2c-ntf-par")
+	steps := []struct {
+		what string
+		do   func() error
+		want string
+	}{
+		{"an edited evidence file", func() error { return os.WriteFile(filepath.Join(pod, "runtime.log"), []byte("edited\n"), 0o644) }, "failures/c0a1b2c-ntf-par/runtime.log was modified"},
+		{"an added evidence file", func() error { return os.WriteFile(filepath.Join(pod, "extra.txt"), nil, 0o644) }, "failures/c0a1b2c-ntf-par/extra.txt is not listed"},
+		{"a removed evidence file", func() error { return os.Remove(filepath.Join(pod, "events.jsonl")) }, "lists failures/c0a1b2c-ntf-par/events.jsonl, which is missing"},
+	}
+	for _, s := range steps {
+		if err := Seal(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.do(); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckSeal(dir); err == nil || !strings.Contains(err.Error(), s.want) {
+			t.Errorf("%s: CheckSeal = %v, want %q", s.what, err, s.want)
+		}
+	}
+}
+
+// Only failures/ may hold files below the bundle's top level, and SHA256SUMS names nothing
+// outside the bundle.
+func TestTheSealRefusesOtherDirectoriesAndClimbingNames(t *testing.T) {
+	dir, _ := writeBundle(t, nil)
+	if err := os.Mkdir(filepath.Join(dir, "other"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Seal(dir); err == nil || !strings.Contains(err.Error(), "other is not a regular file") {
+		t.Errorf("Seal with a stray directory = %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "other")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"failures/../junit.xml", "other/x", "failures//x", "/etc/passwd", `failures\x`} {
+		line := strings.Repeat("0", 64) + "  " + name + "\n"
+		if err := os.WriteFile(filepath.Join(dir, SumsFile), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckSeal(dir); err == nil || !strings.Contains(err.Error(), "malformed") {
+			t.Errorf("SHA256SUMS naming %q: CheckSeal = %v", name, err)
+		}
+	}
+}
+
+// A failed run's bundle with evidence fails Verify for its failed spec, not for its evidence.
+func TestVerifyJudgesABundleWithEvidenceByItsSpecs(t *testing.T) {
+	dir, exp := writeBundle(t, nil)
+	writeEvidence(t, dir)
+	if err := Seal(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(dir, exp); err != nil {
+		t.Fatalf("bundle with evidence rejected: %v", err)
+	}
+}

@@ -48,6 +48,12 @@ type Config struct {
 	OCIRoots []string
 	// OCIRuntime is the OCI runtime binary used for the leak check (default runc).
 	OCIRuntime string
+	// EvidenceDir receives the failure evidence of pods (KeepEvidence); empty keeps none.
+	EvidenceDir string
+	// RuntimeLogs is an optional command (argv) that prints the runtime's own logs about a pod;
+	// the harness runs it with the pod's name and UID appended and keeps its output with the
+	// evidence. It is the vendor's, outside the contract: the harness never interprets it.
+	RuntimeLogs []string
 }
 
 // Framework is the shared state of one conformance run.
@@ -63,6 +69,8 @@ type Framework struct {
 	uids []string
 	// notifications the run created and has not deleted (profile notifier).
 	notifications map[string]bool
+	// kept names the pods whose failure evidence was recorded (KeepEvidence).
+	kept map[string]bool
 }
 
 // NewRunID returns a short random run ID ("c" + 6 hex digits) usable in DNS labels.

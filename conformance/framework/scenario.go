@@ -44,6 +44,8 @@ type Outcome struct {
 	Err error
 	// Took is the wall time from `run` to the final timeline.
 	Took time.Duration
+	// EvidenceErr is set when the failure evidence of a failed scenario could not be written.
+	EvidenceErr error
 }
 
 // Scenarios runs the scenarios of a suite.
@@ -174,12 +176,15 @@ func (sc *Scenario) run(ctx context.Context, f *Framework) *Outcome {
 	if sc.Drive != nil {
 		if err := sc.Drive(ctx, p); err != nil {
 			out.Err = fmt.Errorf("drive pod %s: %w", p.Name, err)
+			// At once: the pod is still as the failure left it.
+			out.EvidenceErr = f.KeepEvidence(ctx, p, fmt.Sprintf("scenario %s failed: %v", sc.Short, out.Err))
 		}
 	}
 	final, err := p.Wait(ctx)
 	out.Final = final
 	if err != nil && out.Err == nil {
 		out.Err = err
+		out.EvidenceErr = f.KeepEvidence(ctx, p, fmt.Sprintf("scenario %s failed: %v", sc.Short, out.Err))
 	}
 	tl, err := p.Timeline(ctx)
 	out.Timeline = tl

@@ -52,10 +52,16 @@ func (s *suite) startExtra(ctx context.Context, seen *ntfSeen, key, short string
 }
 
 // finishExtras reads the timelines of the scenario's extra pods (those not read yet) and removes
-// them.
-func finishExtras(ctx context.Context, seen *ntfSeen) error {
+// them; when the scenario failed (failed non-nil), it first keeps their failure evidence
+// (framework.KeepEvidence), since nothing of them is left afterwards.
+func (s *suite) finishExtras(ctx context.Context, seen *ntfSeen, failed error) error {
 	var errs []error
 	for key, p := range seen.pods {
+		if failed != nil {
+			if err := s.f.KeepEvidence(ctx, p, fmt.Sprintf("extra pod %s of a failed scenario: %v", key, failed)); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if _, done := seen.timelines[key]; !done && p.Created() {
 			tl, err := p.Timeline(ctx)
 			seen.timelines[key] = tl
@@ -76,10 +82,10 @@ func finishExtras(ctx context.Context, seen *ntfSeen) error {
 // withExtras is the Drive of a scenario that starts extra pods: it waits until the scenario's
 // pod has app Started, runs body, then reads the timelines of the extra pods and removes them,
 // however body ended.
-func withExtras(seen *ntfSeen, body func(context.Context, *fw.Pod) error) func(context.Context, *fw.Pod) error {
+func (s *suite) withExtras(seen *ntfSeen, body func(context.Context, *fw.Pod) error) func(context.Context, *fw.Pod) error {
 	return func(ctx context.Context, p *fw.Pod) (err error) {
 		defer func() {
-			if cerr := finishExtras(context.WithoutCancel(ctx), seen); err == nil {
+			if cerr := s.finishExtras(context.WithoutCancel(ctx), seen, err); err == nil {
 				err = cerr
 			}
 		}()
@@ -123,7 +129,7 @@ func (s *suite) registerNotificationParallelism() {
 			seen.pods["p1"] = p
 			defer func() {
 				delete(seen.pods, "p1") // the scenario removes its own pod
-				if cerr := finishExtras(context.WithoutCancel(ctx), seen); err == nil {
+				if cerr := s.finishExtras(context.WithoutCancel(ctx), seen, err); err == nil {
 					err = cerr
 				}
 				seen.pods["p1"] = p
@@ -294,7 +300,7 @@ func (s *suite) registerNotificationSelection() {
 		Short:   "ntf-sel",
 		Profile: spec.ProfileNotifier,
 		Pod:     ntfTarget("sel", match),
-		Drive: withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
+		Drive: s.withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
 			f := s.f
 			if _, err := s.startExtra(ctx, seen, "other", "ntf-sel-other", ntfTarget("sel", map[string]string{"role": "bystander"}), "app"); err != nil {
 				return err
@@ -497,7 +503,7 @@ func (s *suite) registerNotificationOrder() {
 		Short:   "ntf-ord-m",
 		Profile: spec.ProfileNotifier,
 		Pod:     ntfTarget("ord", nil),
-		Drive: withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
+		Drive: s.withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
 			f := s.f
 			names := map[string]string{"m": p.Name}
 			for _, k := range created[1:] {

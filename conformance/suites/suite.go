@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -237,7 +238,10 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 				Expect(out.Timeline.Consistent()).To(Succeed(), "the runtime's events must match what the workloads report")
 			}
 		})
-		AfterEach(func() { attachTimeline(out) })
+		AfterEach(func(ctx SpecContext) {
+			attachTimeline(out)
+			s.keepEvidence(ctx, out)
+		})
 		body(func() *framework.Outcome { return out })
 	})
 }
@@ -249,6 +253,26 @@ func attachTimeline(out *framework.Outcome) {
 		return
 	}
 	AddReportEntry(framework.TimelineEntry, out.Timeline.Record(), ReportEntryVisibilityNever)
+}
+
+// keepEvidence records the failure evidence of the scenario's pod when the current spec failed,
+// before anything removes the pod (framework.KeepEvidence; once per pod); the report names where.
+func (s *suite) keepEvidence(ctx SpecContext, out *framework.Outcome) {
+	rep := CurrentSpecReport()
+	if s.f == nil || out == nil || out.Pod == nil || !rep.Failed() {
+		return
+	}
+	why := fmt.Sprintf("spec %q failed at %s: %s", rep.FullText(), rep.Failure.Location, rep.Failure.Message)
+	if err := s.f.KeepEvidence(ctx, out.Pod, why); err != nil {
+		AddReportEntry("evidence", err.Error())
+		return
+	}
+	if out.EvidenceErr != nil {
+		AddReportEntry("evidence", out.EvidenceErr.Error())
+	}
+	if dir := s.f.Config().EvidenceDir; dir != "" && s.f.KeptEvidence(out.Pod.Name) {
+		AddReportEntry("evidence", fmt.Sprintf("status, events and logs of %s in %s", out.Pod.Name, filepath.Join(dir, out.Pod.Name)))
+	}
 }
 
 func profileOf(sc *framework.Scenario) runtimev1.Profile {
@@ -264,7 +288,10 @@ func profileOf(sc *framework.Scenario) runtimev1.Profile {
 func (s *suite) await(ctx context.Context, sc *framework.Scenario) *framework.Outcome {
 	s.requireScenario(sc)
 	out := s.scenarios.Await(ctx, sc)
-	DeferCleanup(func() { attachTimeline(out) })
+	DeferCleanup(func(ctx SpecContext) {
+		attachTimeline(out)
+		s.keepEvidence(ctx, out)
+	})
 	Expect(out.Err).NotTo(HaveOccurred(), "scenario %s", sc.Short)
 	if !sc.Refused {
 		Expect(out.Timeline.Consistent()).To(Succeed(), "the runtime's events must match what the workloads report")

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/mutant"
@@ -72,19 +69,12 @@ type target struct {
 	retryAt time.Time
 }
 
-// RunnerAlive reports whether a live runner holds the Notification in dir.
-func RunnerAlive(dir string) bool {
-	f, err := os.OpenFile(filepath.Join(dir, RunnerLock), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return errors.Is(err, unix.EWOULDBLOCK)
-	}
-	unix.Flock(int(f.Fd()), unix.LOCK_UN)
-	return false
-}
+// RunnerAlive reports whether a live runner holds the Notification in dir. It only queries
+// the runner lock (store.LiveLockHeld), never takes it: `notify` checks right after spawning the
+// runner, while the runner takes its lock, and a check that took the lock for an instant made a
+// runner starting at that instant give up as busy, leaving the Notification without a runner
+// (no delivery ever started, NOTIF-006 in certify-loop run 11).
+func RunnerAlive(dir string) bool { return store.LiveLockHeld(filepath.Join(dir, RunnerLock)) }
 
 // Run runs the fan-out until a PreExistingPods Notification is final, the Notification is
 // deleted, or ctx ends. Each round of its loop: stop if the Notification is gone, decide the
@@ -95,7 +85,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer lf.Close()
+	defer lf.Unlock()
 	f, err := r.load()
 	if err != nil || f == nil {
 		return err
@@ -161,21 +151,17 @@ type fanOut struct {
 	full    bool
 }
 
-// lock takes the Notification's runner lock, or fails with ErrRunnerBusy when another runner
-// holds it; closing the file releases it.
-func (r *Runner) lock() (*os.File, error) {
-	lf, err := os.OpenFile(filepath.Join(r.Store.Path(r.Name), RunnerLock), os.O_RDWR|os.O_CREATE, 0o600)
+// lock takes the Notification's runner lock (store.TryLiveLock), or fails with ErrRunnerBusy
+// when another runner holds it; unlocking releases it.
+func (r *Runner) lock() (*store.Lock, error) {
+	l, err := store.TryLiveLock(filepath.Join(r.Store.Path(r.Name), RunnerLock))
+	if errors.Is(err, store.ErrBusy) {
+		return nil, ErrRunnerBusy
+	}
 	if err != nil {
 		return nil, fmt.Errorf("runner of %s: %w", r.Name, err)
 	}
-	if err := unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		lf.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, ErrRunnerBusy
-		}
-		return nil, fmt.Errorf("runner of %s: %w", r.Name, err)
-	}
-	return lf, nil
+	return l, nil
 }
 
 // load reads the Notification and its pod records into a fan-out, with the defaults of Poll,

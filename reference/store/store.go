@@ -388,9 +388,21 @@ func (p *Pod) TryRemoveLock() (*Lock, error) {
 
 // TrySupervisorLock takes the supervisor lock without waiting. The live supervisor holds it
 // for its whole life, so ErrBusy means a supervisor is alive. It is an open-file-description
-// record lock (F_OFD_SETLK), which SupervisorAlive can test without taking it.
-func (p *Pod) TrySupervisorLock() (*Lock, error) {
-	path := p.Path(SupervisorLock)
+// record lock (TryLiveLock), which SupervisorAlive can test without taking it.
+func (p *Pod) TrySupervisorLock() (*Lock, error) { return TryLiveLock(p.Path(SupervisorLock)) }
+
+// SupervisorAlive reports whether a supervisor holds the pod's supervisor lock. It only
+// queries the lock (LiveLockHeld), so it never makes a starting supervisor believe that
+// another one holds the pod.
+func (p *Pod) SupervisorAlive() bool { return LiveLockHeld(p.Path(SupervisorLock)) }
+
+// TryLiveLock takes, without waiting, the lock a long-lived process (a supervisor, a
+// Notification's runner) holds on path for its whole life to say that it is alive; ErrBusy
+// when another holds it. It is an open-file-description record lock (F_OFD_SETLK on the whole
+// file), released when the process exits, so that LiveLockHeld can test it without taking it:
+// a liveness check that took the lock, even for an instant, would make a process starting at
+// that instant believe that another one is alive, and give up.
+func TryLiveLock(path string) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -406,21 +418,28 @@ func (p *Pod) TrySupervisorLock() (*Lock, error) {
 	return &Lock{f: f, ofd: true}, nil
 }
 
-// SupervisorAlive reports whether a supervisor holds the pod's supervisor lock. It only
-// queries the lock (F_OFD_GETLK), so it never makes a starting supervisor believe that
-// another one holds the pod.
-func (p *Pod) SupervisorAlive() bool {
-	f, err := os.Open(p.Path(SupervisorLock))
+// LiveLockHeld reports whether a process holds the TryLiveLock of path. It only queries the
+// lock (F_OFD_GETLK) and never takes it.
+func LiveLockHeld(path string) bool {
+	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if LiveLockHook != nil {
+		LiveLockHook(path)
+	}
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0}
 	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_GETLK, &lk); err != nil {
 		return false
 	}
 	return lk.Type != unix.F_UNLCK
 }
+
+// LiveLockHook, when set (by tests), runs in the middle of every LiveLockHeld, after it opened
+// the lock file and before it queries the lock: a test injects there a process taking the lock
+// at that instant.
+var LiveLockHook func(path string)
 
 // ProcessStartTime returns the start time of a process in clock ticks since boot, or 0 if the
 // process does not exist.

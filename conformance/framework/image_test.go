@@ -2,6 +2,8 @@ package framework
 
 import (
 	"context"
+	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -50,9 +52,39 @@ func TestAProbeThatNeedsADynamicLoaderIsRefused(t *testing.T) {
 	if err := CheckStatic(text); !errors.Is(err, ErrNotStatic) {
 		t.Errorf("CheckStatic of a shell script = %v, want ErrNotStatic", err)
 	}
+	static := filepath.Join(dir, "static")
+	writeStaticELF(t, static)
+	if err := CheckStatic(static); err != nil {
+		t.Errorf("CheckStatic of an ELF without an interpreter: %v, want nil", err)
+	}
 	if _, err := os.Stat(ocilayout.BusyboxPath); err == nil {
 		if err := CheckStatic(ocilayout.BusyboxPath); err != nil {
 			t.Errorf("CheckStatic of busybox-static: %v, want nil", err)
 		}
+	}
+}
+
+// writeStaticELF writes the smallest file CheckStatic accepts: an x86-64 ELF executable header
+// with no program headers, so no PT_INTERP. Tests that build images without running them use it
+// in place of a real probe.
+func writeStaticELF(t *testing.T, path string) {
+	t.Helper()
+	hdr := elf.Header64{
+		Type:    uint16(elf.ET_EXEC),
+		Machine: uint16(elf.EM_X86_64),
+		Version: uint32(elf.EV_CURRENT),
+		Ehsize:  64,
+	}
+	copy(hdr.Ident[:], elf.ELFMAG)
+	hdr.Ident[elf.EI_CLASS] = byte(elf.ELFCLASS64)
+	hdr.Ident[elf.EI_DATA] = byte(elf.ELFDATA2LSB)
+	hdr.Ident[elf.EI_VERSION] = byte(elf.EV_CURRENT)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := binary.Write(f, binary.LittleEndian, &hdr); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,17 +25,34 @@ func TestLeakedCgroupsFindsDirectoriesNamedAfterTheRun(t *testing.T) {
 	}
 }
 
+// TestLeakedProcessesFindsAProcessCarryingTheRunID starts a shell carrying the run ID that says
+// when it runs (a process just past exec has an empty /proc/PID/environ until the kernel has set
+// up its stack, so looking right after Start races), then ends it by closing its stdin.
 func TestLeakedProcessesFindsAProcessCarryingTheRunID(t *testing.T) {
-	cmd := exec.Command("sleep", "30")
+	cmd := exec.Command("sh", "-c", "echo ready; read line; exit 0")
 	cmd.Env = append(os.Environ(), EnvRunID+"=ctest01")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
-		t.Skipf("cannot start sleep: %v", err)
+		t.Skipf("cannot start sh: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the shell did not start: %q, %v", line, err)
 	}
 	got := leakedProcesses(EnvRunID + "=ctest01")
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	if len(got) != 1 || !strings.Contains(got[0], "sleep 30") {
+	if len(got) != 1 || !strings.Contains(got[0], "echo ready; read line; exit 0") {
 		t.Fatalf("leakedProcesses = %q", got)
+	}
+	_ = stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the shell: %v", err)
 	}
 	if again := leakedProcesses(EnvRunID + "=ctest01"); len(again) != 0 {
 		t.Fatalf("a reaped process is still reported: %q", again)

@@ -47,9 +47,7 @@ func TestRawLayerKeepsHostileNamesAsGiven(t *testing.T) {
 func TestAddRawLayerStacksALayerOnTheBaseImageUnderANewTag(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "layout")
 	bin := filepath.Join(t.TempDir(), "probe")
-	if err := os.WriteFile(bin, []byte("#!/bin/true\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeStaticELF(t, bin)
 	if _, err := BuildProbeImageWithFiles(t.Context(), dir, bin, "base", map[string]string{"/etc/marker": "one"}); err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,10 @@ func (s *suite) registerDependencies() {
 		// Everything that does not wait for db runs first; db becomes ready only later, then
 		// web runs, then the pod is stopped (db loops).
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if _, err := p.WaitFor(ctx, "worker, early, job and report to finish", p.PodTimeout(), exited("worker", "early", "job", "report")); err != nil {
+			// A runtime that holds them back for db (which is never Ready before db-ready is
+			// touched) never lets them finish: go on after a quarter of the pod timeout, so that
+			// the HB-018 spec, not the scenario, reports that.
+			if _, err := p.WaitFor(ctx, "worker, early, job and report to finish", p.PodTimeout()/4, exited("worker", "early", "job", "report")); err != nil && ctx.Err() != nil {
 				return err
 			}
 			time.Sleep(500 * time.Millisecond) // web must still be waiting for db

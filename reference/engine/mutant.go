@@ -376,3 +376,39 @@ func (e *Engine) mutantProbeLeftRunning(ctx, pctx context.Context, inst *instanc
 		return true, ""
 	}
 }
+
+// mutantEveryHookEnded returns a channel closed once every main container's preStop step of the
+// stop sequence has ended (or had none), and the function each of them calls when it has: the
+// stop signals of the mutant stop_signal_awaits_every_prestop wait for the channel. Closing it
+// commits, so that the waiters look again.
+func (e *Engine) mutantEveryHookEnded() (<-chan struct{}, func()) {
+	var wg sync.WaitGroup
+	for _, s := range e.slots {
+		if s.kind == KindMain {
+			wg.Add(1)
+		}
+	}
+	all := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(all)
+		e.mu.Lock()
+		e.commitLocked()
+		e.mu.Unlock()
+	}()
+	return all, wg.Done
+}
+
+// mutantEarlierMainsStartedLocked reports whether every main container listed before s has
+// started an instance or ended: the in-order start of the mutant mains_start_in_order.
+func (e *Engine) mutantEarlierMainsStartedLocked(s *slot) bool {
+	for _, o := range e.slots {
+		if o == s {
+			return true
+		}
+		if o.kind == KindMain && !o.rec().EverRan && !o.rec().Terminal {
+			return false
+		}
+	}
+	return true
+}

@@ -164,6 +164,9 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 	} else if !e.initializedLocked() {
 		return false, ""
 	}
+	if mutant.MainsStartInOrder && !e.mutantEarlierMainsStartedLocked(s) {
+		return false, ""
+	}
 	for _, d := range s.c.DependsOn {
 		dep := e.byName[d.Name]
 		if dep == nil {

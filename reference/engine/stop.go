@@ -277,6 +277,12 @@ func (e *Engine) anyBusyLocked() bool {
 // init container gets its stop signal at once. The step ends when all of them exited.
 func (e *Engine) stopMains(ctx context.Context) {
 	var wg sync.WaitGroup
+	var everyHook <-chan struct{}
+	var hookEnded func()
+	if mutant.StopSignalAwaitsEveryPreStop {
+		e.mutantNote("stop signals wait for every preStop hook")
+		everyHook, hookEnded = e.mutantEveryHookEnded()
+	}
 	for _, s := range e.slots {
 		switch s.kind {
 		case KindInit:
@@ -322,6 +328,9 @@ func (e *Engine) stopMains(ctx context.Context) {
 					hookDone = make(chan struct{})
 					close(hookDone)
 				}
+				if mutant.StopSignalAwaitsEveryPreStop {
+					go func() { <-hookDone; hookEnded() }()
+				}
 				dependents := e.dependentsOf(s)
 				if mutant.ReverseStopOrder {
 					e.mutantNote("reverse stop order")
@@ -335,6 +344,13 @@ func (e *Engine) stopMains(ctx context.Context) {
 					case <-hookDone:
 					default:
 						return false
+					}
+					if mutant.StopSignalAwaitsEveryPreStop {
+						select {
+						case <-everyHook:
+						default:
+							return false
+						}
 					}
 					for _, d := range dependents {
 						if d.busy() {

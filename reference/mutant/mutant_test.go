@@ -82,6 +82,8 @@ var switches = map[string]bool{
 	"SidecarsNotAwaited":             SidecarsNotAwaited,
 	"ReadyDependencyAsStarted":       ReadyDependencyAsStarted,
 	"PreStopHooksSerial":             PreStopHooksSerial,
+	"StopSignalAwaitsEveryPreStop":   StopSignalAwaitsEveryPreStop,
+	"MainsStartInOrder":              MainsStartInOrder,
 	"PolicyFiredRepeated":            PolicyFiredRepeated,
 	"TerminationReasonFromLastExit":  TerminationReasonFromLastExit,
 	"NotifyParallelismExceeded":      NotifyParallelismExceeded,

@@ -677,6 +677,11 @@ func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
 // fillExit turns a wait status into exitCode XOR signal, reason and coreDumped.
 func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom bool) {
 	switch {
+	case !ex.Known && mutant.LostExitAsZero:
+		c := int32(0) // the mutant: an end nobody saw is taken for a clean exit
+		t.ExitCode = &c
+		t.Reason = v1alpha1.ReasonCompleted
+		return
 	case !ex.Known:
 		t.Reason = ReasonExitStatusLost
 		t.Message = "the instance ended while no supervisor was its parent; its exit status is unknown"

@@ -175,6 +175,7 @@ var switches = map[string]bool{
 	"DeferSignalSucceeds":            DeferSignalSucceeds,
 	"DeferRerunAfterSuccess":         DeferRerunAfterSuccess,
 	"ImagesResolvedLazily":           ImagesResolvedLazily,
+	"LostExitAsZero":                 LostExitAsZero,
 	"ImageErrorUnnamed":              ImageErrorUnnamed,
 	"SigkillStopSignalAccepted":      SigkillStopSignalAccepted,
 	"UIDFixedSeed":                   UIDFixedSeed,

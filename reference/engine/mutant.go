@@ -412,3 +412,16 @@ func (e *Engine) mutantEarlierMainsStartedLocked(s *slot) bool {
 	}
 	return true
 }
+
+// mutantFullBackoff is how long an adopting supervisor of the mutant adopted_backoff_restarted
+// waits before a restart: the whole back-off delay again, counted from the adoption, instead of
+// until next, the moment the lost supervisor had decided.
+func (e *Engine) mutantFullBackoff(s *slot, next time.Time) time.Duration {
+	e.mutantNote("the back-off delay is counted again from the adoption")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t := s.status().LastState.Terminated; t != nil && next.After(t.FinishedAt) {
+		return next.Sub(t.FinishedAt)
+	}
+	return time.Until(next)
+}

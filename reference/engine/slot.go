@@ -212,7 +212,11 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 	next := s.rec().NextStart
 	e.mu.Unlock()
 	if adopted == nil && next != nil {
-		if !e.sleep(ctx, time.Until(*next), func() bool { return e.noRestartLocked(s) }) {
+		wait := time.Until(*next)
+		if mutant.AdoptedBackoffRestarted && e.adopt {
+			wait = e.mutantFullBackoff(s, *next)
+		}
+		if !e.sleep(ctx, wait, func() bool { return e.noRestartLocked(s) }) {
 			e.mu.Lock()
 			if e.noRestartLocked(s) {
 				e.skipLocked(s)

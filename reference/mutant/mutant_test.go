@@ -176,6 +176,7 @@ var switches = map[string]bool{
 	"DeferRerunAfterSuccess":         DeferRerunAfterSuccess,
 	"ImagesResolvedLazily":           ImagesResolvedLazily,
 	"LostExitAsZero":                 LostExitAsZero,
+	"AdoptedBackoffRestarted":        AdoptedBackoffRestarted,
 	"ImageErrorUnnamed":              ImageErrorUnnamed,
 	"SigkillStopSignalAccepted":      SigkillStopSignalAccepted,
 	"UIDFixedSeed":                   UIDFixedSeed,

@@ -242,6 +242,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.mu.Lock()
 	for _, s := range e.slots {
 		rec := e.st.Containers[s.name]
+		if mutant.AdoptionRerunsCompletedInit && e.adopt && s.kind == KindInit && rec != nil && rec.Terminal && rec.Completed {
+			e.mutantForgetEnd(s)
+		}
 		if s.kind == KindDefer || (rec != nil && rec.Terminal) {
 			continue // defers run in the stop sequence (defer.go)
 		}

@@ -425,3 +425,11 @@ func (e *Engine) mutantFullBackoff(s *slot, next time.Time) time.Duration {
 	}
 	return time.Until(next)
 }
+
+// mutantForgetEnd makes an adopting supervisor of the mutant adoption_reruns_completed_init
+// forget that an init container exited 0, so that it runs again.
+func (e *Engine) mutantForgetEnd(s *slot) {
+	e.mutantNote("an init container that had exited 0 runs again after the adoption")
+	r := s.rec()
+	r.Terminal, r.Completed = false, false
+}

@@ -177,6 +177,7 @@ var switches = map[string]bool{
 	"ImagesResolvedLazily":           ImagesResolvedLazily,
 	"LostExitAsZero":                 LostExitAsZero,
 	"AdoptedBackoffRestarted":        AdoptedBackoffRestarted,
+	"AdoptionRerunsCompletedInit":    AdoptionRerunsCompletedInit,
 	"ImageErrorUnnamed":              ImageErrorUnnamed,
 	"SigkillStopSignalAccepted":      SigkillStopSignalAccepted,
 	"UIDFixedSeed":                   UIDFixedSeed,

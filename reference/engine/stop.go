@@ -192,6 +192,10 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 	steps := e.stopSteps()
 	e.mu.Lock()
 	first := e.st.Stop.Step
+	if mutant.ResumedStopSkipsStep && e.adopt && first < len(steps)-1 {
+		e.mutantNote("the resumed stop sequence skips the step that was running at the loss")
+		first++
+	}
 	e.mu.Unlock()
 	for i := first; i < len(steps) && budget.Err() == nil; i++ {
 		steps[i].run(budget)

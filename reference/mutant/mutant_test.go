@@ -178,6 +178,7 @@ var switches = map[string]bool{
 	"LostExitAsZero":                 LostExitAsZero,
 	"AdoptedBackoffRestarted":        AdoptedBackoffRestarted,
 	"AdoptionRerunsCompletedInit":    AdoptionRerunsCompletedInit,
+	"ResumedStopSkipsStep":           ResumedStopSkipsStep,
 	"ImageErrorUnnamed":              ImageErrorUnnamed,
 	"SigkillStopSignalAccepted":      SigkillStopSignalAccepted,
 	"UIDFixedSeed":                   UIDFixedSeed,

@@ -378,6 +378,9 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 		e.mu.Unlock()
 		return nil
 	}
+	if alive && mutant.AdoptionRecreatesInstances {
+		return e.mutantRecreate(ctx, s, inst)
+	}
 	if alive {
 		inst.exit = e.w.Watch(inst.pid)
 		e.mu.Lock()

@@ -433,3 +433,22 @@ func (e *Engine) mutantForgetEnd(s *slot) {
 	r := s.rec()
 	r.Terminal, r.Completed = false, false
 }
+
+// mutantRecreate kills an instance an adopting supervisor of the mutant
+// adoption_recreates_instances found running, deletes it and leaves the slot to start a new
+// one in its place.
+func (e *Engine) mutantRecreate(ctx context.Context, s *slot, inst *instance) *instance {
+	e.mutantNote("adoption kills a running instance and starts a new one")
+	_ = inst.pidfd.send(syscall.SIGKILL)
+	for i := 0; i < 500 && !processEnded(inst.pid); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	inst.pidfd.close()
+	e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
+	e.mu.Lock()
+	r := s.rec()
+	r.PID, r.Running = 0, false
+	e.commitLocked()
+	e.mu.Unlock()
+	return nil
+}

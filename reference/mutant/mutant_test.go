@@ -179,6 +179,7 @@ var switches = map[string]bool{
 	"AdoptedBackoffRestarted":        AdoptedBackoffRestarted,
 	"AdoptionRerunsCompletedInit":    AdoptionRerunsCompletedInit,
 	"ResumedStopSkipsStep":           ResumedStopSkipsStep,
+	"AdoptionRecreatesInstances":     AdoptionRecreatesInstances,
 	"ImageErrorUnnamed":              ImageErrorUnnamed,
 	"SigkillStopSignalAccepted":      SigkillStopSignalAccepted,
 	"UIDFixedSeed":                   UIDFixedSeed,

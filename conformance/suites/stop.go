@@ -176,6 +176,9 @@ func (s *suite) registerStop() {
 			Expect(st.DecidedBy).To(BeEmpty(), "a pod ended by a stop request has no deciding container")
 			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(0)))
 		})
+		It("makes the pod terminal only after every process ended, the one killed at the budget end included", req(spec.HB016), func() {
+			Expect(allEndedBeforeFinish(get().Timeline)).To(Succeed())
+		})
 	})
 
 	hung := &fw.Scenario{

@@ -452,3 +452,21 @@ func (e *Engine) mutantRecreate(ctx context.Context, s *slot, inst *instance) *i
 	e.mu.Unlock()
 	return nil
 }
+
+// mutantFinishThenKill is the budget end of the mutant terminal_before_kill: the pod becomes
+// terminal (PodFinished) while live still run, and only then are they sent SIGKILL.
+func (e *Engine) mutantFinishThenKill(ctx context.Context, live []*slot) {
+	e.mutantNote("the pod is terminal before what still runs at the budget end is killed")
+	var insts []*instance
+	e.mu.Lock()
+	for _, s := range live {
+		if s.inst != nil {
+			insts = append(insts, s.inst)
+		}
+	}
+	e.mu.Unlock()
+	e.finish(ctx)
+	for _, inst := range insts {
+		_ = e.sendSignal(context.WithoutCancel(ctx), inst, syscall.SIGKILL)
+	}
+}

@@ -236,6 +236,10 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 			why = "forced stop"
 		}
 		e.mu.Unlock()
+		if mutant.TerminalBeforeKill && !e.forced && len(live) > 0 {
+			e.mutantFinishThenKill(ctx, live)
+			return
+		}
 		for _, s := range live {
 			e.signal(ctx, s, syscall.SIGKILL, why)
 		}

@@ -180,6 +180,7 @@ var switches = map[string]bool{
 	"AdoptionRerunsCompletedInit":    AdoptionRerunsCompletedInit,
 	"ResumedStopSkipsStep":           ResumedStopSkipsStep,
 	"AdoptionRecreatesInstances":     AdoptionRecreatesInstances,
+	"TerminalBeforeKill":             TerminalBeforeKill,
 	"ImageErrorUnnamed":              ImageErrorUnnamed,
 	"SigkillStopSignalAccepted":      SigkillStopSignalAccepted,
 	"UIDFixedSeed":                   UIDFixedSeed,

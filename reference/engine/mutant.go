@@ -470,3 +470,15 @@ func (e *Engine) mutantFinishThenKill(ctx context.Context, live []*slot) {
 		_ = e.sendSignal(context.WithoutCancel(ctx), inst, syscall.SIGKILL)
 	}
 }
+
+// mutantCreatorAliveLocked reports whether the command that created the pod still runs: the
+// mutant restarts_need_creator restarts containers only while it does, as a runtime whose
+// restart loop lives in the creating command would.
+func (e *Engine) mutantCreatorAliveLocked() bool {
+	c := e.st.Creator
+	alive := c.PID != 0 && store.ProcessStartTime(c.PID) == c.StartTime
+	if !alive {
+		e.mutantNote("no restart: the command that created the pod has exited")
+	}
+	return alive
+}

@@ -571,6 +571,9 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 	}
 
 	restart := !e.noRestartLocked(s)
+	if mutant.RestartsNeedCreator && restart && !e.mutantCreatorAliveLocked() {
+		restart = false
+	}
 	if restart {
 		switch s.policy {
 		case v1alpha1.RestartPolicyNever:

@@ -181,6 +181,7 @@ var switches = map[string]bool{
 	"ResumedStopSkipsStep":           ResumedStopSkipsStep,
 	"AdoptionRecreatesInstances":     AdoptionRecreatesInstances,
 	"TerminalBeforeKill":             TerminalBeforeKill,
+	"RestartsNeedCreator":            RestartsNeedCreator,
 	"ImageErrorUnnamed":              ImageErrorUnnamed,
 	"SigkillStopSignalAccepted":      SigkillStopSignalAccepted,
 	"UIDFixedSeed":                   UIDFixedSeed,

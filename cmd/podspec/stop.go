@@ -87,7 +87,7 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 		if !p.SupervisorAlive() {
 			return f.killUnsupervised(ctx, p, err)
 		}
-	} else {
+	} else if !mutant.StopSkipsAdoption {
 		if err := f.ensureSupervisor(ctx, p); err != nil {
 			return err
 		}
@@ -125,6 +125,9 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 		// The supervisor may have finished the pod or died meanwhile.
 		if st, e := p.ReadState(); e == nil && st.Pod.Status.FinishedAt != nil {
 			return nil
+		}
+		if mutant.StopSkipsAdoption {
+			continue // the mutant: stop only talks to the socket
 		}
 		if err := f.ensureSupervisor(ctx, p); err != nil {
 			return err

@@ -197,6 +197,7 @@ func creationCost(tl *fw.Timeline, container string) time.Duration {
 func (s *suite) registerRecovery() {
 	rt := newRecoveryTiming(s.opts.Framework.Tolerances)
 	s.registerCrashWhileRunning(rt)
+	s.registerCrashThenStop()
 	s.registerCrashDuringBackoff(rt)
 	s.registerCrashBeforeDeadline(rt)
 	s.registerCrashWhileStopping(rt)
@@ -279,6 +280,22 @@ func (s *suite) registerCrashDuringUpdate() {
 	})
 }
 
+// steadyAndShort is the pod of the scenarios that crash while main containers run: steady
+// runs through the crash, short exits once the file go exists (while nothing supervises it).
+func steadyAndShort() *fw.PodBuilder {
+	return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+		Main("steady", fw.Loop().Counted()).
+		Main("short", fw.ExitAfter(3, 0).WaitFor("go").Counted())
+}
+
+// waitSteadyAndShort waits until the runtime recorded the start of both.
+func waitSteadyAndShort(ctx context.Context, p *fw.Pod) error {
+	_, err := p.WaitFor(ctx, "both containers started", p.PodTimeout(), func(tl *fw.Timeline) bool {
+		return recorded(runtimev1.EventContainerStarted, "steady", 1)(tl) && recorded(runtimev1.EventContainerStarted, "short", 1)(tl)
+	})
+	return err
+}
+
 // registerCrashWhileRunning: steady runs through the crash; short exits while nothing supervises
 // the pod. The first verb afterwards must find the loss, adopt steady and record short's end as
 // lost.
@@ -286,14 +303,9 @@ func (s *suite) registerCrashWhileRunning(rt recoveryTiming) {
 	sc := &fw.Scenario{
 		Short:   "crash-running",
 		Profile: runtimev1.ProfileRecovery,
-		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
-			Main("steady", fw.Loop().Counted()).
-			Main("short", fw.ExitAfter(3, 0).WaitFor("go").Counted()),
+		Pod:     steadyAndShort(),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			both := func(tl *fw.Timeline) bool {
-				return recorded(runtimev1.EventContainerStarted, "steady", 1)(tl) && recorded(runtimev1.EventContainerStarted, "short", 1)(tl)
-			}
-			if _, err := p.WaitFor(ctx, "both containers started", p.PodTimeout(), both); err != nil {
+			if err := waitSteadyAndShort(ctx, p); err != nil {
 				return err
 			}
 			st, _, err := p.ValidStatus(ctx)
@@ -361,6 +373,67 @@ func (s *suite) registerCrashWhileRunning(rt recoveryTiming) {
 			Expect(ex.Runtime.Reason).To(Equal(reasonExitStatusLost), "%s", out.Timeline)
 			Expect(ex.Runtime.ExitCode).To(BeNil(), "%s", out.Timeline)
 			Expect(ex.Runtime.Signal).To(BeNil(), "%s", out.Timeline)
+		})
+	})
+}
+
+// registerCrashThenStop: as registerCrashWhileRunning, but the first verb after the crash is
+// `stop`, not `status`. The stop request must find the loss (short's end, which nothing saw, is
+// recorded by the time it returned), be accepted, and stop the adopted steady (SUP-003: every
+// verb that touches the pod detects the loss, not only the ones that read its status).
+func (s *suite) registerCrashThenStop() {
+	const noteStopFailed = "stop-failed" // the stop request, the first verb after the crash, failed
+	sc := &fw.Scenario{
+		Short:   "crash-stop",
+		Profile: runtimev1.ProfileRecovery,
+		Pod:     steadyAndShort(),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if err := waitSteadyAndShort(ctx, p); err != nil {
+				return err
+			}
+			crashed, err := p.Crash(ctx)
+			if err != nil {
+				return err
+			}
+			noteTime(p, noteCrashed, crashed)
+			if err := p.Touch("go"); err != nil {
+				return err
+			}
+			if err := p.WaitForProbe(ctx, "short's exit report", p.PodTimeout(), fw.ProbeReported("short", probe.TypeExit)); err != nil {
+				return err
+			}
+			err = p.Stop(ctx, nil, false)
+			noteTime(p, noteAdopted, time.Now())
+			if err == nil {
+				return nil
+			}
+			// The It judges the failure; the scenario still ends its pod.
+			p.Note(noteStopFailed, err.Error())
+			if _, _, err := p.ValidStatus(ctx); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("Supervisor lost, then a stop request", sc, func(get func() *fw.Outcome) {
+		It("detects the loss by a stop request as the first verb after it, and carries the stop out", req(spec.SUP003), func() {
+			out := get()
+			tl := out.Timeline
+			Expect(out.Pod.Notes()).NotTo(HaveKey(noteStopFailed), "the stop request, the first verb after the loss, failed: %s", out.Pod.Notes()[noteStopFailed])
+			ex, ok := tl.First(fw.RuntimeEv(runtimev1.EventContainerExited, "short"))
+			Expect(ok).To(BeTrue(), "short's end is recorded\n%s", tl)
+			crashed, stopped := noteTimeOf(out, noteCrashed), noteTimeOf(out, noteAdopted)
+			Expect(ex.Time.After(crashed)).To(BeTrue(), "short's end is recorded after the crash\n%s", tl)
+			Expect(ex.Time.Sub(stopped)).To(BeNumerically("<=", s.f.Tolerances().Reaction.Value),
+				"short's end was recorded %v after the stop request returned (%s %v): the loss was not detected by that verb\n%s",
+				ex.Time.Sub(stopped), s.f.Tolerances().Reaction.Name, s.f.Tolerances().Reaction.Value, tl)
+			Expect(countMatches(tl, fw.RuntimeEv(runtimev1.EventStopRequested, ""))).To(Equal(1), "one stop request\n%s", tl)
+			Expect(out.Final.Reason).To(Equal(v1alpha1.ReasonStopped), "%s", out.Final)
+			t := out.Final.Terminated("steady")
+			Expect(t).NotTo(BeNil(), "%s", out.Final)
+			Expect(t.Reason).To(Equal(v1alpha1.ReasonStopped), "steady stopped by the request\n%s", out.Final)
+			Expect(tl.NotRestarted("steady")).To(Succeed())
+			Expect(fromFirstInstance(tl, "steady")).To(Succeed())
 		})
 	})
 }

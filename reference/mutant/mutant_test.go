@@ -182,6 +182,7 @@ var switches = map[string]bool{
 	"AdoptionRecreatesInstances":     AdoptionRecreatesInstances,
 	"TerminalBeforeKill":             TerminalBeforeKill,
 	"RestartsNeedCreator":            RestartsNeedCreator,
+	"StopSkipsAdoption":              StopSkipsAdoption,
 	"ImageErrorUnnamed":              ImageErrorUnnamed,
 	"SigkillStopSignalAccepted":      SigkillStopSignalAccepted,
 	"UIDFixedSeed":                   UIDFixedSeed,

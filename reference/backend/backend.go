@@ -309,6 +309,9 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		}
 		cfg.Mounts = append(cfg.Mounts, oci.Mount{Source: src, Destination: m.MountPath, ReadOnly: m.ReadOnly && !mutant.ReadOnlyIgnored})
 	}
+	if mutant.HostResolvConf {
+		cfg.Mounts = append(cfg.Mounts, mutantHostResolvConf()...)
+	}
 	if err := oci.WriteBundle(bundle, cfg); err != nil {
 		return 0, err
 	}

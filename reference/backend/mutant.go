@@ -79,3 +79,12 @@ func mutantDeleteOtherLogs(logPath string) {
 		}
 	}
 }
+
+// mutantHostResolvConf is the host's /etc/resolv.conf as a read-only bind at the same place, the
+// extra host path of the mutant host_resolv_conf (none where the host has no such file).
+func mutantHostResolvConf() []oci.Mount {
+	if _, err := os.Stat("/etc/resolv.conf"); err != nil {
+		return nil
+	}
+	return []oci.Mount{{Source: "/etc/resolv.conf", Destination: "/etc/resolv.conf", ReadOnly: true}}
+}

@@ -84,6 +84,8 @@ var switches = map[string]bool{
 	"PreStopHooksSerial":             PreStopHooksSerial,
 	"StopSignalAwaitsEveryPreStop":   StopSignalAwaitsEveryPreStop,
 	"MainsStartInOrder":              MainsStartInOrder,
+	"ExecWithoutContainerEnv":        ExecWithoutContainerEnv,
+	"HostResolvConf":                 HostResolvConf,
 	"PolicyFiredRepeated":            PolicyFiredRepeated,
 	"TerminationReasonFromLastExit":  TerminationReasonFromLastExit,
 	"NotifyParallelismExceeded":      NotifyParallelismExceeded,

@@ -309,3 +309,18 @@ func AllStarted(names ...string) func(*Timeline) bool {
 		return true
 	}
 }
+
+// StartRecorded is a condition: every named container's workload has reported a start and the
+// runtime has recorded one (ContainerStarted). The workload's report can come first (a runtime
+// learns of the start only after its OCI runtime returns), so a Drive that reads what the start
+// sets in the status (phase Running, startedAt) waits for this, not for AllStarted.
+func StartRecorded(names ...string) func(*Timeline) bool {
+	return func(tl *Timeline) bool {
+		for _, n := range names {
+			if _, ok := tl.First(RuntimeEv(runtimev1.EventContainerStarted, n)); !ok || !tl.Started(n) {
+				return false
+			}
+		}
+		return true
+	}
+}

@@ -166,3 +166,22 @@ func TestPeriodicAllowsJitterPerGapButNotDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestStartRecordedWaitsForTheRuntimesRecord: the workload's start report alone is not enough,
+// nor is the runtime's record without it.
+func TestStartRecordedWaitsForTheRuntimesRecord(t *testing.T) {
+	reported := NewTimeline([]probe.Event{pev(0, "app", probe.TypeStart)}, nil)
+	recordedOnly := NewTimeline(nil, []runtimev1.Event{rev(0, 1, runtimev1.EventContainerStarted, "app")})
+	both := NewTimeline([]probe.Event{pev(0, "app", probe.TypeStart)}, []runtimev1.Event{rev(30, 1, runtimev1.EventContainerStarted, "app")})
+	for name, c := range map[string]struct {
+		tl   *Timeline
+		want bool
+	}{"reported only": {reported, false}, "recorded only": {recordedOnly, false}, "both": {both, true}} {
+		if got := StartRecorded("app")(c.tl); got != c.want {
+			t.Errorf("%s: StartRecorded = %v, want %v", name, got, c.want)
+		}
+	}
+	if !AllStarted("app")(reported) {
+		t.Error("AllStarted holds on the report alone")
+	}
+}

@@ -51,7 +51,9 @@ func (s *suite) registerTiming() {
 			if err := p.Touch("i1-go"); err != nil {
 				return err
 			}
-			err := waitThenStop("app to start", fw.AllStarted("app"), func(ctx context.Context, p *fw.Pod) {
+			// Running is set with the runtime's record of the start, which may follow the
+			// workload's own report.
+			err := waitThenStop("app's start to be recorded", fw.StartRecorded("app"), func(ctx context.Context, p *fw.Pod) {
 				if st, err := p.Status(ctx); err == nil {
 					p.Note("phase-running", string(st.Phase))
 				}

@@ -643,9 +643,11 @@ func (s *suite) registerDeadlineUpdates() {
 		return b.RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.Loop())
 	}
 	var passedUpdate, laterUpdate *fw.Result
-	// waitRunning waits until app runs and then until startedAt + after.
+	// waitRunning waits until app runs and the runtime has recorded its start (ContainerStarted:
+	// the workload's own start report can come first, and startedAt is set with the record),
+	// then until startedAt + after.
 	waitRunning := func(ctx context.Context, p *fw.Pod, after time.Duration) error {
-		if _, err := p.WaitFor(ctx, "app running", p.PodTimeout(), fw.AllStarted("app")); err != nil {
+		if _, err := p.WaitFor(ctx, "app running, its start recorded", p.PodTimeout(), fw.StartRecorded("app")); err != nil {
 			return err
 		}
 		st, err := p.Status(ctx)

@@ -48,6 +48,8 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 			var res, msg string
 			if mutant.StartupWithPostStart && s.c.StartupProbe != nil {
 				res, msg = e.mutantPostStartWithStartup(ctx, s, inst, lc.PostStart)
+			} else if mutant.PostStartBeforeStart {
+				res, msg = e.mutantEarlyPostStartResult(ctx, inst)
 			} else {
 				res, msg = e.runHook(ctx, s, inst, HookPostStart, lc.PostStart)
 			}

@@ -482,3 +482,37 @@ func (e *Engine) mutantCreatorAliveLocked() bool {
 	}
 	return alive
 }
+
+// mutantEarlyHooks holds, per instance, the result of the postStart hook the mutant
+// post_start_before_start started at the instance's creation.
+var mutantEarlyHooks sync.Map // *instance -> chan [2]string
+
+// mutantEarlyPostStart starts the container's postStart hook at once, before the instance is
+// started (the mutant post_start_before_start); instanceLife takes its result.
+func (e *Engine) mutantEarlyPostStart(ctx context.Context, s *slot, inst *instance) {
+	lc := s.c.Lifecycle
+	if lc == nil || lc.PostStart == nil {
+		return
+	}
+	e.mutantNote("postStart started before the instance's start")
+	done := make(chan [2]string, 1)
+	mutantEarlyHooks.Store(inst, done)
+	go func() {
+		res, msg := e.runHook(ctx, s, inst, HookPostStart, lc.PostStart)
+		done <- [2]string{res, msg}
+	}()
+}
+
+// mutantEarlyPostStartResult waits for the hook mutantEarlyPostStart started for inst.
+func (e *Engine) mutantEarlyPostStartResult(ctx context.Context, inst *instance) (string, string) {
+	v, ok := mutantEarlyHooks.LoadAndDelete(inst)
+	if !ok {
+		return ResultFailed, "no early postStart hook"
+	}
+	select {
+	case r := <-v.(chan [2]string):
+		return r[0], r[1]
+	case <-ctx.Done():
+		return ResultFailed, ctx.Err().Error()
+	}
+}

@@ -432,6 +432,9 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	e.commitLocked(ev)
 	e.mu.Unlock()
 
+	if mutant.PostStartBeforeStart {
+		e.mutantEarlyPostStart(ctx, s, inst)
+	}
 	if err := e.be.StartInstance(ctx, id); err != nil {
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
 		<-inst.exit

@@ -86,6 +86,7 @@ var switches = map[string]bool{
 	"MainsStartInOrder":              MainsStartInOrder,
 	"ExecWithoutContainerEnv":        ExecWithoutContainerEnv,
 	"HostResolvConf":                 HostResolvConf,
+	"PostStartBeforeStart":           PostStartBeforeStart,
 	"PolicyFiredRepeated":            PolicyFiredRepeated,
 	"TerminationReasonFromLastExit":  TerminationReasonFromLastExit,
 	"NotifyParallelismExceeded":      NotifyParallelismExceeded,

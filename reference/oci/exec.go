@@ -244,7 +244,7 @@ func (r *Runtime) execSpec(ctx context.Context, id string, p ExecProcess) (*spec
 	proc.Args = append([]string(nil), p.Args...)
 	proc.Env = mergeEnv(proc.Env, p.Env)
 	if mutant.ExecWithoutContainerEnv { // the mutant drops the container's environment
-		proc.Env = mergeEnv([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, p.Env)
+		proc.Env = mergeEnv([]string{"PATH=" + DefaultPath}, p.Env)
 	}
 	if p.Cwd != "" {
 		proc.Cwd = p.Cwd

@@ -12,6 +12,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/validation"
 )
@@ -515,4 +516,26 @@ func (e *Engine) mutantEarlyPostStartResult(ctx context.Context, inst *instance)
 	case <-ctx.Done():
 		return ResultFailed, ctx.Err().Error()
 	}
+}
+
+// mutantCancelOnDeletion returns a context that ends when the Notification of req is deleted:
+// the mutant deletion_interrupts_delivery runs a delivery's action under it, so deleting the
+// Notification kills the action (its whole process tree, as at a timeout).
+func (e *Engine) mutantCancelOnDeletion(ctx context.Context, req *notify.DeliverRequest) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for {
+			if o, err := notify.ReadObject(req.Dir); err != nil || o.UID != req.UID {
+				e.mutantNote("a deleted Notification's running delivery is interrupted")
+				cancel()
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(notifyPoll):
+			}
+		}
+	}()
+	return ctx, cancel
 }

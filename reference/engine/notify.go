@@ -351,7 +351,13 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 	e.commitLocked(ev)
 	e.mu.Unlock()
 
-	phase, reason, msg, code := e.runAction(ctx, s, inst, nf)
+	actx := ctx
+	if mutant.DeletionInterruptsDelivery {
+		var cancel context.CancelFunc
+		actx, cancel = e.mutantCancelOnDeletion(ctx, &d.req)
+		defer cancel()
+	}
+	phase, reason, msg, code := e.runAction(actx, s, inst, nf)
 
 	result := ResultSucceeded
 	switch {

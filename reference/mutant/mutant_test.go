@@ -199,6 +199,7 @@ var switches = map[string]bool{
 	"UTSPerContainer":                UTSPerContainer,
 	"MemoryLimitDecimal":             MemoryLimitDecimal,
 	"ArgsReplaceEntrypoint":          ArgsReplaceEntrypoint,
+	"DeletionInterruptsDelivery":     DeletionInterruptsDelivery,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

@@ -200,6 +200,7 @@ var switches = map[string]bool{
 	"MemoryLimitDecimal":             MemoryLimitDecimal,
 	"ArgsReplaceEntrypoint":          ArgsReplaceEntrypoint,
 	"DeletionInterruptsDelivery":     DeletionInterruptsDelivery,
+	"AllPodsSkipsLaterPods":          AllPodsSkipsLaterPods,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

@@ -265,6 +265,10 @@ func (f *fanOut) scanNewPods() error {
 		if !TargetsLater(f.obj, p) {
 			continue
 		}
+		if mutant.AllPodsSkipsLaterPods {
+			f.logf("podspec mutant build: an AllPods Notification does not target pod %s, created after it", p.Name)
+			continue
+		}
 		rec := &v1alpha1.PodNotificationRecord{Notification: f.r.Name, Pod: p.Name, PodUID: p.UID,
 			Phase: v1alpha1.NotificationPending, Containers: []v1alpha1.ContainerDelivery{}}
 		path := RecordPath(f.dir, p.Name, p.UID)

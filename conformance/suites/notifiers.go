@@ -167,6 +167,7 @@ func (s *suite) registerNotifiers() {
 	s.registerNotifierDelivery()
 	s.registerNotifierInstanceEnds()
 	s.registerNotifierOrder()
+	s.registerNotifierDeletedWhileWaiting()
 	s.registerNotifierTerminating()
 	s.registerNotificationParallelism()
 	s.registerNotificationOrder()
@@ -598,6 +599,76 @@ func (s *suite) registerNotifierOrder() {
 			tl := get().Timeline
 			Expect(tl.Before("b's long handler starts before a's ends", handlerEv("b", "long", probe.TypeHandlerStart), handlerEv("a", "long", probe.TypeHandlerEnd))).To(Succeed())
 			Expect(tl.Before("a's long handler starts before b's ends", handlerEv("a", "long", probe.TypeHandlerStart), handlerEv("b", "long", probe.TypeHandlerEnd))).To(Succeed())
+		})
+	})
+}
+
+// registerNotifierDeletedWhileWaiting: two Notifications of linger (20 s) to one container; the
+// second one's delivery must wait for the first one's (HB-017), and the second Notification is
+// deleted while it waits. Once the first delivery ended, the second must never start
+// (NOTIF-020): a runtime that checks for the deletion only when it hands out a turn, not when
+// a waiting delivery would start, runs it.
+func (s *suite) registerNotifierDeletedWhileWaiting() {
+	seen := newNtfSeen()
+	sc := &fw.Scenario{
+		Short:   "ntf-delwait",
+		Profile: spec.ProfileNotifier,
+		Pod:     ntfTarget("delwait", nil),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			f := s.f
+			if err := p.WaitContainersStarted(ctx, "app"); err != nil {
+				return err
+			}
+			if err := seen.notifyPod(ctx, f, "first", p, "linger"); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "the first linger handler", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				return handlerStarts(tl, "app", "linger") >= 1
+			}); err != nil {
+				return err
+			}
+			if err := seen.notifyPod(ctx, f, "queued", p, "linger"); err != nil {
+				return err
+			}
+			// Give the runtime the moment it needs to take the second Notification's turn (its
+			// record leaves Pending), at most the Reaction tolerance: a runtime may also keep
+			// the record Pending while the delivery waits, so this is no condition.
+			taken := func(v *fw.NotificationView) bool {
+				r := v.Record(p.Name)
+				return r != nil && r.Phase != v1alpha1.NotificationPending
+			}
+			if v, _ := f.AwaitNotificationWithin(ctx, seen.names["queued"], "the second Notification's turn taken", f.Tolerances().Reaction, taken); v != nil {
+				seen.views["queued-waiting"] = v
+			}
+			if err := f.RemoveNotification(ctx, seen.names["queued"]); err != nil {
+				return err
+			}
+			seen.when["queued-removed"] = time.Now()
+			// The first delivery's end (the second may start only then), then room for a
+			// runtime that (wrongly) starts the second.
+			if _, err := p.WaitFor(ctx, "the first delivery's NotifierFinished", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				_, ok := tl.First(notifierRun(runtimev1.EventNotifierFinished, "app", seen.names["first"]))
+				return ok
+			}); err != nil {
+				return err
+			}
+			if err := pause(ctx, 2*f.Tolerances().Reaction.Value); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("A Notification deleted while its delivery waits for an earlier one", sc, func(get func() *fw.Outcome) {
+		It("never starts that delivery, also once the earlier one ended", req(spec.NOTIF020), func() {
+			tl := get().Timeline
+			// The premise: the second Notification was deleted while the first delivery ran,
+			// so its own delivery had to wait (HB-017).
+			fin, ok := tl.First(notifierRun(runtimev1.EventNotifierFinished, "app", seen.names["first"]))
+			Expect(ok).To(BeTrue(), "the first delivery finished\n%s", tl)
+			Expect(fin.Time.After(seen.when["queued-removed"])).To(BeTrue(), "the premise: the second Notification was deleted (%s) before the first delivery finished (%s)\n%s",
+				seen.when["queued-removed"].Format(time.StampMilli), fin.Time.Format(time.StampMilli), tl)
+			Expect(tl.NeverHappened("a delivery of the deleted Notification", notifierRun(runtimev1.EventNotifierStarted, "", seen.names["queued"]))).To(Succeed())
+			Expect(handlerStarts(tl, "app", "linger")).To(Equal(1), "only the first Notification's linger handler runs, not the deleted one's\n%s\n%s", seen.views["queued-waiting"], tl)
 		})
 	})
 }

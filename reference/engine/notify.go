@@ -329,7 +329,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		break
 	}
 	// NOTIF-020: a deleted Notification starts nothing.
-	if o, err := notify.ReadObject(d.req.Dir); err != nil || o.UID != d.req.UID {
+	if o, err := notify.ReadObject(d.req.Dir); (err != nil || o.UID != d.req.UID) && !mutant.DeletedNotificationDelivered {
 		e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, "the notification was deleted", nil)
 		return
 	}
@@ -343,7 +343,10 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		e.mutantNote("a delivery is not persisted Running before its action")
 	} else if err := e.writeRecord(ctx, d); err != nil {
 		e.logf("notification %s: persist delivery to %s: %v", d.req.Name, s.name, err)
-		return
+		if !mutant.DeletedNotificationDelivered {
+			return
+		}
+		e.mutantNote("the action runs although its Running delivery was not persisted (a deleted Notification)")
 	}
 	e.mu.Lock()
 	ev := e.instEvent(runtimev1.EventNotifierStarted, s, inst, "", "")

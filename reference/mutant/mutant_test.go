@@ -201,6 +201,7 @@ var switches = map[string]bool{
 	"ArgsReplaceEntrypoint":          ArgsReplaceEntrypoint,
 	"DeletionInterruptsDelivery":     DeletionInterruptsDelivery,
 	"AllPodsSkipsLaterPods":          AllPodsSkipsLaterPods,
+	"DeletedNotificationDelivered":   DeletedNotificationDelivered,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

@@ -505,6 +505,64 @@ func (s *suite) registerNotificationSelection() {
 	})
 }
 
+// registerNotificationRelabel: an AllPods Notification whose selector matches neither the
+// scenario's pod (which exists when it is created) nor a pod created after it, until an update
+// gives both pods the selector's labels. Each pod was decided once, from its labels at the
+// Notification's creation or at its own (NOTIF-002): neither is a target.
+func (s *suite) registerNotificationRelabel() {
+	seen := newNtfSeen()
+	match, bystander := map[string]string{"role": "target"}, map[string]string{"role": "bystander"}
+	sc := &fw.Scenario{
+		Short:   "ntf-relabel",
+		Profile: spec.ProfileNotifier,
+		Needs:   []runtimev1.Profile{spec.ProfileUpdate},
+		Pod:     ntfTarget("relabel", bystander),
+		Drive: s.withExtras(seen, func(ctx context.Context, p *fw.Pod) error {
+			f := s.f
+			if err := seen.notify(ctx, f, "all", "nr-all", v1alpha1.NotificationSpec{Notifier: "hold", Selector: f.TestSelector("relabel", match), TargetPolicy: v1alpha1.AllPods}); err != nil {
+				return err
+			}
+			later, err := s.startExtra(ctx, seen, "later", "ntf-relabel-later", ntfTarget("relabel", bystander), "app")
+			if err != nil {
+				return err
+			}
+			for _, x := range []*fw.Pod{p, later} {
+				_, res, err := x.Update(ctx, ntfTarget("relabel", match))
+				if err != nil {
+					return err
+				}
+				if res.ExitCode != 0 {
+					return fmt.Errorf("update of %s's labels: %s", x.Name, res)
+				}
+				if _, err := x.WaitFor(ctx, "the labels update applied", p.PodTimeout(), fw.UpdateApplied(2)); err != nil {
+					return err
+				}
+			}
+			// Room for a runtime that (wrongly) decides again from the new labels.
+			if err := pause(ctx, 2*f.Tolerances().Reaction.Value); err != nil {
+				return err
+			}
+			if err := seen.await(ctx, f, "all", "a read", func(*fw.NotificationView) bool { return true }); err != nil {
+				return err
+			}
+			if err := f.RemoveNotification(ctx, seen.names["all"]); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		}),
+	}
+	s.ordered("A pod that gets a Notification's labels after it was decided", sc, func(get func() *fw.Outcome) {
+		It("decides once whether a pod is a target: a pod relabelled to match, after the Notification's creation or its own, is no target", req(spec.NOTIF002), func() {
+			v := seen.view("all")
+			Expect(v.Records).To(BeEmpty(), "neither pod matched when it was decided, at the Notification's creation or at its own\n%s", v)
+			expectNoDelivery(get().Timeline, "app", "hold")
+			tl := seen.timelines["later"]
+			Expect(tl).NotTo(BeNil(), "timeline of the pod created later")
+			expectNoDelivery(tl, "app", "hold")
+		})
+	})
+}
+
 // registerNotificationOrder: three target pods created one after another, each only once the
 // previous one's app is Started, so their creation times are distinct and their order is the
 // harness's. Their names sort in another order (m, z, a: a, m, z) and the Notification, with

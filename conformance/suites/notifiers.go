@@ -172,6 +172,7 @@ func (s *suite) registerNotifiers() {
 	s.registerNotificationParallelism()
 	s.registerNotificationOrder()
 	s.registerNotificationSelection()
+	s.registerNotificationRelabel()
 	s.registerNotifierLoss()
 	s.registerNotifierTimeoutTree()
 }

@@ -202,6 +202,7 @@ var switches = map[string]bool{
 	"DeletionInterruptsDelivery":     DeletionInterruptsDelivery,
 	"AllPodsSkipsLaterPods":          AllPodsSkipsLaterPods,
 	"DeletedNotificationDelivered":   DeletedNotificationDelivered,
+	"LaterPodsRedecided":             LaterPodsRedecided,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

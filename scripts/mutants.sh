@@ -19,7 +19,8 @@ export GOFLAGS="${GOFLAGS:-} -mod=mod"
 # The mutants come from the registry, reference/mutant/mutants.yaml (docs/mutants.md), through
 # `mutantcheck list`, one line each: name ; label filter ; focus (Ginkgo regexp, may be empty) ;
 # requirements whose specs must catch it ; regexp the catching spec's failure message must match
-# (may be empty). The regexp tells the mutant's failure from a slow machine's: e.g. a restart
+# (may be empty) ; compliance level of its run (empty: must; "should" for a mutant of SHOULD
+# requirements, whose graded specs fail a run only at that level). The regexp tells the mutant's failure from a slow machine's: e.g. a restart
 # "before its back-off" is the mutant, a restart later than the back-off + Reaction is not. A spec
 # catches only when it fails in its own It, never in the BeforeAll that runs its scenario.
 # MUTANT_SAMPLE=N runs N of them, rotating with the commit (CI); names on the command line pick.
@@ -95,15 +96,17 @@ for m in "${MUTANTS[@]}"; do
 done
 echo "normal binary: no mutant code; every mutant binary differs from it"
 
-# run NAME RUNTIME-BINARY LABEL-FILTER FOCUS: one filtered conformance run into $work/NAME.
+# run NAME RUNTIME-BINARY LABEL-FILTER FOCUS [LEVEL]: one filtered conformance run into
+# $work/NAME, at --compliance-level LEVEL when it is given.
 run() {
-  local name=$1 rt=$2 filter=$3 focus=$4
+  local name=$1 rt=$2 filter=$3 focus=$4 level=${5:-}
   local dir="$work/$name"
   mkdir -p "$dir/root" "$dir/wd"
   local args=(run --runtime "$rt --root $dir/root" --oci-root "$dir/root/runc"
     --probe "$bin/podspec-probe" --slow-factor "$SLOW" --work-dir "$dir/wd" --out "$dir/out"
     --label-filter "$filter" --timeout 10m)
   [ -z "$focus" ] || args+=(--focus "$focus")
+  [ -z "$level" ] || args+=(--compliance-level "$level")
   local t0 rc=0
   t0=$(date +%s)
   "$bin/podspec-conformance" "${args[@]}" >"$dir/log" 2>&1 || rc=$?
@@ -112,22 +115,25 @@ run() {
 
 # All runs share one pool of JOBS at a time; most of a lifecycle test is waiting. First in the
 # pool: the normal build on the union of the mutants' filters (a superset of each mutant's
-# selection); then each mutant, the normal podspec driving the suite and the mutant as runtime.
+# selection), at level should if a mutant's run is (so that its graded specs must pass there
+# too); then each mutant, the normal podspec driving the suite and the mutant as runtime.
 union=""
+union_level=""
 for m in "${MUTANTS[@]}"; do
-  IFS=';' read -r name filter focus reqs match <<<"$m"
+  IFS=';' read -r name filter focus reqs match level <<<"$m"
   union="${union:+$union || }($filter)"
+  [ "$level" != should ] || union_level=should
 done
 echo "=== conformance runs, $JOBS at a time: the normal build ($union), then ${#MUTANTS[@]} mutants"
-run normal "$bin/podspec" "$union" "" &
+run normal "$bin/podspec" "$union" "" "$union_level" &
 running=1
 for m in "${MUTANTS[@]}"; do
-  IFS=';' read -r name filter focus reqs match <<<"$m"
+  IFS=';' read -r name filter focus reqs match level <<<"$m"
   if [ "$running" -ge "$JOBS" ]; then
     wait -n || true
     running=$((running - 1))
   fi
-  run "$name" "$bin/podspec-$name" "$filter" "$focus" &
+  run "$name" "$bin/podspec-$name" "$filter" "$focus" "$level" &
   running=$((running + 1))
 done
 wait
@@ -148,7 +154,7 @@ fi
 survivors=()
 printf '\n%-26s %-34s %-28s %-8s %s\n' MUTANT "BUILD TAG" BREAKS VERDICT TIME
 for m in "${MUTANTS[@]}"; do
-  IFS=';' read -r name filter focus reqs match <<<"$m"
+  IFS=';' read -r name filter focus reqs match level <<<"$m"
   read -r rc secs <"$work/$name/result"
   verdict=""
   status=caught

@@ -44,6 +44,10 @@ func newGCCmd() *cobra.Command {
 			}
 			st, err := p.ReadState()
 			if err != nil || st.Pod.Status == nil || st.Pod.Status.FinishedAt == nil {
+				if mutant.GCRemovesRunning && err == nil && olderThan == 0 && f.forceStopAndWait(cmd.Context(), p) == nil &&
+					f.removePod(cmd.Context(), s, p, true) == nil {
+					removed = append(removed, n) // the mutant: a running pod is stopped and removed
+				}
 				continue
 			}
 			age := now.Sub(*st.Pod.Status.FinishedAt)

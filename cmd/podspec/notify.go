@@ -27,6 +27,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
@@ -294,6 +295,9 @@ func newNotificationCmd() *cobra.Command {
 				return &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("notification %q not found", args[0])}
 			}
 			return err
+		}
+		if mutant.ResultsCapped && len(recs) > v1alpha1.MaxNotificationFailures {
+			recs = recs[:v1alpha1.MaxNotificationFailures]
 		}
 		return cli.PrintJSON(recs)
 	})

@@ -307,6 +307,17 @@ func RecordsFinal(n int) func(*NotificationView) bool {
 	}
 }
 
+// RecordFinal is a condition: the Notification has a pod record for the pod named pod, and it is
+// final. Unlike RecordsFinal it says nothing about the other records, so a scenario that waits
+// for one target's outcome does not hang on a runtime that (wrongly) targets another pod: the
+// specs judge the record set.
+func RecordFinal(pod string) func(*NotificationView) bool {
+	return func(v *NotificationView) bool {
+		r := v.Record(pod)
+		return r != nil && FinalNotification(r.Phase)
+	}
+}
+
 // WaitContainersStarted polls the pod's status until every named container is Started
 // (running, postStart done, startup probe passed), bounded by PodTimeout.
 func (p *Pod) WaitContainersStarted(ctx context.Context, names ...string) error {

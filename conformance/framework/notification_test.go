@@ -78,6 +78,9 @@ func TestNotificationStatusAndResultsDecodeIntoTheAPITypes(t *testing.T) {
 	if !RecordsFinal(2)(v) || RecordsFinal(3)(v) || !NotificationFinal(v) {
 		t.Fatal("final conditions")
 	}
+	if !RecordFinal("b")(v) || RecordFinal("c")(v) {
+		t.Fatal("RecordFinal holds for a final record of the pod, and not for a pod without a record")
+	}
 	if !CountsMatchRecords(v) {
 		t.Fatalf("the counts of %s match its records", v)
 	}

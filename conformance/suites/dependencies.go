@@ -158,6 +158,19 @@ func (s *suite) registerDependencies() {
 			Main("dep", fw.Loop(), fw.DependsOn("job", v1alpha1.ConditionCompleted)).
 			Main("dep2", fw.Loop(), fw.DependsOn("dep", v1alpha1.ConditionStarted)).
 			Main("other", fw.ExitAfter(0, ms(600))),
+		// The pod ends on its own once other has exited and dep and dep2 have failed. A runtime
+		// that leaves dep2 waiting for its failed dependency never ends it: stop the pod after a
+		// bounded wait (not the pod timeout), so that the DEP-013 spec, not the scenario, reports
+		// that.
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "the pod's end", p.PodTimeout()/4, func(tl *fw.Timeline) bool {
+				_, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodFinished, ""))
+				return ok
+			}); err == nil || ctx.Err() != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
 	}
 	s.ordered("A dependency that fails before its condition held", fail, func(get func() *fw.Outcome) {
 		expectDependencyFailed := func(out *fw.Outcome, name string) {

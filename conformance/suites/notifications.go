@@ -340,7 +340,7 @@ func (s *suite) registerNotificationSelection() {
 					return err
 				}
 			}
-			if err := seen.await(ctx, f, "all", "sel-1's record final", fw.RecordsFinal(1)); err != nil {
+			if err := seen.await(ctx, f, "all", "sel-1's record final", fw.RecordFinal(p.Name)); err != nil {
 				return err
 			}
 
@@ -368,7 +368,7 @@ func (s *suite) registerNotificationSelection() {
 			}
 			// A runtime that (wrongly) does not target sel-late never gets there: the NOTIF-004
 			// spec judges the views, and fails on this error whatever they show.
-			if err := seen.await(ctx, f, "all", "sel-late's record final", fw.RecordsFinal(2)); err != nil {
+			if err := seen.await(ctx, f, "all", "sel-late's record final", fw.RecordFinal(lp.Name)); err != nil {
 				seen.notes["all-late-await"] = err.Error()
 			}
 			if err := pause(ctx, f.Tolerances().Reaction.Value); err != nil {

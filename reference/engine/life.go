@@ -229,6 +229,9 @@ func threshold(v, def int32) int32 {
 // periodSeconds apart (HOOK-007), not periodSeconds after the previous one ended; an attempt that
 // outlasted the period is followed at once (attempts never overlap).
 func untilNextAttempt(began time.Time, p *v1alpha1.Probe) time.Duration {
+	if mutant.ProbePeriodFromEnd {
+		return probePeriod(p) // the mutant: the period counts from now, the attempt's end
+	}
 	return time.Until(began.Add(probePeriod(p)))
 }
 
@@ -253,6 +256,10 @@ func (e *Engine) probeOnce(ctx context.Context, inst *instance, p *v1alpha1.Prob
 	code, err := e.be.Exec(pctx, inst.id, p.Exec.Command)
 	if err != nil {
 		if pctx.Err() != nil && ctx.Err() == nil {
+			if mutant.TimedOutProbeSucceeds {
+				e.mutantNote("a timed-out probe attempt counts as a success")
+				return true, ""
+			}
 			return false, fmt.Sprintf("probe timed out after %s", to)
 		}
 		return false, err.Error()

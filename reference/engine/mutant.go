@@ -539,3 +539,7 @@ func (e *Engine) mutantCancelOnDeletion(ctx context.Context, req *notify.Deliver
 	}()
 	return ctx, cancel
 }
+
+// mutantPodActions is held around every notifier action in the mutant deliveries_serial_per_pod:
+// one supervisor runs one pod, so the deliveries to its containers run one at a time.
+var mutantPodActions sync.Mutex

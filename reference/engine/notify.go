@@ -135,7 +135,10 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 					break
 				}
 				cd := v1alpha1.ContainerDelivery{Name: s.name, Phase: v1alpha1.NotificationPending}
-				if !e.eligibleLocked(s) && !req.AtCreation {
+				if !e.eligibleLocked(s) && (!req.AtCreation || mutant.AtCreationNotAwaited) {
+					if req.AtCreation {
+						e.mutantNote("a container not eligible at its pod's creation is skipped at once")
+					}
 					cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, &now // NOTIF-011
 					cd.Message = "the container is not running and Started"
 				}
@@ -263,6 +266,9 @@ func declared(c *v1alpha1.Container, name string) *v1alpha1.Notifier {
 			return &c.Notifiers[i]
 		}
 	}
+	if mutant.UndeclaredRunsFirstNotifier && len(c.Notifiers) > 0 {
+		return &c.Notifiers[0]
+	}
 	return nil
 }
 
@@ -319,6 +325,10 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		if err != nil {
 			e.logf("notification %s: %v", d.req.Name, err)
 		}
+		if wait && mutant.EarlierDeliveryIgnored {
+			e.mutantNote("a delivery does not wait for an earlier Notification's")
+			wait = false
+		}
 		if wait {
 			waitChange(ctx, ch, notifyPoll)
 			if ctx.Err() != nil {
@@ -360,7 +370,23 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		actx, cancel = e.mutantCancelOnDeletion(ctx, &d.req)
 		defer cancel()
 	}
+	if mutant.DeliveriesSerialPerPod {
+		mutantPodActions.Lock()
+	}
 	phase, reason, msg, code := e.runAction(actx, s, inst, nf)
+	if mutant.FailedDeliveryRepeated && reason == v1alpha1.ReasonHandlerFailed && nf.Action.Exec != nil {
+		e.mutantNote("a failed delivery runs once more in the same instance")
+		e.mu.Lock()
+		ev := e.instEvent(runtimev1.EventNotifierStarted, s, inst, "", "")
+		ev.Notifier, ev.Notification = nf.Name, d.req.Name
+		e.commitLocked(ev)
+		e.mu.Unlock()
+		phase, reason, msg, code = e.runAction(actx, s, inst, nf)
+	}
+	if mutant.DeliveriesSerialPerPod {
+		mutantPodActions.Unlock()
+		e.mutantNote("the deliveries to a pod run one at a time")
+	}
 
 	result := ResultSucceeded
 	switch {
@@ -462,6 +488,10 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(num), Number: num}
 		e.commitLocked(ev)
 		e.mu.Unlock()
+		if mutant.SignalActionDropped {
+			e.mutantNote("a signal notifier's signal is not sent")
+			return v1alpha1.NotificationSucceeded, "", "", nil
+		}
 		if err := e.sendSignal(ctx, inst, sig); err != nil {
 			if gone, why := ended(); gone {
 				return v1alpha1.NotificationFailed, why, "the container instance ended before the signal was delivered", nil

@@ -75,6 +75,9 @@ func (e *Engine) buildSlots() {
 			kind = KindSidecar
 		}
 		policy := p.Spec.EffectiveRestartPolicy(c, true)
+		if mutant.InitAlwaysAsNever && kind == KindInit && p.Spec.EffectiveRestartPolicy(c, false) == v1alpha1.RestartPolicyAlways {
+			policy = v1alpha1.RestartPolicyNever // the mutant: Always read as Never, not OnFailure
+		}
 		if mutant.ContainerPolicyIgnored && kind == KindInit {
 			policy = p.Spec.EffectiveRestartPolicy(&v1alpha1.Container{}, true) // the pod's policy alone (RST-002)
 		}
@@ -194,6 +197,9 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 			}
 		default:
 			if !r.EverStarted {
+				if mutant.DependencyFailedNotPropagated && r.Terminal && dep.status().State.Terminated != nil && dep.status().State.Terminated.Reason == v1alpha1.ReasonDependencyFailed {
+					return false, "" // the mutant: a DependencyFailed dependency is waited for
+				}
 				if r.Terminal {
 					return false, fmt.Sprintf("dependency %s ended before it was Started", d.Name)
 				}

@@ -32,3 +32,14 @@ func mutantSucceededWins(ds []v1alpha1.ContainerDelivery) v1alpha1.NotificationP
 	}
 	return ph
 }
+
+// mutantAnyLabel reports whether labels hold at least one of the pairs of want: the matchLabels
+// of the mutant selector_any_label.
+func mutantAnyLabel(want, labels map[string]string) bool {
+	for k, v := range want {
+		if got, ok := labels[k]; ok && got == v {
+			return true
+		}
+	}
+	return false
+}

@@ -461,6 +461,9 @@ func SelectorMatches(sel *v1alpha1.LabelSelector, labels map[string]string) bool
 	}
 	for k, v := range sel.MatchLabels {
 		if got, ok := labels[k]; !ok || got != v {
+			if mutant.SelectorAnyLabel && mutantAnyLabel(sel.MatchLabels, labels) {
+				continue // the mutant: one matching label is enough
+			}
 			return false
 		}
 	}

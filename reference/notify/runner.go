@@ -526,7 +526,7 @@ func finishLost(rec *v1alpha1.PodNotificationRecord) {
 
 func sortTargets(ts []*target) {
 	sort.SliceStable(ts, func(i, j int) bool {
-		if !ts[i].createdAt.Equal(ts[j].createdAt) {
+		if !ts[i].createdAt.Equal(ts[j].createdAt) && !mutant.TurnsByName {
 			return ts[i].createdAt.Before(ts[j].createdAt)
 		}
 		return ts[i].pod < ts[j].pod

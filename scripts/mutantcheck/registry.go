@@ -29,6 +29,10 @@ type Mutant struct {
 	Match string `yaml:"match"`
 	// What says in one line what the mutant gets wrong.
 	What string `yaml:"what"`
+	// ComplianceLevel is the --compliance-level of its conformance run: empty (must), or
+	// "should" for a mutant that breaks only SHOULD requirements, whose graded specs fail a run
+	// only at that level.
+	ComplianceLevel string `yaml:"complianceLevel"`
 }
 
 // Pending is a runtime-level requirement that no mutant breaks yet, with the reason.
@@ -58,9 +62,10 @@ func loadRegistry(path string) (*Registry, error) {
 	return &r, nil
 }
 
-// line renders a mutant as scripts/mutants.sh reads it: name;labelFilter;focus;breaks;match.
+// line renders a mutant as scripts/mutants.sh reads it:
+// name;labelFilter;focus;breaks;match;complianceLevel.
 func (m Mutant) line() string {
-	return strings.Join([]string{m.Name, m.LabelFilter, m.Focus, strings.Join(m.Breaks, ","), m.Match}, ";")
+	return strings.Join([]string{m.Name, m.LabelFilter, m.Focus, strings.Join(m.Breaks, ","), m.Match, m.ComplianceLevel}, ";")
 }
 
 // graded reports whether the gate asks a mutant of a requirement: every runtime-level MUST, and
@@ -121,7 +126,10 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 		if strings.ContainsAny(m.LabelFilter+m.Focus+m.Match, ";\n") {
 			bad("mutant %s: labelFilter, focus and match must not contain ';' or a newline", m.Name)
 		}
-		selects := false
+		if m.ComplianceLevel != "" && m.ComplianceLevel != "should" {
+			bad("mutant %s: complianceLevel %q: want empty (must) or should", m.Name, m.ComplianceLevel)
+		}
+		selects, onlyShould := false, true
 		for _, id := range m.Breaks {
 			req, ok := catalog.Lookup(id)
 			switch {
@@ -130,10 +138,16 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 			case !req.RuntimeTested():
 				bad("mutant %s: breaks %s, which is not a runtime-level requirement", m.Name, id)
 			}
+			if ok && req.Level != catalog.Should {
+				onlyShould = false
+			}
 			broken[id] = append(broken[id], m.Name)
 			if strings.Contains(m.LabelFilter, "req:"+id) {
 				selects = true
 			}
+		}
+		if onlyShould && len(m.Breaks) > 0 && m.ComplianceLevel != "should" {
+			bad("mutant %s: breaks only SHOULD requirements, whose specs fail a run only at complianceLevel: should", m.Name)
 		}
 		if !selects {
 			bad("mutant %s: its labelFilter %q selects none of the requirements it breaks", m.Name, m.LabelFilter)

@@ -57,6 +57,14 @@ func TestTheGateFails(t *testing.T) {
 			r.Mutants = append(r.Mutants, Mutant{Name: "no_such_switch", Breaks: []string{"ID-004"}, LabelFilter: "req:ID-004", What: "x"})
 		}, "no switch file"},
 		"a switch without entry": {func(r *Registry) { r.Mutants = r.Mutants[1:] }, "has no entry in the registry"},
+		"a compliance level that is neither must nor should": {func(r *Registry) {
+			m := r.Mutants[0]
+			m.ComplianceLevel = "may"
+			r.Mutants[0] = m
+		}, "want empty (must) or should"},
+		"a SHOULD-only mutant run at level must": {func(r *Registry) {
+			r.Mutants = append(r.Mutants, Mutant{Name: "should_only", Breaks: []string{"NOTIF-007"}, LabelFilter: "req:NOTIF-007", What: "x"})
+		}, "whose specs fail a run only at complianceLevel: should"},
 		"a pending entry without reason": {func(r *Registry) {
 			p := r.Pending[0]
 			p.Reason = " "

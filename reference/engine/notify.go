@@ -578,7 +578,7 @@ func (e *Engine) earlierDelivery(req *notify.DeliverRequest, container string) (
 		return false, err
 	}
 	e.mu.Lock()
-	pi := notify.PodInfo{Name: e.info.Name, UID: e.info.UID, Labels: e.st.Pod.Metadata.Labels, CreatedAt: e.st.CreatedAt}
+	pi := notify.PodInfo{Name: e.info.Name, UID: e.info.UID, Labels: e.st.Pod.Metadata.Labels, CreationLabels: e.st.LabelsAtCreation(), CreatedAt: e.st.CreatedAt}
 	e.mu.Unlock()
 	for _, o := range objs {
 		if o.Seq >= req.Seq || o.UID == req.UID || o.Notification.Spec.Notifier != req.Notifier {

@@ -43,3 +43,10 @@ func mutantAnyLabel(want, labels map[string]string) bool {
 	}
 	return false
 }
+
+// mutantTargetsLaterNow is TargetsLater from the pod's current labels, not those it was created
+// with: the mutant later_pods_redecided decides a pod again at every scan.
+func mutantTargetsLaterNow(o *Object, pod PodInfo) bool {
+	pod.CreationLabels = pod.Labels
+	return TargetsLater(o, pod)
+}

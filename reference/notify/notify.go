@@ -121,10 +121,13 @@ func (s *Store) lock() (func(), error) {
 
 // PodInfo is what target selection needs to know about a pod.
 type PodInfo struct {
-	Name      string
-	UID       string
-	Labels    map[string]string
-	CreatedAt time.Time
+	Name   string
+	UID    string
+	Labels map[string]string
+	// CreationLabels are its labels as it was created, which an AllPods Notification decides a
+	// pod created after it from (NOTIF-002), whatever an update changed since.
+	CreationLabels map[string]string
+	CreatedAt      time.Time
 	// Terminal is set once the pod has finished.
 	Terminal bool
 }
@@ -156,7 +159,7 @@ func ReadPod(pods *store.Store, name string) (*PodInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	pi := &PodInfo{Name: name, Labels: st.Pod.Metadata.Labels, CreatedAt: st.CreatedAt}
+	pi := &PodInfo{Name: name, Labels: st.Pod.Metadata.Labels, CreationLabels: st.LabelsAtCreation(), CreatedAt: st.CreatedAt}
 	if st.Pod.Status != nil {
 		pi.UID = st.Pod.Status.UID
 		pi.Terminal = st.Pod.Status.FinishedAt != nil
@@ -500,10 +503,11 @@ func SelectorMatches(sel *v1alpha1.LabelSelector, labels map[string]string) bool
 }
 
 // TargetsLater reports whether an AllPods Notification targets a pod created after it
-// (NOTIF-004): the pod is decided at its own creation, from its name and labels then.
+// (NOTIF-004): the pod is decided at its own creation, from its name and labels then
+// (CreationLabels, NOTIF-002), not from labels an update gave it later.
 func TargetsLater(o *Object, pod PodInfo) bool {
 	return o.Notification.Spec.TargetPolicy == v1alpha1.AllPods && pod.CreatedAt.After(o.CreatedAt) &&
-		Matches(&o.Notification.Spec, pod.Name, pod.Labels)
+		Matches(&o.Notification.Spec, pod.Name, pod.CreationLabels)
 }
 
 // countPhase adds d to the status counter of phase p.

@@ -261,11 +261,14 @@ func (f *fanOut) scanNewPods() error {
 		if f.decided[p.UID] || p.UID == "" {
 			continue
 		}
-		if mutant.LaterPodsRedecided && !TargetsLater(f.obj, p) {
-			continue // not decided: looked at again at the next scan, with the pod's labels then
+		later := TargetsLater(f.obj, p)
+		if mutant.LaterPodsRedecided {
+			if later = mutantTargetsLaterNow(f.obj, p); !later {
+				continue // not decided: looked at again at the next scan, with the pod's labels then
+			}
 		}
 		f.decided[p.UID] = true
-		if !TargetsLater(f.obj, p) {
+		if !later {
 			continue
 		}
 		if mutant.AllPodsSkipsLaterPods {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	mrand "math/rand"
 	"os"
 	"path/filepath"
@@ -274,6 +275,10 @@ type State struct {
 	Exits []ExitRecord `json:"exits,omitempty"`
 	// PolicyDecider is the main container whose terminal exit fired the exit policy.
 	PolicyDecider string `json:"policyDecider,omitempty"`
+	// CreationLabels are the pod's labels as it was created (never changed by an update): an
+	// AllPods Notification decides a pod created after it from them (NOTIF-002). Nil in a state
+	// written before the field existed; LabelsAtCreation then falls back to the current labels.
+	CreationLabels map[string]string `json:"creationLabels"`
 	// Images maps container names to the image references resolved at creation.
 	Images map[string]string `json:"images,omitempty"`
 	// Sandbox holds whatever the sandbox layer needs to find or tear down the sandbox.
@@ -290,6 +295,15 @@ type State struct {
 	// between the two writes leaves them here, and the next one appends those the file lacks
 	// (EventLog.Recover). Those the file already holds are left over from the last write.
 	UnwrittenEvents []runtimev1.Event `json:"unwrittenEvents,omitempty"`
+}
+
+// LabelsAtCreation returns the pod's labels as it was created: CreationLabels, or the current
+// labels for a state written before that field existed.
+func (st *State) LabelsAtCreation() map[string]string {
+	if st.CreationLabels != nil {
+		return st.CreationLabels
+	}
+	return st.Pod.Metadata.Labels
 }
 
 // CreateOptions are the settings of a pod that are not in its manifest.
@@ -504,7 +518,11 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	now := time.Now().UTC()
 	pod.Metadata.Generation = 1
 	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
-	st := &State{Pod: *pod, CreatedAt: now, Images: images, Creator: SupervisorInfo{PID: me, StartTime: ProcessStartTime(me)}}
+	st := &State{Pod: *pod, CreatedAt: now, Images: images, Creator: SupervisorInfo{PID: me, StartTime: ProcessStartTime(me)},
+		CreationLabels: maps.Clone(pod.Metadata.Labels)}
+	if st.CreationLabels == nil {
+		st.CreationLabels = map[string]string{}
+	}
 	if opts != nil {
 		st.CreateParallelism = opts.CreateParallelism
 	}

@@ -168,6 +168,7 @@ func (s *suite) registerNotifiers() {
 	s.registerNotifierInstanceEnds()
 	s.registerNotifierOrder()
 	s.registerNotifierDeletedWhileWaiting()
+	s.registerNotifierEarlierDeleted()
 	s.registerNotifierTerminating()
 	s.registerNotificationParallelism()
 	s.registerNotificationOrder()
@@ -604,6 +605,24 @@ func (s *suite) registerNotifierOrder() {
 	})
 }
 
+// lingerTwice waits until app is Started, creates a Notification of linger (20 s) to it under
+// key first and, once its handler runs, a second one under key second, whose delivery must wait
+// for the first (HB-017).
+func lingerTwice(ctx context.Context, f *fw.Framework, p *fw.Pod, seen *ntfSeen, first, second string) error {
+	if err := p.WaitContainersStarted(ctx, "app"); err != nil {
+		return err
+	}
+	if err := seen.notifyPod(ctx, f, first, p, "linger"); err != nil {
+		return err
+	}
+	if _, err := p.WaitFor(ctx, "the first linger handler", p.PodTimeout(), func(tl *fw.Timeline) bool {
+		return handlerStarts(tl, "app", "linger") >= 1
+	}); err != nil {
+		return err
+	}
+	return seen.notifyPod(ctx, f, second, p, "linger")
+}
+
 // registerNotifierDeletedWhileWaiting: two Notifications of linger (20 s) to one container; the
 // second one's delivery must wait for the first one's (HB-017), and the second Notification is
 // deleted while it waits. Once the first delivery ended, the second must never start
@@ -617,18 +636,7 @@ func (s *suite) registerNotifierDeletedWhileWaiting() {
 		Pod:     ntfTarget("delwait", nil),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			f := s.f
-			if err := p.WaitContainersStarted(ctx, "app"); err != nil {
-				return err
-			}
-			if err := seen.notifyPod(ctx, f, "first", p, "linger"); err != nil {
-				return err
-			}
-			if _, err := p.WaitFor(ctx, "the first linger handler", p.PodTimeout(), func(tl *fw.Timeline) bool {
-				return handlerStarts(tl, "app", "linger") >= 1
-			}); err != nil {
-				return err
-			}
-			if err := seen.notifyPod(ctx, f, "queued", p, "linger"); err != nil {
+			if err := lingerTwice(ctx, f, p, seen, "first", "queued"); err != nil {
 				return err
 			}
 			// Give the runtime the moment it needs to take the second Notification's turn (its
@@ -670,6 +678,52 @@ func (s *suite) registerNotifierDeletedWhileWaiting() {
 				seen.when["queued-removed"].Format(time.StampMilli), fin.Time.Format(time.StampMilli), tl)
 			Expect(tl.NeverHappened("a delivery of the deleted Notification", notifierRun(runtimev1.EventNotifierStarted, "", seen.names["queued"]))).To(Succeed())
 			Expect(handlerStarts(tl, "app", "linger")).To(Equal(1), "only the first Notification's linger handler runs, not the deleted one's\n%s\n%s", seen.views["queued-waiting"], tl)
+		})
+	})
+}
+
+// registerNotifierEarlierDeleted: two Notifications of linger (20 s) to one container; the first
+// is deleted while its delivery runs. That delivery goes on (NOTIF-019), so the second one's must
+// still wait for it to end (HB-017): a runtime that orders deliveries by the Notifications that
+// exist lets the second overlap it.
+func (s *suite) registerNotifierEarlierDeleted() {
+	seen := newNtfSeen()
+	sc := &fw.Scenario{
+		Short:   "ntf-delfirst",
+		Profile: spec.ProfileNotifier,
+		Pod:     ntfTarget("delfirst", nil),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			f := s.f
+			if err := lingerTwice(ctx, f, p, seen, "first", "next"); err != nil {
+				return err
+			}
+			if err := f.RemoveNotification(ctx, seen.names["first"]); err != nil {
+				return err
+			}
+			seen.when["first-removed"] = time.Now()
+			if err := seen.final(ctx, f, "next"); err != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("A Notification deleted while its delivery runs, with a later one of the same notifier", sc, func(get func() *fw.Outcome) {
+		It("still comes first: the later delivery starts only once the deleted one's has ended", req(spec.HB017), func() {
+			tl := get().Timeline
+			first, next := seen.names["first"], seen.names["next"]
+			fin, ok := tl.First(notifierRun(runtimev1.EventNotifierFinished, "app", first))
+			Expect(ok).To(BeTrue(), "the deleted Notification's delivery finished\n%s", tl)
+			Expect(fin.Time.After(seen.when["first-removed"])).To(BeTrue(), "the premise: the first Notification was deleted (%s) while its delivery ran (finished %s)\n%s",
+				seen.when["first-removed"].Format(time.StampMilli), fin.Time.Format(time.StampMilli), tl)
+			Expect(tl.Before(next+" starts after the deleted "+first+" ended", notifierRun(runtimev1.EventNotifierFinished, "app", first), notifierRun(runtimev1.EventNotifierStarted, "app", next))).To(Succeed())
+			var seq []string
+			for _, e := range tl.All(func(e fw.Entry) bool {
+				return handlerEv("app", "linger", probe.TypeHandlerStart)(e) || handlerEv("app", "linger", probe.TypeHandlerEnd)(e)
+			}) {
+				seq = append(seq, e.Probe.Type)
+			}
+			Expect(seq).To(Equal([]string{probe.TypeHandlerStart, probe.TypeHandlerEnd, probe.TypeHandlerStart, probe.TypeHandlerEnd}),
+				"the two linger handlers in app never overlap\n%s", tl)
 		})
 	})
 }

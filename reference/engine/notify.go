@@ -325,6 +325,13 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		if err != nil {
 			e.logf("notification %s: %v", d.req.Name, err)
 		}
+		if !wait && n.runningEarlier(&d.req, s.name) {
+			if mutant.DeletedEarlierNotAwaited {
+				e.mutantNote("a delivery does not wait for a deleted Notification's running delivery")
+			} else {
+				wait = true
+			}
+		}
 		if wait && mutant.EarlierDeliveryIgnored {
 			e.mutantNote("a delivery does not wait for an earlier Notification's")
 			wait = false
@@ -603,6 +610,31 @@ func (e *Engine) earlierDelivery(req *notify.DeliverRequest, container string) (
 		}
 	}
 	return false, nil
+}
+
+// runningEarlier reports whether this supervisor runs a delivery of an earlier Notification of
+// the same notifier to the container. earlierDelivery reads the Notifications that exist; one
+// deleted while its delivery runs goes on (NOTIF-019) and still comes first (HB-017).
+func (n *Notifier) runningEarlier(req *notify.DeliverRequest, container string) bool {
+	n.mu.Lock()
+	ds := make([]*delivering, 0, len(n.byUID))
+	for _, d := range n.byUID {
+		if d.req.UID != req.UID && d.req.Seq < req.Seq && d.req.Notifier == req.Notifier {
+			ds = append(ds, d)
+		}
+	}
+	n.mu.Unlock()
+	for _, d := range ds {
+		d.mu.Lock()
+		for _, cd := range d.rec.Containers {
+			if cd.Name == container && cd.Phase == v1alpha1.NotificationRunning {
+				d.mu.Unlock()
+				return true
+			}
+		}
+		d.mu.Unlock()
+	}
+	return false
 }
 
 func (d *delivering) snapshot() *v1alpha1.PodNotificationRecord {

@@ -137,6 +137,7 @@ var switches = map[string]bool{
 	"DependencyFailedNotPropagated":  DependencyFailedNotPropagated,
 	"TimedOutProbeSucceeds":          TimedOutProbeSucceeds,
 	"GCRemovesRunning":               GCRemovesRunning,
+	"DeletedEarlierNotAwaited":       DeletedEarlierNotAwaited,
 	"EmptyDirNotEmpty":               EmptyDirNotEmpty,
 	"EmptyDirClearedOnRestart":       EmptyDirClearedOnRestart,
 	"HostPathChmod":                  HostPathChmod,

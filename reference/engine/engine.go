@@ -458,7 +458,11 @@ func (e *Engine) persistLocked(evs []*runtimev1.Event) {
 	pending, err := e.events.Pending(evs...)
 	if err == nil {
 		e.st.UnwrittenEvents = pending
-		err = e.pod.WriteState(e.st)
+		if mutant.DeferStatusUnpersisted {
+			err = e.pod.WriteState(e.mutantWithoutDefers(e.st))
+		} else {
+			err = e.pod.WriteState(e.st)
+		}
 	}
 	if err == nil {
 		err = e.events.Append(evs...)

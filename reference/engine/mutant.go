@@ -543,3 +543,24 @@ func (e *Engine) mutantCancelOnDeletion(ctx context.Context, req *notify.Deliver
 // mutantPodActions is held around every notifier action in the mutant deliveries_serial_per_pod:
 // one supervisor runs one pod, so the deliveries to its containers run one at a time.
 var mutantPodActions sync.Mutex
+
+// mutantWithoutDefers is the state the mutant defer_status_unpersisted writes: until the pod has
+// finished, without the defer containers' statuses and records (an adopting supervisor rebuilds
+// them as at creation: waiting, never run).
+func (e *Engine) mutantWithoutDefers(st *store.State) *store.State {
+	if st.Pod.Status == nil || st.Pod.Status.FinishedAt != nil || len(st.Pod.Spec.DeferContainers) == 0 {
+		return st
+	}
+	c := *st
+	status := *st.Pod.Status
+	status.DeferContainerStatuses = nil
+	c.Pod.Status = &status
+	c.Containers = map[string]*store.Instance{}
+	for name, r := range st.Containers {
+		c.Containers[name] = r
+	}
+	for _, d := range st.Pod.Spec.DeferContainers {
+		delete(c.Containers, d.Name)
+	}
+	return &c
+}

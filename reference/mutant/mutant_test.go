@@ -138,6 +138,7 @@ var switches = map[string]bool{
 	"TimedOutProbeSucceeds":          TimedOutProbeSucceeds,
 	"GCRemovesRunning":               GCRemovesRunning,
 	"DeletedEarlierNotAwaited":       DeletedEarlierNotAwaited,
+	"DeferStatusUnpersisted":         DeferStatusUnpersisted,
 	"EmptyDirNotEmpty":               EmptyDirNotEmpty,
 	"EmptyDirClearedOnRestart":       EmptyDirClearedOnRestart,
 	"HostPathChmod":                  HostPathChmod,

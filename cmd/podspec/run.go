@@ -246,6 +246,9 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 	if err != nil {
 		return nil, err
 	}
+	if mutant.UnsetRestartPolicyOnFailure && mutantRestartPolicyUnset(data) {
+		r.Pod.Spec.RestartPolicy = v1alpha1.RestartPolicyOnFailure // the mutant: the wrong default
+	}
 	return r.Pod, nil
 }
 

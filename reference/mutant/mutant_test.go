@@ -139,6 +139,7 @@ var switches = map[string]bool{
 	"GCRemovesRunning":               GCRemovesRunning,
 	"DeletedEarlierNotAwaited":       DeletedEarlierNotAwaited,
 	"DeferStatusUnpersisted":         DeferStatusUnpersisted,
+	"UnsetRestartPolicyOnFailure":    UnsetRestartPolicyOnFailure,
 	"EmptyDirNotEmpty":               EmptyDirNotEmpty,
 	"EmptyDirClearedOnRestart":       EmptyDirClearedOnRestart,
 	"HostPathChmod":                  HostPathChmod,

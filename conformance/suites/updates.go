@@ -180,6 +180,51 @@ func (s *suite) registerUpdates() {
 	s.registerDeadlineUpdates()
 	s.registerGraceUpdate()
 	s.registerUpdateThenStop()
+	s.registerFirstGeneration()
+}
+
+// registerFirstGeneration: one labels-only update of a running pod. metadata.generation is not
+// in the contract's status, so the generation a pod was created at (ID-008) shows in its first
+// accepted update's: one more. The Drive waits (bounded) for any UpdateApplied, not for
+// generation 2, so that the spec, not the scenario, judges the number.
+func (s *suite) registerFirstGeneration() {
+	pod := func() *fw.PodBuilder { return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.Loop()) }
+	sc := &fw.Scenario{
+		Short:   "update-first-gen",
+		Profile: spec.ProfileUpdate,
+		Pod:     pod(),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "app running", p.PodTimeout(), fw.StartRecorded("app")); err != nil {
+				return err
+			}
+			_, res, err := p.Update(ctx, pod().Labels(map[string]string{"updated": "yes"}))
+			if err == nil && res.ExitCode != runtimev1.ExitOK {
+				err = &fw.CommandError{Result: res}
+			}
+			if err != nil {
+				return err
+			}
+			// A labels-only update takes effect at once. A runtime that created the pod at
+			// generation 0 may count it as applied already (observedGeneration 1) and record no
+			// UpdateApplied: a bounded wait, then the spec judges.
+			if _, err := p.WaitFor(ctx, "the update's UpdateApplied", p.PodTimeout()/4, func(tl *fw.Timeline) bool {
+				_, ok := tl.First(fw.RuntimeEv(runtimev1.EventUpdateApplied, ""))
+				return ok
+			}); err != nil && ctx.Err() != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("The first update of a pod", sc, func(get func() *fw.Outcome) {
+		It("is generation 2: the pod was created at generation 1", req(spec.ID008), func() {
+			tl := get().Timeline
+			applied := tl.All(fw.RuntimeEv(runtimev1.EventUpdateApplied, ""))
+			Expect(applied).To(HaveLen(1), "one accepted update, one UpdateApplied (of generation 2)\n%s", tl)
+			Expect(applied[0].Runtime.Generation).To(BeEquivalentTo(2), "the generation of the first accepted update, one more than the pod's generation at creation\n%s", tl)
+			Expect(get().Final.ObservedGeneration).To(BeEquivalentTo(2), "%s", get().Final)
+		})
+	})
 }
 
 // liveBackoff is the restart back-off of the live-update pod: long, so that a replacement that

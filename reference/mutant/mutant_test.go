@@ -140,6 +140,7 @@ var switches = map[string]bool{
 	"DeletedEarlierNotAwaited":       DeletedEarlierNotAwaited,
 	"DeferStatusUnpersisted":         DeferStatusUnpersisted,
 	"UnsetRestartPolicyOnFailure":    UnsetRestartPolicyOnFailure,
+	"CreatedAtGenerationZero":        CreatedAtGenerationZero,
 	"EmptyDirNotEmpty":               EmptyDirNotEmpty,
 	"EmptyDirClearedOnRestart":       EmptyDirClearedOnRestart,
 	"HostPathChmod":                  HostPathChmod,

@@ -517,6 +517,9 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	}
 	now := time.Now().UTC()
 	pod.Metadata.Generation = 1
+	if mutant.CreatedAtGenerationZero {
+		pod.Metadata.Generation = 0 // the mutant: its first update is generation 1
+	}
 	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
 	st := &State{Pod: *pod, CreatedAt: now, Images: images, Creator: SupervisorInfo{PID: me, StartTime: ProcessStartTime(me)},
 		CreationLabels: maps.Clone(pod.Metadata.Labels)}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -67,7 +68,9 @@ func updApply(tp *testPod, p *v1alpha1.Pod, images map[string]string) int64 {
 	return gen
 }
 
-// updObserved waits until status.observedGeneration reaches gen.
+// updObserved waits until status.observedGeneration reaches gen and the UpdateApplied that
+// records it is in the events file: the engine writes the state before it appends the events
+// that describe it, so a test that read the events right after seeing the state could miss it.
 func updObserved(tp *testPod, gen int64) *store.State {
 	tp.t.Helper()
 	deadline := time.Now().Add(120 * time.Second)
@@ -76,7 +79,7 @@ func updObserved(tp *testPod, gen int64) *store.State {
 		if err != nil {
 			tp.t.Fatal(err)
 		}
-		if st.Pod.Status.ObservedGeneration >= gen {
+		if st.Pod.Status.ObservedGeneration >= gen && slices.ContainsFunc(tp.all(runtimev1.EventUpdateApplied, ""), func(ev runtimev1.Event) bool { return ev.Generation >= gen }) {
 			return st
 		}
 		if time.Now().After(deadline) {

@@ -11,7 +11,10 @@
 #
 # Environment: MUTANT_JOBS (conformance runs at once, default 3), MUTANT_SLOW_FACTOR (passed to
 # --slow-factor, default 1), MUTANT_SAMPLE=N (only N mutants, rotating with the commit),
-# MUTANT_KEEP=1 keeps the work directory (reports, logs).
+# MUTANT_KEEP=1 keeps the work directory (reports, logs), MUTANT_TIMEOUT (the suite timeout of a
+# mutant's run, default 10m) and MUTANT_NORMAL_TIMEOUT (of the normal build's run, default 60m:
+# for the whole set its filter selects nearly the whole suite, which took more than 10 minutes
+# on a loaded machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
@@ -104,7 +107,7 @@ run() {
   mkdir -p "$dir/root" "$dir/wd"
   local args=(run --runtime "$rt --root $dir/root" --oci-root "$dir/root/runc"
     --probe "$bin/podspec-probe" --slow-factor "$SLOW" --work-dir "$dir/wd" --out "$dir/out"
-    --label-filter "$filter" --timeout 10m)
+    --label-filter "$filter" --timeout "${RUN_TIMEOUT:-${MUTANT_TIMEOUT:-10m}}")
   [ -z "$focus" ] || args+=(--focus "$focus")
   [ -z "$level" ] || args+=(--compliance-level "$level")
   local t0 rc=0
@@ -125,7 +128,7 @@ for m in "${MUTANTS[@]}"; do
   [ "$level" != should ] || union_level=should
 done
 echo "=== conformance runs, $JOBS at a time: the normal build ($union), then ${#MUTANTS[@]} mutants"
-run normal "$bin/podspec" "$union" "" "$union_level" &
+RUN_TIMEOUT="${MUTANT_NORMAL_TIMEOUT:-60m}" run normal "$bin/podspec" "$union" "" "$union_level" &
 running=1
 for m in "${MUTANTS[@]}"; do
   IFS=';' read -r name filter focus reqs match level <<<"$m"

@@ -188,7 +188,9 @@ func (s *suite) registerUpdates() {
 // accepted update's: one more. The Drive waits (bounded) for any UpdateApplied, not for
 // generation 2, so that the spec, not the scenario, judges the number.
 func (s *suite) registerFirstGeneration() {
-	pod := func() *fw.PodBuilder { return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.Loop()) }
+	pod := func() *fw.PodBuilder {
+		return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("app", fw.Loop())
+	}
 	sc := &fw.Scenario{
 		Short:   "update-first-gen",
 		Profile: spec.ProfileUpdate,

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"syscall"
@@ -555,10 +556,7 @@ func (e *Engine) mutantWithoutDefers(st *store.State) *store.State {
 	status := *st.Pod.Status
 	status.DeferContainerStatuses = nil
 	c.Pod.Status = &status
-	c.Containers = map[string]*store.Instance{}
-	for name, r := range st.Containers {
-		c.Containers[name] = r
-	}
+	c.Containers = maps.Clone(st.Containers)
 	for _, d := range st.Pod.Spec.DeferContainers {
 		delete(c.Containers, d.Name)
 	}

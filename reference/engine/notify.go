@@ -365,11 +365,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		}
 		e.mutantNote("the action runs although its Running delivery was not persisted (a deleted Notification)")
 	}
-	e.mu.Lock()
-	ev := e.instEvent(runtimev1.EventNotifierStarted, s, inst, "", "")
-	ev.Notifier, ev.Notification = nf.Name, d.req.Name
-	e.commitLocked(ev)
-	e.mu.Unlock()
+	e.notifierStarted(s, inst, nf, d.req.Name)
 
 	actx := ctx
 	if mutant.DeletionInterruptsDelivery {
@@ -383,11 +379,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 	phase, reason, msg, code := e.runAction(actx, s, inst, nf)
 	if mutant.FailedDeliveryRepeated && reason == v1alpha1.ReasonHandlerFailed && nf.Action.Exec != nil {
 		e.mutantNote("a failed delivery runs once more in the same instance")
-		e.mu.Lock()
-		ev := e.instEvent(runtimev1.EventNotifierStarted, s, inst, "", "")
-		ev.Notifier, ev.Notification = nf.Name, d.req.Name
-		e.commitLocked(ev)
-		e.mu.Unlock()
+		e.notifierStarted(s, inst, nf, d.req.Name)
 		phase, reason, msg, code = e.runAction(actx, s, inst, nf)
 	}
 	if mutant.DeliveriesSerialPerPod {
@@ -403,11 +395,20 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		result = ResultFailed
 	}
 	e.mu.Lock()
-	ev = e.instEvent(runtimev1.EventNotifierFinished, s, inst, reason, msg)
+	ev := e.instEvent(runtimev1.EventNotifierFinished, s, inst, reason, msg)
 	ev.Notifier, ev.Notification, ev.Result, ev.ExitCode = nf.Name, d.req.Name, result, code
 	e.commitLocked(ev)
 	e.mu.Unlock()
 	e.finishDelivery(d, idx, phase, reason, msg, code)
+}
+
+// notifierStarted records NotifierStarted of the Notification named notification in the instance.
+func (e *Engine) notifierStarted(s *slot, inst *instance, nf *v1alpha1.Notifier, notification string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ev := e.instEvent(runtimev1.EventNotifierStarted, s, inst, "", "")
+	ev.Notifier, ev.Notification = nf.Name, notification
+	e.commitLocked(ev)
 }
 
 // endedWait is how long to wait for an instance's end seen under an action in a stopping pod

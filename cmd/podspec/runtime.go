@@ -108,6 +108,10 @@ func (f *rtFlags) podMaybeUnreadable(name string) (*store.Pod, func(), error) {
 		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
 	}
 	l, err := p.ReadLock()
+	if errors.Is(err, store.ErrNotFound) {
+		// removed since s.Pod found it (GC-005, GC-007)
+		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
+	}
 	if err != nil {
 		return nil, nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}

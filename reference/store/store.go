@@ -175,12 +175,41 @@ func (p *Pod) LogPath(container string, n int32) string {
 	return p.Path(LogsDir, container, fmt.Sprintf("%d.log", n))
 }
 
+// removingPrefix starts the name a pod directory is renamed to when it is removed (Remove);
+// no verb lists it, and a leftover of a removal cut short is deleted by the next CreatePod.
+const removingPrefix = ".removing-"
+
+// RemoveHook, when set (by tests), is called by Remove with the directory's new name once the
+// pod directory is renamed away and before it is deleted: a test injects there a reader that
+// arrives in the middle of a removal.
+var RemoveHook func(removing string)
+
 // Remove deletes the pod directory. Callers hold the exclusive reader lock.
+//
+// It first renames the directory away, in one step, and only then deletes it: a reader that
+// arrives during the removal finds no pod (its ReadLock is ErrNotFound), where deleting in
+// place let it create pod.lock again in the half-deleted directory, take a lock no remover
+// held, read what was left and make the final rmdir fail (GC-005).
 func (p *Pod) Remove() error {
-	if err := os.RemoveAll(p.Dir); err != nil {
+	parent := filepath.Dir(p.Dir)
+	removing := filepath.Join(parent, fmt.Sprintf("%s%d-%d-%s", removingPrefix, os.Getpid(), time.Now().UnixNano(), p.Name))
+	if err := os.Rename(p.Dir, removing); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // removed already
+		}
 		return fmt.Errorf("remove pod %s: %w", p.Name, err)
 	}
-	return atomicfile.SyncDir(filepath.Dir(p.Dir))
+	if RemoveHook != nil {
+		RemoveHook(removing)
+	}
+	if err := atomicfile.SyncDir(parent); err != nil {
+		return fmt.Errorf("remove pod %s: %w", p.Name, err)
+	}
+	if err := os.RemoveAll(removing); err != nil {
+		// The pod is gone for every verb; what is left is deleted by the next CreatePod.
+		return fmt.Errorf("remove pod %s: %w", p.Name, err)
+	}
+	return nil
 }
 
 // Identity is what can be told of a pod without its state: its UID and creation time, from
@@ -371,25 +400,48 @@ func (l *Lock) Unlock() {
 	}
 }
 
+// lockFile takes a flock on path, creating the file if its directory exists. A lock is only
+// returned on the file that is at path once it is held: a remover renames the pod directory
+// away while it holds the lock, so a waiter that opened the file before gets, once the remover
+// is done, a lock on a file no longer at path, which guards nothing. Such a lock is dropped and
+// path opened again: ErrNotFound when the directory is gone, a lock on the new file when a pod
+// of the same name was created meanwhile.
 func lockFile(path string, how int) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
 	for {
-		err = unix.Flock(int(f.Fd()), how)
-		if err != unix.EINTR {
-			break
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("lock %s: %w", path, ErrNotFound)
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-	}
-	if err != nil {
+		for {
+			err = unix.Flock(int(f.Fd()), how)
+			if err != unix.EINTR {
+				break
+			}
+		}
+		if err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, fmt.Errorf("lock %s: %w", path, ErrBusy)
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		held, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		now, err := os.Stat(path)
+		if err == nil && os.SameFile(held, now) {
+			return &Lock{f: f}, nil
+		}
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("lock %s: %w", path, ErrBusy)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return &Lock{f: f}, nil
 }
 
 // ReadLock takes the shared reader lock: while any reader holds it, gc and rm leave the pod alone.
@@ -602,17 +654,22 @@ func (s *Store) removeHalfMade(dir string) bool {
 	if _, err := os.Lstat(filepath.Join(dir, StateFile)); err == nil {
 		return false
 	}
-	return os.RemoveAll(dir) == nil
+	return p.Remove() == nil
 }
 
 // sweepCreating removes the directories of pods being created by processes that have ended
-// (a command killed while it created a pod).
+// (a command killed while it created a pod) and those of removals cut short.
 func (s *Store) sweepCreating() {
 	ents, err := os.ReadDir(filepath.Join(s.Root, "pods"))
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), removingPrefix) {
+			// A removal cut short (Remove renamed the pod away first): nobody uses it.
+			os.RemoveAll(filepath.Join(s.Root, "pods", e.Name()))
+			continue
+		}
 		rest, ok := strings.CutPrefix(e.Name(), creatingPrefix)
 		if !ok {
 			continue

@@ -1,17 +1,24 @@
 package suites
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/spec"
 )
 
@@ -92,7 +99,85 @@ func (s *suite) registerImages() {
 			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
 			Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from a corrupted image")
 		})
+		// The layer above is gzip: a runtime that skipped the digest check would still fail to
+		// decompress it. This layer is an uncompressed tar whose altered byte is file content, so
+		// the blob still reads as a valid tar and only a digest check can tell.
+		It("verifies the digest of an uncompressed layer whose altered content still reads as a tar", req(spec.IMG007), func(ctx SpecContext) {
+			dir := filepath.Join(s.f.Config().WorkDir, "image-altered-tar")
+			_, err := fw.BuildProbeImage(ctx, dir, s.f.Config().ProbeBinary, "")
+			Expect(err).NotTo(HaveOccurred())
+			ref, err := fw.AddRawLayer(dir, fw.ProbeImageTag, "altered", []fw.RawEntry{{Name: "img007", Type: tar.TypeReg, Content: alteredLayerContent}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(alterUncompressedLayer(ctx, ref, alteredLayerContent)).To(Succeed())
+			p, err := s.f.Submit(ctx, "image-altered-tar", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
+				p.Spec.Containers[0].Image = ref
+			}))
+			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.Created()).To(BeFalse(), "a layer whose content no longer matches its digest must be refused, although it still reads as a valid tar\n%s", p.RunResult)
+			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
+			Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from an altered image")
+		})
 	})
+}
+
+// alteredLayerContent is the file content of the uncompressed layer the IMG-007 spec alters.
+const alteredLayerContent = "img-007: this content was altered after its layer's digest was taken"
+
+// alterUncompressedLayer changes one byte of content, the data of a regular file in the top
+// layer of image ref, an uncompressed tar, keeping the blob's size. It fails unless the altered
+// blob still reads as a tar holding the altered content (so only a digest check can refuse it)
+// and the layout, read with ocilayout, is then refused for a digest mismatch.
+func alterUncompressedLayer(ctx context.Context, ref, content string) error {
+	r, err := ocilayout.ParseReference(ref, "")
+	if err != nil {
+		return err
+	}
+	img, err := ocilayout.Resolve(ctx, r, nil)
+	if err != nil {
+		return fmt.Errorf("the layout before it was altered: %w", err)
+	}
+	top := img.Manifest.Layers[len(img.Manifest.Layers)-1]
+	if top.MediaType != ocispec.MediaTypeImageLayer {
+		return fmt.Errorf("the top layer is %s, not an uncompressed tar", top.MediaType)
+	}
+	path := filepath.Join(r.Path, ocispec.ImageBlobsDir, top.Digest.Algorithm().String(), top.Digest.Encoded())
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if n := bytes.Count(data, []byte(content)); n != 1 {
+		return fmt.Errorf("the layer holds the content %d times, want once", n)
+	}
+	i := bytes.Index(data, []byte(content))
+	data[i] ^= 0x20 // a letter of the content, in the other case: the tar header is untouched
+	altered := string(data[i : i+len(content)])
+	tr := tar.NewReader(bytes.NewReader(data))
+	found := false
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("the altered layer is no longer a valid tar: %w", err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return fmt.Errorf("the altered layer is no longer a valid tar: entry %s: %w", hdr.Name, err)
+		}
+		found = found || string(b) == altered
+	}
+	if !found {
+		return fmt.Errorf("the altered layer has no file holding %q", altered)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return err
+	}
+	if _, err := ocilayout.Resolve(ctx, r, nil); !errors.Is(err, ocilayout.ErrDigestMismatch) {
+		return fmt.Errorf("the altered layout should fail its digest check, got %v", err)
+	}
+	return nil
 }
 
 // buildSecondTag adds a second image (another tag) to a layout.

@@ -35,7 +35,11 @@ func (s *Store) Resolve(ctx context.Context, ref ocilayout.Reference) (*ocilayou
 	if mutant.UntaggedTakesFirst && ref.Tag == "" && ref.Digest == "" {
 		ref = mutantFirstImage(ref) // the mutant: the first of several
 	}
-	return ocilayout.Resolve(ctx, ref, s.unpacked)
+	skipLayers := s.unpacked
+	if mutant.LayerDigestUnchecked {
+		skipLayers = mutantLayersUnchecked // the mutant: no layer blob is hashed
+	}
+	return ocilayout.Resolve(ctx, ref, skipLayers)
 }
 
 // unpacked reports whether the store holds the unpacked root filesystem of a manifest digest.

@@ -221,6 +221,7 @@ var switches = map[string]bool{
 	"AllPodsSkipsLaterPods":          AllPodsSkipsLaterPods,
 	"DeletedNotificationDelivered":   DeletedNotificationDelivered,
 	"LaterPodsRedecided":             LaterPodsRedecided,
+	"LayerDigestUnchecked":           LayerDigestUnchecked,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

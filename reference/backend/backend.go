@@ -507,8 +507,10 @@ func readCounter(path, key string) (uint64, bool) {
 
 // DeleteInstance removes the OCI container (killing it if needed), its cgroup and its bundle.
 func (b *Backend) DeleteInstance(ctx context.Context, id string, pod *engine.PodInfo) error {
-	// A held instance is abandoned first: its hook fails and the runtime destroys it.
+	// A held instance is abandoned first: its hook fails and the runtime destroys it. So is
+	// one a lost supervisor held (endOrphanedHold), which would hold up the delete.
 	b.release(id, false)
+	endOrphanedHold(b.bundleDir(pod, id))
 	var errs []error
 	if err := b.Runtime.Delete(ctx, id, true); err != nil && !errors.Is(err, oci.ErrNotFound) {
 		errs = append(errs, err)
@@ -569,6 +571,12 @@ func killCgroup(cg string) {
 // cgroups; the directory itself is removed by the caller (store.Pod.Remove).
 func (b *Backend) RemovePod(ctx context.Context, pod *engine.PodInfo, sandbox json.RawMessage) error {
 	var errs []error
+	// Holds a lost supervisor left (endOrphanedHold) first, or their containers' deletes wait.
+	if ents, err := os.ReadDir(filepath.Join(pod.Dir, store.InstancesDir)); err == nil {
+		for _, e := range ents {
+			endOrphanedHold(filepath.Join(pod.Dir, store.InstancesDir, e.Name()))
+		}
+	}
 	list, err := b.PodContainers(ctx, pod)
 	if err != nil {
 		errs = append(errs, err)

@@ -2,10 +2,12 @@ package backend
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,7 +56,7 @@ const heldHookTimeout = 120
 // exported for bench/runtime, whose floor runs the same hold without the rest of podspec.
 func HeldHook(dir string) specs.Hook {
 	timeout := heldHookTimeout
-	return specs.Hook{Path: "/bin/sh", Args: []string{"sh", "-c", heldHookScript, "podspec-created", dir}, Timeout: &timeout}
+	return specs.Hook{Path: "/bin/sh", Args: []string{"sh", "-c", heldHookScript, heldHookArg, dir}, Timeout: &timeout}
 }
 
 // held is an instance whose runtime invocation waits in its hook for StartInstance or
@@ -175,4 +177,81 @@ func (b *Backend) release(id string, run bool) (bool, error) {
 		return true, rerr
 	}
 	return true, nil // an abandoned run fails by design
+}
+
+// heldHookArg is the argument that names the held hook in its command line (after sh -c
+// SCRIPT), followed by the bundle directory: how endOrphanedHold finds a hook.
+const heldHookArg = "podspec-created"
+
+// orphanTimeout bounds how long endOrphanedHold waits for an orphaned runtime invocation to
+// fail once its hook is killed (runsc takes seconds to destroy a sandbox) before it kills the
+// invocation's process group.
+const orphanTimeout = 30 * time.Second
+
+// endOrphanedHold ends the hold a lost supervisor left on bundle. A supervisor that died while
+// the OCI runtime created an instance, before the hook opened StartFIFO, leaves the hook
+// blocked in that open, for there is no writer any more, until heldHookTimeout (two minutes);
+// the runtime invocation waits for the hook, and runsc's `delete --force` of the container waits
+// for the invocation. So the hook is killed, whenever it appears, until the invocation has
+// ended: the runtime then fails the run and destroys the container, whose program never ran.
+// An invocation still there after orphanTimeout is killed with its process group. A bundle
+// without StartFIFO was released (release removes the FIFOs) or never held: nothing to do.
+func endOrphanedHold(bundle string) {
+	abs, err := filepath.Abs(bundle)
+	if err != nil {
+		return
+	}
+	if _, err := os.Lstat(filepath.Join(abs, StartFIFO)); err != nil {
+		return
+	}
+	deadline := time.Now().Add(orphanTimeout)
+	for {
+		hooks, runs := holdProcesses(abs)
+		if len(hooks) == 0 && len(runs) == 0 {
+			return
+		}
+		for _, pid := range hooks {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range runs {
+				unix.Kill(-pid, unix.SIGKILL) // the invocation leads its own process group (oci: Setpgid)
+				unix.Kill(pid, unix.SIGKILL)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// holdProcesses lists the processes of a hold on the bundle directory abs: the held hooks
+// (sh -c SCRIPT podspec-created abs) and the OCI runtime invocations (run --detach … --bundle
+// abs), by their command lines in /proc. The container's own processes (runc init, runsc's
+// sandbox and gofer, which name the bundle too) are neither.
+func holdProcesses(abs string) (hooks, runs []int) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, nil
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(b, []byte(abs)) {
+			continue
+		}
+		argv := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+		if len(argv) == 5 && argv[3] == heldHookArg && argv[4] == abs {
+			hooks = append(hooks, pid)
+			continue
+		}
+		if slices.Contains(argv, "run") && slices.Contains(argv, "--detach") {
+			if i := slices.Index(argv, "--bundle"); i >= 0 && i+1 < len(argv) && argv[i+1] == abs {
+				runs = append(runs, pid)
+			}
+		}
+	}
+	return hooks, runs
 }

@@ -197,4 +197,52 @@ func (s *suite) registerDependencies() {
 			Expect(st.ExitCode).To(HaveValue(BeEquivalentTo(3)))
 		})
 	})
+
+	// job fails once, is restarted (its own restartPolicy OnFailure) and then exits 0: only that
+	// second exit is terminal (spec/terminology.md), and from it on job's condition Completed
+	// holds, whatever its first exit was. A runtime that takes the first exit for the last one
+	// never starts report.
+	retry := &fw.Scenario{
+		Short: "deps-retry",
+		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever)).
+			Main("job", fw.ExitAfter(0, ms(200)).Codes("1", "0"), fw.WithRestartPolicy(v1alpha1.RestartPolicyOnFailure)).
+			Main("report", fw.ExitAfter(0, ms(100)), fw.DependsOn("job", v1alpha1.ConditionCompleted)),
+		// The pod ends on its own once both have exited terminally, whether report ran or failed
+		// with DependencyFailed. A runtime that leaves report waiting never ends it: stop the pod
+		// after a bounded wait, so that the DEP-010 spec, not the scenario, reports that.
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "the pod's end", p.PodTimeout()/4, func(tl *fw.Timeline) bool {
+				_, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodFinished, ""))
+				return ok
+			}); err == nil || ctx.Err() != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("A Completed dependency that succeeds only after a restart", retry, func(get func() *fw.Outcome) {
+		It("holds condition Completed once the dependency's restarted instance exited 0 terminally", req(spec.DEP010), func() {
+			out := get()
+			tl := out.Timeline
+			// What job did, as its workload reports it: exit 1, then, restarted, exit 0.
+			var codes []int
+			for _, e := range tl.All(fw.ProbeEvent("job", probe.TypeExit)) {
+				if e.Probe.ExitCode != nil {
+					codes = append(codes, *e.Probe.ExitCode)
+				}
+			}
+			Expect(codes).To(Equal([]int{1, 0}), "job's workload must exit 1, then, restarted under OnFailure, 0\n%s", tl)
+			t := out.Final.Terminated("job")
+			Expect(t).NotTo(BeNil(), "job must be terminated\n%s", out.Final)
+			Expect(t.ExitCode).To(HaveValue(BeEquivalentTo(0)))
+			Expect(tl.Started("report")).To(BeTrue(), "job exited terminally with exit code 0 after a restart, so its condition Completed holds: report must start\n%s\n%s", out.Final, tl)
+		})
+		It("starts the dependent only after the dependency's terminal exit, not after its first", req(spec.HB004), func() {
+			tl := get().Timeline
+			if !tl.Started("report") {
+				return // never started, so not too early: the DEP-010 spec reports that
+			}
+			Expect(tl.ExitsBeforeStart("job", "report")).To(Succeed())
+		})
+	})
 }

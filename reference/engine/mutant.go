@@ -228,6 +228,19 @@ func (e *Engine) mutantDependenciesHoldNowLocked(s *slot) bool {
 	return true
 }
 
+// mutantFirstExitFailedLocked reports whether a dependency's first instance ended in a failure:
+// it has been restarted or waits in back-off for its restart (a container named by a Completed
+// dependency is never under Always, DEP-005, so only a failure, or an update, restarts it). The
+// mutant completed_from_first_exit takes that first exit for the dependency's final one.
+func (e *Engine) mutantFirstExitFailedLocked(dep *slot) bool {
+	st := dep.status()
+	if st.RestartCount == 0 && st.LastState.Terminated == nil {
+		return false
+	}
+	e.mutantNote("condition Completed decided by the dependency's first exit")
+	return true
+}
+
 // mutantRestartExitedLocked runs a main container that exited terminally once more, with its
 // new definition (UPD-013).
 func (e *Engine) mutantRestartExitedLocked(s *slot) {

@@ -189,6 +189,9 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 				return false, ""
 			}
 		case v1alpha1.ConditionCompleted:
+			if mutant.CompletedFromFirstExit && e.mutantFirstExitFailedLocked(dep) {
+				return false, fmt.Sprintf("dependency %s did not complete successfully", d.Name)
+			}
 			if !r.Terminal {
 				return false, ""
 			}

@@ -222,6 +222,7 @@ var switches = map[string]bool{
 	"DeletedNotificationDelivered":   DeletedNotificationDelivered,
 	"LaterPodsRedecided":             LaterPodsRedecided,
 	"LayerDigestUnchecked":           LayerDigestUnchecked,
+	"CompletedFromFirstExit":         CompletedFromFirstExit,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

@@ -82,7 +82,7 @@ const (
 	DEP008 = "DEP-008"
 	// DEP009 A runtime MUST report a container without a `readinessProbe` as `ready: true` exactly while it is Started and running.
 	DEP009 = "DEP-009"
-	// DEP010 The condition `Completed` MUST hold once the dependency has exited terminally with exit code 0.
+	// DEP010 The condition `Completed` MUST hold once the dependency has exited terminally with exit code 0, unless the runtime had killed that instance after a failed probe or `postStart` hook (a failure: HOOK-008, HOOK-009, HOOK-010).
 	DEP010 = "DEP-010"
 	// DEP011 A runtime MUST NOT make a restart of a dependent wait for its dependencies' conditions.
 	DEP011 = "DEP-011"
@@ -643,7 +643,7 @@ var requirements = [...]Requirement{
 	{ID: DEP009, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
 		Text: "A runtime MUST report a container without a `readinessProbe` as `ready: true` exactly while it is Started and running."},
 	{ID: DEP010, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
-		Text: "The condition `Completed` MUST hold once the dependency has exited terminally with exit code 0."},
+		Text: "The condition `Completed` MUST hold once the dependency has exited terminally with exit code 0, unless the runtime had killed that instance after a failed probe or `postStart` hook (a failure: HOOK-008, HOOK-009, HOOK-010)."},
 	{ID: DEP011, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
 		Text: "A runtime MUST NOT make a restart of a dependent wait for its dependencies' conditions."},
 	{ID: DEP012, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -167,4 +168,90 @@ func (s *suite) registerRestart() {
 			Expect(tl.Before("other is signalled only once the policy fired", fw.RuntimeEv(runtimev1.EventPolicyFired, ""), fw.ProbeEvent("other", probe.TypeSignal))).To(Succeed())
 		})
 	})
+
+	s.registerRestartAfterKill()
+}
+
+// registerRestartAfterKill: a restart of an instance the runtime itself ends (a failed liveness
+// probe: its stop signal, the grace period, SIGKILL) waits for that instance's exit too, not only
+// a restart after the workload's own exit (HB-008). a's first instance fails its liveness probe
+// (the marker "healthy" is missing) and takes its time to exit on SIGTERM: twice the Reaction
+// tolerance, far longer than the 0.2 s back-off plus an instance's creation, so a runtime that
+// restarts as soon as it sent the stop signal starts the second instance while the first still
+// runs. The Drive creates the marker once the first instance got its SIGTERM (the second one
+// stays healthy: its probe's first attempt comes 1 s after it started) and stops the pod once a
+// second instance started, which a correct runtime and a wrong one both reach; the It judges
+// from what each instance reported of its own start and exit.
+func (s *suite) registerRestartAfterKill() {
+	linger := func() time.Duration {
+		tol := fw.DefaultTolerances()
+		if s.f != nil {
+			tol = s.f.Tolerances()
+		}
+		return 2 * tol.Reaction.Value
+	}
+	sc := &fw.Scenario{
+		Short: "restart-killed",
+		Pod: fastBackoff(fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyAlways).Grace(30)).
+			Main("a", fw.Loop().Counted(),
+				fw.Liveness(fw.CheckMarker("healthy"), fw.ProbeTiming{InitialDelaySeconds: 1, PeriodSeconds: 1, FailureThreshold: 1})).
+			Mutate(func(p *v1alpha1.Pod) {
+				// Built when the pod is submitted, with the run's tolerances: SIGTERM makes an
+				// instance exit 0 after the linger time.
+				c := &p.Spec.Containers[0]
+				c.Command = append(c.Command, "-on", "SIGTERM=exit:"+linger().String()+":0")
+			}),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			// Bounded waits, not the pod timeout: a runtime that never kills or never restarts
+			// a still gets its pod stopped, and the spec, not the scenario, reports it.
+			if _, err := p.WaitFor(ctx, "a's first SIGTERM", p.PodTimeout()/4, func(tl *fw.Timeline) bool {
+				_, ok := tl.First(probeSignal("a", "SIGTERM"))
+				return ok
+			}); err != nil && ctx.Err() != nil {
+				return err
+			}
+			if err := p.Touch("healthy"); err != nil {
+				return err
+			}
+			if _, err := p.WaitFor(ctx, "a's second instance to start", p.PodTimeout()/4, func(tl *fw.Timeline) bool {
+				return len(workloadReports(tl, "a", probe.TypeStart)) >= 2
+			}); err != nil && ctx.Err() != nil {
+				return err
+			}
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("Restarts after a liveness kill", sc, func(get func() *fw.Outcome) {
+		It("starts the next instance only after the instance the runtime killed has exited", req(spec.HB008), func() {
+			tl := get().Timeline
+			starts := workloadReports(tl, "a", probe.TypeStart)
+			exits := workloadReports(tl, "a", probe.TypeExit)
+			Expect(len(starts)).To(BeNumerically(">=", 2), "a's first instance failed its liveness probe and its restart policy is Always: a second instance must start\n%s", tl)
+			for n := 1; n < len(starts); n++ {
+				next, ok := starts[n+1]
+				if !ok {
+					break
+				}
+				end, ok := exits[n]
+				Expect(ok).To(BeTrue(), "instance %d of a reported no exit, yet instance %d started: SIGTERM makes it exit %v later, well within the grace period\n%s", n, n+1, linger(), tl)
+				Expect(end.Before(next)).To(BeTrue(), "instance %d of a started %v before instance %d, which the runtime killed for its failed liveness probe, had exited\n%s", n+1, end.Sub(next).Round(time.Millisecond), n, tl)
+			}
+		})
+	})
+}
+
+// workloadReports maps each instance number of a counted container (1-based, from the instance
+// counter on the probe volume) to the arrival time of its workload's report of type typ (start,
+// exit): what each instance itself said, whatever the runtime's events say.
+func workloadReports(tl *fw.Timeline, container, typ string) map[int]time.Time {
+	out := map[int]time.Time{}
+	for _, e := range tl.All(fw.ProbeEvent(container, typ)) {
+		if e.Probe.Role != probe.RoleWorkload || e.Probe.Instance < 1 {
+			continue
+		}
+		if _, seen := out[e.Probe.Instance]; !seen {
+			out[e.Probe.Instance] = e.Time
+		}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/notify"
+	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/validation"
 )
@@ -574,4 +575,104 @@ func (e *Engine) mutantWithoutDefers(st *store.State) *store.State {
 		delete(c.Containers, d.Name)
 	}
 	return &c
+}
+
+// mutantPresumed maps an instance of the mutant restart_at_stop_signal to the channel its
+// runtime kill closes once the stop signal went out (mutantPresumeExited): from then on its slot
+// takes it for exited.
+var mutantPresumed sync.Map
+
+// mutantDetached holds the instances whose exit the slot presumed and whose real end
+// mutantAwaitKilled still awaits: their OCI container is deleted there, not by afterExit.
+var mutantDetached sync.Map
+
+// mutantPresumedExit returns the channel closed when the runtime's kill of inst sent its stop
+// signal.
+func mutantPresumedExit(inst *instance) <-chan struct{} {
+	ch := make(chan struct{})
+	mutantPresumed.Store(inst, ch)
+	return ch
+}
+
+// mutantExitPresumed waits until the runtime's kill of inst presumed its exit (presumed closed:
+// true), or until inst really exited or ctx ended (false). A real exit is put back into
+// inst.exit, for the slot's own wait to take at once.
+func (e *Engine) mutantExitPresumed(ctx context.Context, inst *instance, presumed <-chan struct{}) bool {
+	defer mutantPresumed.Delete(inst)
+	select {
+	case <-presumed:
+		return true
+	case ex := <-inst.exit:
+		again := make(chan reaper.ExitStatus, 1)
+		again <- ex
+		inst.exit = again
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// mutantIsDetached reports whether inst's exit was presumed and its real end is awaited aside.
+func mutantIsDetached(inst *instance) bool {
+	_, ok := mutantDetached.Load(inst)
+	return ok
+}
+
+// mutantPresumeExited is the mutant restart_at_stop_signal in a runtime kill, just after the stop
+// signal: when the slot would restart the instance, the slot takes it for exited now, without
+// waiting for its end. It reports whether it did (the kill then leaves the SIGKILL at the grace
+// end to mutantAwaitKilled).
+func (e *Engine) mutantPresumeExited(s *slot, inst *instance) bool {
+	e.mu.Lock()
+	restarts := s.inst == inst && !e.noRestartLocked(s) && (s.policy != v1alpha1.RestartPolicyNever || s.kind == KindSidecar)
+	e.mu.Unlock()
+	ch, ok := mutantPresumed.LoadAndDelete(inst)
+	if !restarts || !ok {
+		return false
+	}
+	e.mutantNote("an instance killed by the runtime is taken for exited at its stop signal")
+	close(ch.(chan struct{}))
+	return true
+}
+
+// mutantAwaitKilled returns the exit the mutant restart_at_stop_signal presumes for an instance
+// whose stop signal was just sent (a death by that signal) and, aside, does what the kill would
+// have gone on to do: SIGKILL at the end of the grace period unless the instance ended first;
+// once it ended, its OCI container is deleted.
+func (e *Engine) mutantAwaitKilled(ctx context.Context, s *slot, inst *instance) reaper.ExitStatus {
+	mutantDetached.Store(inst, true)
+	e.mu.Lock()
+	grace := secondsOf(e.gracePeriod())
+	msg := inst.killMsg
+	e.mu.Unlock()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer mutantDetached.Delete(inst)
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-inst.exit:
+		case <-ctx.Done():
+			inst.pidfd.close()
+			return
+		case <-t.C:
+			e.mu.Lock()
+			ev := e.instEvent(runtimev1.EventSignalSent, s, inst, "", msg+": grace period over")
+			ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(int32(syscall.SIGKILL)), Number: int32(syscall.SIGKILL)}
+			e.commitLocked(ev)
+			e.mu.Unlock()
+			if err := e.sendSignal(context.WithoutCancel(ctx), inst, syscall.SIGKILL); err != nil && err != errProcessGone {
+				e.logf("signal %s SIGKILL: %v", inst.id, err)
+			}
+			select {
+			case <-inst.exit:
+			case <-ctx.Done():
+				inst.pidfd.close()
+				return
+			}
+		}
+		inst.pidfd.close()
+		e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
+	}()
+	return reaper.ExitStatus{Known: true, Status: syscall.WaitStatus(stopSignal(s.c))}
 }

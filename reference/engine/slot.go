@@ -286,7 +286,21 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 		}
 		lifeCtx, cancel := context.WithCancel(ctx)
 		inst.cancel = cancel
+		var presumed <-chan struct{}
+		if mutant.RestartAtStopSignal {
+			presumed = mutantPresumedExit(inst)
+		}
 		go e.instanceLife(lifeCtx, s, inst)
+		if mutant.RestartAtStopSignal && e.mutantExitPresumed(ctx, inst, presumed) {
+			// The mutant: the runtime's kill sent the stop signal, and the instance is taken
+			// for exited; its real end is awaited aside while the slot goes on to the restart.
+			cancel()
+			ex := e.mutantAwaitKilled(ctx, s, inst)
+			if !e.afterExit(ctx, s, inst, &ex, nil) {
+				return
+			}
+			continue
+		}
 		var ex reaper.ExitStatus
 		select {
 		case ex = <-inst.exit:
@@ -532,7 +546,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 	}
 	// The OCI container is deleted once the exit is recorded (deleting first would delay the
 	// record, and the order of exits with it), and before any back-off wait.
-	deleted := inst == nil
+	deleted := inst == nil || (mutant.RestartAtStopSignal && mutantIsDetached(inst))
 	deleteInst := func() {
 		if !deleted {
 			deleted = true
@@ -771,6 +785,9 @@ func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, reas
 	e.mu.Unlock()
 	sig := stopSignal(s.c)
 	e.signal(ctx, s, sig, msg)
+	if mutant.RestartAtStopSignal && e.mutantPresumeExited(s, inst) {
+		return // the slot restarts now; mutantAwaitKilled sends the SIGKILL at the grace end
+	}
 	e.mu.Lock()
 	grace := secondsOf(e.gracePeriod()) // an update may change it (UPD-015)
 	e.mu.Unlock()

@@ -223,6 +223,7 @@ var switches = map[string]bool{
 	"LaterPodsRedecided":             LaterPodsRedecided,
 	"LayerDigestUnchecked":           LayerDigestUnchecked,
 	"CompletedFromFirstExit":         CompletedFromFirstExit,
+	"RestartAtStopSignal":            RestartAtStopSignal,
 }
 
 func TestDefaultBuildHasEveryMutantOff(t *testing.T) {

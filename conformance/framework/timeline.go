@@ -256,11 +256,15 @@ type Interval struct {
 	End       time.Time // zero while running
 }
 
-// Instances returns the intervals of a container, in start order.
+// Instances returns the intervals of a container, in start order. An exit or crash report
+// ends the interval of the instance that sent it: the one with the same instance number when
+// the container is counted (probe.Event.Instance), so that instances a runtime wrongly lets
+// overlap (HB-008) keep their own ends; else the latest interval still open.
 func (tl *Timeline) Instances(container string) []Interval {
 	var out []Interval
 	exits := tl.All(RuntimeEv(runtimev1.EventContainerExited, container))
 	open := -1
+	byNumber := map[int]int{} // a counted instance's number → its index in out
 	for _, e := range tl.Entries {
 		p := e.Probe
 		if p == nil || p.Fallback || p.Container != container || p.Role != probe.RoleWorkload {
@@ -270,9 +274,18 @@ func (tl *Timeline) Instances(container string) []Interval {
 		case probe.TypeStart:
 			out = append(out, Interval{Container: container, Instance: len(out) + 1, Start: e.Time})
 			open = len(out) - 1
+			if p.Instance > 0 {
+				byNumber[p.Instance] = open
+			}
 		case probe.TypeExit, probe.TypeCrash:
-			if open >= 0 {
-				out[open].End = e.Time
+			i := open
+			if j, ok := byNumber[p.Instance]; ok && p.Instance > 0 {
+				i = j
+			}
+			if i >= 0 && out[i].End.IsZero() {
+				out[i].End = e.Time
+			}
+			if i == open {
 				open = -1
 			}
 		}

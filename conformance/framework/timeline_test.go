@@ -99,6 +99,31 @@ func TestRestartsAreCountedFromBothSources(t *testing.T) {
 	}
 }
 
+// TestOverlappingCountedInstancesKeepTheirOwnEnds: a runtime that starts instance 2 before
+// instance 1 exited (breaking HB-008) must show as such: instance 1's exit report, which comes
+// after instance 2's start, ends instance 1, not instance 2.
+func TestOverlappingCountedInstancesKeepTheirOwnEnds(t *testing.T) {
+	counted := func(ms int, typ string, n int) probe.Event {
+		e := pev(ms, "a", typ)
+		e.Instance = n
+		return e
+	}
+	tl := NewTimeline([]probe.Event{
+		counted(0, probe.TypeStart, 1), counted(50, probe.TypeStart, 2),
+		counted(100, probe.TypeExit, 1), counted(300, probe.TypeExit, 2),
+	}, nil)
+	in := tl.Instances("a")
+	if len(in) != 2 {
+		t.Fatalf("%d instances, want 2: %+v", len(in), in)
+	}
+	if !in[0].End.Equal(at(100)) || !in[1].End.Equal(at(300)) {
+		t.Fatalf("ends %v and %v, want instance 1 at 100ms and instance 2 at 300ms", in[0].End.Sub(t0), in[1].End.Sub(t0))
+	}
+	if in[0].End.Before(in[1].Start) {
+		t.Fatalf("instance 1 ends before instance 2 starts; they overlap")
+	}
+}
+
 func TestConsistentCatchesARuntimeThatRecordsAnExitTooEarly(t *testing.T) {
 	tl := NewTimeline(
 		[]probe.Event{pev(0, "a", probe.TypeStart), pev(100, "a", probe.TypeExit)},

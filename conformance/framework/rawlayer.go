@@ -3,6 +3,7 @@ package framework
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -74,6 +75,18 @@ func readLayoutJSON(dir string, d digest.Digest, v any) error {
 // layers and configuration) with one more, uncompressed layer holding entries written as given.
 // It returns the image reference for manifests.
 func AddRawLayer(dir, base, tag string, entries []RawEntry) (string, error) {
+	return addLayer(dir, base, tag, entries, false)
+}
+
+// AddStoredGzipLayer is AddRawLayer with the layer as tar+gzip whose deflate blocks are all
+// stored (no compression): the tar's bytes appear in the blob as they are, so a byte of a
+// file's content can be changed in the blob and the gzip trailer fixed (IMG-007's altered layer
+// that still decompresses).
+func AddStoredGzipLayer(dir, base, tag string, entries []RawEntry) (string, error) {
+	return addLayer(dir, base, tag, entries, true)
+}
+
+func addLayer(dir, base, tag string, entries []RawEntry, storedGzip bool) (string, error) {
 	indexPath := filepath.Join(dir, ocispec.ImageIndexFile)
 	var index ocispec.Index
 	data, err := os.ReadFile(indexPath)
@@ -100,12 +113,28 @@ func AddRawLayer(dir, base, tag string, entries []RawEntry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	layerDesc, err := ocilayout.WriteBlob(dir, ocispec.MediaTypeImageLayer, layer)
+	diffID := digest.FromBytes(layer)
+	mediaType := ocispec.MediaTypeImageLayer
+	if storedGzip {
+		var buf bytes.Buffer
+		zw, err := gzip.NewWriterLevel(&buf, gzip.NoCompression)
+		if err != nil {
+			return "", err
+		}
+		if _, err := zw.Write(layer); err != nil {
+			return "", err
+		}
+		if err := zw.Close(); err != nil {
+			return "", err
+		}
+		layer, mediaType = buf.Bytes(), ocispec.MediaTypeImageLayerGzip
+	}
+	layerDesc, err := ocilayout.WriteBlob(dir, mediaType, layer)
 	if err != nil {
 		return "", err
 	}
 	manifest.Layers = append(slices.Clone(manifest.Layers), layerDesc)
-	config.RootFS.DiffIDs = append(slices.Clone(config.RootFS.DiffIDs), layerDesc.Digest)
+	config.RootFS.DiffIDs = append(slices.Clone(config.RootFS.DiffIDs), diffID)
 	cfgBytes, err := json.Marshal(config)
 	if err != nil {
 		return "", err

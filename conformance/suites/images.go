@@ -3,9 +3,12 @@ package suites
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,36 +102,48 @@ func (s *suite) registerImages() {
 			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
 			Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from a corrupted image")
 		})
-		// The layer above is gzip: a runtime that skipped the digest check would still fail to
-		// decompress it. This layer is an uncompressed tar whose altered byte is file content, so
-		// the blob still reads as a valid tar and only a digest check can tell.
-		It("verifies the digest of an uncompressed layer whose altered content still reads as a tar", req(spec.IMG007), func(ctx SpecContext) {
-			dir := filepath.Join(s.f.Config().WorkDir, "image-altered-tar")
-			_, err := fw.BuildProbeImage(ctx, dir, s.f.Config().ProbeBinary, "")
-			Expect(err).NotTo(HaveOccurred())
-			ref, err := fw.AddRawLayer(dir, fw.ProbeImageTag, "altered", []fw.RawEntry{{Name: "img007", Type: tar.TypeReg, Content: alteredLayerContent}})
-			Expect(err).NotTo(HaveOccurred())
-			Expect(alterUncompressedLayer(ctx, ref, alteredLayerContent)).To(Succeed())
-			p, err := s.f.Submit(ctx, "image-altered-tar", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
-				p.Spec.Containers[0].Image = ref
-			}))
-			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-			Expect(err).NotTo(HaveOccurred())
-			Expect(p.Created()).To(BeFalse(), "a layer whose content no longer matches its digest must be refused, although it still reads as a valid tar\n%s", p.RunResult)
-			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
-			Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from an altered image")
-		})
+		// The layer above is gzip with compressed blocks: a runtime that skipped the digest check
+		// would still fail to decompress it. These layers' altered byte is file content, and the
+		// blob still decompresses (an uncompressed tar; a gzip of stored blocks with its trailer
+		// fixed), so only a digest check can tell. The gzip one holds every runtime that unpacks
+		// tar+gzip, which the suite's own images need; the tar one a runtime that takes plain tar.
+		for _, layer := range []struct {
+			what, dir string
+			add       func(dir, base, tag string, entries []fw.RawEntry) (string, error)
+		}{
+			{"an uncompressed layer whose altered content still reads as a tar", "image-altered-tar", fw.AddRawLayer},
+			{"a gzip layer whose altered content still decompresses to a tar", "image-altered-gzip", fw.AddStoredGzipLayer},
+		} {
+			It("verifies the digest of "+layer.what, req(spec.IMG007), func(ctx SpecContext) {
+				dir := filepath.Join(s.f.Config().WorkDir, layer.dir)
+				_, err := fw.BuildProbeImage(ctx, dir, s.f.Config().ProbeBinary, "")
+				Expect(err).NotTo(HaveOccurred())
+				ref, err := layer.add(dir, fw.ProbeImageTag, "altered", []fw.RawEntry{{Name: "img007", Type: tar.TypeReg, Content: alteredLayerContent}})
+				Expect(err).NotTo(HaveOccurred())
+				Expect(alterLayer(ctx, ref, alteredLayerContent)).To(Succeed())
+				p, err := s.f.Submit(ctx, layer.dir, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
+					p.Spec.Containers[0].Image = ref
+				}))
+				DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
+				Expect(err).NotTo(HaveOccurred())
+				Expect(p.Created()).To(BeFalse(), "a layer whose content no longer matches its digest must be refused, although it still reads as a valid tar\n%s", p.RunResult)
+				Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
+				Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from an altered image")
+			})
+		}
 	})
 }
 
 // alteredLayerContent is the file content of the uncompressed layer the IMG-007 spec alters.
 const alteredLayerContent = "img-007: this content was altered after its layer's digest was taken"
 
-// alterUncompressedLayer changes one byte of content, the data of a regular file in the top
-// layer of image ref, an uncompressed tar, keeping the blob's size. It fails unless the altered
-// blob still reads as a tar holding the altered content (so only a digest check can refuse it)
-// and the layout, read with ocilayout, is then refused for a digest mismatch.
-func alterUncompressedLayer(ctx context.Context, ref, content string) error {
+// alterLayer changes one byte of content, the data of a regular file in the top layer of
+// image ref, keeping the blob's size. The layer is an uncompressed tar, or a tar+gzip of stored
+// deflate blocks (fw.AddStoredGzipLayer), whose trailer (CRC-32 of the data) is then fixed. It
+// fails unless the altered blob still decompresses and reads as a tar holding the altered
+// content (so only a digest check can refuse it) and the layout, read with ocilayout, is then
+// refused for a digest mismatch.
+func alterLayer(ctx context.Context, ref, content string) error {
 	r, err := ocilayout.ParseReference(ref, "")
 	if err != nil {
 		return err
@@ -138,8 +153,9 @@ func alterUncompressedLayer(ctx context.Context, ref, content string) error {
 		return fmt.Errorf("the layout before it was altered: %w", err)
 	}
 	top := img.Manifest.Layers[len(img.Manifest.Layers)-1]
-	if top.MediaType != ocispec.MediaTypeImageLayer {
-		return fmt.Errorf("the top layer is %s, not an uncompressed tar", top.MediaType)
+	gzipped := top.MediaType == ocispec.MediaTypeImageLayerGzip
+	if !gzipped && top.MediaType != ocispec.MediaTypeImageLayer {
+		return fmt.Errorf("the top layer is %s, neither tar nor tar+gzip", top.MediaType)
 	}
 	path := filepath.Join(r.Path, ocispec.ImageBlobsDir, top.Digest.Algorithm().String(), top.Digest.Encoded())
 	data, err := os.ReadFile(path)
@@ -152,7 +168,26 @@ func alterUncompressedLayer(ctx context.Context, ref, content string) error {
 	i := bytes.Index(data, []byte(content))
 	data[i] ^= 0x20 // a letter of the content, in the other case: the tar header is untouched
 	altered := string(data[i : i+len(content)])
-	tr := tar.NewReader(bytes.NewReader(data))
+	tarData := data
+	if gzipped {
+		// The data are stored, so they decompress to the altered tar; only the trailer's CRC-32
+		// (the 8 bytes' first 4, little-endian) no longer matches.
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return err
+		}
+		if tarData, err = io.ReadAll(zr); !errors.Is(err, gzip.ErrChecksum) {
+			return fmt.Errorf("the altered gzip layer should fail only its checksum before the trailer is fixed, got %v", err)
+		}
+		binary.LittleEndian.PutUint32(data[len(data)-8:], crc32.ChecksumIEEE(tarData))
+		if zr, err = gzip.NewReader(bytes.NewReader(data)); err == nil {
+			_, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return fmt.Errorf("the altered gzip layer does not decompress: %w", err)
+		}
+	}
+	tr := tar.NewReader(bytes.NewReader(tarData))
 	found := false
 	for {
 		hdr, err := tr.Next()

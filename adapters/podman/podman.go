@@ -184,7 +184,16 @@ func (a *Adapter) Version(ctx context.Context) (*VersionInfo, error) {
 		// of a running container's limits; what else an update asks is refused (update.go),
 		// and the suite grades the profile.
 		Profiles: []rtv1.Profile{rtv1.ProfileCore, rtv1.ProfileUpdate},
+		// Contract 1.2: everything podman keeps for the adapter's pods is under Root (setup,
+		// cmd): its storage (--root) and run state (--runroot), tmp_dir (conmon's exit and
+		// persist files), the network config, the event log, the volumes and the adapter's own
+		// records. Left out, as not pod state: podman's shared-memory lock segment
+		// (/dev/shm/libpod_lock), which holds locks, not data.
+		StateDirectories: []string{a.Root},
 	}}
+	if abs, err := filepath.Abs(a.Root); err == nil {
+		v.StateDirectories = []string{abs}
+	}
 	rt := a.OCIRuntime
 	if rt == "" {
 		rt = "runc"

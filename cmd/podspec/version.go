@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -33,6 +34,14 @@ func newVersionCmd() *cobra.Command {
 			Profiles: []runtimev1.Profile{runtimev1.ProfileCore, runtimev1.ProfileDefer, runtimev1.ProfileNotifier,
 				runtimev1.ProfileUpdate, runtimev1.ProfileGC, runtimev1.ProfileRecovery},
 		}
+		// Everything of the reference's pods lives under the root (docs/runtime.md, "State on
+		// disk"): the pod directories, runc's own state (ROOT/runc), the image cache, shared
+		// volumes and Notifications. version does not create it (it may run with an empty root).
+		root, err := filepath.Abs(f.root)
+		if err != nil {
+			return errf(runtimev1.CodeIO, "state root %s: %v", f.root, err)
+		}
+		out.StateDirectories = []string{root}
 		ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
 		defer cancel()
 		if path, err := f.ociRuntimePath(); err == nil {

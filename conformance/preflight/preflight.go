@@ -119,7 +119,8 @@ func checkVersionJSON(out []byte) error {
 			Name    *string `json:"name"`
 			Version *string `json:"version"`
 		} `json:"runtime"`
-		Profiles *[]runtimev1.Profile `json:"profiles"`
+		Profiles         *[]runtimev1.Profile `json:"profiles"`
+		StateDirectories *[]string            `json:"stateDirectories"`
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
 		return fmt.Errorf("version output is not one JSON object: %w\n%s", err, out)
@@ -143,6 +144,22 @@ func checkVersionJSON(out []byte) error {
 		}
 		if !core {
 			problems = append(problems, "profiles must contain core")
+		}
+	}
+	// stateDirectories (contract 1.2) is required of a runtime reporting 1.2 or later; what an
+	// older runtime adds under that name is its own (section 2), and the suite does not read it.
+	// Whether the directories exist and are private is the SEC-007 spec's, while a pod runs (an
+	// empty root may have none yet).
+	if v.ContractVersion != nil && (&runtimev1.Version{ContractVersion: *v.ContractVersion}).HasStateDirectories() {
+		switch {
+		case v.StateDirectories == nil || len(*v.StateDirectories) == 0:
+			problems = append(problems, fmt.Sprintf("contract %s: stateDirectories must be a non-empty array of absolute paths (section 4.1)", *v.ContractVersion))
+		default:
+			for _, d := range *v.StateDirectories {
+				if !filepath.IsAbs(d) || filepath.Clean(d) != d {
+					problems = append(problems, fmt.Sprintf("stateDirectories: %q is not an absolute, clean path", d))
+				}
+			}
 		}
 	}
 	if len(problems) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -196,6 +197,66 @@ func (s *suite) registerSecurity() {
 				Expect(errors.Is(err, fs.ErrNotExist)).To(BeTrue(),
 					"%s got host path %s at %s: it is not a hostPath volume the container mounts, and it outlived the pod (%v)", p.container, p.host, p.mount, err)
 			}
+		})
+	})
+}
+
+// registerStatePrivacy declares SEC-007's spec: while a pod runs (so its state exists), nothing
+// in or below the state directories the runtime names in `version` (contract 1.2,
+// stateDirectories) can be read by a user other than the runtime's owner. The runtime's owner is
+// the harness's own effective user: the harness runs the runtime's command itself. What "can be
+// read" means is fw.ExposedState's: reachability from the state directory down (a private top
+// directory hides whatever is below it), with the group class and paths of other owners counted
+// as other users. A runtime reporting contract 1.0 or 1.1 names no state directory: the spec is
+// skipped, saying so, and a skipped spec of core leaves a certification bundle unverifiable, so
+// no certification passes SEC-007 without checking it.
+func (s *suite) registerStatePrivacy() {
+	var (
+		problems []string
+		exposed  []fw.StateExposure
+		more     bool
+		walked   bool
+		walkErr  error
+	)
+	statePrivate := &fw.Scenario{
+		Short: "state-private",
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "a to report", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				return countMatches(tl, fw.ProbeEvent("a", probe.TypeReport)) > 0
+			}); err != nil {
+				return err
+			}
+			if v := s.f.Version; v.HasStateDirectories() && len(v.StateDirectories) > 0 {
+				problems, exposed, more, walkErr = fw.ExposedState(v.StateDirectories, uint32(os.Geteuid()))
+				walked = true
+			}
+			return p.Stop(ctx, nil, false)
+		},
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).EmptyDir("scratch", false).
+			Main("a", fw.Loop().Report(), fw.WithMount("scratch", "/scratch", false)),
+	}
+	s.ordered("The state of a running pod", statePrivate, func(get func() *fw.Outcome) {
+		It("is in the state directories the runtime names, which no user but the runtime's owner can read", req(spec.SEC007), func() {
+			v := s.f.Version
+			if !v.HasStateDirectories() {
+				Skip(fmt.Sprintf("not checkable: the runtime reports contract %s, and only contract 1.%d and later name the state directories (version's stateDirectories); SEC-007 is untested for it",
+					v.ContractVersion, runtimev1.StateDirectoriesSince))
+			}
+			Expect(v.StateDirectories).NotTo(BeEmpty(),
+				"the runtime reports contract %s but names no state directory (version's stateDirectories, required since 1.%d): SEC-007 cannot be checked, so it is not met",
+				v.ContractVersion, runtimev1.StateDirectoriesSince)
+			Expect(walked).To(BeTrue(), "the state directories were not walked while the pod ran")
+			Expect(walkErr).NotTo(HaveOccurred(), "read the state directories %v while the pod ran", v.StateDirectories)
+			Expect(problems).To(BeEmpty(), "every state directory the runtime names (%v) must exist while a pod runs", v.StateDirectories)
+			var lines []string
+			for _, e := range exposed {
+				lines = append(lines, e.String())
+			}
+			if more {
+				lines = append(lines, "… (the walk stopped there)")
+			}
+			Expect(lines).To(BeEmpty(), "users other than the runtime's owner (uid %d) can read state below %v while the pod runs:\n%s",
+				os.Geteuid(), v.StateDirectories, strings.Join(lines, "\n"))
 		})
 	})
 }

@@ -115,6 +115,7 @@ func (s *suite) register() {
 	s.registerDefers()
 	s.registerInitSlow()
 	s.registerSecurity()
+	s.registerStatePrivacy()
 	s.registerImageAttacks()
 	s.registerImageUser()
 	s.registerCoreDumps()

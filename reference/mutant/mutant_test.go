@@ -183,6 +183,7 @@ var switches = map[string]bool{
 	"WaitingChangeDeferred":          WaitingChangeDeferred,
 	"ProbeTimeoutNotKilled":          ProbeTimeoutNotKilled,
 	"RmIgnoresReaders":               RmIgnoresReaders,
+	"StateWorldReadable":             StateWorldReadable,
 	"OOMFromSigkill":                 OOMFromSigkill,
 	"RegWrittenThroughLink":          RegWrittenThroughLink,
 	"RelativeImageFromCwd":           RelativeImageFromCwd,

@@ -92,13 +92,22 @@ func Open(root string) (*Store, error) {
 		// OCI runtimes pass namespace paths below the root as a comma-separated list.
 		return nil, fmt.Errorf("state root %s: the path must not contain ','", abs)
 	}
-	if err := os.MkdirAll(filepath.Join(abs, "pods"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(abs, "pods"), stateDirMode()); err != nil {
 		return nil, fmt.Errorf("create state root %s: %w", abs, err)
 	}
-	if err := os.Chmod(abs, 0o700); err != nil {
+	if err := os.Chmod(abs, stateDirMode()); err != nil {
 		return nil, fmt.Errorf("state root %s: %w", abs, err)
 	}
 	return &Store{Root: abs}, nil
+}
+
+// stateDirMode is the mode of the root, ROOT/pods and the pod directories: 0700, so no other
+// user reaches anything of the state (SEC-007).
+func stateDirMode() os.FileMode {
+	if mutant.StateWorldReadable {
+		return 0o755
+	}
+	return 0o700
 }
 
 // Pod is one pod's directory.
@@ -120,7 +129,7 @@ func (s *Store) Create(name string) (*Pod, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	if err := os.Mkdir(dir, stateDirMode()); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("pod %s: %w", name, ErrExists)
 		}
@@ -556,7 +565,7 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	}
 	me := os.Getpid()
 	tmp := filepath.Join(s.Root, "pods", fmt.Sprintf("%s%d-%d-%s", creatingPrefix, me, ProcessStartTime(me), pod.Metadata.Name))
-	if err := os.Mkdir(tmp, 0o700); err != nil {
+	if err := os.Mkdir(tmp, stateDirMode()); err != nil {
 		return nil, fmt.Errorf("create pod directory: %w", err)
 	}
 	p := &Pod{Name: pod.Metadata.Name, Dir: tmp}

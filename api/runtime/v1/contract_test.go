@@ -249,3 +249,39 @@ func TestTheCatalogsRuntimeProfilesAreTheContracts(t *testing.T) {
 		}
 	}
 }
+
+// Every field of the version object is in section 4.1's example, and the contract version the
+// example reports is this package's.
+func TestTheVersionIsSection41(t *testing.T) {
+	text := section(t, contractDoc(t), "### 4.1")
+	for _, f := range jsonFields(reflect.TypeFor[runtimev1.Version]()) {
+		if !strings.Contains(text, `"`+f+`":`) {
+			t.Errorf("Version field %q is not in section 4.1's example", f)
+		}
+	}
+	if !strings.Contains(text, `"contractVersion": "`+runtimev1.ContractVersion+`"`) {
+		t.Errorf("section 4.1's example does not report contract %s", runtimev1.ContractVersion)
+	}
+	minor, ok := runtimev1.ContractMinor(runtimev1.ContractVersion)
+	if !ok || minor < runtimev1.StateDirectoriesSince {
+		t.Errorf("ContractVersion %s is older than the field stateDirectories it types", runtimev1.ContractVersion)
+	}
+}
+
+func TestContractMinor(t *testing.T) {
+	for v, want := range map[string]int{"1.0": 0, "1.1": 1, "1.2": 2, "1.10": 10} {
+		if got, ok := runtimev1.ContractMinor(v); !ok || got != want {
+			t.Errorf("ContractMinor(%q) = %d, %v", v, got, ok)
+		}
+	}
+	for _, v := range []string{"", "1", "1.", "2.0", "1.x", "1.2.3", " 1.2"} {
+		if _, ok := runtimev1.ContractMinor(v); ok {
+			t.Errorf("ContractMinor(%q) is ok", v)
+		}
+	}
+	old := runtimev1.Version{ContractVersion: "1.1"}
+	cur := runtimev1.Version{ContractVersion: "1.2"}
+	if old.HasStateDirectories() || !cur.HasStateDirectories() {
+		t.Error("HasStateDirectories: want false for 1.1, true for 1.2")
+	}
+}

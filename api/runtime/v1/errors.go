@@ -9,7 +9,7 @@ import (
 
 // ContractVersion is the version of docs/runtime-interface.md these types describe; `version`
 // reports it as contractVersion. A harness for 1.x accepts a runtime reporting 1.y, y ≥ 0.
-const ContractVersion = "1.1"
+const ContractVersion = "1.2"
 
 // Exit statuses of the runtime contract (section 3). "A runtime MUST NOT exit 0 when it did not
 // do what was asked, and MUST NOT use 1 for usage errors. The exit status and code MUST agree".

@@ -1,5 +1,7 @@
 package v1
 
+import "strings"
+
 // Profile is a capability profile a runtime declares in `version` (section 6). The suite runs
 // every test of every declared profile and fails a declared profile that does not work; it
 // skips only the tests of optional profiles the runtime does not declare.
@@ -38,11 +40,46 @@ func (p Profile) Known() bool {
 
 // Version is what `version` prints (section 4.1). ContractVersion, Runtime.Name,
 // Runtime.Version and Profiles (holding ProfileCore) are required; OCIRuntime is informational.
+// StateDirectories (contract 1.2) is required of a runtime reporting 1.2 or later and absent
+// from older ones (HasStateDirectories).
 type Version struct {
 	ContractVersion string          `json:"contractVersion"`
 	Runtime         RuntimeInfo     `json:"runtime"`
 	OCIRuntime      *OCIRuntimeInfo `json:"ociRuntime,omitempty"`
 	Profiles        []Profile       `json:"profiles"`
+	// StateDirectories are the absolute paths of the directories where the runtime keeps pod
+	// state (contract 1.2): every file it writes for a pod is below one of them, and no user but
+	// the runtime's owner may read them (SEC-007).
+	StateDirectories []string `json:"stateDirectories,omitempty"`
+}
+
+// StateDirectoriesSince is the contract minor version that added Version.StateDirectories.
+const StateDirectoriesSince = 2
+
+// ContractMinor returns the minor number of a contract version 1.N, and false for anything else.
+func ContractMinor(v string) (int, bool) {
+	rest, ok := strings.CutPrefix(v, "1.")
+	if !ok || rest == "" {
+		return 0, false
+	}
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+		if n > 1<<20 {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// HasStateDirectories reports whether the version's contract has the field stateDirectories
+// (1.2 or later): a runtime reporting it must name its state directories there.
+func (v *Version) HasStateDirectories() bool {
+	n, ok := ContractMinor(v.ContractVersion)
+	return ok && n >= StateDirectoriesSince
 }
 
 // RuntimeInfo names a runtime and its version.

@@ -180,6 +180,7 @@ func (s *suite) registerUpdates() {
 	s.registerDeadlineUpdates()
 	s.registerGraceUpdate()
 	s.registerUpdateThenStop()
+	s.registerUpdateEndsTerminally()
 	s.registerFirstGeneration()
 }
 
@@ -810,6 +811,74 @@ func (s *suite) registerGraceUpdate() {
 			from, to := fw.RuntimeEv(runtimev1.EventPodTerminating, ""), runtimeSignal("app", "SIGKILL")
 			Expect(tl.AtLeast("stop sequence to app's SIGKILL", from, to, 3*time.Second, tol.EarlyMargin)).To(Succeed())
 			Expect(tl.WithinBudget("stop sequence to app's SIGKILL (the updated grace is 3 s, the old one 30 s)", from, to, 3*time.Second, tol.Reaction)).To(Succeed())
+		})
+	})
+}
+
+// registerUpdateEndsTerminally: an update restarts a main container whose new definition cannot
+// start (its command does not exist; restartPolicy Never), while another main container keeps
+// the pod running. The replacement's failed start is a terminal exit, and a container that "has
+// exited terminally meanwhile" counts as taken effect (UPD-006): UpdateApplied of generation 2
+// and status.observedGeneration 2 follow it while the pod still runs, not only once it finished.
+func (s *suite) registerUpdateEndsTerminally() {
+	pod := func(gen string) *fw.PodBuilder {
+		opts := []fw.ContainerOpt{fw.WithEnv(updMark, gen)}
+		if gen == "2" {
+			opts = append(opts, func(c *v1alpha1.Container) { c.Command, c.Args = []string{"/no/such/program"}, nil })
+		}
+		return fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("app", fw.Loop(), opts...).
+			Main("keep", fw.Loop())
+	}
+	var read *fw.PodStatusView // one status read a reaction time after the failed start, before the stop
+	var readAt time.Time
+	sc := &fw.Scenario{
+		Short: "update-ends-terminally", Profile: spec.ProfileUpdate, Pod: pod("1"),
+		Drive: func(ctx context.Context, p *fw.Pod) error {
+			if _, err := p.WaitFor(ctx, "app and keep running", p.PodTimeout(), fw.StartRecorded("app", "keep")); err != nil {
+				return err
+			}
+			_, res, err := p.Update(ctx, pod("2"))
+			if err != nil {
+				return err
+			}
+			if res.ExitCode != runtimev1.ExitOK {
+				return &fw.CommandError{Result: res}
+			}
+			// The old instance exits at the update's SIGTERM; the new definition's start fails.
+			if _, err := p.WaitFor(ctx, "app's old instance and its replacement to end", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				return len(tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "app"))) >= 2
+			}); err != nil {
+				return err
+			}
+			// A reaction time for the runtime to see that the change took effect, then one read.
+			time.Sleep(s.f.Tolerances().Reaction.Value)
+			if read, err = p.Status(ctx); err != nil {
+				return err
+			}
+			readAt = time.Now()
+			return p.Stop(ctx, nil, false)
+		},
+	}
+	s.ordered("An update whose restarted container cannot start", sc, func(get func() *fw.Outcome) {
+		It("counts the container that exited terminally as taken effect: observedGeneration and UpdateApplied reach the update's generation while the pod runs", req(spec.UPD006), func() {
+			out := get()
+			tl := out.Timeline
+			tol := s.f.Tolerances()
+			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "app"))
+			Expect(len(exits)).To(BeNumerically(">=", 2), "app's old instance and its replacement end\n%s", tl)
+			failed := exits[1]
+			Expect(read).NotTo(BeNil(), "the status read after the failed start")
+			Expect(read.Phase).To(Equal(v1alpha1.PodRunning), "the scenario needs the pod running (keep) when status is read\n%s", read)
+			Expect(read.ObservedGeneration).To(BeEquivalentTo(2), "status read %v after app's replacement ended (%s, %s) shows observedGeneration %d; app has exited terminally, so generation 2 has taken effect\n%s",
+				readAt.Sub(failed.Time).Round(time.Millisecond), failed.Runtime.Reason, failed.Runtime.Message, read.ObservedGeneration, tl)
+			applied, ok := tl.First(fw.UpdateAppliedEv(2))
+			Expect(ok).To(BeTrue(), "UpdateApplied generation 2\n%s", tl)
+			Expect(applied.Runtime.Seq).To(BeNumerically(">", failed.Runtime.Seq), "UpdateApplied comes after app's replacement ended\n%s", tl)
+			Expect(applied.Time.Sub(failed.Time)).To(BeNumerically("<=", tol.Reaction.Value), "app's replacement ended to UpdateApplied generation 2, within %s\n%s", tol.Reaction.Name, tl)
+			stop, ok := tl.First(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
+			Expect(ok).To(BeTrue(), "the Drive's stop\n%s", tl)
+			Expect(applied.Runtime.Seq).To(BeNumerically("<", stop.Runtime.Seq), "UpdateApplied comes while the pod runs, before the stop request\n%s", tl)
 		})
 	})
 }

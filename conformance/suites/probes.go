@@ -238,6 +238,39 @@ func (s *suite) registerReadinessLoss() {
 	})
 }
 
+// registerLivenessThreshold: a liveness probe that never succeeds (failureThreshold 2) has its
+// container stopped at its second failed check, not at the third (HOOK-010). The checks' own
+// reports are the ground truth the runtime's stop signal is placed against. restartPolicy Never:
+// the pod ends with the container, so the scenario needs no Drive.
+func (s *suite) registerLivenessThreshold() {
+	failed := func(e fw.Entry) bool {
+		return fw.ProbeEvent("doomed", probe.TypeCheck)(e) && e.Probe.Handler == "liveness" && e.Probe.Result == "failure"
+	}
+	sc := &fw.Scenario{
+		Short: "liveness-threshold",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("doomed", fw.Loop(), fw.Liveness(fw.CheckMarker("never-created"), fw.ProbeTiming{PeriodSeconds: 2, FailureThreshold: 2})),
+	}
+	s.ordered("A liveness probe that never succeeds", sc, func(get func() *fw.Outcome) {
+		It("stops its container at the failureThreshold-th consecutive failure, not after", req(spec.HOOK010), func() {
+			out := get()
+			tl := out.Timeline
+			kill, ok := tl.First(runtimeSignal("doomed", "SIGTERM"))
+			Expect(ok).To(BeTrue(), "the runtime's SIGTERM to doomed\n%s", tl)
+			var before []fw.Entry
+			for _, e := range tl.All(failed) {
+				if e.Time.Before(kill.Time) {
+					before = append(before, e)
+				}
+			}
+			Expect(before).To(HaveLen(2), "failed liveness checks before the runtime's stop signal: failureThreshold 2, so the 2nd failure stops the container and a 3rd never comes first\n%s", tl)
+			t := out.Final.Terminated("doomed")
+			Expect(t).NotTo(BeNil(), "%s", out.Final)
+			Expect(t.Reason).To(Equal("Unhealthy"), "%s", out.Final)
+		})
+	})
+}
+
 func boolString(b bool) string {
 	if b {
 		return "true"

@@ -108,6 +108,7 @@ func (s *suite) register() {
 	s.registerEnvironment()
 	s.registerProbes()
 	s.registerReadinessLoss()
+	s.registerLivenessThreshold()
 	s.registerTiming()
 	s.registerResources()
 	s.registerImages()

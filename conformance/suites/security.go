@@ -239,12 +239,12 @@ func (s *suite) registerStatePrivacy() {
 		It("is in the state directories the runtime names, which no user but the runtime's owner can read", req(spec.SEC007), func() {
 			v := s.f.Version
 			if !v.HasStateDirectories() {
-				Skip(fmt.Sprintf("not checkable: the runtime reports contract %s, and only contract 1.%d and later name the state directories (version's stateDirectories); SEC-007 is untested for it",
-					v.ContractVersion, runtimev1.StateDirectoriesSince))
+				Skip(fmt.Sprintf("not checkable: the runtime reports contract %s, and only contract 1.%d and later name the state directories (version's stateDirectories); %s is untested for it",
+					v.ContractVersion, runtimev1.StateDirectoriesSince, spec.SEC007))
 			}
 			Expect(v.StateDirectories).NotTo(BeEmpty(),
-				"the runtime reports contract %s but names no state directory (version's stateDirectories, required since 1.%d): SEC-007 cannot be checked, so it is not met",
-				v.ContractVersion, runtimev1.StateDirectoriesSince)
+				"the runtime reports contract %s but names no state directory (version's stateDirectories, required since 1.%d): %s cannot be checked, so it is not met",
+				v.ContractVersion, runtimev1.StateDirectoriesSince, spec.SEC007)
 			Expect(walked).To(BeTrue(), "the state directories were not walked while the pod ran")
 			Expect(walkErr).NotTo(HaveOccurred(), "read the state directories %v while the pod ran", v.StateDirectories)
 			Expect(problems).To(BeEmpty(), "every state directory the runtime names (%v) must exist while a pod runs", v.StateDirectories)

@@ -176,6 +176,10 @@ func (a *Adapter) Version(ctx context.Context) (*VersionInfo, error) {
 	if err != nil {
 		return nil, errorf(rtv1.CodeRuntimeUnavailable, "podman --version: %v", err)
 	}
+	root := a.Root
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
 	v := &VersionInfo{Podman: strings.TrimSpace(string(out)), Version: rtv1.Version{
 		ContractVersion: rtv1.ContractVersion,
 		Runtime:         rtv1.RuntimeInfo{Name: "podspec-podman", Version: "0.1.0"},
@@ -189,11 +193,8 @@ func (a *Adapter) Version(ctx context.Context) (*VersionInfo, error) {
 		// persist files), the network config, the event log, the volumes and the adapter's own
 		// records. Left out, as not pod state: podman's shared-memory lock segment
 		// (/dev/shm/libpod_lock), which holds locks, not data.
-		StateDirectories: []string{a.Root},
+		StateDirectories: []string{root},
 	}}
-	if abs, err := filepath.Abs(a.Root); err == nil {
-		v.StateDirectories = []string{abs}
-	}
 	rt := a.OCIRuntime
 	if rt == "" {
 		rt = "runc"

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -38,7 +37,7 @@ func newRmCmd() *cobra.Command {
 		}
 		p, err := s.Pod(args[0])
 		if err != nil {
-			return &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", args[0])}
+			return podNotFound(args[0])
 		}
 		st, err := p.ReadState()
 		if errors.Is(err, store.ErrUnreadable) {

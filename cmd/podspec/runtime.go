@@ -93,6 +93,11 @@ func unreadable(p *store.Pod, err error) error {
 	return errf(runtimev1.CodeIO, "%v: the pod cannot be shown or adopted; `podspec stop %s` and `podspec rm --force %s` still work", err, p.Name, p.Name)
 }
 
+// podNotFound is the NotFound error of a verb naming pod name.
+func podNotFound(name string) error {
+	return &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
+}
+
 // podMaybeUnreadable is pod for the verbs that also handle a pod whose state cannot be read
 // (list, stop, rm): only a pod without a state file is NotFound.
 func (f *rtFlags) podMaybeUnreadable(name string) (*store.Pod, func(), error) {
@@ -101,23 +106,23 @@ func (f *rtFlags) podMaybeUnreadable(name string) (*store.Pod, func(), error) {
 		return nil, nil, err
 	}
 	if err := store.ValidName(name); err != nil {
-		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
+		return nil, nil, podNotFound(name)
 	}
 	p, err := s.Pod(name)
 	if err != nil {
-		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
+		return nil, nil, podNotFound(name)
 	}
 	l, err := p.ReadLock()
 	if errors.Is(err, store.ErrNotFound) {
 		// removed since s.Pod found it (GC-005, GC-007)
-		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
+		return nil, nil, podNotFound(name)
 	}
 	if err != nil {
 		return nil, nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
 	if _, err := p.ReadState(); errors.Is(err, store.ErrNotFound) {
 		l.Unlock()
-		return nil, nil, &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("pod %q not found", name)}
+		return nil, nil, podNotFound(name)
 	}
 	return p, l.Unlock, nil
 }

@@ -101,6 +101,16 @@ func (p *Pod) Update(ctx context.Context, b *PodBuilder) (*PodStatusView, *Resul
 	return &PodStatusView{PodStatus: st}, res, err
 }
 
+// UpdateAccepted is Update for a caller that needs the update accepted: a refusal (an exit
+// other than 0) is a *CommandError.
+func (p *Pod) UpdateAccepted(ctx context.Context, b *PodBuilder) error {
+	_, res, err := p.Update(ctx, b)
+	if err == nil && res.ExitCode != runtimev1.ExitOK {
+		err = &CommandError{Result: res}
+	}
+	return err
+}
+
 // Built renders b for this pod as Update would (to compare with what the runtime stored).
 func (p *Pod) Built(b *PodBuilder) *v1alpha1.Pod {
 	return b.Build(BuildEnv{Name: p.Name, Image: p.f.Image, ProbeDir: p.Dir, RunID: p.f.cfg.RunID})

@@ -162,15 +162,7 @@ func (s *suite) registerDependencies() {
 		// that leaves dep2 waiting for its failed dependency never ends it: stop the pod after a
 		// bounded wait (not the pod timeout), so that the DEP-013 spec, not the scenario, reports
 		// that.
-		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if _, err := p.WaitFor(ctx, "the pod's end", p.PodTimeout()/4, func(tl *fw.Timeline) bool {
-				_, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodFinished, ""))
-				return ok
-			}); err == nil || ctx.Err() != nil {
-				return err
-			}
-			return p.Stop(ctx, nil, false)
-		},
+		Drive: endsOrIsStopped,
 	}
 	s.ordered("A dependency that fails before its condition held", fail, func(get func() *fw.Outcome) {
 		expectDependencyFailed := func(out *fw.Outcome, name string) {
@@ -210,15 +202,7 @@ func (s *suite) registerDependencies() {
 		// The pod ends on its own once both have exited terminally, whether report ran or failed
 		// with DependencyFailed. A runtime that leaves report waiting never ends it: stop the pod
 		// after a bounded wait, so that the DEP-010 spec, not the scenario, reports that.
-		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if _, err := p.WaitFor(ctx, "the pod's end", p.PodTimeout()/4, func(tl *fw.Timeline) bool {
-				_, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodFinished, ""))
-				return ok
-			}); err == nil || ctx.Err() != nil {
-				return err
-			}
-			return p.Stop(ctx, nil, false)
-		},
+		Drive: endsOrIsStopped,
 	}
 	s.ordered("A Completed dependency that succeeds only after a restart", retry, func(get func() *fw.Outcome) {
 		It("holds condition Completed once the dependency's restarted instance exited 0 terminally", req(spec.DEP010), func() {

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"time"
@@ -18,6 +19,20 @@ func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // i64 returns a pointer to n.
 func i64(n int64) *int64 { return &n }
+
+// endsOrIsStopped is the Drive of a scenario whose pod a correct runtime ends on its own: it
+// waits, bounded (a quarter of the pod timeout), for PodFinished and stops a pod that has not
+// ended by then, so that a runtime leaving a container waiting fails the scenario's spec, not
+// its BeforeAll.
+func endsOrIsStopped(ctx context.Context, p *fw.Pod) error {
+	if _, err := p.WaitFor(ctx, "the pod's end", p.PodTimeout()/4, func(tl *fw.Timeline) bool {
+		_, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodFinished, ""))
+		return ok
+	}); err == nil || ctx.Err() != nil {
+		return err
+	}
+	return p.Stop(ctx, nil, false)
+}
 
 // fastBackoff makes restarts quick (0.2 s, no growth) so restart tests take little time.
 func fastBackoff(b *fw.PodBuilder) *fw.PodBuilder { return b.Backoff(0.2, 1, 0.2, 600) }

@@ -48,11 +48,7 @@ func (s *suite) registerImages() {
 	// path against another directory refuses the pod, and that refusal is this spec's failure.
 	Describe("Image references relative to the manifest", profileLabel("core"), func() {
 		It("resolves a relative layout path against the manifest's directory", req(spec.IMG005), func(ctx SpecContext) {
-			p, err := s.f.Submit(ctx, "image-relative", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
-				p.Spec.Containers[0].Image = "oci:../image:" + fw.ProbeImageTag
-			}))
-			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-			Expect(err).NotTo(HaveOccurred())
+			p := s.submitImage(ctx, "image-relative", "oci:../image:"+fw.ProbeImageTag)
 			Expect(p.Created()).To(BeTrue(), "the layout ../image, relative to the manifest's directory, must resolve\n%s", p.RunResult)
 			final, err := p.Wait(ctx)
 			Expect(err).NotTo(HaveOccurred())
@@ -80,11 +76,7 @@ func (s *suite) registerImages() {
 			_, err := fw.BuildProbeImage(ctx, dir, s.f.Config().ProbeBinary, "")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(buildSecondTag(ctx, dir, s.f.Config().ProbeBinary)).To(Succeed())
-			p, err := s.f.Submit(ctx, "image-ambiguous", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
-				p.Spec.Containers[0].Image = "oci:" + dir
-			}))
-			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-			Expect(err).NotTo(HaveOccurred())
+			p := s.submitImage(ctx, "image-ambiguous", "oci:"+dir)
 			Expect(p.Created()).To(BeFalse(), "an ambiguous reference must not resolve\n%s", p.RunResult)
 			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
 		})
@@ -93,14 +85,7 @@ func (s *suite) registerImages() {
 			ref, err := fw.BuildProbeImage(ctx, dir, s.f.Config().ProbeBinary, "")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(corruptLargestBlob(dir)).To(Succeed())
-			p, err := s.f.Submit(ctx, "image-corrupt", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
-				p.Spec.Containers[0].Image = ref
-			}))
-			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-			Expect(err).NotTo(HaveOccurred())
-			Expect(p.Created()).To(BeFalse(), "a corrupted layer must be refused\n%s", p.RunResult)
-			Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
-			Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from a corrupted image")
+			expectImageRefused(s.submitImage(ctx, "image-corrupt", ref), "a corrupted layer must be refused")
 		})
 		// The layer above is gzip with compressed blocks: a runtime that skipped the digest check
 		// would still fail to decompress it. These layers' altered byte is file content, and the
@@ -121,17 +106,30 @@ func (s *suite) registerImages() {
 				ref, err := layer.add(dir, fw.ProbeImageTag, "altered", []fw.RawEntry{{Name: "img007", Type: tar.TypeReg, Content: alteredLayerContent}})
 				Expect(err).NotTo(HaveOccurred())
 				Expect(alterLayer(ctx, ref, alteredLayerContent)).To(Succeed())
-				p, err := s.f.Submit(ctx, layer.dir, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
-					p.Spec.Containers[0].Image = ref
-				}))
-				DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-				Expect(err).NotTo(HaveOccurred())
-				Expect(p.Created()).To(BeFalse(), "a layer whose content no longer matches its digest must be refused, although it still reads as a valid tar\n%s", p.RunResult)
-				Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
-				Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from an altered image")
+				expectImageRefused(s.submitImage(ctx, layer.dir, ref), "a layer whose content no longer matches its digest must be refused, although it still reads as a valid tar")
 			})
 		}
 	})
+}
+
+// submitImage creates the pod name, one container (a, exiting 0) of image ref, and removes it
+// after the spec.
+func (s *suite) submitImage(ctx SpecContext, name, ref string) *fw.Pod {
+	p, err := s.f.Submit(ctx, name, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
+		p.Spec.Containers[0].Image = ref
+	}))
+	DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
+	Expect(err).NotTo(HaveOccurred())
+	return p
+}
+
+// expectImageRefused holds a pod whose image must fail its verification (IMG-007): not created,
+// refused with exit code Failed, and nothing of it ran. why says what made the image bad.
+func expectImageRefused(p *fw.Pod, why string) {
+	GinkgoHelper()
+	Expect(p.Created()).To(BeFalse(), "%s\n%s", why, p.RunResult)
+	Expect(p.RunResult.ExitCode).To(Equal(runtimev1.ExitFailed), "%s", p.RunResult)
+	Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run from an image refused: %s", why)
 }
 
 // alteredLayerContent is the file content of the uncompressed layer the IMG-007 spec alters.

@@ -231,12 +231,8 @@ func (s *suite) registerCrashDuringUpdate() {
 				return err
 			}
 			noteContainer(p, st, "app", noteIDBefore, "")
-			_, res, err := p.Update(ctx, pod("2"))
-			if err != nil {
+			if err := p.UpdateAccepted(ctx, pod("2")); err != nil {
 				return err
-			}
-			if res.ExitCode != runtimev1.ExitOK {
-				return &fw.CommandError{Result: res}
 			}
 			if _, err := p.WaitFor(ctx, "app to receive the update's SIGTERM", p.PodTimeout(), func(tl *fw.Timeline) bool {
 				_, ok := tl.First(probeSignal("app", "SIGTERM"))

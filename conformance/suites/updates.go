@@ -200,11 +200,7 @@ func (s *suite) registerFirstGeneration() {
 			if _, err := p.WaitFor(ctx, "app running", p.PodTimeout(), fw.StartRecorded("app")); err != nil {
 				return err
 			}
-			_, res, err := p.Update(ctx, pod().Labels(map[string]string{"updated": "yes"}))
-			if err == nil && res.ExitCode != runtimev1.ExitOK {
-				err = &fw.CommandError{Result: res}
-			}
-			if err != nil {
+			if err := p.UpdateAccepted(ctx, pod().Labels(map[string]string{"updated": "yes"})); err != nil {
 				return err
 			}
 			// A labels-only update takes effect at once. A runtime that created the pod at
@@ -790,12 +786,8 @@ func (s *suite) registerGraceUpdate() {
 			if _, err := p.WaitFor(ctx, "app running", p.PodTimeout(), fw.AllStarted("app")); err != nil {
 				return err
 			}
-			_, res, err := p.Update(ctx, pod(3))
-			if err != nil {
+			if err := p.UpdateAccepted(ctx, pod(3)); err != nil {
 				return err
-			}
-			if res.ExitCode != runtimev1.ExitOK {
-				return &fw.CommandError{Result: res}
 			}
 			if _, err := p.WaitFor(ctx, "UpdateApplied generation 2", p.PodTimeout(), fw.UpdateApplied(2)); err != nil {
 				return err
@@ -838,12 +830,8 @@ func (s *suite) registerUpdateEndsTerminally() {
 			if _, err := p.WaitFor(ctx, "app and keep running", p.PodTimeout(), fw.StartRecorded("app", "keep")); err != nil {
 				return err
 			}
-			_, res, err := p.Update(ctx, pod("2"))
-			if err != nil {
+			if err := p.UpdateAccepted(ctx, pod("2")); err != nil {
 				return err
-			}
-			if res.ExitCode != runtimev1.ExitOK {
-				return &fw.CommandError{Result: res}
 			}
 			// The old instance exits at the update's SIGTERM; the new definition's start fails.
 			if _, err := p.WaitFor(ctx, "app's old instance and its replacement to end", p.PodTimeout(), func(tl *fw.Timeline) bool {
@@ -853,6 +841,7 @@ func (s *suite) registerUpdateEndsTerminally() {
 			}
 			// A reaction time for the runtime to see that the change took effect, then one read.
 			time.Sleep(s.f.Tolerances().Reaction.Value)
+			var err error
 			if read, err = p.Status(ctx); err != nil {
 				return err
 			}
@@ -899,12 +888,8 @@ func (s *suite) registerUpdateThenStop() {
 			if _, err := p.WaitFor(ctx, "app running", p.PodTimeout(), fw.AllStarted("app")); err != nil {
 				return err
 			}
-			_, res, err := p.Update(ctx, pod("2"))
-			if err != nil {
+			if err := p.UpdateAccepted(ctx, pod("2")); err != nil {
 				return err
-			}
-			if res.ExitCode != runtimev1.ExitOK {
-				return &fw.CommandError{Result: res}
 			}
 			// The update's stop signal reached the old instance, which ignores it: the update
 			// would SIGKILL it 3 s after sending it. The stop request comes now.

@@ -185,8 +185,8 @@ const heldHookArg = "podspec-created"
 
 // orphanTimeout bounds how long endOrphanedHold waits for an orphaned runtime invocation to
 // fail once its hook is killed (runsc takes seconds to destroy a sandbox) before it kills the
-// invocation's process group.
-const orphanTimeout = 30 * time.Second
+// invocation's process group. A variable so that a test can shorten it.
+var orphanTimeout = 30 * time.Second
 
 // endOrphanedHold ends the hold a lost supervisor left on bundle. A supervisor that died while
 // the OCI runtime created an instance, before the hook opened StartFIFO, leaves the hook

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -78,4 +81,62 @@ func TestEndOrphanedHoldLeavesAReleasedBundleAlone(t *testing.T) {
 	unix.Kill(pid, unix.SIGKILL)
 	var ws unix.WaitStatus
 	unix.Wait4(pid, &ws, 0, nil)
+}
+
+// fakeInvocation starts a process whose command line is an OCI runtime invocation's for bundle
+// (run --detach --bundle BUNDLE), leading its own process group as oci starts one, and that
+// never ends on its own: a sh running sleep, which ignores a killed hook.
+func fakeInvocation(t *testing.T, bundle string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", "sleep 60; :", "run", "--detach", "--bundle", bundle)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		unix.Kill(-cmd.Process.Pid, unix.SIGKILL)
+		cmd.Wait()
+	})
+	return cmd
+}
+
+// TestAnOrphanedInvocationThatOutlivesItsHookIsKilled: an invocation still there orphanTimeout
+// after endOrphanedHold began (its hook gone, the runtime stuck) is killed with its process
+// group (docs/runtime.md), so the delete that follows never waits for it.
+func TestAnOrphanedInvocationThatOutlivesItsHookIsKilled(t *testing.T) {
+	bundle := t.TempDir()
+	if err := unix.Mkfifo(filepath.Join(bundle, StartFIFO), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { orphanTimeout = d }(orphanTimeout)
+	orphanTimeout = 100 * time.Millisecond
+	cmd := fakeInvocation(t, bundle)
+	if _, runs := holdProcesses(bundle); len(runs) != 1 || runs[0] != cmd.Process.Pid {
+		t.Fatalf("holdProcesses found invocations %v, want [%d]", runs, cmd.Process.Pid)
+	}
+	endOrphanedHold(bundle)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the stuck invocation ended with %v, want killed by SIGKILL", err)
+	}
+}
+
+// TestEndOrphanedHoldLeavesABundleWithoutItsFIFOAlone: without StartFIFO (released, or never
+// held) a bundle has no orphaned hold, whatever runs naming it: endOrphanedHold kills nothing.
+func TestEndOrphanedHoldLeavesABundleWithoutItsFIFOAlone(t *testing.T) {
+	bundle := t.TempDir()
+	defer func(d time.Duration) { orphanTimeout = d }(orphanTimeout)
+	orphanTimeout = 0
+	cmd := fakeInvocation(t, bundle)
+	endOrphanedHold(bundle)
+	// Had endOrphanedHold killed it, that SIGKILL came first and is what it died of.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Errorf("the invocation ended with %v, want the test's SIGTERM: endOrphanedHold of a bundle without its start FIFO must not kill it", err)
+	}
 }

@@ -2,8 +2,12 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -34,7 +38,7 @@ func TestGC005_AReaderArrivingDuringRemovalFindsNoPod(t *testing.T) {
 		}
 		waiter <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // let it block on the remover's lock; the assertions hold either way
+	waitBlockedOn(t, p.Path(ReaderLock))
 	var during error
 	var leftDuring bool
 	RemoveHook = func(string) {
@@ -89,7 +93,7 @@ func TestAWaiterLocksAPodCreatedAgainUnderTheSameName(t *testing.T) {
 		l, err := p.ReadLock()
 		waiter <- result{l, err}
 	}()
-	time.Sleep(20 * time.Millisecond)
+	waitBlockedOn(t, p.Path(ReaderLock)) // it opened the old pod.lock; started later, it would find no pod
 	if err := p.Remove(); err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +112,9 @@ func TestAWaiterLocksAPodCreatedAgainUnderTheSameName(t *testing.T) {
 	}
 }
 
-// TestARemovalCutShortIsSweptAndNeverListed: a removal killed after the rename leaves a
-// .removing- directory; no verb lists it and the next CreatePod deletes it.
+// TestARemovalCutShortIsSweptAndNeverListed: a removal cut short after the rename leaves a
+// .removing- directory; no verb lists it, the next CreatePod leaves it to a remover that is
+// still at work (this process) and deletes it once that process has ended.
 func TestARemovalCutShortIsSweptAndNeverListed(t *testing.T) {
 	s, p := newPod(t)
 	RemoveHook = func(removing string) { panic(removing) }
@@ -133,7 +138,47 @@ func TestARemovalCutShortIsSweptAndNeverListed(t *testing.T) {
 	if _, err := s.CreatePod(testPodObject(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(removing); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("CreatePod left %s: %v", removing, err)
+	if _, err := os.Lstat(removing); err != nil {
+		t.Fatalf("CreatePod swept the removal of a process still at work (this one): %v", err)
+	}
+	// The same leftover, as a process that has ended would have left it.
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	rest := strings.SplitN(strings.TrimPrefix(filepath.Base(removing), removingPrefix), "-", 3)[2]
+	orphan := filepath.Join(filepath.Dir(removing), fmt.Sprintf("%s%d-1-%s", removingPrefix, ended.Process.Pid, rest))
+	if err := os.Rename(removing, orphan); err != nil {
+		t.Fatal(err)
+	}
+	s.sweepCreating()
+	if _, err := os.Lstat(orphan); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the sweep left %s, the removal of a process that has ended: %v", orphan, err)
+	}
+}
+
+// waitBlockedOn waits until a flock request on the file at path is blocked: /proc/locks lists a
+// blocked request as "N: -> FLOCK …" with the file's device and inode (MAJ:MIN:INODE).
+func waitBlockedOn(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inode := fmt.Sprintf(":%d ", fi.Sys().(*syscall.Stat_t).Ino)
+	for deadline := time.Now().Add(time.Minute); ; {
+		b, err := os.ReadFile("/proc/locks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "-> FLOCK") && strings.Contains(line, inode) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no flock request on %s was blocked within a minute:\n%s", path, b)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

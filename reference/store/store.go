@@ -184,8 +184,9 @@ func (p *Pod) LogPath(container string, n int32) string {
 	return p.Path(LogsDir, container, fmt.Sprintf("%d.log", n))
 }
 
-// removingPrefix starts the name a pod directory is renamed to when it is removed (Remove);
-// no verb lists it, and a leftover of a removal cut short is deleted by the next CreatePod.
+// removingPrefix starts the name a pod directory is renamed to when it is removed (Remove,
+// workName); no verb lists it, and a leftover of a removal cut short is deleted by the next
+// CreatePod.
 const removingPrefix = ".removing-"
 
 // RemoveHook, when set (by tests), is called by Remove with the directory's new name once the
@@ -201,7 +202,7 @@ var RemoveHook func(removing string)
 // held, read what was left and make the final rmdir fail (GC-005).
 func (p *Pod) Remove() error {
 	parent := filepath.Dir(p.Dir)
-	removing := filepath.Join(parent, fmt.Sprintf("%s%d-%d-%s", removingPrefix, os.Getpid(), time.Now().UnixNano(), p.Name))
+	removing := filepath.Join(parent, workName(removingPrefix, fmt.Sprintf("%d-%s", time.Now().UnixNano(), p.Name)))
 	if err := os.Rename(p.Dir, removing); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil // removed already
@@ -564,7 +565,7 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 		return nil, fmt.Errorf("pod %s: %w", pod.Metadata.Name, ErrExists)
 	}
 	me := os.Getpid()
-	tmp := filepath.Join(s.Root, "pods", fmt.Sprintf("%s%d-%d-%s", creatingPrefix, me, ProcessStartTime(me), pod.Metadata.Name))
+	tmp := filepath.Join(s.Root, "pods", workName(creatingPrefix, pod.Metadata.Name))
 	if err := os.Mkdir(tmp, stateDirMode()); err != nil {
 		return nil, fmt.Errorf("create pod directory: %w", err)
 	}
@@ -666,27 +667,33 @@ func (s *Store) removeHalfMade(dir string) bool {
 	return p.Remove() == nil
 }
 
-// sweepCreating removes the directories of pods being created by processes that have ended
-// (a command killed while it created a pod) and those of removals cut short.
+// workName is the name of a pod directory under creation or removal by this process
+// (prefix creatingPrefix or removingPrefix): the process's pid and start time come first, so
+// that sweepCreating tells a leftover of a process that has ended from work still in progress.
+func workName(prefix, rest string) string {
+	me := os.Getpid()
+	return fmt.Sprintf("%s%d-%d-%s", prefix, me, ProcessStartTime(me), rest)
+}
+
+// sweepCreating removes the directories that processes which have ended left under a work
+// name (workName): pods being created (a command killed while it created a pod) and removals
+// cut short.
 func (s *Store) sweepCreating() {
 	ents, err := os.ReadDir(filepath.Join(s.Root, "pods"))
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), removingPrefix) {
-			// A removal cut short (Remove renamed the pod away first): nobody uses it.
-			os.RemoveAll(filepath.Join(s.Root, "pods", e.Name()))
-			continue
-		}
 		rest, ok := strings.CutPrefix(e.Name(), creatingPrefix)
 		if !ok {
-			continue
+			if rest, ok = strings.CutPrefix(e.Name(), removingPrefix); !ok {
+				continue
+			}
 		}
 		var pid int
 		var start uint64
 		if n, _ := fmt.Sscanf(rest, "%d-%d-", &pid, &start); n == 2 && ProcessStartTime(pid) == start && start != 0 {
-			continue // its creator is still at work
+			continue // the process is still at work on it
 		}
 		os.RemoveAll(filepath.Join(s.Root, "pods", e.Name()))
 	}

@@ -1116,8 +1116,8 @@ var requirements = [...]Requirement{
 		Text: "A sidecar that later init containers follow SHOULD have a `startupProbe`, since the kubelet starts the next init container as soon as the sidecar's process has started (KEP-753)."},
 	{ID: KUBE016, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A regular container of a Job's pod SHOULD NOT set `restartPolicy: Always`, since it is restarted whenever it exits and only sidecars are stopped when the other containers are done, so the pod never completes."},
-	{ID: KUBE017, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/kubernetes.md",
+	{ID: KUBE017, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByConverter}, Source: "spec/kubernetes.md",
 		Text: "A tool that converts a Kubernetes pod to a podspec Pod (`podspec convert`, `podspec run`) MUST report, at its position, each field it does not carry over, never dropping one silently."},
-	{ID: KUBE018, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/kubernetes.md",
+	{ID: KUBE018, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByConverter}, Source: "spec/kubernetes.md",
 		Text: "A tool that converts a podspec Pod to a Kubernetes pod (`podspec convert --to kubernetes`) MUST report, at its position, each field that Kubernetes has no field for."},
 }

@@ -30,6 +30,11 @@ const (
 	// req:<ID>, a Go test named after it on the reference runtime, or an entry in the suite's
 	// pending list must exist for it (see docs/traceability.md).
 	EnforcedByRuntime = "runtime"
+	// EnforcedByConverter marks a requirement on a tool that converts manifests between podspec
+	// and another format (`podspec convert`, `podspec run` of a Kubernetes object), not on a
+	// runtime under certification: a Go test named after it on podspec's converter must exist for
+	// it (see docs/traceability.md), and no runtime's coverage matrix lists it.
+	EnforcedByConverter = "converter"
 )
 
 // Capability profiles a requirement can belong to.
@@ -74,7 +79,7 @@ type Requirement struct {
 	Area string `json:"area"`
 	// Text is the sentence, verbatim from the spec (Markdown inline code kept).
 	Text string `json:"text"`
-	// EnforcedBy lists EnforcedByValidator and/or EnforcedByRuntime.
+	// EnforcedBy lists EnforcedByValidator and/or EnforcedByRuntime, or EnforcedByConverter alone.
 	EnforcedBy []string `json:"enforcedBy"`
 	// Profile is the capability profile: core, defer, notifier, update, gc or kubernetes.
 	Profile string `json:"profile"`
@@ -93,6 +98,11 @@ func (r Requirement) ValidatorRule() bool {
 // RuntimeTested reports whether the conformance suite tests this requirement on a runtime.
 func (r Requirement) RuntimeTested() bool {
 	return slices.Contains(r.EnforcedBy, EnforcedByRuntime)
+}
+
+// ConverterTested reports whether this requirement is on podspec's manifest converter.
+func (r Requirement) ConverterTested() bool {
+	return slices.Contains(r.EnforcedBy, EnforcedByConverter)
 }
 
 // IsRule reports whether `podspec validate` reports findings under this requirement's ID: the

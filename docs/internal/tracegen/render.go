@@ -25,8 +25,9 @@ everything in the repository that checks it:
   [pending.yaml](../conformance/suites/pending.yaml).
 
 Regenerate with ` + "`go generate ./docs/`" + ` after adding or renaming a corpus case, a Go test or a
-spec; ` + "`go test ./docs/...`" + ` fails while this file is stale, and when a runtime-level requirement
-has neither a Go test, a conformance spec nor a pending entry.
+spec; ` + "`go test ./docs/...`" + ` fails while this file is stale, when a runtime-level requirement
+has neither a Go test, a conformance spec nor a pending entry, and when a requirement on podspec's
+converter (` + "`enforced by: converter`" + `) has no Go test.
 
 `
 
@@ -51,8 +52,14 @@ func render(tr *trace) string {
 
 // summary counts the requirements by what checks them.
 func summary(tr *trace) string {
-	var rules, rulesWithCase, runtime, withSpec, goOnly, waived, unchecked int
+	var rules, rulesWithCase, runtime, withSpec, goOnly, waived, unchecked, converter, converterTested int
 	for _, r := range tr.reqs {
+		if r.ConverterTested() {
+			converter++
+			if len(tr.goTests[r.ID]) > 0 {
+				converterTested++
+			}
+		}
 		if r.ValidatorRule() {
 			rules++
 			if len(tr.corpus[r.ID]) > 0 {
@@ -75,8 +82,9 @@ func summary(tr *trace) string {
 		}
 	}
 	return fmt.Sprintf("%d requirements. Validator rules: %d, %d of them with a corpus case. "+
-		"Runtime-level: %d — %d with a conformance spec, %d with Go tests only, %d pending without any test, %d unchecked.\n",
-		len(tr.reqs), rules, rulesWithCase, runtime, withSpec, goOnly, waived, unchecked)
+		"Runtime-level: %d — %d with a conformance spec, %d with Go tests only, %d pending without any test, %d unchecked. "+
+		"Converter: %d, %d of them with a Go test.\n",
+		len(tr.reqs), rules, rulesWithCase, runtime, withSpec, goOnly, waived, unchecked, converter, converterTested)
 }
 
 func corpusCell(cases []string) string {

@@ -68,6 +68,28 @@ func TestEveryRuntimeRequirementIsCheckedOrWaived(t *testing.T) {
 	}
 }
 
+// A requirement on podspec's converter is not a runtime's to certify: a Go test named after it
+// holds the converter to it.
+func TestEveryConverterRequirementHasAGoTest(t *testing.T) {
+	tr := mustCurrent(t)
+	n := 0
+	for _, r := range tr.reqs {
+		if !r.ConverterTested() {
+			continue
+		}
+		n++
+		if len(tr.goTests[r.ID]) == 0 {
+			t.Errorf("%s (%s, enforced by the converter) has no Go test named after it (Test%s_...)", r.ID, r.Level, strings.ReplaceAll(r.ID, "-", ""))
+		}
+		if tr.pending[r.ID] != "" {
+			t.Errorf("%s is enforced by the converter, not by a runtime: remove it from conformance/suites/pending.yaml", r.ID)
+		}
+	}
+	if n == 0 {
+		t.Error("the catalog holds no converter requirement; KUBE-017 and KUBE-018 are")
+	}
+}
+
 // A requirement only the validator enforces is a rule about manifests: the corpus shows it with
 // at least one case. (Runtime sentences the validator also checks, such as MAN-010, are exempt.)
 func TestEveryValidatorOnlyRuleHasACorpusCase(t *testing.T) {

@@ -100,9 +100,12 @@ func (r entry) check() error {
 		return fmt.Errorf("%s: enforcedBy is empty", r.ID)
 	}
 	for _, e := range r.EnforcedBy {
-		if e != "validator" && e != "runtime" {
-			return fmt.Errorf("%s: enforcedBy %q is not validator or runtime", r.ID, e)
+		if e != "validator" && e != "runtime" && e != "converter" {
+			return fmt.Errorf("%s: enforcedBy %q is not validator, runtime or converter", r.ID, e)
 		}
+	}
+	if slices.Contains(r.EnforcedBy, "converter") && len(r.EnforcedBy) != 1 {
+		return fmt.Errorf("%s: a converter requirement is enforced by the converter alone, not also by %v", r.ID, r.EnforcedBy)
 	}
 	if slices.Contains(r.EnforcedBy, "validator") && r.Level == "MAY" {
 		return fmt.Errorf("%s: a validator rule must be MUST (an error) or SHOULD (a warning), not MAY", r.ID)

@@ -36,7 +36,7 @@ var profileConst = map[string]string{
 	"update": "ProfileUpdate", "gc": "ProfileGC", "kubernetes": "ProfileKubernetes",
 }
 
-var enforcerConst = map[string]string{"validator": "EnforcedByValidator", "runtime": "EnforcedByRuntime"}
+var enforcerConst = map[string]string{"validator": "EnforcedByValidator", "runtime": "EnforcedByRuntime", "converter": "EnforcedByConverter"}
 
 // renderCatalog writes the Go source of the catalog.
 func renderCatalog(reqs []entry) ([]byte, error) {

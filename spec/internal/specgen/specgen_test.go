@@ -67,6 +67,8 @@ func TestLoadRejectsABrokenRegistry(t *testing.T) {
 		{"an area that is not the prefix is rejected", entryYAML("A-001", "MUST", "B", "core", "runtime"), anchored, "area"},
 		{"an unknown level is rejected", entryYAML("A-001", "MUST NOT", "A", "core", "runtime"), anchored, "level"},
 		{"an unknown profile is rejected", entryYAML("A-001", "MUST", "A", "extra", "runtime"), anchored, "profile"},
+		{"an unknown enforcer is rejected", entryYAML("A-001", "MUST", "A", "core", "operator"), anchored, "not validator, runtime or converter"},
+		{"a converter requirement enforced by a runtime too is rejected", entryYAML("A-001", "MUST", "A", "core", "converter, runtime"), anchored, "converter alone"},
 		{"an unknown enforcer is rejected", entryYAML("A-001", "MUST", "A", "core", "linter"), anchored, "enforcedBy"},
 		{"a MAY validator rule is rejected", entryYAML("A-001", "MAY", "A", "core", "validator"), anchored, "not MAY"},
 		{"a duplicate ID is rejected", entryYAML("A-001", "MUST", "A", "core", "runtime") + strings.TrimPrefix(entryYAML("A-001", "MUST", "A", "core", "runtime"), "requirements:\n"), anchored, "duplicate"},

@@ -75,6 +75,9 @@ const (
 	mdNotRun      = "not run"      // a spec of a declared profile that did not run (its ordered scenario failed first)
 	mdNotDeclared = "not declared" // a spec of an optional profile the runtime does not declare
 	mdPending     = "pending"      // waived: no black-box spec can check it
+	// mdNotCheckable is a spec of a declared profile that skipped itself, saying why (SEC-007's
+	// spec on a runtime whose contract does not name its state directories).
+	mdNotCheckable = "not checkable"
 )
 
 // mdVerdict is a requirement's label on a page, and whether it needs a reason.
@@ -87,10 +90,13 @@ func (b *Bundle) mdVerdict(r suites.CoverageRow) (label string, needsReason bool
 	case strings.HasPrefix(r.Verdict, suites.VerdictNotMet):
 		return r.Verdict, true
 	case r.Verdict == suites.VerdictSkipped:
-		if b.Version.Has(runtimev1.Profile(r.Profile)) {
-			return mdNotRun, false
+		switch {
+		case !b.Version.Has(runtimev1.Profile(r.Profile)):
+			return mdNotDeclared, false
+		case r.Note != "":
+			return mdNotCheckable, false
 		}
-		return mdNotDeclared, false
+		return mdNotRun, false
 	case r.Verdict == suites.VerdictPending:
 		return mdPending, false
 	}
@@ -223,7 +229,7 @@ func RenderMarkdown(w io.Writer, b *Bundle, t *Triage, bundleName string) error 
 		why := t.Reasons[r.ID]
 		switch {
 		case why != "":
-		case label == mdPending:
+		case label == mdPending, label == mdNotCheckable:
 			why = r.Note
 		case label == mdNotRun:
 			why = "not run: an earlier spec of the ordered scenario it belongs to failed, or its pod failed in BeforeAll"
@@ -262,12 +268,14 @@ func verdictRank(label string) int {
 		return 2
 	case label == mdNotRun:
 		return 3
-	case label == mdNotDeclared:
+	case label == mdNotCheckable:
 		return 4
-	case label == mdPending:
+	case label == mdNotDeclared:
 		return 5
+	case label == mdPending:
+		return 6
 	}
-	return 6
+	return 7
 }
 
 // mdCell makes text safe in a Markdown table cell: one line, no bare pipe.
@@ -305,7 +313,7 @@ func RenderMatrixMarkdown(w io.Writer, bundles []*Bundle, names []string) error 
 			cells[i][bi] = label
 		}
 	}
-	icon := map[string]string{mdPassed: "✅ passed", mdFailed: "❌ failed", mdNotRun: "○ not run", mdNotDeclared: "— not declared", mdPending: "· pending"}
+	icon := map[string]string{mdPassed: "✅ passed", mdFailed: "❌ failed", mdNotRun: "○ not run", mdNotCheckable: "◌ not checkable", mdNotDeclared: "— not declared", mdPending: "· pending"}
 	var p strings.Builder
 	p.WriteString("| |")
 	for _, n := range names {

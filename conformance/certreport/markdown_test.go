@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/conformance/certify"
 	"podspec.dev/podspec/conformance/suites"
 )
@@ -219,5 +221,38 @@ func TestMarkdownMatrixHasAColumnPerBundleAndARowPerRequirement(t *testing.T) {
 	}
 	if err := RenderMatrixMarkdown(&buf, []*Bundle{a}, nil); err == nil {
 		t.Error("a matrix without column names was rendered")
+	}
+}
+
+// A spec of a declared profile that skipped itself, saying why (SEC-007's on a runtime whose
+// contract does not name its state directories), is "not checkable" with that reason, on the
+// Markdown page and in the HTML report; never "not run" or "not applicable".
+func TestASelfSkippedSpecIsNotCheckableWithItsReason(t *testing.T) {
+	b := certBundle(t, "failing")
+	const why = "not checkable: the runtime reports contract 1.1"
+	id := ""
+	for i, r := range b.Coverage {
+		if r.Verdict == suites.VerdictSkipped && b.Version.Has(runtimev1.Profile(r.Profile)) {
+			b.Coverage[i].Note, id = why, r.ID
+			break
+		}
+	}
+	if id == "" {
+		t.Fatal("the failing bundle has no skipped requirement of a declared profile")
+	}
+	page, err := renderMD(t, b, triageFor(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page, "| "+id+" | ") || !strings.Contains(page, " | not checkable | "+why+" |") {
+		t.Errorf("%s is not 'not checkable' with its reason on the page", id)
+	}
+	if !strings.Contains(page, ", not checkable 1,") {
+		t.Errorf("the page's counts do not count it:\n%s", page[:strings.Index(page, "## Requirements not passed")])
+	}
+	html := render(t, b)
+	row := regexp.MustCompile(`<tr class="req" data-id="` + id + `"[^\n]*`).FindString(html)
+	if !strings.Contains(row, ">not checkable<") || !strings.Contains(row, why) {
+		t.Errorf("the HTML report's row of %s is not 'not checkable' with its reason: %s", id, row)
 	}
 }

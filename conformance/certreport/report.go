@@ -50,11 +50,15 @@ func verdictClass(v string) (class, label string) {
 	return classPending, v
 }
 
-// verdict is a requirement's class and label in this bundle: a spec skipped in a narrowed run
-// was not run, rather than not applicable.
+// verdict is a requirement's class and label in this bundle: a spec that skipped itself, saying
+// why (its row's note), could not check the requirement; a spec skipped in a narrowed run was not
+// run; neither is "not applicable".
 func (b *Bundle) verdict(r suites.CoverageRow) (class, label string) {
 	class, label = verdictClass(r.Verdict)
-	if class == classNA && !b.Env.Selection.Empty() {
+	switch {
+	case class == classNA && r.Note != "":
+		return classPending, mdNotCheckable
+	case class == classNA && !b.Env.Selection.Empty():
 		return classPending, "not run (selection)"
 	}
 	return class, label

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,6 +77,7 @@ func Coverage(r types.Report) ([]CoverageRow, error) {
 		names  []string
 		states []types.SpecState
 		notMet []string // failures recorded by graded specs (NotMetEntry)
+		skips  []string // why specs skipped themselves (Skip's message), each once
 	}
 	byID := map[string]*result{}
 	for _, sr := range r.SpecReports {
@@ -95,6 +97,9 @@ func Coverage(r types.Report) ([]CoverageRow, error) {
 					res.notMet = append(res.notMet, e.StringRepresentation())
 				}
 			}
+			if msg := selfSkip(sr); msg != "" && !slices.Contains(res.skips, msg) {
+				res.skips = append(res.skips, msg)
+			}
 		}
 	}
 	var rows []CoverageRow
@@ -112,14 +117,30 @@ func Coverage(r types.Report) ([]CoverageRow, error) {
 		default:
 			row.Tests = res.names
 			row.Verdict = verdict(res.states)
-			if row.Verdict == VerdictPassed && len(res.notMet) > 0 {
+			switch {
+			case row.Verdict == VerdictPassed && len(res.notMet) > 0:
 				row.Verdict = fmt.Sprintf("%s (%s)", VerdictNotMet, q.Level)
 				row.Note = strings.Join(res.notMet, "; ")
+			case row.Verdict == VerdictSkipped:
+				// A contract-gated spec (SEC-007 on a 1.1 runtime) says why it could not check.
+				row.Note = strings.Join(res.skips, "; ")
 			}
 		}
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// selfSkip is the reason a skipped spec gave for skipping itself ("not checkable: …"), or "" for
+// a spec that passed, failed, was filtered out, or did not run because its ordered scenario
+// failed first (Ginkgo's own messages).
+func selfSkip(sr types.SpecReport) string {
+	msg := strings.TrimSpace(sr.Failure.Message)
+	if sr.State != types.SpecStateSkipped || strings.HasPrefix(msg, "Spec skipped because an earlier spec") ||
+		strings.HasPrefix(msg, "Spec skipped because a BeforeAll node failed") {
+		return ""
+	}
+	return msg
 }
 
 func verdict(states []types.SpecState) string {
@@ -162,7 +183,7 @@ func CoverageMarkdown(rows []CoverageRow) string {
 	for _, r := range rows {
 		detail := strings.Join(r.Tests, "<br>")
 		switch {
-		case strings.HasPrefix(r.Verdict, VerdictNotMet):
+		case strings.HasPrefix(r.Verdict, VerdictNotMet), r.Verdict == VerdictSkipped && r.Note != "":
 			detail += "<br>" + strings.Join(strings.Fields(r.Note), " ")
 		case r.Note != "":
 			detail = r.Note

@@ -107,6 +107,26 @@ func TestCoverageNotMet(t *testing.T) {
 	if w := Warnings(mapRows(rows)); len(w) != 0 {
 		t.Errorf("a failed run lists warnings %q", w)
 	}
+
+	// A spec that skipped itself says why, in the row and the Markdown, once per reason; a spec
+	// the filter left out (no message) adds nothing.
+	skipped := func(text, msg string) types.SpecReport {
+		sr := spec(text, types.SpecStateSkipped, "", must)
+		sr.Failure.Message = msg
+		return sr
+	}
+	rows = verdicts(types.Report{SpecReports: types.SpecReports{
+		skipped("gated", "not checkable: contract 1.1"),
+		skipped("gated again", "not checkable: contract 1.1"),
+		skipped("filtered", ""),
+		skipped("after a failure", "Spec skipped because an earlier spec in an ordered container failed"),
+	}})
+	if got := rows[must]; got.Verdict != VerdictSkipped || got.Note != "not checkable: contract 1.1" {
+		t.Errorf("self-skipped spec: verdict %q note %q, want skipped with its reason once", got.Verdict, got.Note)
+	}
+	if md := CoverageMarkdown(mapRows(rows)); !strings.Contains(md, "| skipped | gated<br>gated again<br>filtered<br>after a failure<br>not checkable: contract 1.1 |") {
+		t.Errorf("the Markdown matrix does not show the skip's reason after the tests:\n%s", md)
+	}
 }
 
 func mapRows(m map[string]CoverageRow) []CoverageRow {

@@ -229,4 +229,42 @@ func (s *suite) registerDependencies() {
 			Expect(tl.ExitsBeforeStart("job", "report")).To(Succeed())
 		})
 	})
+
+	// job never passes its liveness probe: the runtime kills it with its stop signal (HOOK-010)
+	// and, under Never, that kill ends it terminally. job exits 0 on SIGTERM, but an instance the
+	// runtime killed after a failed probe is a failure (spec/terminology.md), so its condition
+	// Completed never holds (DEP-010's exception): report must fail with DependencyFailed. A
+	// runtime that decides Completed by the exit code alone starts report.
+	killed := &fw.Scenario{
+		Short: "deps-liveness",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			Main("job", fw.Loop().On("SIGTERM", "exit:0s:0"),
+				fw.Liveness(fw.CheckMarker("never-created"), fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 1})).
+			Main("report", fw.ExitAfter(0, ms(100)), fw.DependsOn("job", v1alpha1.ConditionCompleted)),
+		// The pod ends on its own once job is killed and report has failed (or run). A runtime
+		// that leaves report waiting never ends it: stop it after a bounded wait.
+		Drive: endsOrIsStopped,
+	}
+	s.ordered("A Completed dependency killed after a failed liveness probe that exits 0", killed, func(get func() *fw.Outcome) {
+		It("does not hold condition Completed for it, and fails the dependent with DependencyFailed", req(spec.DEP010), func() {
+			out := get()
+			tl := out.Timeline
+			// What job did, as its workload reports it: SIGTERM (the liveness kill), then exit 0.
+			Expect(tl.Before("job's SIGTERM before its exit", probeSignal("job", "SIGTERM"), fw.ProbeEvent("job", probe.TypeExit))).To(Succeed())
+			var codes []int
+			for _, e := range tl.All(fw.ProbeEvent("job", probe.TypeExit)) {
+				if e.Probe.ExitCode != nil {
+					codes = append(codes, *e.Probe.ExitCode)
+				}
+			}
+			Expect(codes).To(Equal([]int{0}), "job's workload must exit 0, once, on the SIGTERM of its liveness kill\n%s", tl)
+			Expect(tl.Before("a failed liveness check of job before its SIGTERM", func(e fw.Entry) bool {
+				return fw.ProbeEvent("job", probe.TypeCheck)(e) && e.Probe.Result == "failure"
+			}, probeSignal("job", "SIGTERM"))).To(Succeed())
+			Expect(tl.NeverStarted("report")).To(Succeed(), "job was killed after a failed liveness probe, a failure whatever its exit code: its condition Completed never holds\n%s\n%s", out.Final, tl)
+			t := out.Final.Terminated("report")
+			Expect(t).NotTo(BeNil(), "report must be terminated\n%s", out.Final)
+			Expect(t.Reason).To(Equal(v1alpha1.ReasonDependencyFailed), "report's dependency job can no longer reach Completed\n%s", out.Final)
+		})
+	})
 }

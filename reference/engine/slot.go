@@ -647,6 +647,9 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		st.State = v1alpha1.ContainerState{Terminated: term}
 		r.Terminal = true
 		r.Completed = !failed
+		if mutant.ProbeKillCompleted && term.ExitCode != nil && *term.ExitCode == 0 && term.Signal == nil {
+			r.Completed = true // the mutant: the exit code alone decides, a probe kill or not
+		}
 		if s.kind == KindMain || s.kind == KindInit || (mutant.SidecarCounted && s.kind == KindSidecar) {
 			rec := store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, ExitCode: term.ExitCode, Reason: term.Reason, Failure: failed}
 			if term.Signal != nil {

@@ -224,6 +224,7 @@ var switches = map[string]bool{
 	"LaterPodsRedecided":             LaterPodsRedecided,
 	"LayerDigestUnchecked":           LayerDigestUnchecked,
 	"CompletedFromFirstExit":         CompletedFromFirstExit,
+	"ProbeKillCompleted":             ProbeKillCompleted,
 	"RestartAtStopSignal":            RestartAtStopSignal,
 }
 

@@ -156,6 +156,7 @@ type Pod struct {
 	// RunResult is the outcome of `run --detach`.
 	RunResult *Result
 	created   bool
+	prepared  bool // by Prepare: Cleanup always removes it
 
 	notesMu sync.Mutex
 	notes   map[string]string
@@ -190,6 +191,27 @@ func (p *Pod) PodTimeout() time.Duration { return p.f.cfg.Tolerances.PodTimeout.
 // runtime accepted it (see Pod.Created and RunResult); err is set only when the harness itself
 // failed.
 func (f *Framework) Submit(ctx context.Context, short string, b *PodBuilder) (*Pod, error) {
+	p, err := f.prepare(short, b)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.run(ctx)
+}
+
+// Prepare writes the pod's manifest and opens its probe socket without running it, for a spec
+// that runs `run` itself (Pod.StartRun, Pod.Run) — for instance to kill it. Cleanup of a prepared
+// pod always runs `rm --force` (a killed run may have left the pod, or not): NotFound is no
+// error there.
+func (f *Framework) Prepare(short string, b *PodBuilder) (*Pod, error) {
+	p, err := f.prepare(short, b)
+	if err != nil {
+		return nil, err
+	}
+	p.prepared = true
+	return p, nil
+}
+
+func (f *Framework) prepare(short string, b *PodBuilder) (*Pod, error) {
 	name := f.PodName(short)
 	dir := filepath.Join(f.cfg.WorkDir, "p", short)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -221,19 +243,44 @@ func (f *Framework) Submit(ctx context.Context, short string, b *PodBuilder) (*P
 	f.mu.Lock()
 	f.pods[name] = p
 	f.mu.Unlock()
-	ref, res, err := f.RT.RunDetached(ctx, name, p.Manifest)
+	return p, nil
+}
+
+// Run runs `run --detach --name NAME MANIFEST` for a prepared pod (again, after a killed run).
+// It returns the verb's outcome, also kept as RunResult; when the runtime accepted the pod, it
+// is Created with the UID run printed. err is set only when the harness itself failed.
+func (p *Pod) Run(ctx context.Context) (*Result, error) {
+	err := p.run(ctx)
+	return p.RunResult, err
+}
+
+func (p *Pod) run(ctx context.Context) error {
+	ref, res, err := p.f.RT.RunDetached(ctx, p.Name, p.Manifest)
 	p.RunResult = res
 	if err != nil {
-		return p, err
+		return err
 	}
 	if ref != nil {
-		p.created = true
-		p.UID = ref.UID
-		f.mu.Lock()
-		f.uids = append(f.uids, ref.UID)
-		f.mu.Unlock()
+		p.Exists(ref.UID)
 	}
-	return p, nil
+	return nil
+}
+
+// StartRun starts `run --detach --name NAME MANIFEST` for a prepared pod and returns at once, so
+// that the spec can kill it (Started.KillAfter). Whether it created the pod is for the runtime's
+// next verb to say; Exists records the answer.
+func (p *Pod) StartRun(ctx context.Context) (*Started, error) {
+	return p.f.RT.Start(ctx, "run", "--detach", "--name", p.Name, p.Manifest)
+}
+
+// Exists records that the runtime holds the pod under uid, as a successful run prints it or, after
+// a killed run, as status shows it: it is Created, and the run's leak check looks for its UID.
+func (p *Pod) Exists(uid string) {
+	p.created = true
+	p.UID = uid
+	p.f.mu.Lock()
+	p.f.uids = append(p.f.uids, uid)
+	p.f.mu.Unlock()
 }
 
 // Start is Submit for a pod that must be accepted.
@@ -375,7 +422,7 @@ func (p *Pod) Cleanup(ctx context.Context) error { return p.cleanup(ctx, false) 
 // been interrupted half-way).
 func (p *Pod) cleanup(ctx context.Context, always bool) error {
 	var errs []error
-	if p.created || always {
+	if p.created || p.prepared || always {
 		res, err := p.f.RT.Remove(ctx, p.Name, true)
 		switch {
 		case err != nil:

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
@@ -49,12 +51,18 @@ type Result struct {
 	Ended time.Time
 	// Error is the parsed error report of a failing command (nil when absent or unparseable).
 	Error *runtimev1.ErrorReport
+	// Killed: the harness ended the command with SIGKILL (Started.KillAfter); ExitCode is -1.
+	Killed bool
 }
 
 // String renders the result for failure messages.
 func (res *Result) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "$ %s\nexit %d after %v\n", strings.Join(res.Args, " "), res.ExitCode, res.Duration.Round(time.Millisecond))
+	if res.Killed {
+		fmt.Fprintf(&b, "$ %s\nkilled by the harness (SIGKILL) after %v\n", strings.Join(res.Args, " "), res.Duration.Round(time.Microsecond))
+	} else {
+		fmt.Fprintf(&b, "$ %s\nexit %d after %v\n", strings.Join(res.Args, " "), res.ExitCode, res.Duration.Round(time.Millisecond))
+	}
 	if len(res.Stdout) > 0 {
 		fmt.Fprintf(&b, "stdout: %s\n", truncate(res.Stdout, 4000))
 	}
@@ -79,32 +87,108 @@ func (r *Runtime) Exec(ctx context.Context, args ...string) (*Result, error) {
 }
 
 func (r *Runtime) exec(ctx context.Context, stdin []byte, args ...string) (*Result, error) {
+	c, err := r.start(ctx, stdin, args...)
+	if err != nil {
+		return c.result(err)
+	}
+	<-c.done
+	return c.result(c.waitErr)
+}
+
+// Started is a runtime command the harness started and did not wait for (Runtime.Start), so
+// that it can kill it at a moment of its own choosing.
+type Started struct {
+	r              *Runtime
+	cmd            *exec.Cmd
+	full           []string
+	stdout, stderr bytes.Buffer
+	begun          time.Time
+	done           chan struct{} // closed once the command has exited and been waited for
+	waitErr        error
+	ended          time.Time
+	killed         bool // the harness sent SIGKILL
+}
+
+// Start starts one verb with --error-format json and returns at once; KillAfter ends it. Its
+// outcome is written to the command log like every other call's.
+func (r *Runtime) Start(ctx context.Context, args ...string) (*Started, error) {
+	c, err := r.start(ctx, nil, args...)
+	if err != nil {
+		_, err = c.result(err)
+		return nil, err
+	}
+	return c, nil
+}
+
+func (r *Runtime) start(ctx context.Context, stdin []byte, args ...string) (*Started, error) {
 	full := append(append(r.Command(), "--error-format", "json"), args...)
-	cmd := exec.CommandContext(ctx, full[0], full[1:]...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	c := &Started{r: r, full: full, done: make(chan struct{})}
+	c.cmd = exec.CommandContext(ctx, full[0], full[1:]...)
+	c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
 	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+		c.cmd.Stdin = bytes.NewReader(stdin)
 	}
 	// A runtime may leave a supervisor holding our pipes; do not wait for it.
-	cmd.WaitDelay = 2 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	res := &Result{Args: full, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), Ended: time.Now()}
+	c.cmd.WaitDelay = 2 * time.Second
+	c.begun = time.Now()
+	if err := c.cmd.Start(); err != nil {
+		c.ended = time.Now()
+		return c, err
+	}
+	go func() {
+		c.waitErr = c.cmd.Wait()
+		c.ended = time.Now()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// KillAfter sends the command SIGKILL d after it was started, unless it has exited by then, and
+// returns its outcome: Result.Killed says whether the signal ended it. Only the process the
+// harness started is killed, as `kill -9 PID` would: whatever it started itself is left to the
+// runtime to deal with.
+func (c *Started) KillAfter(d time.Duration) (*Result, error) {
+	timer := time.NewTimer(d - time.Since(c.begun))
+	defer timer.Stop()
+	select {
+	case <-c.done:
+	case <-timer.C:
+		if err := c.cmd.Process.Signal(syscall.SIGKILL); err == nil {
+			c.killed = true
+		} else if !errors.Is(err, os.ErrProcessDone) {
+			return c.result(fmt.Errorf("kill: %w", err))
+		}
+		<-c.done
+	}
+	return c.result(c.waitErr)
+}
+
+// result turns the end of the command (err: of its start or wait) into a Result and logs it.
+func (c *Started) result(err error) (*Result, error) {
+	res := &Result{Args: c.full, Stdout: c.stdout.Bytes(), Stderr: c.stderr.Bytes(), Duration: c.ended.Sub(c.begun), Ended: c.ended}
 	var ee *exec.ExitError
+	var ws syscall.WaitStatus
+	if c.cmd.ProcessState != nil {
+		ws, _ = c.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	}
 	switch {
+	case c.killed && ws.Signaled() && ws.Signal() == syscall.SIGKILL:
+		res.ExitCode, res.Killed = -1, true
+		res.Error = runtimev1.LastErrorReport(res.Stderr)
+		fmt.Fprintf(c.r.log, "%s -> killed by the harness (SIGKILL) after %v\n", strings.Join(c.full, " "), res.Duration.Round(time.Microsecond))
+		return res, nil
 	case err == nil:
 	case errors.As(err, &ee) && ee.Exited():
 		res.ExitCode = ee.ExitCode()
 	case errors.Is(err, exec.ErrWaitDelay):
 		// The verb exited but something it started kept stdout open: report what it said.
-		res.ExitCode = cmd.ProcessState.ExitCode()
+		res.ExitCode = c.cmd.ProcessState.ExitCode()
 	default:
-		fmt.Fprintf(r.log, "%s -> %v\n", strings.Join(full, " "), err)
-		return res, fmt.Errorf("run %s: %w", strings.Join(full, " "), err)
+		fmt.Fprintf(c.r.log, "%s -> %v\n", strings.Join(c.full, " "), err)
+		return res, fmt.Errorf("run %s: %w", strings.Join(c.full, " "), err)
 	}
 	res.Error = runtimev1.LastErrorReport(res.Stderr)
-	fmt.Fprintf(r.log, "%s -> exit %d (%v)\n", strings.Join(full, " "), res.ExitCode, res.Duration.Round(time.Millisecond))
+	fmt.Fprintf(c.r.log, "%s -> exit %d (%v)\n", strings.Join(c.full, " "), res.ExitCode, res.Duration.Round(time.Millisecond))
 	return res, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 )
@@ -74,5 +75,59 @@ func TestParseEventsRejectsGarbage(t *testing.T) {
 func TestNewRuntimeRejectsAnEmptyCommand(t *testing.T) {
 	if _, err := NewRuntime("   ", nil); err == nil {
 		t.Fatal("empty command accepted")
+	}
+}
+
+func TestKillAfterKillsACommandStillRunningAndLogsIt(t *testing.T) {
+	var log strings.Builder
+	path := filepath.Join(t.TempDir(), "rt")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := NewRuntime(path, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := rt.Start(context.Background(), "run", "--detach", "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.KillAfter(50 * time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Killed || res.ExitCode != -1 || res.Duration < 50*time.Millisecond || res.Duration > 10*time.Second {
+		t.Fatalf("result %+v: want killed by SIGKILL after 50ms", res)
+	}
+	if !strings.Contains(log.String(), "--error-format json run --detach x.yaml -> killed by the harness (SIGKILL) after") {
+		t.Fatalf("command log %q", log.String())
+	}
+	if !strings.Contains(res.String(), "killed by the harness") {
+		t.Fatalf("result renders as %q", res.String())
+	}
+}
+
+func TestKillAfterReportsACommandThatEndedBeforeTheKill(t *testing.T) {
+	rt := fakeRuntime(t, `echo '{"name":"x","uid":"u"}'`)
+	c, err := rt.Start(context.Background(), "run", "--detach", "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.KillAfter(10 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Killed || res.ExitCode != 0 || !strings.Contains(string(res.Stdout), `"uid":"u"`) || res.Duration >= 10*time.Second {
+		t.Fatalf("result %+v: want the command's own exit 0 and output, without waiting for the kill", res)
+	}
+}
+
+func TestStartOfAMissingRuntimeIsAnError(t *testing.T) {
+	rt, err := NewRuntime(filepath.Join(t.TempDir(), "missing"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Start(context.Background(), "version"); err == nil {
+		t.Fatal("Start of a runtime that does not exist succeeded")
 	}
 }

@@ -125,6 +125,7 @@ func (s *suite) register() {
 	s.registerUpdates()
 	s.registerGC()
 	s.registerRecovery()
+	s.registerKilledRun()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

@@ -184,6 +184,7 @@ var switches = map[string]bool{
 	"ProbeTimeoutNotKilled":          ProbeTimeoutNotKilled,
 	"RmIgnoresReaders":               RmIgnoresReaders,
 	"StateWorldReadable":             StateWorldReadable,
+	"KilledRunHoldsName":             KilledRunHoldsName,
 	"OOMFromSigkill":                 OOMFromSigkill,
 	"RegWrittenThroughLink":          RegWrittenThroughLink,
 	"RelativeImageFromCwd":           RelativeImageFromCwd,

@@ -560,6 +560,9 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	if err != nil {
 		return nil, err
 	}
+	if mutant.KilledRunHoldsName && s.mutantCreatorAtWork(pod.Metadata.Name) {
+		return nil, fmt.Errorf("pod %s: %w (a run is creating it)", pod.Metadata.Name, ErrExists) // the mutant: a dead creator counts
+	}
 	s.sweepCreating()
 	if _, err := os.Lstat(dir); err == nil && !s.removeHalfMade(dir) {
 		return nil, fmt.Errorf("pod %s: %w", pod.Metadata.Name, ErrExists)

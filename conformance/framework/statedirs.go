@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"syscall"
+	"time"
 )
 
 // StateExposure is one path in or below a runtime's state directory that a user other than the
@@ -131,4 +132,50 @@ func othersMay(path string, fi fs.FileInfo, owner uint32, bit fs.FileMode) (Stat
 		return e, false
 	}
 	return e, true
+}
+
+// maxChangeWalk bounds how many entries ChangedSince looks at: a state directory holding image
+// caches and root filesystems can hold hundreds of thousands of them.
+const maxChangeWalk = 200000
+
+// ChangedSince looks, breadth first, for an entry (file or directory, without following symbolic
+// links below the top) in or below the directories dirs whose modification time is at or after
+// since, and returns the first it finds. A runtime that keeps a running pod's state there has
+// written something since the pod was created; one that names directories holding none of its
+// state (a configuration directory, an empty one) has not. looked is the number of entries
+// seen; the walk stops after maxChangeWalk of them.
+func ChangedSince(dirs []string, since time.Time) (path string, looked int, err error) {
+	var queue []string
+	for _, d := range dirs {
+		top, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			return "", looked, fmt.Errorf("state directory %s: %w", d, err)
+		}
+		queue = append(queue, top)
+	}
+	for len(queue) > 0 && looked < maxChangeWalk {
+		p := queue[0]
+		queue = queue[1:]
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue // gone meanwhile: the runtime is running
+		}
+		looked++
+		if !fi.ModTime().Before(since) {
+			return p, looked, nil
+		}
+		if !fi.IsDir() {
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return "", looked, fmt.Errorf("read %s: %w", p, err)
+		}
+		for _, ent := range entries {
+			if ent.Type()&fs.ModeSymlink == 0 {
+				queue = append(queue, filepath.Join(p, ent.Name()))
+			}
+		}
+	}
+	return "", looked, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // mkTree makes root/a/b/file with the given modes (chmod, so the umask does not matter).
@@ -94,5 +95,42 @@ func TestExposedStateProblems(t *testing.T) {
 		if !strings.Contains(problems[i], w) {
 			t.Errorf("problem %q does not say %q", problems[i], w)
 		}
+	}
+}
+
+func TestChangedSinceFindsTheOneRecentWrite(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "pods", "p1")
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(deep, "state.json")
+	outside := t.TempDir() // recent, but reached only through a symbolic link
+	for _, f := range []string{state, filepath.Join(dir, "config")} {
+		if err := os.WriteFile(f, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{state, filepath.Join(dir, "config"), deep, filepath.Join(dir, "pods"), dir} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	since := time.Now().Add(-time.Minute)
+	if p, looked, err := ChangedSince([]string{dir}, since); err != nil || p != "" || looked != 5 {
+		t.Fatalf("nothing changed: got %q after %d entries, %v; want none after the 5 entries (the link not followed)", p, looked, err)
+	}
+	if err := os.WriteFile(state, []byte(`{"phase":"Running"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p, _, err := ChangedSince([]string{dir}, since); err != nil || p != state {
+		t.Fatalf("after a write of %s: got %q, %v", state, p, err)
+	}
+	if _, _, err := ChangedSince([]string{filepath.Join(dir, "missing")}, since); err == nil {
+		t.Error("a missing state directory is not an error")
 	}
 }

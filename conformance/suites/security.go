@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
@@ -217,18 +218,29 @@ func (s *suite) registerStatePrivacy() {
 		more     bool
 		walked   bool
 		walkErr  error
+		// changed is an entry below the state directories written since the pod was created
+		// (less a second: file times come from a coarser clock than the runtime's events).
+		changed   string
+		looked    int
+		changeErr error
 	)
 	statePrivate := &fw.Scenario{
 		Short: "state-private",
 		Drive: func(ctx context.Context, p *fw.Pod) error {
-			if _, err := p.WaitFor(ctx, "a to report", p.PodTimeout(), func(tl *fw.Timeline) bool {
+			tl, err := p.WaitFor(ctx, "a to report", p.PodTimeout(), func(tl *fw.Timeline) bool {
 				return countMatches(tl, fw.ProbeEvent("a", probe.TypeReport)) > 0
-			}); err != nil {
+			})
+			if err != nil {
 				return err
 			}
 			if v := s.f.Version; v.HasStateDirectories() && len(v.StateDirectories) > 0 {
 				problems, exposed, more, walkErr = fw.ExposedState(v.StateDirectories, uint32(os.Geteuid()))
 				walked = true
+				if created, ok := tl.First(fw.RuntimeEv(runtimev1.EventPodCreated, "")); !ok {
+					changeErr = fmt.Errorf("the pod's events hold no PodCreated to date its state by")
+				} else if len(problems) == 0 {
+					changed, looked, changeErr = fw.ChangedSince(v.StateDirectories, created.Time.Add(-time.Second))
+				}
 			}
 			return p.Stop(ctx, nil, false)
 		},
@@ -248,6 +260,9 @@ func (s *suite) registerStatePrivacy() {
 			Expect(walked).To(BeTrue(), "the state directories were not walked while the pod ran")
 			Expect(walkErr).NotTo(HaveOccurred(), "read the state directories %v while the pod ran", v.StateDirectories)
 			Expect(problems).To(BeEmpty(), "every state directory the runtime names (%v) must exist while a pod runs", v.StateDirectories)
+			Expect(changeErr).NotTo(HaveOccurred(), "look for the running pod's state below %v", v.StateDirectories)
+			Expect(changed).NotTo(BeEmpty(), "the runtime names %v as its state directories, but nothing below them (%d entries looked at) was written since the pod was created: they do not hold its state, so their modes say nothing of %s",
+				v.StateDirectories, looked, spec.SEC007)
 			var lines []string
 			for _, e := range exposed {
 				lines = append(lines, e.String())

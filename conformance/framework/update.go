@@ -72,6 +72,11 @@ func (f *Framework) Isolated(name string) (*Framework, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create root %s: %w", dir, err)
 	}
+	return f.isolatedAt(name, dir)
+}
+
+// isolatedAt is Isolated with the root dir, which exists.
+func (f *Framework) isolatedAt(name, dir string) (*Framework, error) {
 	cfg := f.cfg
 	cfg.WorkDir = filepath.Join(f.cfg.WorkDir, "isolated", name)
 	cfg.OCIRoots = nil

@@ -696,6 +696,10 @@ func (s *suite) registerCrashRepeatedly() {
 			Expect(err).NotTo(HaveOccurred(), "the final status")
 			Expect(eventsWellFormed(out.Timeline.RuntimeEvents(), true)).To(Succeed())
 		})
+		It("continues the event sequence across every adoption: no gap, no repeat, no event recorded twice, PodFinished once and last", req(spec.SUP009), func() {
+			out := get()
+			Expect(eventsRecordedOnce(out.Timeline.RuntimeEvents())).To(Succeed(), "crash moments (delay+settle): %s\n%s", out.Pod.Notes()[noteMoments], out.Timeline)
+		})
 		// After the last adoption the stop is an ordinary one: whatever an adopter still has to
 		// clean up of an instance a lost supervisor was creating, the pod ends by the budget end
 		// (SIGKILL to everything still running), not when that clean-up is done. The reference on

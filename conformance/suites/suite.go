@@ -126,6 +126,7 @@ func (s *suite) register() {
 	s.registerGC()
 	s.registerRecovery()
 	s.registerKilledRun()
+	s.registerFullDisk()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {

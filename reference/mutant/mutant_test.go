@@ -185,6 +185,8 @@ var switches = map[string]bool{
 	"RmIgnoresReaders":               RmIgnoresReaders,
 	"StateWorldReadable":             StateWorldReadable,
 	"KilledRunHoldsName":             KilledRunHoldsName,
+	"StateWrittenInPlace":            StateWrittenInPlace,
+	"FailedEventsDropped":            FailedEventsDropped,
 	"OOMFromSigkill":                 OOMFromSigkill,
 	"RegWrittenThroughLink":          RegWrittenThroughLink,
 	"RelativeImageFromCwd":           RelativeImageFromCwd,

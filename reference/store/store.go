@@ -389,6 +389,9 @@ func (p *Pod) WriteState(st *State) error {
 	if err != nil {
 		return fmt.Errorf("encode state of %s: %w", p.Name, err)
 	}
+	if mutant.StateWrittenInPlace {
+		return mutantWriteInPlace(p.Path(StateFile), append(b, '\n'))
+	}
 	return atomicfile.WriteFile(p.Path(StateFile), append(b, '\n'), 0o600)
 }
 

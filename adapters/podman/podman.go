@@ -76,6 +76,48 @@ type podRecord struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// Updates are the accepted updates that changed the manifest, in order.
 	Updates []updateApplied `json:"updates,omitempty"`
+	// Creator is the `run` still creating the pod; nil once the pod is whole (its containers
+	// created and its start launched). A record whose creator is gone is a creation cut short
+	// (the command was killed): the next verb that finds it removes what it made (SUP-010).
+	Creator *creator `json:"creator,omitempty"`
+}
+
+// creator identifies a process across pid reuse: its pid and its start time (clock ticks after
+// boot, /proc/PID/stat field 22).
+type creator struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"`
+}
+
+// self is the running process as a creator.
+func self() *creator {
+	start, _ := processStart(os.Getpid())
+	return &creator{PID: os.Getpid(), Start: start}
+}
+
+// alive reports whether the creator still runs (the same process, not one that reused its pid).
+func (c *creator) alive() bool {
+	start, ok := processStart(c.PID)
+	return ok && start == c.Start
+}
+
+// processStart is the start time of process pid, from /proc/PID/stat (false if it is gone).
+func processStart(pid int) (uint64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) is in parentheses and may hold anything; fields count after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0, false
+	}
+	start, err := strconv.ParseUint(f[19], 10, 64)
+	return start, err == nil
 }
 
 type containerRecord struct {
@@ -146,6 +188,11 @@ func (a *Adapter) cmd(ctx context.Context, args ...string) *exec.Cmd {
 	if dir := filepath.Join(a.Root, "cwd"); os.MkdirAll(dir, 0o700) == nil {
 		c.Dir = dir
 	}
+	// podman dies with the adapter: a verb that is killed (a run cut short, SUP-010) must not
+	// leave a podman command finishing its work after the next verb cleaned up (a `pod create`
+	// making the pod again once a status removed it). The pod's start (startPod) is meant to
+	// outlive the command and runs apart.
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return c
 }
 
@@ -213,7 +260,9 @@ func (a *Adapter) Version(ctx context.Context) (*VersionInfo, error) {
 
 func (a *Adapter) recordPath(name string) string { return filepath.Join(a.Root, "pods", name+".json") }
 
-func (a *Adapter) load(name string) (*podRecord, error) {
+// readRecord reads the record of name, whole or a creation's (NotFound if there is none, IO if
+// it cannot be read or decoded).
+func (a *Adapter) readRecord(name string) (*podRecord, error) {
 	b, err := os.ReadFile(a.recordPath(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errorf(rtv1.CodeNotFound, "pod %q not found", name)
@@ -228,16 +277,96 @@ func (a *Adapter) load(name string) (*podRecord, error) {
 	return &r, nil
 }
 
-// save writes the record atomically.
-func (a *Adapter) save(r *podRecord) error {
-	b, err := json.Marshal(r)
+// load reads the record of pod name; a creation is not a pod (NotFound), and one whose run was
+// killed is removed on the way.
+func (a *Adapter) load(name string) (*podRecord, error) {
+	r, err := a.readRecord(name)
+	if err != nil {
+		return nil, err
+	}
+	if r.Creator != nil {
+		// Not a pod yet: its run is still creating it, or was killed doing so, and then what it
+		// made is removed here, so that nothing of it is left and its name is free (SUP-010).
+		if !r.Creator.alive() {
+			a.reclaim(name, r.UID)
+		}
+		return nil, errorf(rtv1.CodeNotFound, "pod %q not found", name)
+	}
+	return r, nil
+}
+
+// reclaim removes what a killed run made of pod name (incarnation uid), if its record is still
+// that of a creation whose creator is gone; under the pod's lock, so that a new run of the name
+// that reserved it meanwhile keeps what it made. A verb that holds the lock (stop, update)
+// leaves the leftovers to the next verb or run of the name, which reclaims them too.
+func (a *Adapter) reclaim(name, uid string) {
+	unlock, ok := a.tryLock(name)
+	if !ok {
+		return
+	}
+	defer unlock()
+	r, err := a.readRecord(name)
+	if err != nil || r.UID != uid || r.Creator == nil || r.Creator.alive() {
+		return
+	}
+	a.removeCreation(context.Background(), r)
+}
+
+// reserve claims the name for rec, a record with its creator, by publishing the whole record
+// under the name in one step (a hard link of a written file: it fails if the name exists, and
+// no reader ever sees it partly written). A name held by a creation whose creator is gone is
+// reclaimed first; one held by a pod, or by a run still creating it, is a Conflict.
+func (a *Adapter) reserve(rec *podRecord) error {
+	p := a.recordPath(rec.Name)
+	tmp, err := a.writeTemp(rec)
 	if err != nil {
 		return err
 	}
-	p := a.recordPath(r.Name)
-	tmp := fmt.Sprintf("%s.%d.tmp", p, os.Getpid())
+	defer os.Remove(tmp)
+	unlock, err := a.lock(rec.Name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	for attempt := 0; ; attempt++ {
+		err := os.Link(tmp, p)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return errorf(rtv1.CodeIO, "create pod %s: %v", rec.Name, err)
+		}
+		r, rerr := a.readRecord(rec.Name)
+		if rerr != nil || r.Creator == nil || attempt > 0 {
+			return errorf(rtv1.CodeConflict, "pod %q already exists", rec.Name)
+		}
+		if r.Creator.alive() {
+			return errorf(rtv1.CodeConflict, "pod %q already exists (a run is creating it)", rec.Name)
+		}
+		a.removeCreation(context.Background(), r) // a killed run's leftovers (SUP-010)
+	}
+}
+
+// writeTemp writes the record to a file of its own beside where it goes, and names it.
+func (a *Adapter) writeTemp(r *podRecord) (string, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", a.recordPath(r.Name), os.Getpid())
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return errorf(rtv1.CodeIO, "write pod %s: %v", r.Name, err)
+		os.Remove(tmp)
+		return "", errorf(rtv1.CodeIO, "write pod %s: %v", r.Name, err)
+	}
+	return tmp, nil
+}
+
+// save writes the record atomically.
+func (a *Adapter) save(r *podRecord) error {
+	p := a.recordPath(r.Name)
+	tmp, err := a.writeTemp(r)
+	if err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, p); err != nil {
 		os.Remove(tmp)
@@ -333,7 +462,7 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 			Findings: []finding.Finding{{Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name",
 				Message: fmt.Sprintf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)}}}
 	}
-	if _, err := os.Stat(a.recordPath(name)); err == nil {
+	if _, err := a.load(name); err == nil {
 		return nil, errorf(rtv1.CodeConflict, "pod %q already exists", name)
 	}
 	for _, v := range pod.Spec.Volumes {
@@ -343,16 +472,13 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 			}
 		}
 	}
-	// The name is reserved by an exclusive create of the record.
-	f, err := os.OpenFile(a.recordPath(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, errorf(rtv1.CodeConflict, "pod %q already exists", name)
-		}
-		return nil, errorf(rtv1.CodeIO, "create pod %s: %v", name, err)
+	// The name is reserved by the record, which names its creator until the pod is whole: a
+	// run killed before then leaves a creation the next verb removes (SUP-010).
+	rec := &podRecord{Name: name, UID: newUID(), CreatedAt: time.Now().UTC(), Spec: pod.Spec, Labels: pod.Metadata.Labels, Annotations: pod.Metadata.Annotations,
+		Creator: self()}
+	if err := a.reserve(rec); err != nil {
+		return nil, err
 	}
-	f.Close()
-	rec := &podRecord{Name: name, UID: newUID(), CreatedAt: time.Now().UTC(), Spec: pod.Spec, Labels: pod.Metadata.Labels, Annotations: pod.Metadata.Annotations}
 	ok := false
 	defer func() {
 		if !ok {
@@ -412,14 +538,16 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 			rec.Containers = append(rec.Containers, containerRecord{Name: c.Name, Kind: kc.kind, ID: strings.TrimSpace(string(out)), Image: c.Image})
 		}
 	}
+	// The start is launched (in a session of its own, so that it outlives this command) before
+	// the record stops naming its creator: a pod whose record is whole has always been started.
+	if err := a.startPod(rec); err != nil {
+		return nil, err
+	}
+	rec.Creator = nil
 	if err := a.save(rec); err != nil {
 		return nil, err
 	}
 	ok = true
-	if err := a.startPod(rec); err != nil {
-		a.removeAll(context.WithoutCancel(ctx), rec)
-		return nil, err
-	}
 	return rec, nil
 }
 
@@ -609,15 +737,34 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// removeAll removes the podman pod, its volumes and the record, whatever exists of them.
+// removeAll removes the podman pod, its volumes, the record and the pod's lock file, whatever
+// exists of them.
 func (a *Adapter) removeAll(ctx context.Context, rec *podRecord) {
+	a.removeContents(ctx, rec)
+	os.Remove(filepath.Join(a.Root, "locks", rec.Name))
+}
+
+// removeCreation removes what a killed run made (removeContents, the caller holds the lock) and
+// what a `podman create` killed midway can leave: a container in podman's storage that its
+// database never got, holding the container's name, which `pod rm` does not see and
+// `rm --storage` removes.
+func (a *Adapter) removeCreation(ctx context.Context, rec *podRecord) {
+	a.removeContents(ctx, rec)
+	for _, cs := range [][]v1alpha1.Container{rec.Spec.InitContainers, rec.Spec.Containers} {
+		for _, c := range cs {
+			_, _ = a.run(ctx, "rm", "--storage", "--force", "--ignore", rec.Name+"-"+c.Name)
+		}
+	}
+}
+
+// removeContents is removeAll without the lock file, for a caller that holds the lock.
+func (a *Adapter) removeContents(ctx context.Context, rec *podRecord) {
 	if rec.PodID != "" || rec.Name != "" {
 		_, _ = a.run(ctx, "pod", "rm", "--force", "--ignore", rec.Name)
 	}
 	os.RemoveAll(filepath.Join(a.Root, "volumes", rec.UID))
 	os.RemoveAll(a.startDir(rec))
 	os.Remove(a.recordPath(rec.Name))
-	os.Remove(filepath.Join(a.Root, "locks", rec.Name))
 }
 
 // inspected is what the adapter reads of a podman container.

@@ -3,6 +3,7 @@ package podman
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -326,5 +327,121 @@ func TestUpdateResizesTheRunningContainer(t *testing.T) {
 	}
 	if st, err := a.Status(ctx, "resize"); err != nil || mainStatus(st, "app").ContainerID != instanceID(id, 0) {
 		t.Errorf("after the updates: %v, %+v; want the first instance still", err, st)
+	}
+}
+
+// deadCreator is a creator that ran and is gone: a process this test started and reaped.
+func deadCreator(t *testing.T) *creator {
+	t.Helper()
+	c := exec.Command("/bin/true")
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return &creator{PID: c.Process.Pid, Start: 1}
+}
+
+// TestSUP010_ACreationCutShortLeavesNothingAndItsNameFree injects what a `run` killed at each of
+// its steps leaves (the reserved record; the podman pod too; some containers too) and requires
+// that the next verb finds nothing (NotFound) and that what the run made is gone, from a status,
+// a stop (which holds the pod's lock when it reads the record) and a run of the same name, which
+// then creates the pod whole. A creation whose run is still alive is not a pod yet, and its name
+// is not free.
+func TestSUP010_ACreationCutShortLeavesNothingAndItsNameFree(t *testing.T) {
+	a, image := realAdapter(t, "")
+	ctx := context.Background()
+	podExists := func(name string) bool {
+		return a.cmd(ctx, "pod", "exists", name).Run() == nil
+	}
+	leave := func(name string, step int) {
+		t.Helper()
+		rec := &podRecord{Name: name, UID: newUID(), CreatedAt: time.Now().UTC(), Spec: busyboxPod(name, image, nil, "sleep", "60").Spec, Creator: deadCreator(t)}
+		if err := a.setup(); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.reserve(rec); err != nil {
+			t.Fatal(err)
+		}
+		if step >= 1 {
+			if _, err := a.run(ctx, "pod", "create", "--name", name, "--network", "none", "--label", "podspec.uid="+rec.UID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if step >= 2 {
+			id, err := a.pull(ctx, image, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := a.run(ctx, "create", "--pod", name, id, "/bin/busybox", "sleep", "60")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Containers = []containerRecord{{Name: "app", Kind: "main", ID: strings.TrimSpace(string(out)), Image: image}}
+			if err := a.save(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for step := 0; step <= 2; step++ {
+		for _, verb := range []string{"status", "stop", "run"} {
+			name := fmt.Sprintf("cut-%d-%s", step, verb)
+			leave(name, step)
+			var err error
+			switch verb {
+			case "status":
+				_, err = a.Status(ctx, name)
+			case "stop":
+				done := make(chan error, 1)
+				go func() { done <- a.Stop(ctx, name, nil, false) }()
+				select {
+				case err = <-done:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("step %d: stop of a creation cut short hangs (its own lock?)", step)
+				}
+			case "run":
+				if _, err := a.Create(ctx, busyboxPod(name, image, nil, "sleep", "60"), ""); err != nil {
+					t.Fatalf("step %d: run of the name a killed run left: %v", step, err)
+				}
+				if _, err := a.Status(ctx, name); err != nil {
+					t.Fatalf("step %d: the new pod: %v", step, err)
+				}
+				if err := a.Remove(ctx, name, true); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Code != rtv1.CodeNotFound {
+				t.Errorf("step %d: %s of a creation cut short: %v, want NotFound", step, verb, err)
+			}
+			if verb == "status" {
+				if _, err := os.Stat(a.recordPath(name)); !errors.Is(err, os.ErrNotExist) || podExists(name) {
+					t.Errorf("step %d: after status, the record (%v) or the podman pod (%t) of the creation is left", step, err, podExists(name))
+				}
+			}
+			// Whatever verb found it, a run of the name creates the pod whole.
+			if _, err := a.Create(ctx, busyboxPod(name, image, nil, "sleep", "60"), ""); err != nil {
+				t.Fatalf("step %d: run after %s: %v", step, verb, err)
+			}
+			if err := a.Remove(ctx, name, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	// A creation whose run is alive: not a pod (NotFound), and its name is taken.
+	rec := &podRecord{Name: "creating", UID: newUID(), CreatedAt: time.Now().UTC(), Creator: self()}
+	if err := a.reserve(rec); err != nil {
+		t.Fatal(err)
+	}
+	defer a.removeAll(ctx, rec)
+	if _, err := a.Status(ctx, "creating"); err == nil {
+		t.Error("status of a pod still being created answered a status")
+	}
+	_, err := a.Create(ctx, busyboxPod("creating", image, nil, "sleep", "60"), "")
+	if pe := (*Error)(nil); !errors.As(err, &pe) || pe.Code != rtv1.CodeConflict {
+		t.Errorf("run of a name being created: %v, want Conflict", err)
+	}
+	if _, err := os.Stat(a.recordPath("creating")); err != nil {
+		t.Errorf("the live creation's record was removed: %v", err)
 	}
 }

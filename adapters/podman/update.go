@@ -61,7 +61,16 @@ func (r *podRecord) pod() *v1alpha1.Pod {
 }
 
 // lock serialises the verbs that rewrite a pod's record (update, stop) on that pod.
-func (a *Adapter) lock(name string) (func(), error) {
+func (a *Adapter) lock(name string) (func(), error) { return a.flock(name, syscall.LOCK_EX) }
+
+// tryLock is lock without waiting: ok is false when another holder (this process included:
+// flock locks belong to open files) has the lock.
+func (a *Adapter) tryLock(name string) (unlock func(), ok bool) {
+	unlock, err := a.flock(name, syscall.LOCK_EX|syscall.LOCK_NB)
+	return unlock, err == nil
+}
+
+func (a *Adapter) flock(name string, how int) (func(), error) {
 	dir := filepath.Join(a.Root, "locks")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, errorf(rtv1.CodeIO, "lock pod %s: %v", name, err)
@@ -70,7 +79,7 @@ func (a *Adapter) lock(name string) (func(), error) {
 	if err != nil {
 		return nil, errorf(rtv1.CodeIO, "lock pod %s: %v", name, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
 		f.Close()
 		return nil, errorf(rtv1.CodeIO, "lock pod %s: %v", name, err)
 	}

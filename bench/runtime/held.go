@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,13 +31,26 @@ const heldFloorUID = "bench-held-floor"
 
 // heldParts say which of the held floor's steps a floor takes: the hold by the createRuntime
 // hook, joining the pod's namespaces, podspec's runc flags and log file. The held floor takes
-// all three; -parts adds floors that take one each, to tell their costs apart, and one that
-// also puts each container's cgroup where podspec puts it (podCgroup: /podspec/UID/ID, a
-// layout of podspec's own; the held floor leaves runc's default, a cgroup of each container's
-// own, which is all RES-002 needs).
+// all three; -parts adds floors that take one each, to tell their costs apart, and floors that
+// also put each container's cgroup at an explicit path (cgroup, a format with %[1]s the pod's
+// UID and %[2]s the container's ID: podspec's own layout /podspec/UID/ID, and others beside it
+// to tell the path's depth from its parent; the held floor leaves runc's default, a cgroup of
+// each container's own, which is all RES-002 needs).
 type heldParts struct {
-	hook, join, flags, podCgroup bool
+	hook, join, flags bool
+	cgroup            string
 }
+
+// cgroupPath is the container's explicit cgroup under parts, or "" for runc's default.
+func (parts heldParts) cgroupPath(id string) string {
+	if parts.cgroup == "" {
+		return ""
+	}
+	return fmt.Sprintf(parts.cgroup, heldFloorUID, id)
+}
+
+// podspecCgroup is podspec's layout (backend.CgroupParent(UID) + "/" + ID) as a heldParts.cgroup.
+var podspecCgroup = backend.CgroupParent("%[1]s") + "/%[2]s"
 
 // allParts is the held floor.
 var allParts = heldParts{hook: true, join: true, flags: true}
@@ -71,7 +85,7 @@ func heldFloorOnce(ctx context.Context, work string, imgs *image.Store, img *oci
 		}
 	}()
 	for _, c := range containers {
-		id := fmt.Sprintf("held-%d-%t%t%t%t-%s", i, parts.hook, parts.join, parts.flags, parts.podCgroup, c)
+		id := fmt.Sprintf("held-%d-%t%t%t%08x-%s", i, parts.hook, parts.join, parts.flags, crc32.ChecksumIEEE([]byte(parts.cgroup)), c)
 		bundle := filepath.Join(work, "floor", id)
 		if err := os.MkdirAll(bundle, 0o700); err != nil {
 			return floorTimes{}, err
@@ -88,9 +102,7 @@ func heldFloorOnce(ctx context.Context, work string, imgs *image.Store, img *oci
 			Cwd:         "/",
 			Annotations: map[string]string{"dev.podspec.pod": "bench", "dev.podspec.pod-uid": heldFloorUID, "dev.podspec.container": c},
 		}
-		if parts.podCgroup {
-			cfg.CgroupsPath = backend.CgroupParent(heldFloorUID) + "/" + id
-		}
+		cfg.CgroupsPath = parts.cgroupPath(id)
 		if parts.join {
 			cfg.JoinNamespaces = sb.NamespacePaths()
 		}
@@ -145,12 +157,15 @@ func heldFloorOnce(ctx context.Context, work string, imgs *image.Store, img *oci
 			var ws unix.WaitStatus
 			unix.Wait4(pids[k], &ws, 0, nil)
 			exec.Command("runc", "--root", runcRoot, "delete", "--force", ids[k]).Run()
-			if parts.podCgroup {
-				oci.RemoveCgroup(backend.CgroupParent(heldFloorUID) + "/" + ids[k])
+			if p := parts.cgroupPath(ids[k]); p != "" {
+				oci.RemoveCgroup(p)
 			}
 		}()
 	}
 	wg.Wait()
+	if p := parts.cgroupPath(ids[0]); p != "" && parts.cgroup != podspecCgroup && filepath.Dir(p) != "/" {
+		oci.RemoveCgroup(filepath.Dir(p)) // a parent of this floor's own (podspec's is the sandbox's)
+	}
 	return ft, nil
 }
 

@@ -91,7 +91,9 @@ var partFloors = []struct {
 	name  string
 	parts heldParts
 }{
-	{"the held floor with podspec's cgroup layout (/podspec/UID/ID instead of runc's default)", heldParts{hook: true, join: true, flags: true, podCgroup: true}},
+	{"the held floor with podspec's cgroup layout (/podspec/UID/ID instead of runc's default)", heldParts{hook: true, join: true, flags: true, cgroup: podspecCgroup}},
+	{"the held floor with the cgroup /podspec-UID/ID (as deep, a parent of the pod's own)", heldParts{hook: true, join: true, flags: true, cgroup: "/podspec-%[1]s/%[2]s"}},
+	{"the held floor with the explicit cgroup /ID (runc's default depth)", heldParts{hook: true, join: true, flags: true, cgroup: "/%[2]s"}},
 	{"runc with the createRuntime hook hold only", heldParts{hook: true}},
 	{"runc joining the pod's namespaces only", heldParts{join: true}},
 	{"runc with podspec's flags and log file only", heldParts{flags: true}},

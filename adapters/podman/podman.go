@@ -34,6 +34,7 @@ import (
 	rtv1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/spec"
 )
 
@@ -103,21 +104,11 @@ func (c *creator) alive() bool {
 
 // processStart is the start time of process pid, from /proc/PID/stat (false if it is gone).
 func processStart(pid int) (uint64, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	st, err := procstat.Read(pid)
+	if err != nil || st.StartTime == 0 {
 		return 0, false
 	}
-	// The command name (field 2) is in parentheses and may hold anything; fields count after it.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0, false
-	}
-	start, err := strconv.ParseUint(f[19], 10, 64)
-	return start, err == nil
+	return st.StartTime, true
 }
 
 type containerRecord struct {

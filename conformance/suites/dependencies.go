@@ -209,12 +209,7 @@ func (s *suite) registerDependencies() {
 			out := get()
 			tl := out.Timeline
 			// What job did, as its workload reports it: exit 1, then, restarted, exit 0.
-			var codes []int
-			for _, e := range tl.All(fw.ProbeEvent("job", probe.TypeExit)) {
-				if e.Probe.ExitCode != nil {
-					codes = append(codes, *e.Probe.ExitCode)
-				}
-			}
+			codes := workloadExitCodes(tl, "job")
 			Expect(codes).To(Equal([]int{1, 0}), "job's workload must exit 1, then, restarted under OnFailure, 0\n%s", tl)
 			t := out.Final.Terminated("job")
 			Expect(t).NotTo(BeNil(), "job must be terminated\n%s", out.Final)
@@ -251,12 +246,7 @@ func (s *suite) registerDependencies() {
 			tl := out.Timeline
 			// What job did, as its workload reports it: SIGTERM (the liveness kill), then exit 0.
 			Expect(tl.Before("job's SIGTERM before its exit", probeSignal("job", "SIGTERM"), fw.ProbeEvent("job", probe.TypeExit))).To(Succeed())
-			var codes []int
-			for _, e := range tl.All(fw.ProbeEvent("job", probe.TypeExit)) {
-				if e.Probe.ExitCode != nil {
-					codes = append(codes, *e.Probe.ExitCode)
-				}
-			}
+			codes := workloadExitCodes(tl, "job")
 			Expect(codes).To(Equal([]int{0}), "job's workload must exit 0, once, on the SIGTERM of its liveness kill\n%s", tl)
 			Expect(tl.Before("a failed liveness check of job before its SIGTERM", func(e fw.Entry) bool {
 				return fw.ProbeEvent("job", probe.TypeCheck)(e) && e.Probe.Result == "failure"
@@ -267,4 +257,15 @@ func (s *suite) registerDependencies() {
 			Expect(t.Reason).To(Equal(v1alpha1.ReasonDependencyFailed), "report's dependency job can no longer reach Completed\n%s", out.Final)
 		})
 	})
+}
+
+// workloadExitCodes is the exit codes the probe saw container name's workload exit with, in order.
+func workloadExitCodes(tl *fw.Timeline, name string) []int {
+	var codes []int
+	for _, e := range tl.All(fw.ProbeEvent(name, probe.TypeExit)) {
+		if e.Probe.ExitCode != nil {
+			codes = append(codes, *e.Probe.ExitCode)
+		}
+	}
+	return codes
 }

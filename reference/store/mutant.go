@@ -20,7 +20,7 @@ func (s *Store) mutantCreatorAtWork(name string) bool {
 		if !ok {
 			continue
 		}
-		if parts := strings.SplitN(rest, "-", 3); len(parts) == 3 && parts[2] == name {
+		if _, _, pod, ok := parseWorkName(rest); ok && pod == name {
 			return true
 		}
 	}

@@ -146,7 +146,10 @@ func TestARemovalCutShortIsSweptAndNeverListed(t *testing.T) {
 	if err := ended.Run(); err != nil {
 		t.Fatal(err)
 	}
-	rest := strings.SplitN(strings.TrimPrefix(filepath.Base(removing), removingPrefix), "-", 3)[2]
+	_, _, rest, ok := parseWorkName(strings.TrimPrefix(filepath.Base(removing), removingPrefix))
+	if !ok {
+		t.Fatalf("%s is not a work name", removing)
+	}
 	orphan := filepath.Join(filepath.Dir(removing), fmt.Sprintf("%s%d-1-%s", removingPrefix, ended.Process.Pid, rest))
 	if err := os.Rename(removing, orphan); err != nil {
 		t.Fatal(err)
@@ -154,6 +157,19 @@ func TestARemovalCutShortIsSweptAndNeverListed(t *testing.T) {
 	s.sweepCreating()
 	if _, err := os.Lstat(orphan); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the sweep left %s, the removal of a process that has ended: %v", orphan, err)
+	}
+}
+
+func TestParseWorkName(t *testing.T) {
+	name := strings.TrimPrefix(workName(creatingPrefix, "web-1"), creatingPrefix)
+	pid, start, rest, ok := parseWorkName(name)
+	if !ok || pid != os.Getpid() || start != ProcessStartTime(os.Getpid()) || rest != "web-1" {
+		t.Errorf("parseWorkName(%q) = %d, %d, %q, %v; want this process and web-1", name, pid, start, rest, ok)
+	}
+	for _, bad := range []string{"", "12", "12-34", "x-34-web", "12-y-web", "12--web"} {
+		if _, _, _, ok := parseWorkName(bad); ok {
+			t.Errorf("parseWorkName(%q) succeeded", bad)
+		}
 	}
 }
 

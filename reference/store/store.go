@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -681,6 +682,24 @@ func workName(prefix, rest string) string {
 	return fmt.Sprintf("%s%d-%d-%s", prefix, me, ProcessStartTime(me), rest)
 }
 
+// parseWorkName splits the part of a work name after its prefix (PID-START-REST) into the
+// working process's pid and start time and the rest (the pod's name); ok is false if it is not
+// of that form.
+func parseWorkName(s string) (pid int, start uint64, rest string, ok bool) {
+	parts := strings.SplitN(s, "-", 3)
+	if len(parts) != 3 {
+		return 0, 0, "", false
+	}
+	pid, err := strconv.Atoi(parts[0])
+	if err != nil {
+		return 0, 0, "", false
+	}
+	if start, err = strconv.ParseUint(parts[1], 10, 64); err != nil {
+		return 0, 0, "", false
+	}
+	return pid, start, parts[2], true
+}
+
 // sweepCreating removes the directories that processes which have ended left under a work
 // name (workName): pods being created (a command killed while it created a pod) and removals
 // cut short.
@@ -696,9 +715,7 @@ func (s *Store) sweepCreating() {
 				continue
 			}
 		}
-		var pid int
-		var start uint64
-		if n, _ := fmt.Sscanf(rest, "%d-%d-", &pid, &start); n == 2 && ProcessStartTime(pid) == start && start != 0 {
+		if pid, start, _, ok := parseWorkName(rest); ok && start != 0 && ProcessStartTime(pid) == start {
 			continue // the process is still at work on it
 		}
 		os.RemoveAll(filepath.Join(s.Root, "pods", e.Name()))

@@ -92,23 +92,13 @@ type creator struct {
 
 // self is the running process as a creator.
 func self() *creator {
-	start, _ := processStart(os.Getpid())
-	return &creator{PID: os.Getpid(), Start: start}
+	return &creator{PID: os.Getpid(), Start: procstat.StartTime(os.Getpid())}
 }
 
 // alive reports whether the creator still runs (the same process, not one that reused its pid).
 func (c *creator) alive() bool {
-	start, ok := processStart(c.PID)
-	return ok && start == c.Start
-}
-
-// processStart is the start time of process pid, from /proc/PID/stat (false if it is gone).
-func processStart(pid int) (uint64, bool) {
-	st, err := procstat.Read(pid)
-	if err != nil || st.StartTime == 0 {
-		return 0, false
-	}
-	return st.StartTime, true
+	start := procstat.StartTime(c.PID)
+	return start != 0 && start == c.Start
 }
 
 type containerRecord struct {

@@ -84,7 +84,7 @@ func crashSupervisor(ctx context.Context, p *store.Pod) error {
 // running reports whether pid is the process that started at startTime and has not exited
 // (a zombie has exited).
 func running(pid int, startTime uint64) bool {
-	if startTime == 0 || store.ProcessStartTime(pid) != startTime {
+	if startTime == 0 || procstat.StartTime(pid) != startTime {
 		return false
 	}
 	st, err := procstat.Read(pid)

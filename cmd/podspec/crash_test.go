@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -54,7 +55,7 @@ spec:
 	if running(sup.PID, sup.StartTime) || pod.SupervisorAlive() {
 		t.Fatalf("the supervisor %d is still there after crash returned", sup.PID)
 	}
-	if store.ProcessStartTime(app.PID) != app.StartTime {
+	if procstat.StartTime(app.PID) != app.StartTime {
 		t.Fatalf("crash took the container's process %d with the supervisor", app.PID)
 	}
 	// Nothing adopts the pod until a verb touches it; a second crash has nothing to do.

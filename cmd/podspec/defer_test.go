@@ -12,6 +12,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -63,7 +64,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitFor(t, "the supervisor to die", 10*time.Second, func() bool {
-		return store.ProcessStartTime(before.Supervisor.PID) != before.Supervisor.StartTime
+		return procstat.StartTime(before.Supervisor.PID) != before.Supervisor.StartTime
 	})
 	out, code := c.run("wait", "--timeout", "400s", "defer-adopt")
 	if code != 0 {

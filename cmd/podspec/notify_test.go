@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/schema"
 )
@@ -245,7 +246,7 @@ spec:
 	if err := syscall.Kill(sup.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the supervisor to die", 30*time.Second, func() bool { return store.ProcessStartTime(sup.PID) != sup.StartTime })
+	waitFor(t, "the supervisor to die", 30*time.Second, func() bool { return procstat.StartTime(sup.PID) != sup.StartTime })
 	if _, code := c.run("status", "lost"); code != 0 {
 		t.Fatalf("status: exit %d", code)
 	}

@@ -15,6 +15,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/schema"
@@ -164,13 +165,13 @@ spec:
 	before := readState(t, c.root, "adopt")
 	appPID, appID := before.Containers["app"].PID, before.Containers["app"].ContainerID
 	sup := before.Supervisor
-	if sup.PID == 0 || sup.StartTime != store.ProcessStartTime(sup.PID) {
+	if sup.PID == 0 || sup.StartTime != procstat.StartTime(sup.PID) {
 		t.Fatalf("state does not record the live supervisor: %+v", sup)
 	}
 	if err := syscall.Kill(sup.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return store.ProcessStartTime(sup.PID) != sup.StartTime })
+	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return procstat.StartTime(sup.PID) != sup.StartTime })
 	// short exits (after 2 s) while nobody supervises the pod.
 	time.Sleep(2500 * time.Millisecond)
 
@@ -467,7 +468,7 @@ spec:
 	if err := syscall.Kill(sup.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return store.ProcessStartTime(sup.PID) != sup.StartTime })
+	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return procstat.StartTime(sup.PID) != sup.StartTime })
 	// Rewind the state to the moment after ContainerCreated: running, but not recorded so.
 	st = readState(t, c.root, "late")
 	appPID, appID, shortID := st.Containers["app"].PID, st.Containers["app"].ContainerID, st.Containers["short"].ContainerID

@@ -14,7 +14,7 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
-	"podspec.dev/podspec/reference/store"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/schema"
 )
 
@@ -240,7 +240,7 @@ spec:
 		t.Fatal(err)
 	}
 	waitFor(t, "the supervisor to die", 10*time.Second, func() bool {
-		return store.ProcessStartTime(mid.Supervisor.PID) != mid.Supervisor.StartTime
+		return procstat.StartTime(mid.Supervisor.PID) != mid.Supervisor.StartTime
 	})
 	if _, code := c.run("status", "upd-adopt"); code != 0 {
 		t.Fatal("status after the supervisor loss")

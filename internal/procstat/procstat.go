@@ -34,6 +34,17 @@ func Read(pid int) (Stat, error) {
 	return Parse(b)
 }
 
+// StartTime returns the start time of process pid in clock ticks since boot (field 22), or 0
+// if there is no such process: with the pid, it tells a process from a later one that reused
+// its pid.
+func StartTime(pid int) uint64 {
+	st, err := Read(pid)
+	if err != nil {
+		return 0
+	}
+	return st.StartTime
+}
+
 // Parse parses the content of a /proc/PID/stat file.
 func Parse(b []byte) (Stat, error) {
 	i := bytes.LastIndexByte(b, ')')

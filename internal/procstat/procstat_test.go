@@ -31,3 +31,16 @@ func TestReadThisProcessAndAMissingOne(t *testing.T) {
 		t.Fatalf("Read of a missing pid: %v, want os.ErrNotExist", err)
 	}
 }
+
+func TestStartTime(t *testing.T) {
+	st, err := Read(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := StartTime(os.Getpid()); got == 0 || got != st.StartTime {
+		t.Errorf("StartTime(self) = %d, want %d (Read's), not 0", got, st.StartTime)
+	}
+	if got := StartTime(-1); got != 0 {
+		t.Errorf("StartTime(-1) = %d, want 0 for no such process", got)
+	}
+}

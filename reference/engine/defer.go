@@ -8,9 +8,9 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/reaper"
-	"podspec.dev/podspec/reference/store"
 )
 
 // Defer containers (docs/spec/defer.md). They run only in the stop sequence, one at a time:
@@ -559,7 +559,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	st.RestartCount = n
 	st.ContainerID = id
 	r := s.rec()
-	r.ContainerID, r.PID, r.StartTime, r.Created, r.Running, r.StopReason = id, pid, store.ProcessStartTime(pid), time.Now().UTC(), false, ""
+	r.ContainerID, r.PID, r.StartTime, r.Created, r.Running, r.StopReason = id, pid, procstat.StartTime(pid), time.Now().UTC(), false, ""
 	ev := e.instEvent(runtimev1.EventContainerCreated, s, inst, "", "")
 	ev.PID = pid
 	e.commitLocked(ev)

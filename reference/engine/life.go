@@ -8,6 +8,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
@@ -347,7 +348,7 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 	// recorded one after the open, the pidfd is that process's (a later one reusing the pid
 	// would have another start time).
 	inst.pidfd = openPidFD(r.PID)
-	alive := r.StartTime != 0 && store.ProcessStartTime(r.PID) == r.StartTime
+	alive := r.StartTime != 0 && procstat.StartTime(r.PID) == r.StartTime
 	if !alive {
 		// The recorded process has ended: closed, so that no signal goes to its pid.
 		inst.pidfd.close()

@@ -13,6 +13,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
@@ -492,7 +493,7 @@ func (e *Engine) mutantFinishThenKill(ctx context.Context, live []*slot) {
 // restart loop lives in the creating command would.
 func (e *Engine) mutantCreatorAliveLocked() bool {
 	c := e.st.Creator
-	alive := c.PID != 0 && store.ProcessStartTime(c.PID) == c.StartTime
+	alive := c.PID != 0 && procstat.StartTime(c.PID) == c.StartTime
 	if !alive {
 		e.mutantNote("no restart: the command that created the pod has exited")
 	}

@@ -9,6 +9,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
@@ -449,7 +450,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	st.ContainerID = id
 	st.Started, st.Ready = false, false
 	r := s.rec()
-	r.ContainerID, r.PID, r.StartTime, r.Created, r.Running, r.StopReason = id, pid, store.ProcessStartTime(pid), time.Now().UTC(), false, ""
+	r.ContainerID, r.PID, r.StartTime, r.Created, r.Running, r.StopReason = id, pid, procstat.StartTime(pid), time.Now().UTC(), false, ""
 	ev := e.instEvent(runtimev1.EventContainerCreated, s, inst, "", "")
 	ev.PID = pid
 	e.commitLocked(ev)

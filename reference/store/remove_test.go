@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"podspec.dev/podspec/internal/procstat"
 )
 
 // TestGC005_AReaderArrivingDuringRemovalFindsNoPod injects a reader in the middle of a
@@ -163,7 +165,7 @@ func TestARemovalCutShortIsSweptAndNeverListed(t *testing.T) {
 func TestParseWorkName(t *testing.T) {
 	name := strings.TrimPrefix(workName(creatingPrefix, "web-1"), creatingPrefix)
 	pid, start, rest, ok := parseWorkName(name)
-	if !ok || pid != os.Getpid() || start != ProcessStartTime(os.Getpid()) || rest != "web-1" {
+	if !ok || pid != os.Getpid() || start != procstat.StartTime(os.Getpid()) || rest != "web-1" {
 		t.Errorf("parseWorkName(%q) = %d, %d, %q, %v; want this process and web-1", name, pid, start, rest, ok)
 	}
 	for _, bad := range []string{"", "12", "12-34", "x-34-web", "12-y-web", "12--web"} {

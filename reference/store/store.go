@@ -521,17 +521,6 @@ func LiveLockHeld(path string) bool {
 // at that instant.
 var LiveLockHook func(path string)
 
-// ProcessStartTime returns the start time of a process in clock ticks since boot, or 0 if the
-// process does not exist.
-func ProcessStartTime(pid int) uint64 {
-	st, err := procstat.Read(pid)
-	if err != nil {
-		return 0
-	}
-	v := st.StartTime
-	return v
-}
-
 // creatingPrefix starts the name of a pod directory being built (CreatePod); the creating
 // process's pid and start time follow, so that a leftover of a killed command is known as such.
 const creatingPrefix = ".creating-"
@@ -590,7 +579,7 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 		pod.Metadata.Generation = 0 // the mutant: its first update is generation 1
 	}
 	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
-	st := &State{Pod: *pod, CreatedAt: now, Images: images, Creator: SupervisorInfo{PID: me, StartTime: ProcessStartTime(me)},
+	st := &State{Pod: *pod, CreatedAt: now, Images: images, Creator: SupervisorInfo{PID: me, StartTime: procstat.StartTime(me)},
 		CreationLabels: maps.Clone(pod.Metadata.Labels)}
 	if st.CreationLabels == nil {
 		st.CreationLabels = map[string]string{}
@@ -679,7 +668,7 @@ func (s *Store) removeHalfMade(dir string) bool {
 // that sweepCreating tells a leftover of a process that has ended from work still in progress.
 func workName(prefix, rest string) string {
 	me := os.Getpid()
-	return fmt.Sprintf("%s%d-%d-%s", prefix, me, ProcessStartTime(me), rest)
+	return fmt.Sprintf("%s%d-%d-%s", prefix, me, procstat.StartTime(me), rest)
 }
 
 // parseWorkName splits the part of a work name after its prefix (PID-START-REST) into the
@@ -715,7 +704,7 @@ func (s *Store) sweepCreating() {
 				continue
 			}
 		}
-		if pid, start, _, ok := parseWorkName(rest); ok && start != 0 && ProcessStartTime(pid) == start {
+		if pid, start, _, ok := parseWorkName(rest); ok && start != 0 && procstat.StartTime(pid) == start {
 			continue // the process is still at work on it
 		}
 		os.RemoveAll(filepath.Join(s.Root, "pods", e.Name()))

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
@@ -250,7 +251,7 @@ func Ensure(ctx context.Context, pod *store.Pod, argv func() ([]string, error)) 
 		}
 		return false, n, nil
 	}
-	if st.Supervisor.PID == 0 && st.Creator.PID != 0 && store.ProcessStartTime(st.Creator.PID) == st.Creator.StartTime {
+	if st.Supervisor.PID == 0 && st.Creator.PID != 0 && procstat.StartTime(st.Creator.PID) == st.Creator.StartTime {
 		// Never supervised: the creating command is alive and about to start the first
 		// supervisor. A creator that is gone (killed after the pod was created) left the
 		// pod to the first verb that touches it, which starts the supervisor in its place.

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/reaper"
@@ -113,7 +114,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	adopt := st.Supervisor.PID != 0
 	// Recorded by the engine's first state write, before anything else happens to the pod.
-	me := store.SupervisorInfo{PID: os.Getpid(), StartTime: store.ProcessStartTime(os.Getpid()), Generation: st.Supervisor.Generation + 1}
+	me := store.SupervisorInfo{PID: os.Getpid(), StartTime: procstat.StartTime(os.Getpid()), Generation: st.Supervisor.Generation + 1}
 
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -205,4 +205,19 @@ spec:
 		t.Errorf("churn's first restart started as %s, want restartCount 1: the instance the lost supervisor created never started (RST-006); events:\n%s",
 			started.ContainerID, tp.timeline())
 	}
+	// The fresh instance is another instance: its own containerID (RST-004), and no instance's
+	// ContainerCreated twice in the history (SUP-009).
+	if started.ContainerID == created.ContainerID {
+		t.Errorf("the adopter's fresh instance reuses the discarded one's containerID %s; events:\n%s", created.ContainerID, tp.timeline())
+	}
+	seen := map[string]int64{}
+	for _, ev := range tp.events() {
+		if ev.Type != runtimev1.EventContainerCreated {
+			continue
+		}
+		if first, dup := seen[ev.ContainerID]; dup {
+			t.Errorf("ContainerCreated of %s recorded twice: seq %d and seq %d; events:\n%s", ev.ContainerID, first, ev.Seq, tp.timeline())
+		}
+		seen[ev.ContainerID] = ev.Seq
+	}
 }

@@ -523,7 +523,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	if st.ContainerID != "" || st.LastState.Terminated != nil || st.State.Terminated != nil {
 		n++
 	}
-	id := instanceID(e.info.UID, s.name, n)
+	id := instanceID(e.info.UID, s.name, n, s.rec().Discarded)
 	sandbox := e.st.Sandbox
 	env := []string{EnvTerminationReason + "=" + e.st.Stop.Reason}
 	if mutant.TerminationReasonLowercase {
@@ -597,6 +597,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	inst.startedAt = now
 	r.Running = true
 	r.EverRan = true
+	r.Discarded = 0 // the next attempt has the next number
 	if r.RunStart == nil {
 		r.RunStart = &now
 	}

@@ -377,6 +377,7 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 		e.be.DeleteInstance(context.WithoutCancel(ctx), inst.id, e.info)
 		e.mu.Lock()
 		r.PID = 0
+		r.Discarded++ // the fresh instance takes its number, not its containerID
 		if st.ContainerID == inst.id {
 			st.ContainerID = ""
 			if t := st.LastState.Terminated; t != nil {

@@ -399,7 +399,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	if st.ContainerID != "" || st.LastState.Terminated != nil || st.State.Terminated != nil {
 		n++
 	}
-	id := instanceID(e.info.UID, s.name, n)
+	id := instanceID(e.info.UID, s.name, n, s.rec().Discarded)
 	sandbox := e.st.Sandbox
 	req, ver := e.instanceRequestLocked(s, id, n)
 	e.mu.Unlock()
@@ -485,6 +485,7 @@ func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*runtim
 	r := s.rec()
 	r.Running = true
 	r.EverRan = true
+	r.Discarded = 0 // the next instance has the next number
 	s.status().State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
 	ps := e.st.Pod.Status
 	if ps.StartedAt == nil && (!mutant.StartedAtFirstMain || s.kind == KindMain) {
@@ -513,8 +514,14 @@ func InstancePrefix(uid string) string {
 	return u + "-"
 }
 
-// instanceID names an OCI container instance: unique per pod UID, container and restart.
-func instanceID(uid, name string, n int32) string {
+// instanceID names an OCI container instance, unique per pod UID, container and instance:
+// <uid12>-<name>-<n>, where n is the instance's number (its restartCount), and
+// <uid12>-<name>-<n>.<k> for the instance created in place of k discarded ones that had the
+// same number (store.Instance.Discarded). A container name has no dot: no two names collide.
+func instanceID(uid, name string, n int32, discarded int) string {
+	if discarded > 0 {
+		return fmt.Sprintf("%s%s-%d.%d", InstancePrefix(uid), name, n, discarded)
+	}
 	return fmt.Sprintf("%s%s-%d", InstancePrefix(uid), name, n)
 }
 

@@ -275,6 +275,11 @@ type Instance struct {
 	EverReady   bool `json:"everReady,omitempty"`
 	// EverRan records that some instance's process started running.
 	EverRan bool `json:"everRan,omitempty"`
+	// Discarded counts the instances a lost supervisor had created and recorded but not
+	// started, that adopters discarded since this container's last start. The fresh instance
+	// keeps the discarded one's number (RST-006) but its containerID carries the count, so
+	// that no containerID ever names two instances (RST-004, SUP-009).
+	Discarded int `json:"discarded,omitempty"`
 	// Consecutive counts restarts since the back-off was last reset.
 	Consecutive int `json:"consecutive,omitempty"`
 	// NextStart is when a container waiting in back-off starts its next instance.

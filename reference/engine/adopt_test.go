@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -169,9 +170,7 @@ spec:
 // it afresh: that one is the first restart, restartCount 1, not 2 as if the lost one had run.
 func TestRST006_InstanceALostSupervisorCreatedButNeverStartedIsNoRestart(t *testing.T) {
 	t.Parallel()
-	// Never released: the lost supervisor's start stays held, as a dead one does nothing more.
-	g := &instanceGate{suffix: "-churn-1", start: true, firstCall: newFirstCall()}
-	tp := startPod(t, `
+	lostBeforeStart(t, `
 metadata: {name: lost-created}
 spec:
   restartPolicy: Always
@@ -179,31 +178,60 @@ spec:
   restartBackoff: {initialSeconds: 0.05}
   containers:
   - {name: churn, image: IMAGE, command: [sh, -c, "sleep 0.2; exit 3"]}
-`, func(o *engine.Options) { g.Backend = o.Backend; o.Backend = g })
+`, "churn", 1)
+}
+
+// TestSUP009_DeferAttemptALostSupervisorCreatedButNeverStartedGetsItsOwnID: the same loss in
+// the stop sequence, for a defer container's first attempt: the adopter's attempt is attempt 0
+// again, under a containerID of its own.
+func TestSUP009_DeferAttemptALostSupervisorCreatedButNeverStartedGetsItsOwnID(t *testing.T) {
+	t.Parallel()
+	lostBeforeStart(t, `
+metadata: {name: lost-created-defer}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 5
+  containers:
+  - {name: app, image: IMAGE, command: [sh, -c, "sleep 0.2"]}
+  deferContainers:
+  - {name: cleanup, image: IMAGE, command: [true]}
+`, "cleanup", 0)
+}
+
+// lostBeforeStart runs the pod of manifest until instance n of container is recorded created,
+// holds its start, loses the supervisor there (the OCI runtime destroys the instance, as a dead
+// supervisor's failed hook makes it), adopts the pod and checks the adopter's instance: number
+// n again (RST-006), a containerID of its own (RST-004), and no ContainerCreated twice for one
+// containerID (SUP-009).
+func lostBeforeStart(t *testing.T, manifest, container string, n int32) {
+	t.Helper()
+	// Never released: the lost supervisor's start stays held, as a dead one does nothing more.
+	g := &instanceGate{suffix: fmt.Sprintf("-%s-%d", container, n), start: true, firstCall: newFirstCall()}
+	tp := startPod(t, manifest, func(o *engine.Options) { g.Backend = o.Backend; o.Backend = g })
 	select {
 	case <-g.entered:
 	case <-time.After(120 * time.Second):
-		t.Fatalf("churn's restart was never started; events:\n%s", tp.timeline())
+		t.Fatalf("%s's instance %d was never started; events:\n%s", container, n, tp.timeline())
 	}
-	created := tp.waitEvent(30*time.Second, "churn's restart created", ofInstance(runtimev1.EventContainerCreated, "churn", 1))
+	created := tp.waitEvent(30*time.Second, container+"'s instance created", ofInstance(runtimev1.EventContainerCreated, container, n))
 	tp.adopt(func() {
 		// The supervisor's death closes the hook's FIFO: the OCI runtime destroys the container.
 		st, err := tp.p.ReadState()
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := st.Containers["churn"].ContainerID
+		id := st.Containers[container].ContainerID
 		info := &engine.PodInfo{Name: tp.p.Name, UID: st.Pod.Status.UID, Dir: tp.p.Dir, Spec: &st.Pod.Spec}
 		if err := tp.be.DeleteInstance(context.Background(), id, info); err != nil {
 			t.Fatal(err)
 		}
 	})
-	started := tp.waitEvent(120*time.Second, "churn's restart running", func(ev runtimev1.Event) bool {
-		return ev.Type == runtimev1.EventContainerStarted && ev.Container == "churn" && ev.Seq > created.Seq
+	started := tp.waitEvent(120*time.Second, container+"'s instance running", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerStarted && ev.Container == container && ev.Seq > created.Seq
 	})
-	if started.RestartCount == nil || *started.RestartCount != 1 {
-		t.Errorf("churn's first restart started as %s, want restartCount 1: the instance the lost supervisor created never started (RST-006); events:\n%s",
-			started.ContainerID, tp.timeline())
+	if started.RestartCount == nil || *started.RestartCount != n {
+		t.Errorf("%s's instance started as %s, want restartCount %d: the instance the lost supervisor created never started (RST-006); events:\n%s",
+			container, started.ContainerID, n, tp.timeline())
 	}
 	// The fresh instance is another instance: its own containerID (RST-004), and no instance's
 	// ContainerCreated twice in the history (SUP-009).

@@ -523,7 +523,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	if st.ContainerID != "" || st.LastState.Terminated != nil || st.State.Terminated != nil {
 		n++
 	}
-	id := instanceID(e.info.UID, s.name, n, s.rec().Discarded)
+	id := s.instanceID(n)
 	sandbox := e.st.Sandbox
 	env := []string{EnvTerminationReason + "=" + e.st.Stop.Reason}
 	if mutant.TerminationReasonLowercase {

@@ -399,7 +399,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	if st.ContainerID != "" || st.LastState.Terminated != nil || st.State.Terminated != nil {
 		n++
 	}
-	id := instanceID(e.info.UID, s.name, n, s.rec().Discarded)
+	id := s.instanceID(n)
 	sandbox := e.st.Sandbox
 	req, ver := e.instanceRequestLocked(s, id, n)
 	e.mu.Unlock()
@@ -514,15 +514,16 @@ func InstancePrefix(uid string) string {
 	return u + "-"
 }
 
-// instanceID names an OCI container instance, unique per pod UID, container and instance:
-// <uid12>-<name>-<n>, where n is the instance's number (its restartCount), and
-// <uid12>-<name>-<n>.<k> for the instance created in place of k discarded ones that had the
-// same number (store.Instance.Discarded). A container name has no dot: no two names collide.
-func instanceID(uid, name string, n int32, discarded int) string {
-	if discarded > 0 {
-		return fmt.Sprintf("%s%s-%d.%d", InstancePrefix(uid), name, n, discarded)
+// instanceID names the slot's instance number n as an OCI container, unique per pod UID,
+// container and instance: <uid12>-<name>-<n>, n being the instance's restartCount, and
+// <uid12>-<name>-<n>.<k> for the one created in place of k discarded ones of that number
+// (store.Instance.Discarded). A container name has no dot: no two names collide (e.mu held).
+func (s *slot) instanceID(n int32) string {
+	id := fmt.Sprintf("%s%s-%d", InstancePrefix(s.e.info.UID), s.name, n)
+	if k := s.rec().Discarded; k > 0 {
+		id += fmt.Sprintf(".%d", k)
 	}
-	return fmt.Sprintf("%s%s-%d", InstancePrefix(uid), name, n)
+	return id
 }
 
 // waitExecuted waits briefly until the container's init process has executed the user's

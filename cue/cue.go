@@ -24,6 +24,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/parser"
 )
 
 //go:embed *.cue
@@ -51,8 +52,12 @@ func Build(ctx *cue.Context) (cue.Value, error) {
 		if err != nil {
 			return cue.Value{}, fmt.Errorf("read embedded %s: %w", name, err)
 		}
-		if err := inst.AddFile(name, src); err != nil {
+		f, err := parser.ParseFile(name, src, parser.ParseComments)
+		if err != nil {
 			return cue.Value{}, fmt.Errorf("parse embedded %s: %w", name, err)
+		}
+		if err := inst.AddSyntax(f); err != nil {
+			return cue.Value{}, fmt.Errorf("add embedded %s: %w", name, err)
 		}
 	}
 	v := ctx.BuildInstance(inst)

@@ -94,6 +94,7 @@ func lookupKind(apiVersion, kind string) (kindInfo, error) {
 		if k.group != "" {
 			want = k.group + "/" + k.version
 		}
+		//lint:ignore ST1005 the message starts with a proper noun
 		return k, fmt.Errorf("Kubernetes %s serves %s at apiVersion %s, not %s", KubernetesVersion(), kind, want, apiVersion)
 	}
 	return kindInfo{}, fmt.Errorf("kind %s is not one podspec reads", kind)

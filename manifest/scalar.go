@@ -95,7 +95,7 @@ func resolveNumber(s string) scalar {
 	if strings.Trim(s, numberChars) != "" {
 		return scalar{value: s} // a character none of the patterns below accepts ("500m", "64Mi")
 	}
-	if strings.IndexAny(s, "0123456789") < 0 {
+	if !strings.ContainsAny(s, "0123456789") {
 		return scalar{value: s} // every pattern below needs a digit ("-c", "-", ".")
 	}
 	plain := s

@@ -105,9 +105,11 @@ const (
 // layerCompression maps a layer media type to its compression; foreign ones are ErrUnsupported.
 func layerCompression(mediaType string) (compression, error) {
 	switch mediaType {
-	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable: //nolint:staticcheck // still valid in layouts
+	//lint:ignore SA1019 non-distributable layers are deprecated for writers, still valid to read
+	case ocispec.MediaTypeImageLayer, ocispec.MediaTypeImageLayerNonDistributable:
 		return compressionNone, nil
-	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, mediaTypeDockerLayerGzip: //nolint:staticcheck
+	//lint:ignore SA1019 non-distributable layers are deprecated for writers, still valid to read
+	case ocispec.MediaTypeImageLayerGzip, ocispec.MediaTypeImageLayerNonDistributableGzip, mediaTypeDockerLayerGzip:
 		return compressionGzip, nil
 	}
 	return 0, fmt.Errorf("%w: layer media type %q (tar and tar+gzip are supported)", ErrUnsupported, mediaType)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every podspec test: formatting and vet; unit and scenario tests (the runtime's use real
-# runc, as root) with the race detector on the runtime; short, bounded fuzz runs; the README's
+# Runs every podspec test: formatting, vet and staticcheck; unit and scenario tests (the runtime's
+# use real runc, as root) with the race detector on the runtime; short, bounded fuzz runs; the README's
 # main job (scripts/demo.sh); the conformance suite against the reference runtime in certify
 # mode, with the bundle verified; and the mutant check (PODSPEC_MUTANTS=0 skips it).
 # CI runs this through .ci/run. FUZZTIME (default 20s per target) bounds each fuzz run.
@@ -26,6 +26,12 @@ fi
 
 step "go vet"
 go vet ./...
+
+# staticcheck at a pinned version, run with `go run pkg@version` so that its own dependencies
+# (newer golang.org/x/tools, x/mod, x/sync) stay out of podspec's go.mod and module graph;
+# staticcheck.conf holds its configuration (the default checks, Ginkgo's DSL dot-imported).
+step "staticcheck"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 runtime_pkgs=$(go list ./reference/... ./cmd/...)
 other_pkgs=$(go list ./... | grep -v -e '^podspec.dev/podspec/reference/' -e '^podspec.dev/podspec/cmd/')

@@ -75,17 +75,6 @@ func (n *node) all(c string) []*node {
 	return out
 }
 
-// texts joins the character data of the direct <text> children.
-func (n *node) texts() []string {
-	var out []string
-	for _, ch := range n.Children {
-		if ch.Name == "text" {
-			out = append(out, ch.Text)
-		}
-	}
-	return out
-}
-
 func (n *node) num(t testing.TB, attr string) float64 {
 	t.Helper()
 	f, err := strconv.ParseFloat(n.Attr[attr], 64)

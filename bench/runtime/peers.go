@@ -29,7 +29,7 @@ func parsePeers(s string) ([]peer, error) {
 	for _, item := range strings.Split(s, ",") {
 		name, cmd, ok := strings.Cut(item, "=")
 		if !ok || name == "" || strings.TrimSpace(cmd) == "" {
-			return nil, fmt.Errorf("-peers %q: want NAME=COMMAND,...", item)
+			return nil, fmt.Errorf("-peers %q: want a comma-separated list of NAME=COMMAND", item)
 		}
 		out = append(out, peer{name: name, cmd: strings.Fields(cmd)})
 	}

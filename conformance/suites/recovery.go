@@ -309,7 +309,7 @@ func (s *suite) registerCrashWhileRunning(rt recoveryTiming) {
 				return err
 			}
 			noteContainer(p, st, "steady", noteIDBefore, "")
-			st, err = crashThenAdopt(ctx, p, func(time.Time) time.Time { return time.Now() }, func() error {
+			_, err = crashThenAdopt(ctx, p, func(time.Time) time.Time { return time.Now() }, func() error {
 				if err := p.Touch("go"); err != nil {
 					return err
 				}

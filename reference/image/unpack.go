@@ -295,7 +295,7 @@ func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, writte
 		if err := unix.Fchmodat(pfd, base, mode, 0); err != nil {
 			return err
 		}
-	case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // TypeRegA appears in old layers
+	case tar.TypeReg: // archive/tar reads an old layer's TypeRegA as TypeReg
 		flags := unix.O_CREAT | unix.O_EXCL | unix.O_WRONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 		if mutant.RegWrittenThroughLink {
 			flags = unix.O_CREAT | unix.O_TRUNC | unix.O_WRONLY | unix.O_CLOEXEC // the mutant: into what is there, links followed

@@ -20,7 +20,6 @@ type entry struct {
 	link     string
 	body     string
 	mode     int64
-	dev      bool
 	devMajor int64
 }
 

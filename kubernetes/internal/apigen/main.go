@@ -20,6 +20,7 @@ import (
 	"log"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -105,22 +106,20 @@ func moduleVersion() string {
 func readSources() (*source, error) {
 	s := &source{enums: map[string][]string{}, isEnum: map[string]bool{}, markers: map[string]map[string]marker{}}
 	for _, pkg := range sourcePackages {
-		out, err := exec.Command("go", "list", "-f", "{{.Dir}}", pkg).Output()
+		// go list names the files of the build (build tags applied, tests left out).
+		out, err := exec.Command("go", "list", "-f", "{{.Dir}}{{range .GoFiles}}\n{{.}}{{end}}", pkg).Output()
 		if err != nil {
 			return nil, fmt.Errorf("go list %s: %w", pkg, err)
 		}
-		dir := strings.TrimSpace(string(out))
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		dir := lines[0]
 		fset := token.NewFileSet()
-		pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, parser.ParseComments)
-		if err != nil {
-			return nil, fmt.Errorf("parse %s: %w", dir, err)
-		}
-		for _, p := range pkgs {
-			for _, f := range p.Files {
-				s.read(pkg, f)
+		for _, name := range lines[1:] {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+			if err != nil {
+				return nil, fmt.Errorf("parse %s: %w", dir, err)
 			}
+			s.read(pkg, f)
 		}
 	}
 	return s, nil

@@ -26,6 +26,7 @@ import (
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 	"cuelang.org/go/encoding/jsonschema"
 )
@@ -69,8 +70,12 @@ func load(ctx *cuelang.Context, dir string) (cuelang.Value, error) {
 		if err != nil {
 			return cuelang.Value{}, fmt.Errorf("read %s: %w", name, err)
 		}
-		if err := inst.AddFile(filepath.Base(name), src); err != nil {
+		f, err := parser.ParseFile(filepath.Base(name), src, parser.ParseComments)
+		if err != nil {
 			return cuelang.Value{}, fmt.Errorf("parse %s: %w", name, err)
+		}
+		if err := inst.AddSyntax(f); err != nil {
+			return cuelang.Value{}, fmt.Errorf("add %s: %w", name, err)
 		}
 	}
 	v := ctx.BuildInstance(inst)

@@ -198,7 +198,7 @@ const (
 // ContainerResizePolicy is the resize policy of one resource.
 type ContainerResizePolicy struct {
 	ResourceName  ResourceName                `json:"resourceName"`
-	RestartPolicy ResourceResizeRestartPolicy `json:"restartPolicy"`
+	RestartPolicy ResourceResizeRestartPolicy `json:"restartPolicy,omitempty"`
 }
 
 // VolumeMount mounts a pod volume into a container.

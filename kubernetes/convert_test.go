@@ -228,12 +228,41 @@ func TestToPodspecRefusesAnInvalidObject(t *testing.T) {
 // Every valid podspec Pod of the corpus and the examples converts to a Kubernetes Pod that
 // decodes strictly into k8s.io/api and that the Kubernetes profile finds no error in.
 func TestEveryValidPodspecPodConvertsToAValidKubernetesPod(t *testing.T) {
+	pods := validPodspecPods(t)
+	for _, vp := range pods {
+		kp, _ := FromPodspec(vp.pod)
+		b, _ := json.Marshal(kp)
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(new(corev1.Pod)); err != nil {
+			t.Errorf("%s: does not decode strictly into k8s.io/api: %v", vp.file, err)
+		}
+		for _, e := range Validate(jsonValue(t, kp)) {
+			if e.Severity() == spec.Error {
+				t.Errorf("%s: the Kubernetes Pod written has an error: %v", vp.file, e)
+			}
+		}
+	}
+	if len(pods) < 10 {
+		t.Errorf("converted %d pods", len(pods))
+	}
+}
+
+// validPod is one valid podspec Pod of the corpus or the examples, and its file.
+type validPod struct {
+	file string
+	pod  *v1alpha1.Pod
+}
+
+// validPodspecPods returns every podspec Pod of the valid corpus and the examples.
+func validPodspecPods(t *testing.T) []validPod {
+	t.Helper()
 	var files []string
 	for _, pattern := range []string{"../testdata/valid/*.yaml", "../testdata/valid/*/*.yaml", "../examples/*.yaml"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
 	}
-	n := 0
+	var out []validPod
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -244,26 +273,10 @@ func TestEveryValidPodspecPodConvertsToAValidKubernetesPod(t *testing.T) {
 			if d.APIVersion != v1alpha1.APIVersion || d.Kind != v1alpha1.KindPod {
 				continue
 			}
-			p, err := d.Pod()
-			if err != nil {
-				continue
-			}
-			n++
-			kp, _ := FromPodspec(p)
-			b, _ := json.Marshal(kp)
-			dec := json.NewDecoder(bytes.NewReader(b))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(new(corev1.Pod)); err != nil {
-				t.Errorf("%s: does not decode strictly into k8s.io/api: %v", f, err)
-			}
-			for _, e := range Validate(jsonValue(t, kp)) {
-				if e.Severity() == spec.Error {
-					t.Errorf("%s: the Kubernetes Pod written has an error: %v", f, e)
-				}
+			if p, err := d.Pod(); err == nil {
+				out = append(out, validPod{file: f, pod: p})
 			}
 		}
 	}
-	if n < 10 {
-		t.Errorf("converted %d pods", n)
-	}
+	return out
 }

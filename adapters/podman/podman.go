@@ -132,18 +132,7 @@ func (a *Adapter) setup() error {
 	if _, err := os.Stat(conf); err == nil {
 		return nil
 	}
-	// Rootful podman on a host without systemd as PID 1 and without CAP_SYS_RESOURCE: cgroupfs,
-	// a file event log, rlimits within the host's hard limits.
-	text := fmt.Sprintf(`[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-events_logfile_path = %q
-tmp_dir = %q
-[network]
-network_config_dir = %q
-`, filepath.Join(a.Root, "events.log"), filepath.Join(a.Root, "tmp"), filepath.Join(a.Root, "net"))
+	text := ContainersConf(a.Root)
 	tmp := conf + ".tmp"
 	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
 		return errorf(rtv1.CodeIO, "write %s: %v", conf, err)
@@ -152,6 +141,23 @@ network_config_dir = %q
 		return errorf(rtv1.CodeIO, "write %s: %v", conf, err)
 	}
 	return nil
+}
+
+// ContainersConf is the containers.conf the adapter runs podman with, for a state root: rootful
+// podman on a host without systemd as PID 1 and without CAP_SYS_RESOURCE needs cgroupfs, a file
+// event log (under root) and rlimits within the host's hard limits. bench/scale runs podman with
+// it too.
+func ContainersConf(root string) string {
+	return fmt.Sprintf(`[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+events_logfile_path = %q
+tmp_dir = %q
+[network]
+network_config_dir = %q
+`, filepath.Join(root, "events.log"), filepath.Join(root, "tmp"), filepath.Join(root, "net"))
 }
 
 // cmd is one podman invocation on this root.

@@ -18,6 +18,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/bench/internal/host"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/image"
@@ -206,7 +207,7 @@ func runHeld(runcRoot, bundle, id string, parts heldParts, devnull *os.File, t0 
 		if err != nil {
 			return 0, 0, 0, 0, err
 		}
-		waitExecuted(pid)
+		host.WaitExecuted(pid, 2*time.Second)
 		return pid, returned, returned, time.Since(t0), nil
 	}
 	// Read-write opens of a FIFO never block (as in backend.createHeld).
@@ -251,6 +252,6 @@ func runHeld(runcRoot, bundle, id string, parts heldParts, devnull *os.File, t0 
 		return 0, 0, 0, 0, fmt.Errorf("runc run: %v: %s", err, b)
 	}
 	returned = time.Since(t0)
-	waitExecuted(pid)
+	host.WaitExecuted(pid, 2*time.Second)
 	return pid, reported, returned, time.Since(t0), nil
 }

@@ -44,6 +44,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/bench/internal/host"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
@@ -247,9 +248,9 @@ func run(bin, baseline string, n, pods int, parts bool) error {
 	psStart, psStop := pcol(func(t podTimes) time.Duration { return t.running }), pcol(func(t podTimes) time.Duration { return t.stop })
 	plainRun := col(plain, func(t floorTimes) time.Duration { return t.running })
 	heldRun := col(held, func(t floorTimes) time.Duration { return t.running })
-	host, _ := os.Hostname()
+	hostname, _ := os.Hostname()
 	rv, _ := exec.Command("runc", "--version").Output()
-	fmt.Printf("Machine: %s, %d CPUs, %s; %s\n\n", host, numCPU(), kernel(), strings.SplitN(string(rv), "\n", 2)[0])
+	fmt.Printf("Machine: %s, %d CPUs, %s; %s\n\n", hostname, host.NumCPU(), host.Kernel(), strings.SplitN(string(rv), "\n", 2)[0])
 	fmt.Printf("| measurement (n=%d, ms: median / min / max) | podspec | floor | ratio (median) |\n|---|---|---|---|\n", n)
 	fmt.Printf("| start: 3-container pod, run → last main ContainerStarted (its program running), against the plain runc floor | %s | %s | %.2f× |\n", stats(psStart), stats(plainRun), ratio(psStart, plainRun))
 	fmt.Printf("| start, against the held floor (runc doing what podspec's semantics need of it: hook hold, pod namespaces, log file) | %s | %s | %.2f× |\n", stats(psStart), stats(heldRun), ratio(psStart, heldRun))
@@ -442,7 +443,7 @@ func floorOnce(ctx context.Context, work string, imgs *image.Store, img *ocilayo
 				return
 			}
 			if pids[k], errs[k] = strconv.Atoi(strings.TrimSpace(string(b))); errs[k] == nil {
-				waitExecuted(pids[k])
+				host.WaitExecuted(pids[k], 2*time.Second)
 				executed[k] = time.Since(t0)
 			}
 		}()
@@ -470,17 +471,6 @@ func floorOnce(ctx context.Context, work string, imgs *image.Store, img *ocilayo
 	}
 	wg.Wait()
 	return floorTimes{returned: start, running: exec}, time.Since(t1), nil
-}
-
-// waitExecuted waits until process pid runs its own program: its name is no longer runc's
-// init ("runc:[2:INIT]"), as reference/engine waits before it records ContainerStarted.
-func waitExecuted(pid int) {
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-		if err != nil || !strings.HasPrefix(string(b), "runc:") {
-			return
-		}
-	}
 }
 
 // waitTrapped waits until process pid catches SIGTERM (its shell installed the trap), for at most
@@ -584,7 +574,7 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, string, 
 		}
 	}
 	for _, pid := range pids {
-		rss = append(rss, memory{rss: procField(pid, "status", "VmRSS:"), anon: procField(pid, "status", "RssAnon:"), pss: procField(pid, "smaps_rollup", "Pss:")})
+		rss = append(rss, memory{rss: host.ProcKiB(pid, "status", "VmRSS:"), anon: host.ProcKiB(pid, "status", "RssAnon:"), pss: host.ProcKiB(pid, "smaps_rollup", "Pss:")})
 	}
 	removeAll()
 	var left []string
@@ -617,22 +607,6 @@ func manyPods(bin, root, manifest string, count int) ([]memory, string, string, 
 	return rss, supBin, "LEFT: " + strings.Join(left, "; "), nil
 }
 
-// procField reads a "Key: N kB" line of /proc/PID/FILE.
-func procField(pid int, file, key string) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, key) {
-			f := strings.Fields(line)
-			n, _ := strconv.Atoi(f[1])
-			return n
-		}
-	}
-	return 0
-}
-
 func stats(ds []time.Duration) string {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -654,15 +628,4 @@ func ratio(a, b []time.Duration) float64 {
 		return s[len(s)/2]
 	}
 	return float64(med(a)) / float64(med(b))
-}
-
-func numCPU() int {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	return strings.Count(string(b), "processor\t:")
-}
-
-func kernel() string {
-	var u unix.Utsname
-	unix.Uname(&u)
-	return "Linux " + unix.ByteSliceToString(u.Release[:])
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/bench/internal/host"
 	"podspec.dev/podspec/ocilayout"
 )
 
@@ -114,8 +115,8 @@ func runPeers(peers []peer, n int) error {
 			}
 		}
 	}
-	host, _ := os.Hostname()
-	fmt.Printf("Machine: %s, %d CPUs, %s\n\n", host, numCPU(), kernel())
+	hostname, _ := os.Hostname()
+	fmt.Printf("Machine: %s, %d CPUs, %s\n\n", hostname, host.NumCPU(), host.Kernel())
 	fmt.Printf("| runtime | start→exit of the 3-container pod (n=%d, ms: median / min / max) | ratio to %s (median) |\n|---|---|---|\n", n, peers[0].name)
 	for j, p := range peers {
 		fmt.Printf("| %s (`%s`) | %s | %.2f× |\n", p.name, strings.Join(p.cmd, " "), stats(times[j]), ratio(times[j], times[0]))

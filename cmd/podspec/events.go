@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +20,7 @@ func init() { register(newEventsCmd) }
 
 func newEventsCmd() *cobra.Command {
 	var follow bool
+	var since string
 	cmd := &cobra.Command{
 		Use:   "events POD",
 		Short: "Print a pod's lifecycle events as JSON lines (--follow: until PodFinished)",
@@ -26,7 +28,16 @@ func newEventsCmd() *cobra.Command {
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events until the pod finishes")
+	cmd.Flags().StringVar(&since, "since", "", "only events at or after this time: a duration before now (10s, 5m, 1h) or an RFC 3339 time")
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
+		var from time.Time
+		if since != "" {
+			t, err := parseSince(since, time.Now())
+			if err != nil {
+				return errf(runtimev1.CodeUsage, "--since: %v", err)
+			}
+			from = t
+		}
 		// The log of a pod whose state cannot be read can still be read.
 		p, release, err := f.podMaybeUnreadable(args[0])
 		if err != nil {
@@ -41,10 +52,12 @@ func newEventsCmd() *cobra.Command {
 		warnUnpersisted(p)
 		w := bufio.NewWriter(os.Stdout)
 		print := func(ev runtimev1.Event) bool {
-			b, _ := json.Marshal(ev)
-			w.Write(b)
-			w.WriteByte('\n')
-			w.Flush()
+			if !ev.Time.Before(from) {
+				b, _ := json.Marshal(ev)
+				w.Write(b)
+				w.WriteByte('\n')
+				w.Flush()
+			}
 			return !(follow && ev.Type == runtimev1.EventPodFinished)
 		}
 		if !follow {

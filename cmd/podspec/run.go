@@ -3,14 +3,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,6 +25,7 @@ import (
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/logs"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
@@ -46,7 +46,8 @@ func init() { register(newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var detach bool
 	var name string
-	var parallel int
+	var parallel, logFiles int
+	var logSize string
 	cmd := &cobra.Command{
 		Use:   "run MANIFEST",
 		Short: "Create and run a pod (foreground: stream events and logs, exit with the pod's exit code)",
@@ -59,11 +60,17 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return once the pod is created")
 	cmd.Flags().StringVar(&name, "name", "", "pod name (replaces metadata.name)")
 	cmd.Flags().IntVar(&parallel, "create-parallelism", 0, fmt.Sprintf("container instances created and started at once (default 0: two per CPU, here %d)", engine.DefaultCreateParallelism()))
+	cmd.Flags().StringVar(&logSize, "log-max-size", os.Getenv("PODSPEC_LOG_MAX_SIZE"), "size at which a container's log rotates, a quantity such as 10Mi (env PODSPEC_LOG_MAX_SIZE; default 10Mi)")
+	cmd.Flags().IntVar(&logFiles, "log-max-files", envInt("PODSPEC_LOG_MAX_FILES"), "log files kept per container instance, the current one included (env PODSPEC_LOG_MAX_FILES; default 5)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if parallel < 0 {
 			return f.report(errf(runtimev1.CodeUsage, "--create-parallelism %d: must be at least 0 (0: two per CPU)", parallel))
 		}
-		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel})
+		lim, err := logLimits(logSize, logFiles)
+		if err != nil {
+			return f.report(errf(runtimev1.CodeUsage, "%v", err))
+		}
+		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel, LogLimits: lim})
 		if err != nil {
 			rerr := f.report(err)
 			if !detach {
@@ -79,6 +86,33 @@ func newRunCmd() *cobra.Command {
 		return f.report(f.foreground(cmd.Context(), p))
 	}
 	return cmd
+}
+
+// logLimits reads --log-max-size and --log-max-files (unset: "" and 0).
+func logLimits(size string, files int) (logs.Limits, error) {
+	var lim logs.Limits
+	if size != "" {
+		n, err := v1alpha1.Quantity(size).Bytes()
+		if err != nil {
+			return lim, fmt.Errorf("--log-max-size %q: %v", size, err)
+		}
+		lim.MaxSize = n
+	}
+	if files < 0 {
+		return lim, fmt.Errorf("--log-max-files %d: at least 1 (0: the default)", files)
+	}
+	lim.MaxFiles = files
+	if err := lim.Validate(); err != nil {
+		return lim, fmt.Errorf("--log-max-size, --log-max-files: %v", err)
+	}
+	return lim, nil
+}
+
+// envInt is the integer in environment variable name, 0 when unset or not a number (the flag
+// then reports a bad value given explicitly).
+func envInt(name string) int {
+	n, _ := strconv.Atoi(os.Getenv(name))
+	return n
 }
 
 // createPod validates the manifest, resolves images, persists the new pod and starts its
@@ -356,12 +390,19 @@ func humanEvent(ev runtimev1.Event) string {
 // logTailer copies new output of every instance log of a pod to stderr, line-prefixed.
 type logTailer struct {
 	p    *store.Pod
-	offs map[string]int64
+	logs map[string]*logs.Follower // by instance log path
 }
 
-func newLogTailer(p *store.Pod) *logTailer { return &logTailer{p: p, offs: map[string]int64{}} }
+func newLogTailer(p *store.Pod) *logTailer {
+	return &logTailer{p: p, logs: map[string]*logs.Follower{}}
+}
 
 func (t *logTailer) run(ctx context.Context, mu *sync.Mutex) {
+	defer func() {
+		for _, fo := range t.logs {
+			fo.Close()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -374,26 +415,20 @@ func (t *logTailer) run(ctx context.Context, mu *sync.Mutex) {
 	}
 }
 
+// poll prints the lines completed since the last poll; a line is printed once complete.
 func (t *logTailer) poll() {
 	files, _ := filepath.Glob(t.p.Path(store.LogsDir, "*", "*.log"))
 	sort.Strings(files)
 	for _, path := range files {
-		fh, err := os.Open(path)
-		if err != nil {
-			continue
+		fo := t.logs[path]
+		if fo == nil {
+			fo = logs.NewFollower(path)
+			t.logs[path] = fo
 		}
-		if _, err := fh.Seek(t.offs[path], io.SeekStart); err == nil {
-			r := bufio.NewReader(fh)
-			container := filepath.Base(filepath.Dir(path))
-			for {
-				line, err := r.ReadString('\n')
-				if err != nil {
-					break // a partial line is printed once complete
-				}
-				t.offs[path] += int64(len(line))
-				fmt.Fprintf(os.Stderr, "[%s] %s", container, line)
-			}
+		lines, _ := fo.All()
+		container := filepath.Base(filepath.Dir(path))
+		for _, l := range lines {
+			fmt.Fprintf(os.Stderr, "[%s] %s\n", container, l.Text)
 		}
-		fh.Close()
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/image"
+	"podspec.dev/podspec/reference/logs"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
@@ -43,8 +44,14 @@ type Backend struct {
 	Sandboxes Sandboxer
 	// SharedDir holds shared named volumes.
 	SharedDir string
+	// LogLimits bound each instance's log (unset fields: logs.DefaultLimits).
+	LogLimits logs.Limits
+	// Logf, if set, reports what goes wrong where no caller waits for it (a log that cannot be
+	// written).
+	Logf func(format string, args ...any)
 
 	held heldInstances // created instances waiting in their createRuntime hook (held.go)
+	out  outputs       // the copiers of instances' output into their logs (output.go)
 }
 
 // New returns the backend of a runtime root: OCI runtime state in root/runc, images in
@@ -318,9 +325,9 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	if err := os.MkdirAll(filepath.Dir(req.LogPath), 0o700); err != nil {
 		return 0, fmt.Errorf("log directory: %w", err)
 	}
-	lf, err := os.OpenFile(req.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	lf, err := b.openOutput(req.ID, req.LogPath)
 	if err != nil {
-		return 0, fmt.Errorf("log file: %w", err)
+		return 0, err
 	}
 	defer lf.Close()
 	if mutant.PreviousLogDeleted {

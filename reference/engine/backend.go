@@ -27,6 +27,10 @@ type Backend interface {
 	Signal(ctx context.Context, id string, sig syscall.Signal) error
 	// Exec runs argv inside the running instance, bounded by ctx, and returns its exit code.
 	Exec(ctx context.Context, id string, argv []string) (int, error)
+	// OutputWritten returns a channel closed once everything the instance wrote to its
+	// standard output and standard error is in its log at logPath (its output ended). Called
+	// by a supervisor that adopted the instance, it resumes copying the output into the log.
+	OutputWritten(id, logPath string) <-chan struct{}
 	// OOMKills returns the OOM-kill counter of the instance's memory cgroup (0 if unknown).
 	OOMKills(id string, pod *PodInfo) uint64
 	// DeleteInstance removes the OCI container (killing it if it still runs) and its bundle's

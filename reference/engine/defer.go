@@ -552,7 +552,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		return nil, fmt.Errorf("create container %s: %w", s.name, err)
 	}
 	inst := &instance{id: id, pid: pid, n: n, pidfd: openPidFD(pid)} // a child, as in startInstance
-	inst.exit = e.w.Watch(pid)
+	inst.exit = e.watch(s, inst)
 	s.inst = inst
 	s.creating = false
 	st = s.status()

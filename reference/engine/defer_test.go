@@ -151,7 +151,7 @@ spec:
 	if st.Phase != v1alpha1.PodSucceeded {
 		t.Errorf("phase %s, want Succeeded", st.Phase)
 	}
-	if b, err := os.ReadFile(tp.p.LogPath("after1", 0)); err != nil || string(b) != "after1-log\n" {
+	if b, err := readLog(tp.p.LogPath("after1", 0)); err != nil || string(b) != "after1-log\n" {
 		t.Errorf("log of after1 = %q (%v), want its output kept after the pod ended (GC-001)", b, err)
 	}
 }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
+	"podspec.dev/podspec/reference/logs"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/spec"
@@ -320,3 +322,14 @@ func (tp *testPod) container(name string) v1alpha1.ContainerStatus {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// readLog returns an instance's output as it wrote it, from its log at path.
+func readLog(path string) ([]byte, error) {
+	lines, err := logs.Read(path, logs.All)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = logs.Write(&b, lines, false)
+	return b.Bytes(), err
+}

@@ -393,7 +393,7 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 		return e.mutantRecreate(ctx, s, inst)
 	}
 	if alive {
-		inst.exit = e.w.Watch(inst.pid)
+		inst.exit = e.watch(s, inst)
 		e.mu.Lock()
 		s.inst = inst
 		e.mu.Unlock()

@@ -54,6 +54,28 @@ type instance struct {
 	pidfd *pidFD
 }
 
+// outputDrain bounds how long the end of an instance waits for its output to reach its log
+// after its process ended (a process of its own that outlived it and holds its output).
+const outputDrain = time.Second
+
+// watch returns the channel on which the end of inst, an instance of s, arrives: once its
+// process ended and everything it wrote is in its log (bounded by outputDrain), so that a log
+// read after its ContainerExited is whole.
+func (e *Engine) watch(s *slot, inst *instance) <-chan reaper.ExitStatus {
+	exit := e.w.Watch(inst.pid)
+	written := e.be.OutputWritten(inst.id, e.pod.LogPath(s.name, inst.n))
+	end := make(chan reaper.ExitStatus, 1)
+	go func() {
+		st := <-exit
+		select {
+		case <-written:
+		case <-time.After(outputDrain):
+		}
+		end <- st
+	}()
+	return end
+}
+
 func (e *Engine) buildSlots() {
 	p := &e.st.Pod
 	st := p.Status
@@ -438,7 +460,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	// The init process is this supervisor's child (its subreaper) once runc create exited,
 	// not reaped before the watcher below waits for it: the pid is still that process.
 	inst := &instance{id: id, pid: pid, n: n, pidfd: openPidFD(pid)}
-	inst.exit = e.w.Watch(pid)
+	inst.exit = e.watch(s, inst)
 	s.inst = inst
 	s.creating = false
 	st = s.status()

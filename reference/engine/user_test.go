@@ -79,7 +79,7 @@ spec:
 	for name, out := range want {
 		var got string
 		for {
-			b, _ := os.ReadFile(tp.p.LogPath(name, 0))
+			b, _ := readLog(tp.p.LogPath(name, 0))
 			if got = string(b); strings.Count(got, "\n") >= strings.Count(out, "\n") || time.Now().After(deadline) {
 				break
 			}

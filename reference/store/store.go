@@ -30,6 +30,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/internal/procstat"
+	"podspec.dev/podspec/reference/logs"
 )
 
 // ErrNotFound is returned for a pod that does not exist.
@@ -335,6 +336,9 @@ type State struct {
 	// CreateParallelism bounds how many container instances the pod creates and starts at
 	// once (`run --create-parallelism`); 0: the engine's default (engine.DefaultCreateParallelism).
 	CreateParallelism int `json:"createParallelism,omitempty"`
+	// LogLimits bound each container instance's log (`run --log-max-size`, `--log-max-files`);
+	// unset fields: logs.DefaultLimits.
+	LogLimits logs.Limits `json:"logLimits,omitzero"`
 	// UnwrittenEvents are the events that describe this state, numbered, which the supervisor
 	// appends to the events file right after writing it (EventLog.Pending): a supervisor lost
 	// between the two writes leaves them here, and the next one appends those the file lacks
@@ -355,6 +359,8 @@ func (st *State) LabelsAtCreation() map[string]string {
 type CreateOptions struct {
 	// CreateParallelism is State.CreateParallelism.
 	CreateParallelism int
+	// LogLimits is State.LogLimits.
+	LogLimits logs.Limits
 }
 
 // ExitRecord is one terminal exit of a main or regular init container.
@@ -591,6 +597,7 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	}
 	if opts != nil {
 		st.CreateParallelism = opts.CreateParallelism
+		st.LogLimits = opts.LogLimits
 	}
 	volumes := false
 	fail := func(err error) (*Pod, error) {

@@ -44,7 +44,12 @@ func Main(ctx context.Context, root, ociRuntime, name string) error {
 	}
 	lg := log.New(os.Stderr, fmt.Sprintf("supervisor[%d] %s: ", os.Getpid(), name), log.LstdFlags|log.Lmicroseconds|log.LUTC)
 	lg.Printf("starting")
-	err = Run(ctx, Options{Pod: p, Backend: backend.New(s.Root, ociRuntime), Logf: lg.Printf})
+	be := backend.New(s.Root, ociRuntime)
+	be.Logf = lg.Printf
+	if st, err := p.ReadState(); err == nil {
+		be.LogLimits = st.LogLimits // fixed when the pod was created
+	}
+	err = Run(ctx, Options{Pod: p, Backend: be, Logf: lg.Printf})
 	if errors.Is(err, ErrAlreadySupervised) {
 		lg.Printf("another supervisor holds the pod; exiting")
 		return nil

@@ -432,6 +432,8 @@ const (
 	SUP009 = "SUP-009"
 	// SUP010 When the command that creates a pod is killed before it has finished, a runtime MUST leave, by the time the next verb looks, either the whole pod, supervised from the next verb that touches it, or nothing of it, its name free for a new pod.
 	SUP010 = "SUP-010"
+	// SUP013 A runtime SHOULD keep at most 64 MiB of each container instance's log, dropping its oldest output first.
+	SUP013 = "SUP-013"
 	// IMG001 An `image` MUST be an `oci:PATH[:TAG|@DIGEST]` reference with a non-empty PATH, a valid tag or a valid digest.
 	IMG001 = "IMG-001"
 	// IMG002 A runtime MUST resolve every image of a pod, the defer containers' included, when it creates the pod and before any container starts.
@@ -992,6 +994,8 @@ var requirements = [...]Requirement{
 		Text: "After the loss of a pod's supervisor, and after a write of the pod's state or events failed (a full disk), a runtime MUST continue the pod's event sequence without a gap or a repeat: no event is recorded twice, no `seq` is used twice, and an event it could not record at once is recorded later in its place in the sequence or not at all."},
 	{ID: SUP010, Level: Must, Severity: Error, Area: "SUP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "When the command that creates a pod is killed before it has finished, a runtime MUST leave, by the time the next verb looks, either the whole pod, supervised from the next verb that touches it, or nothing of it, its name free for a new pod."},
+	{ID: SUP013, Level: Should, Severity: Warning, Area: "SUP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime SHOULD keep at most 64 MiB of each container instance's log, dropping its oldest output first."},
 	{ID: IMG001, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
 		Text: "An `image` MUST be an `oci:PATH[:TAG|@DIGEST]` reference with a non-empty PATH, a valid tag or a valid digest."},
 	{ID: IMG002, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",

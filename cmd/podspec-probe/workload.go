@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -44,6 +46,7 @@ type workloadConfig struct {
 	crashCore    string // directory to dump a core into ("" with crashNoCore or by default)
 	crashNoCore  bool
 	stdout       string
+	flood        int64
 	waitFor      []string
 	list         []string
 	eatAfter     time.Duration
@@ -89,6 +92,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.DurationVar(&c.eatAfter, "eat-after", 0, "start using memory after this long (with -eat-bytes)")
 	fs.Int64Var(&c.eatBytes, "eat-bytes", 0, "bytes of memory to allocate and touch (e.g. more than the container's limit, to be OOM-killed)")
 	fs.StringVar(&c.stdout, "stdout", "", "line printed on stdout at start")
+	fs.Int64Var(&c.flood, "flood", 0, "bytes written to stdout at start, as fast as it can, in numbered lines of FloodLine bytes; a failed write ends the workload with exit code FloodFailed")
 	fs.Var(&reportWhen, "report-when", "file whose appearance makes the running instance report again (repeatable; one report per file): what the same process sees later, e.g. cgroup limits changed in place")
 	fs.Var(&waitFor, "wait-for", "file that must exist before the -after and -crash-after delays start (repeatable): a rendezvous with another container")
 	if err := fs.Parse(args); err != nil {
@@ -280,6 +284,12 @@ func runWorkload(args []string) (int, error) {
 	if c.stdout != "" {
 		fmt.Println(c.stdout)
 	}
+	if c.flood > 0 {
+		if err := flood(os.Stdout, c.flood); err != nil {
+			fmt.Fprintf(os.Stderr, "podspec-probe: flood: %v\n", err)
+			os.Exit(probe.FloodFailed)
+		}
+	}
 
 	loop, code := c.plan(em.instance)
 	var exitTimer, crashTimer, touchTimer, eatTimer, poll <-chan time.Time
@@ -423,4 +433,19 @@ func touchFile(path string) {
 	if err := os.WriteFile(path, nil, 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "podspec-probe: touch %s: %v\n", path, err)
 	}
+}
+
+// flood writes n bytes to w in numbered lines of probe.FloodLine bytes (the last one may be
+// shorter): "00000000 xxx…\n", "00000001 xxx…\n", … so that a reader can tell which survived.
+func flood(w io.Writer, n int64) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	pad := strings.Repeat("x", probe.FloodLine)
+	for i := int64(0); n > 0; i++ {
+		line := fmt.Sprintf("%08d %s", i, pad)[:min(int64(probe.FloodLine), n)-1] + "\n"
+		if _, err := bw.WriteString(line); err != nil {
+			return err
+		}
+		n -= int64(len(line))
+	}
+	return bw.Flush()
 }

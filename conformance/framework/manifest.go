@@ -84,6 +84,10 @@ func (w Workload) NoCore() Workload { return w.with("-crash-no-core") }
 // Stdout makes the workload print a line at start.
 func (w Workload) Stdout(line string) Workload { return w.with("-stdout", line) }
 
+// Flood makes the workload write n bytes to its standard output at start, as fast as it can, in
+// numbered lines of probe.FloodLine bytes; a failed write ends it with probe.FloodFailed.
+func (w Workload) Flood(n int64) Workload { return w.with("-flood", strconv.FormatInt(n, 10)) }
+
 // Counted makes the workload count its instances in a file on the probe volume, so that its
 // events carry instance numbers.
 func (w Workload) Counted() Workload { w.counted = true; return w }

@@ -166,3 +166,10 @@ const (
 	// EnvName gives the container name when --name is not passed.
 	EnvName = "PODSPEC_PROBE_NAME"
 )
+
+// The -flood workload: FloodLine is the length of each numbered line it writes ("%08d xxx…\n"),
+// FloodFailed its exit code when a write to its standard output failed.
+const (
+	FloodLine   = 1024
+	FloodFailed = 120
+)

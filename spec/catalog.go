@@ -116,7 +116,7 @@ const (
 	EXIT012 = "EXIT-012"
 	// EXIT013 An instance stopped by the runtime MUST count as a failure only when it exits with a non-zero `exitCode`.
 	EXIT013 = "EXIT-013"
-	// EXIT014 A terminal pod MUST have `status.phase` `Succeeded` exactly when its termination reason is neither `DeadlineExceeded` nor `Forced`, every main container started, and no terminal exit of a main or regular init container counts as a failure; otherwise `Failed`.
+	// EXIT014 A terminal pod MUST have `status.phase` `Succeeded` exactly when its termination reason is neither `DeadlineExceeded`, `Evicted` nor `Forced`, every main container started, and no terminal exit of a main or regular init container counts as a failure; otherwise `Failed`.
 	EXIT014 = "EXIT-014"
 	// EXIT015 `status.decidedBy` of a `Failed` pod MUST name the container whose failing terminal exit came first in event order, or be empty when no terminal exit counts as a failure.
 	EXIT015 = "EXIT-015"
@@ -240,7 +240,7 @@ const (
 	DEFER001 = "DEFER-001"
 	// DEFER002 A runtime MUST run the defer containers in every stop sequence that is not forced, whatever its termination reason.
 	DEFER002 = "DEFER-002"
-	// DEFER003 A runtime MUST set `PODSPEC_TERMINATION_REASON` in each defer container's environment to the termination reason: `Stopped`, `Completed`, `Failed` or `DeadlineExceeded`.
+	// DEFER003 A runtime MUST set `PODSPEC_TERMINATION_REASON` in each defer container's environment to the termination reason: `Stopped`, `Completed`, `Failed`, `DeadlineExceeded` or `Evicted`.
 	DEFER003 = "DEFER-003"
 	// DEFER004 A runtime MUST NOT start a defer container again once its run has ended.
 	DEFER004 = "DEFER-004"
@@ -398,6 +398,8 @@ const (
 	VOL005 = "VOL-005"
 	// VOL006 An `emptyDir` volume with `medium: Memory` MUST be a tmpfs, limited to `sizeLimit` when that is set.
 	VOL006 = "VOL-006"
+	// VOL016 When a disk-backed `emptyDir` volume (no `medium: Memory`) holds more than its `sizeLimit`, a runtime MUST begin the pod's stop sequence with termination reason `Evicted` and a `status.message` that names the volume, unless the pod is already terminating.
+	VOL016 = "VOL-016"
 	// VOL007 A runtime MUST NOT create, delete, or change the content, ownership or permissions of a `hostPath` path.
 	VOL007 = "VOL-007"
 	// VOL008 A runtime MUST refuse to create a pod whose `hostPath` path does not exist.
@@ -679,7 +681,7 @@ var requirements = [...]Requirement{
 	{ID: EXIT013, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "An instance stopped by the runtime MUST count as a failure only when it exits with a non-zero `exitCode`."},
 	{ID: EXIT014, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "A terminal pod MUST have `status.phase` `Succeeded` exactly when its termination reason is neither `DeadlineExceeded` nor `Forced`, every main container started, and no terminal exit of a main or regular init container counts as a failure; otherwise `Failed`."},
+		Text: "A terminal pod MUST have `status.phase` `Succeeded` exactly when its termination reason is neither `DeadlineExceeded`, `Evicted` nor `Forced`, every main container started, and no terminal exit of a main or regular init container counts as a failure; otherwise `Failed`."},
 	{ID: EXIT015, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "`status.decidedBy` of a `Failed` pod MUST name the container whose failing terminal exit came first in event order, or be empty when no terminal exit counts as a failure."},
 	{ID: EXIT016, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
@@ -803,7 +805,7 @@ var requirements = [...]Requirement{
 	{ID: DEFER002, Level: Must, Severity: Error, Area: "DEFER", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/defer.md",
 		Text: "A runtime MUST run the defer containers in every stop sequence that is not forced, whatever its termination reason."},
 	{ID: DEFER003, Level: Must, Severity: Error, Area: "DEFER", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/defer.md",
-		Text: "A runtime MUST set `PODSPEC_TERMINATION_REASON` in each defer container's environment to the termination reason: `Stopped`, `Completed`, `Failed` or `DeadlineExceeded`."},
+		Text: "A runtime MUST set `PODSPEC_TERMINATION_REASON` in each defer container's environment to the termination reason: `Stopped`, `Completed`, `Failed`, `DeadlineExceeded` or `Evicted`."},
 	{ID: DEFER004, Level: Must, Severity: Error, Area: "DEFER", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/defer.md",
 		Text: "A runtime MUST NOT start a defer container again once its run has ended."},
 	{ID: DEFER005, Level: Must, Severity: Error, Area: "DEFER", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/defer.md",
@@ -960,6 +962,8 @@ var requirements = [...]Requirement{
 		Text: "An `emptyDir` volume MUST keep its content until the pod is removed, across container restarts, the stop sequence and the pod's terminal state."},
 	{ID: VOL006, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",
 		Text: "An `emptyDir` volume with `medium: Memory` MUST be a tmpfs, limited to `sizeLimit` when that is set."},
+	{ID: VOL016, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",
+		Text: "When a disk-backed `emptyDir` volume (no `medium: Memory`) holds more than its `sizeLimit`, a runtime MUST begin the pod's stop sequence with termination reason `Evicted` and a `status.message` that names the volume, unless the pod is already terminating."},
 	{ID: VOL007, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",
 		Text: "A runtime MUST NOT create, delete, or change the content, ownership or permissions of a `hostPath` path."},
 	{ID: VOL008, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",

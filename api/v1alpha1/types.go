@@ -446,6 +446,7 @@ const (
 	ReasonStoppedByPolicy  = "StoppedByPolicy"
 	ReasonStopped          = "Stopped"
 	ReasonDeadlineExceeded = "DeadlineExceeded"
+	ReasonEvicted          = "Evicted"
 	ReasonDependencyFailed = "DependencyFailed"
 	ReasonForced           = "Forced"
 	ReasonTimeout          = "Timeout"

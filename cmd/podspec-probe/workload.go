@@ -46,6 +46,7 @@ type workloadConfig struct {
 	crashCore    string // directory to dump a core into ("" with crashNoCore or by default)
 	crashNoCore  bool
 	stdout       string
+	fill         []fillFile
 	flood        int64
 	waitFor      []string
 	list         []string
@@ -71,7 +72,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 		write: map[string]string{},
 	}
 	var codes string
-	var on, read, write, touch, waitFor, list, reportWhen listFlag
+	var on, read, write, fill, touch, waitFor, list, reportWhen listFlag
 	fs.StringVar(&c.name, "name", "", "container name to report (default $"+probe.EnvName+", else the hostname)")
 	fs.StringVar(&c.socket, "socket", "", "harness socket (default $"+probe.EnvSocket+", else "+probe.DefaultSocket+")")
 	fs.IntVar(&c.exitCode, "exit", 0, "exit code when the delay ends")
@@ -84,6 +85,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.Var(&read, "read", "file whose content goes into the report (repeatable)")
 	fs.Var(&list, "list", "directory whose entries go into the report (repeatable)")
 	fs.Var(&write, "write", "PATH=CONTENT written at start (repeatable)")
+	fs.Var(&fill, "fill", "PATH=BYTES: a file of BYTES bytes (written, not sparse) made at start, after the -write files (repeatable)")
 	fs.Var(&touch, "touch", "file created after starting (repeatable), e.g. a readiness marker; {instance} in the path becomes the instance number")
 	fs.DurationVar(&c.touchDelay, "touch-delay", 0, "delay before creating the -touch files")
 	fs.DurationVar(&c.crashAfter, "crash-after", 0, "die from SIGSEGV after this long (0: never)")
@@ -136,6 +138,14 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 			return nil, fmt.Errorf("-write %q: want PATH=CONTENT", w)
 		}
 		c.write[path] = content
+	}
+	for _, f := range fill {
+		path, size, ok := strings.Cut(f, "=")
+		n, err := strconv.ParseInt(size, 10, 64)
+		if !ok || path == "" || err != nil || n < 0 {
+			return nil, fmt.Errorf("-fill %q: want PATH=BYTES", f)
+		}
+		c.fill = append(c.fill, fillFile{path, n})
 	}
 	return c, nil
 }
@@ -276,6 +286,11 @@ func runWorkload(args []string) (int, error) {
 	for path, content := range c.write {
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "podspec-probe: write %s: %v\n", path, err)
+		}
+	}
+	for _, f := range c.fill {
+		if err := fillWith(f.path, f.bytes); err != nil {
+			fmt.Fprintf(os.Stderr, "podspec-probe: fill %s: %v\n", f.path, err)
 		}
 	}
 	if rep != nil {
@@ -448,4 +463,33 @@ func flood(w io.Writer, n int64) error {
 		n -= int64(len(line))
 	}
 	return bw.Flush()
+}
+
+// fillFile is a -fill file: its path and size.
+type fillFile struct {
+	path  string
+	bytes int64
+}
+
+// fillWith writes a file of n bytes at path, in blocks of a non-zero pattern, so that the file
+// takes n bytes of disk.
+func fillWith(path string, n int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	block := []byte(strings.Repeat("podspec ", 8192))
+	for n > 0 {
+		k := min(n, int64(len(block)))
+		if _, err := f.Write(block[:k]); err != nil {
+			f.Close()
+			return err
+		}
+		n -= k
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

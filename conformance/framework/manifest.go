@@ -81,6 +81,11 @@ func (w Workload) CoreInto(dir string) Workload { return w.with("-crash-core", P
 // NoCore makes the workload, when it crashes, non-dumpable: the kernel dumps no core.
 func (w Workload) NoCore() Workload { return w.with("-crash-no-core") }
 
+// Fill makes the workload write a file of n bytes (not sparse) at start, after the -write files.
+func (w Workload) Fill(path string, n int64) Workload {
+	return w.with("-fill", path+"="+strconv.FormatInt(n, 10))
+}
+
 // Stdout makes the workload print a line at start.
 func (w Workload) Stdout(line string) Workload { return w.with("-stdout", line) }
 
@@ -414,6 +419,13 @@ func (b *PodBuilder) EmptyDir(name string, memory bool) *PodBuilder {
 		v.EmptyDir.Medium = "Memory"
 	}
 	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v)
+	return b
+}
+
+// EmptyDirLimit declares a disk-backed emptyDir volume with a sizeLimit (a quantity, "1Mi").
+func (b *PodBuilder) EmptyDirLimit(name, limit string) *PodBuilder {
+	q := v1alpha1.Quantity(limit)
+	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v1alpha1.Volume{Name: name, EmptyDir: &v1alpha1.EmptyDirVolumeSource{SizeLimit: &q}})
 	return b
 }
 

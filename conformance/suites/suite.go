@@ -124,6 +124,7 @@ func (s *suite) register() {
 	s.registerNotifiers()
 	s.registerUpdates()
 	s.registerGC()
+	s.registerSizeLimit()
 	s.registerLogBound()
 	s.registerRecovery()
 	s.registerKilledRun()

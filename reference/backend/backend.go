@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -669,4 +670,37 @@ func unmountUnder(dir string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// VolumeUsage returns the disk a pod's emptyDir volume uses, as du counts it: the blocks of
+// every file and directory below it, a file with several links once. Files that vanish while
+// it walks are skipped.
+func (b *Backend) VolumeUsage(pod *engine.PodInfo, name string) (int64, error) {
+	dir := filepath.Join(pod.Dir, store.VolumesDir, name)
+	seen := map[uint64]bool{}
+	var total int64
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && path != dir {
+				return nil
+			}
+			return err
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(path, &st); err != nil {
+			return nil
+		}
+		if st.Nlink > 1 && !d.IsDir() {
+			if seen[st.Ino] {
+				return nil
+			}
+			seen[st.Ino] = true
+		}
+		total += st.Blocks * 512
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("volume %s: %w", name, err)
+	}
+	return total, nil
 }

@@ -31,6 +31,8 @@ type Backend interface {
 	// standard output and standard error is in its log at logPath (its output ended). Called
 	// by a supervisor that adopted the instance, it resumes copying the output into the log.
 	OutputWritten(id, logPath string) <-chan struct{}
+	// VolumeUsage returns the bytes of disk a pod's emptyDir volume uses (as du counts them).
+	VolumeUsage(pod *PodInfo, name string) (int64, error)
 	// OOMKills returns the OOM-kill counter of the instance's memory cgroup (0 if unknown).
 	OOMKills(id string, pod *PodInfo) uint64
 	// DeleteInstance removes the OCI container (killing it if it still runs) and its bundle's

@@ -261,6 +261,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		e.resumeUpdatesLocked() // update restarts the lost supervisor had not finished
 	}
 	e.armDeadlineLocked()
+	e.armVolumeLimitsLocked()
 	e.started = true
 	// Wake whoever waits for the start (a notifier turn resumed after adoption waits in
 	// Notifier.Notify): nothing may be committed now to do it for us.

@@ -18,6 +18,7 @@ const (
 	TerminationFailed           = "Failed"
 	TerminationStopped          = "Stopped"
 	TerminationDeadlineExceeded = "DeadlineExceeded"
+	TerminationEvicted          = "Evicted"
 	TerminationForced           = "Forced"
 )
 
@@ -258,6 +259,8 @@ func (e *Engine) instanceStopReasonLocked() string {
 		return v1alpha1.ReasonStoppedByPolicy
 	case TerminationDeadlineExceeded:
 		return v1alpha1.ReasonDeadlineExceeded
+	case TerminationEvicted:
+		return v1alpha1.ReasonEvicted
 	case TerminationForced:
 		return v1alpha1.ReasonForced
 	}
@@ -635,7 +638,7 @@ func (e *Engine) resultLocked() (v1alpha1.PodPhase, int32, string) {
 		e.mutantNote("a forced stop does not fail the pod")
 		reason = TerminationCompleted
 	}
-	if reason != TerminationDeadlineExceeded && reason != TerminationForced && allStarted && firstFailure == nil {
+	if reason != TerminationDeadlineExceeded && reason != TerminationEvicted && reason != TerminationForced && allStarted && firstFailure == nil {
 		if mutant.SucceededDecidedByEmpty {
 			return v1alpha1.PodSucceeded, 0, ""
 		}

@@ -92,7 +92,7 @@ type system interface {
 
 // result is one system's figures at one size.
 type result struct {
-	sys, note                     string
+	sys                           string
 	start, signal, exec, remove   time.Duration
 	pss, rss                      int // KiB, summed over the per-pod processes
 	procs                         int

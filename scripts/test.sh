@@ -68,6 +68,8 @@ fuzz FuzzValidateNotification ./validation/
 fuzz FuzzTheEngineAgreesWithTheLibrary ./schema/oracle/
 fuzz FuzzIsDateTime ./schema/
 fuzz FuzzValidate ./kubernetes/
+fuzz FuzzRead ./reference/logs/
+fuzz FuzzParse ./reference/publish/
 
 step "the README's main job (scripts/demo.sh)"
 scripts/demo.sh

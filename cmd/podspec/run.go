@@ -28,6 +28,7 @@ import (
 	"podspec.dev/podspec/reference/logs"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/publish"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
 	"podspec.dev/podspec/spec"
@@ -48,6 +49,7 @@ func newRunCmd() *cobra.Command {
 	var name string
 	var parallel, logFiles int
 	var logSize string
+	var publishes []string
 	cmd := &cobra.Command{
 		Use:   "run MANIFEST",
 		Short: "Create and run a pod (foreground: stream events and logs, exit with the pod's exit code)",
@@ -62,6 +64,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().IntVar(&parallel, "create-parallelism", 0, fmt.Sprintf("container instances created and started at once (default 0: two per CPU, here %d)", engine.DefaultCreateParallelism()))
 	cmd.Flags().StringVar(&logSize, "log-max-size", os.Getenv("PODSPEC_LOG_MAX_SIZE"), "size at which a container's log rotates, a quantity such as 10Mi (env PODSPEC_LOG_MAX_SIZE; default 10Mi)")
 	cmd.Flags().IntVar(&logFiles, "log-max-files", envInt("PODSPEC_LOG_MAX_FILES"), "log files kept per container instance, the current one included (env PODSPEC_LOG_MAX_FILES; default 5)")
+	cmd.Flags().StringArrayVarP(&publishes, "publish", "p", nil, "publish a container port on the host: [ADDR:]HOSTPORT:CONTAINERPORT[/tcp], ADDR 127.0.0.1 by default (repeatable)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if parallel < 0 {
 			return f.report(errf(runtimev1.CodeUsage, "--create-parallelism %d: must be at least 0 (0: two per CPU)", parallel))
@@ -70,7 +73,20 @@ func newRunCmd() *cobra.Command {
 		if err != nil {
 			return f.report(errf(runtimev1.CodeUsage, "%v", err))
 		}
-		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel, LogLimits: lim})
+		var ports []publish.Port
+		for _, s := range publishes {
+			port, err := publish.Parse(s)
+			if err != nil {
+				return f.report(errf(runtimev1.CodeUsage, "--publish %v", err))
+			}
+			ports = append(ports, port)
+		}
+		// A host port another process holds is refused now, before anything of the pod exists;
+		// the supervisor listens on it once the pod's sandbox is there.
+		if err := publish.Check(ports); err != nil {
+			return f.report(errf(runtimev1.CodeConflict, "%v", err))
+		}
+		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel, LogLimits: lim, Ports: ports})
 		if err != nil {
 			rerr := f.report(err)
 			if !detach {

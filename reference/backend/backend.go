@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,6 +34,8 @@ import (
 	"podspec.dev/podspec/reference/logs"
 	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/publish"
+	"podspec.dev/podspec/reference/sandbox"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -703,4 +707,25 @@ func (b *Backend) VolumeUsage(pod *engine.PodInfo, name string) (int64, error) {
 		return 0, fmt.Errorf("volume %s: %w", name, err)
 	}
 	return total, nil
+}
+
+// Publish forwards the pod's published ports into its network namespace (package publish) until
+// the returned closer is closed; it fails, listening on nothing, when a host address cannot be
+// listened on.
+func (b *Backend) Publish(ctx context.Context, pod *engine.PodInfo, raw json.RawMessage, ports []publish.Port) (io.Closer, error) {
+	if len(ports) == 0 {
+		return io.NopCloser(nil), nil
+	}
+	var sb sandboxState
+	if err := json.Unmarshal(raw, &sb); err != nil {
+		return nil, fmt.Errorf("sandbox state: %w", err)
+	}
+	netns := sb.Namespaces[oci.NamespaceNetwork]
+	if netns == "" {
+		return nil, errors.New("published ports: the pod's sandbox has no network namespace of its own")
+	}
+	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
+		return sandbox.DialIn(ctx, netns, network, address)
+	}
+	return publish.Start(ports, dial, b.Logf)
 }

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"syscall"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/reference/publish"
 	"podspec.dev/podspec/reference/reaper"
 )
 
@@ -33,6 +35,9 @@ type Backend interface {
 	OutputWritten(id, logPath string) <-chan struct{}
 	// VolumeUsage returns the bytes of disk a pod's emptyDir volume uses (as du counts them).
 	VolumeUsage(pod *PodInfo, name string) (int64, error)
+	// Publish forwards the pod's published ports into its sandbox until the returned closer is
+	// closed; it fails, listening on nothing, when a host address cannot be listened on.
+	Publish(ctx context.Context, pod *PodInfo, sandbox json.RawMessage, ports []publish.Port) (io.Closer, error)
 	// OOMKills returns the OOM-kill counter of the instance's memory cgroup (0 if unknown).
 	OOMKills(id string, pod *PodInfo) uint64
 	// DeleteInstance removes the OCI container (killing it if it still runs) and its bundle's

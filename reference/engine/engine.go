@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -219,6 +220,22 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		e.mu.Lock()
 		e.st.Sandbox = sb
+		e.mu.Unlock()
+	}
+	// The published ports are forwarded by this supervisor, from before the first container
+	// starts (a fresh pod) or at once (an adopted one), until the pod is terminal.
+	fwd, err := e.be.Publish(ctx, e.info, e.st.Sandbox, e.st.Ports)
+	if err != nil {
+		e.logf("publish: %v", err)
+		if needSandbox {
+			e.failCreation(ctx, err)
+			return err
+		}
+		fwd = io.NopCloser(nil) // an adopted pod runs on, unreachable: its supervisor's log says why
+	}
+	defer fwd.Close()
+	if needSandbox {
+		e.mu.Lock()
 		e.commitLocked(e.event(runtimev1.EventPodStarted, nil, "", ""))
 		e.mu.Unlock()
 	}

@@ -193,6 +193,8 @@ var switches = map[string]bool{
 	"UpdatePathsRelative":            UpdatePathsRelative,
 	"RestartEventsNewUID":            RestartEventsNewUID,
 	"PreviousLogDeleted":             PreviousLogDeleted,
+	"LogUnbounded":                   LogUnbounded,
+	"SizeLimitIgnored":               SizeLimitIgnored,
 	"PodCgroupLeft":                  PodCgroupLeft,
 	"UpdateRestartsUnchanged":        UpdateRestartsUnchanged,
 	"UntaggedTakesFirst":             UntaggedTakesFirst,

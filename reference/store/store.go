@@ -31,6 +31,7 @@ import (
 	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/reference/logs"
+	"podspec.dev/podspec/reference/publish"
 )
 
 // ErrNotFound is returned for a pod that does not exist.
@@ -339,6 +340,9 @@ type State struct {
 	// LogLimits bound each container instance's log (`run --log-max-size`, `--log-max-files`);
 	// unset fields: logs.DefaultLimits.
 	LogLimits logs.Limits `json:"logLimits,omitzero"`
+	// Ports are the pod's published ports (`run --publish`): the supervisor forwards them while
+	// it runs the pod.
+	Ports []publish.Port `json:"ports,omitempty"`
 	// UnwrittenEvents are the events that describe this state, numbered, which the supervisor
 	// appends to the events file right after writing it (EventLog.Pending): a supervisor lost
 	// between the two writes leaves them here, and the next one appends those the file lacks
@@ -361,6 +365,8 @@ type CreateOptions struct {
 	CreateParallelism int
 	// LogLimits is State.LogLimits.
 	LogLimits logs.Limits
+	// Ports is State.Ports.
+	Ports []publish.Port
 }
 
 // ExitRecord is one terminal exit of a main or regular init container.
@@ -598,6 +604,7 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	if opts != nil {
 		st.CreateParallelism = opts.CreateParallelism
 		st.LogLimits = opts.LogLimits
+		st.Ports = opts.Ports
 	}
 	volumes := false
 	fail := func(err error) (*Pod, error) {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"podspec.dev/podspec/internal/procstat"
+)
+
+// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// get fetches http://addr/ and returns its body, or "" and the error.
+func get(addr string) (string, error) {
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + addr + "/")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// listening reports whether something accepts connections on addr.
+func listening(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// run --publish: a server on the pod's loopback answers on the host's 127.0.0.1; a second pod
+// asking for the same host port is refused at creation and leaves nothing; after the
+// supervisor's loss the adopter listens again; once the pod is stopped nothing listens.
+func TestPublishedPortReachesThePodsLoopback(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	dir := t.TempDir()
+	manifest := func(name string) string {
+		path := filepath.Join(dir, name+".yaml")
+		os.WriteFile(path, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: `+name+`}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 5
+  containers:
+  - {name: web, image: "oci:`+layout+`", command: [sh, -c, "mkdir -p /www && echo hello from `+name+` > /www/index.html && exec httpd -f -p 127.0.0.1:8080 -h /www"]}
+`), 0o644)
+		return path
+	}
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	t.Cleanup(func() { c.run("rm", "--force", "web"); c.run("rm", "--force", "second") })
+	if _, code := c.run("run", "--detach", "--publish", strconv.Itoa(port)+":8080", manifest("web")); code != 0 {
+		t.Fatalf("run --detach --publish: exit %d", code)
+	}
+	var body string
+	waitFor(t, "the published port to answer", 30*time.Second, func() bool {
+		body, _ = get(addr)
+		return body == "hello from web\n"
+	})
+
+	_, stderr, code := c.runErr("run", "--detach", "--publish", strconv.Itoa(port)+":8080", manifest("second"))
+	if code != 5 || !strings.Contains(stderr, addr) || !strings.Contains(stderr, "address already in use") {
+		t.Errorf("a second pod on the same host port: exit %d, %s; want Conflict (5) naming %s", code, stderr, addr)
+	}
+	if out, _ := c.run("list"); strings.Contains(out, `"second"`) {
+		t.Errorf("the refused pod was created: %s", out)
+	}
+
+	sup := readState(t, c.root, "web").Supervisor
+	if err := syscall.Kill(sup.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return procstat.StartTime(sup.PID) != sup.StartTime })
+	if listening(addr) {
+		t.Errorf("%s still listens with no supervisor", addr)
+	}
+	if _, code := c.run("status", "web"); code != 0 {
+		t.Fatalf("status (adopting): exit %d", code)
+	}
+	waitFor(t, "the adopter to listen again", 10*time.Second, func() bool {
+		body, _ = get(addr)
+		return body == "hello from web\n"
+	})
+
+	if _, code := c.run("stop", "web"); code != 0 {
+		t.Fatalf("stop: exit %d", code)
+	}
+	if _, code := c.run("wait", "--timeout", "30s", "web"); code != 0 {
+		t.Fatalf("wait: exit %d", code)
+	}
+	waitFor(t, "nothing to listen after the pod ended", 10*time.Second, func() bool { return !listening(addr) })
+
+	for _, bad := range []string{"8080", "0:8080", "1:70000", "1:80/udp", "nowhere:1:80"} {
+		if _, stderr, code := c.runErr("run", "--detach", "--publish", bad, manifest("second")); code != 2 || !strings.Contains(stderr, "--publish") {
+			t.Errorf("--publish %s: exit %d, %s; want a usage error", bad, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package publish
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]Port{
+		"8080:80":            {HostIP: "127.0.0.1", HostPort: 8080, ContainerPort: 80, Protocol: "TCP"},
+		"0.0.0.0:8080:80":    {HostIP: "0.0.0.0", HostPort: 8080, ContainerPort: 80, Protocol: "TCP"},
+		"[::1]:8443:443/tcp": {HostIP: "::1", HostPort: 8443, ContainerPort: 443, Protocol: "TCP"},
+		"1:65535/TCP":        {HostIP: "127.0.0.1", HostPort: 1, ContainerPort: 65535, Protocol: "TCP"},
+	} {
+		got, err := Parse(in)
+		if err != nil || got != want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "80", ":80", "80:", "a:80", "0:80", "80:0", "65536:80", "1:2:3:4", "host:1:2", "1:2/udp", "1:2/sctp", "1:2/icmp"} {
+		if p, err := Parse(in); err == nil {
+			t.Errorf("Parse(%q) = %+v, want an error", in, p)
+		}
+	}
+}
+
+// Any value parses to a valid port or an error, and a valid port prints back to itself.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"8080:80", "[::1]:1:2/tcp", "1.2.3.4:5:6", "x", "::::", "1:2/udp"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := Parse(s)
+		if err != nil {
+			return
+		}
+		if p.HostPort < 1 || p.ContainerPort < 1 || net.ParseIP(p.HostIP) == nil || p.Protocol != "TCP" {
+			t.Fatalf("Parse(%q) = %+v: not a valid port", s, p)
+		}
+		again, err := Parse(p.String())
+		if err != nil || again != p {
+			t.Fatalf("Parse(%q) = %+v prints as %q, which parses to %+v, %v", s, p, p.String(), again, err)
+		}
+	})
+}
+
+// The forwarder carries a connection both ways, refuses nothing it listens on, and Close stops
+// listening and ends the connections it carries.
+func TestForwarderCarriesAndCloses(t *testing.T) {
+	backend, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer backend.Close()
+	go func() {
+		for {
+			c, err := backend.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				r := bufio.NewReader(c)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						c.Close()
+						return
+					}
+					c.Write([]byte("echo " + line))
+				}
+			}()
+		}
+	}()
+	port := int32(backend.Addr().(*net.TCPAddr).Port)
+	free, _ := net.Listen("tcp", "127.0.0.1:0")
+	hostPort := int32(free.Addr().(*net.TCPAddr).Port)
+	free.Close()
+	var d net.Dialer
+	fwd, err := Start([]Port{{HostIP: "127.0.0.1", HostPort: hostPort, ContainerPort: port, Protocol: "TCP"}}, d.DialContext, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start([]Port{{HostIP: "127.0.0.1", HostPort: hostPort, ContainerPort: port, Protocol: "TCP"}}, d.DialContext, t.Logf); err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("a second forwarder on the same host port: %v", err)
+	}
+	c, err := net.Dial("tcp", fwd.Addrs()[0].String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("hi\n"))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if line, err := bufio.NewReader(c).ReadString('\n'); err != nil || line != "echo hi\n" {
+		t.Fatalf("through the forwarder: %q, %v", line, err)
+	}
+	done := make(chan struct{})
+	go func() { fwd.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end the forwarded connection")
+	}
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Error("the client's connection is still open after Close")
+	}
+	if _, err := (&net.Dialer{Timeout: time.Second}).DialContext(context.Background(), "tcp", fwd.Addrs()[0].String()); err == nil {
+		t.Error("still listening after Close")
+	}
+}

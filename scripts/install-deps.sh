@@ -2,7 +2,8 @@
 # Installs what podspec's runtime, tests and demo need on a fresh Debian machine that has Go and
 # gcc: runc (the OCI runtime the reference runtime drives) and busybox-static (the userland of
 # the example and test images), and crun and runsc (gVisor), the other OCI runtimes the tests run
-# the demo pod on, and podman for its adapter (PODSPEC_PEER_RUNTIMES=0 skips these three); with
+# the demo pod on, and podman for its adapter (PODSPEC_PEER_RUNTIMES=0 skips these three), glibc's
+# static libraries (libc6-dev) for the suite's real-program probe; with
 # --browser also chromium, in which the timeline and conformance report tests render their pages
 # (scripts/test.sh asks for it; the demo does not). Go modules come from the module proxy on first
 # build.
@@ -18,6 +19,9 @@ if [ "${PODSPEC_PEER_RUNTIMES:-1}" != 0 ]; then
 fi
 # (grep without -q: with pipefail, -q exiting early would make busybox --list fail on SIGPIPE)
 [ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x sh >/dev/null || need+=(busybox-static)
+# glibc's static libraries: the conformance suite builds its real-program probe with
+# `gcc -static -pthread` (SEC-010 to SEC-013).
+[ -n "$(gcc -print-file-name=libc.a 2>/dev/null | grep /)" ] || need+=(libc6-dev)
 # chromium without its recommends (fonts, drivers, language packs): headless needs none of them.
 lean=()
 [ -z "$browser" ] || command -v chromium >/dev/null 2>&1 || lean+=(chromium)

@@ -480,6 +480,14 @@ const (
 	SEC008 = "SEC-008"
 	// SEC009 A pod's network namespace MUST contain only the loopback interface.
 	SEC009 = "SEC-009"
+	// SEC010 A container process MUST be able to create threads with the `pthread_create` of glibc 2.34 and later, which calls `clone3` first and falls back to `clone` only when `clone3` fails with ENOSYS.
+	SEC010 = "SEC-010"
+	// SEC011 A container process that starts as root MUST be able to give files to a user and group its image defines (`chown`) and to change its own user, group and supplementary groups to them (`setgroups`, `setgid`, `setuid`).
+	SEC011 = "SEC-011"
+	// SEC012 A system call that a runtime's system call filter does not name, such as a number no kernel assigns, MUST fail with ENOSYS.
+	SEC012 = "SEC-012"
+	// SEC013 The system calls `clone3`, `faccessat2`, `close_range` and `openat2` MUST either work in a container or fail with ENOSYS.
+	SEC013 = "SEC-013"
 	// HB001 A regular init container MUST exit 0 before the next entry of `initContainers` starts.
 	HB001 = "HB-001"
 	// HB002 A sidecar MUST be Started before the next entry of `initContainers` starts.
@@ -1044,6 +1052,14 @@ var requirements = [...]Requirement{
 		Text: "All containers of a pod MUST share one network, IPC and UTS namespace, held for the pod's whole life."},
 	{ID: SEC009, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A pod's network namespace MUST contain only the loopback interface."},
+	{ID: SEC010, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A container process MUST be able to create threads with the `pthread_create` of glibc 2.34 and later, which calls `clone3` first and falls back to `clone` only when `clone3` fails with ENOSYS."},
+	{ID: SEC011, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A container process that starts as root MUST be able to give files to a user and group its image defines (`chown`) and to change its own user, group and supplementary groups to them (`setgroups`, `setgid`, `setuid`)."},
+	{ID: SEC012, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A system call that a runtime's system call filter does not name, such as a number no kernel assigns, MUST fail with ENOSYS."},
+	{ID: SEC013, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "The system calls `clone3`, `faccessat2`, `close_range` and `openat2` MUST either work in a container or fail with ENOSYS."},
 	{ID: HB001, Level: Must, Severity: Error, Area: "HB", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",
 		Text: "A regular init container MUST exit 0 before the next entry of `initContainers` starts."},
 	{ID: HB002, Level: Must, Severity: Error, Area: "HB", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",

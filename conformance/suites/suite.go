@@ -119,6 +119,7 @@ func (s *suite) register() {
 	s.registerStatePrivacy()
 	s.registerImageAttacks()
 	s.registerImageUser()
+	s.registerRealPrograms()
 	s.registerCoreDumps()
 	s.registerProbeTiming()
 	s.registerNotifiers()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -107,10 +108,19 @@ type Mount struct {
 	ReadOnly bool
 }
 
+// DefaultCapabilities are the capabilities of a container process: Docker's default set, the
+// 14 that SEC-002 allows, in the bounding set always and, for a process that runs as root, in
+// its effective and permitted sets too (SEC-011: programs that start as root change owners and
+// drop to their own user).
+var DefaultCapabilities = []string{
+	"CAP_AUDIT_WRITE", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL",
+	"CAP_MKNOD", "CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_SETFCAP", "CAP_SETGID", "CAP_SETPCAP",
+	"CAP_SETUID", "CAP_SYS_CHROOT",
+}
+
 // runc spec's defaults, kept identical so containers get what `runc spec` gives.
 var (
-	defaultCapabilities = []string{"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE"}
-	defaultMaskedPaths  = []string{
+	defaultMaskedPaths = []string{
 		"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
 		"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware", "/proc/scsi",
 	}
@@ -123,13 +133,15 @@ var (
 //   - mounts: /proc, /dev (tmpfs), /dev/pts, /dev/shm, /dev/mqueue, /sys (ro) and
 //     /sys/fs/cgroup (cgroup, ro), as `runc spec`; then c.Mounts as bind mounts
 //     (rbind, rprivate, plus ro when ReadOnly);
-//   - process: terminal off, noNewPrivileges on, capabilities CAP_AUDIT_WRITE, CAP_KILL,
-//     CAP_NET_BIND_SERVICE in every set (runc spec's set; no ambient/inheritable extras),
-//     RLIMIT_NOFILE DefaultNofile (never above the caller's hard limit), no oomScoreAdj
-//     unless positive;
-//   - linux: masked and read-only paths as `runc spec`; runtime-tools' default seccomp
-//     profile (Docker's default profile for the granted capabilities); devices cgroup deny
-//     all (the runtime adds its standard /dev/null, /dev/zero, ... allowances);
+//   - process: terminal off, noNewPrivileges on, DefaultCapabilities (Docker's 14) in the
+//     bounding set and, when the process runs as root (UID 0), in the effective and permitted
+//     sets, which a process of another user starts without, as after an execve (Docker does
+//     the same); no ambient or inheritable capabilities; RLIMIT_NOFILE DefaultNofile (never
+//     above the caller's hard limit), no oomScoreAdj unless positive;
+//   - linux: masked and read-only paths as `runc spec`; the seccomp profile of
+//     defaultSeccomp (moby's default profile, SeccompSource, with ENOSYS for what it does not
+//     name); devices cgroup deny all (the runtime adds its standard /dev/null, /dev/zero, ...
+//     allowances);
 //     namespaces pid, network, ipc, uts, mount — new unless joined via JoinNamespaces;
 //   - hostname only in a new UTS namespace;
 //   - hooks: only the given createRuntime hooks.
@@ -183,14 +195,26 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 		g.AddProcessAdditionalGid(gid)
 	}
 
-	// Capabilities: runc spec's minimal set.
-	g.Config.Process.Capabilities = &specs.LinuxCapabilities{
-		Bounding:  append([]string(nil), defaultCapabilities...),
-		Effective: append([]string(nil), defaultCapabilities...),
-		Permitted: append([]string(nil), defaultCapabilities...),
+	caps := DefaultCapabilities
+	if mutant.RuncCapabilities {
+		caps = mutantRuncCapabilities
+	}
+	g.Config.Process.Capabilities = &specs.LinuxCapabilities{Bounding: slices.Clone(caps)}
+	if c.UID == 0 {
+		g.Config.Process.Capabilities.Effective = slices.Clone(caps)
+		g.Config.Process.Capabilities.Permitted = slices.Clone(caps)
 	}
 	if mutant.ExtraCapability {
 		g.Config.Process.Capabilities.Bounding = append(g.Config.Process.Capabilities.Bounding, "CAP_SYS_ADMIN")
+	}
+	// The seccomp profile depends on the bounding set (moby's rules for CAP_SYS_ADMIN,
+	// CAP_SYS_CHROOT, ...), so it is made once that is final.
+	if !mutant.SeccompRuntimeToolsProfile {
+		profile, err := defaultSeccomp(g.Config)
+		if err != nil {
+			return nil, fmt.Errorf("container config: %w", err)
+		}
+		g.Config.Linux.Seccomp = profile
 	}
 
 	// Rlimits: never above what this process may have (no CAP_SYS_RESOURCE on some hosts).

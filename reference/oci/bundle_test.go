@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
 )
 
 func TestSpecDefaults(t *testing.T) {
@@ -21,8 +22,8 @@ func TestSpecDefaults(t *testing.T) {
 		t.Errorf("noNewPrivileges=%v terminal=%v, want true/false", p.NoNewPrivileges, p.Terminal)
 	}
 	for name, set := range map[string][]string{"bounding": p.Capabilities.Bounding, "effective": p.Capabilities.Effective, "permitted": p.Capabilities.Permitted} {
-		if !slices.Equal(set, defaultCapabilities) {
-			t.Errorf("%s capabilities = %v, want runc's %v", name, set, defaultCapabilities)
+		if !slices.Equal(set, DefaultCapabilities) {
+			t.Errorf("%s capabilities = %v, want Docker's %v", name, set, DefaultCapabilities)
 		}
 	}
 	if len(p.Capabilities.Ambient) != 0 || len(p.Capabilities.Inheritable) != 0 {
@@ -62,7 +63,105 @@ func TestSpecDefaults(t *testing.T) {
 		t.Errorf("mounts = %v, want runc spec's", dests)
 	}
 	if s.Linux.Seccomp == nil {
-		t.Errorf("no seccomp profile")
+		t.Fatalf("no seccomp profile")
+	}
+}
+
+// ruleFor returns the action and errno of the first rule of profile that names syscall without
+// argument conditions, and whether there is one.
+func ruleFor(profile *specs.LinuxSeccomp, syscall string) (specs.LinuxSeccompAction, uint, bool) {
+	for _, r := range profile.Syscalls {
+		if slices.Contains(r.Names, syscall) && len(r.Args) == 0 {
+			var errno uint
+			if r.ErrnoRet != nil {
+				errno = *r.ErrnoRet
+			}
+			return r.Action, errno, true
+		}
+	}
+	return "", 0, false
+}
+
+func TestSEC012_SeccompFailsWhatItDoesNotNameWithENOSYS(t *testing.T) {
+	s, err := Spec(ContainerConfig{Rootfs: "/r", Args: []string{"sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Linux.Seccomp
+	if p.DefaultAction != specs.ActErrno || p.DefaultErrnoRet == nil || *p.DefaultErrnoRet != uint(unix.ENOSYS) {
+		t.Fatalf("default action %s errno %v, want SCMP_ACT_ERRNO with ENOSYS", p.DefaultAction, p.DefaultErrnoRet)
+	}
+	for _, tc := range []struct {
+		syscall string
+		action  specs.LinuxSeccompAction
+		errno   uint
+	}{
+		// What glibc 2.34+ and current programs call first (SEC-010, SEC-013).
+		{"faccessat2", specs.ActAllow, 0},
+		{"close_range", specs.ActAllow, 0},
+		{"openat2", specs.ActAllow, 0},
+		{"clone3", specs.ActErrno, uint(unix.ENOSYS)}, // moby's rule: glibc falls back to clone
+		// What a process that drops privileges calls (SEC-011).
+		{"setuid", specs.ActAllow, 0},
+		{"setgroups", specs.ActAllow, 0},
+		{"chown", specs.ActAllow, 0},
+		// Named by moby's profile, not allowed without CAP_SYS_ADMIN / CAP_SYS_BOOT /
+		// CAP_SYS_MODULE: the call exists, the container may not make it.
+		{"mount", specs.ActErrno, uint(unix.EPERM)},
+		{"unshare", specs.ActErrno, uint(unix.EPERM)},
+		{"reboot", specs.ActErrno, uint(unix.EPERM)},
+		{"init_module", specs.ActErrno, uint(unix.EPERM)},
+	} {
+		action, errno, ok := ruleFor(p, tc.syscall)
+		if !ok || action != tc.action || errno != tc.errno {
+			t.Errorf("%s: rule %v action %q errno %d, want %q errno %d", tc.syscall, ok, action, errno, tc.action, tc.errno)
+		}
+	}
+}
+
+func TestSeccompFollowsTheBoundingSet(t *testing.T) {
+	s, err := Spec(ContainerConfig{Rootfs: "/r", Args: []string{"sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if action, _, ok := ruleFor(s.Linux.Seccomp, "chroot"); !ok || action != specs.ActAllow {
+		t.Errorf("chroot: %q, want allowed with CAP_SYS_CHROOT in the bounding set", action)
+	}
+	s.Process.Capabilities.Bounding = slices.DeleteFunc(slices.Clone(s.Process.Capabilities.Bounding), func(c string) bool { return c == "CAP_SYS_CHROOT" })
+	p, err := defaultSeccomp(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if action, errno, ok := ruleFor(p, "chroot"); !ok || action != specs.ActErrno || errno != uint(unix.EPERM) {
+		t.Errorf("chroot without CAP_SYS_CHROOT: %q errno %d, want EPERM", action, errno)
+	}
+}
+
+func TestSeccompSourceIsGoModsVersion(t *testing.T) {
+	b, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "github.com/moby/profiles/seccomp" {
+			if want := f[0] + " " + f[1]; SeccompSource != want {
+				t.Fatalf("SeccompSource = %q, but go.mod requires %q: update it, docs/runtime.md and its table of defaults", SeccompSource, want)
+			}
+			return
+		}
+	}
+	t.Fatal("go.mod does not require github.com/moby/profiles/seccomp")
+}
+
+func TestNonRootProcessHasOnlyTheBoundingSet(t *testing.T) {
+	s, err := Spec(ContainerConfig{Rootfs: "/r", Args: []string{"sh"}, UID: 1000, GID: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Process.Capabilities
+	if !slices.Equal(c.Bounding, DefaultCapabilities) || len(c.Effective) != 0 || len(c.Permitted) != 0 {
+		t.Errorf("capabilities of UID 1000 = %+v, want the default bounding set and nothing effective or permitted", c)
 	}
 }
 

@@ -3,7 +3,8 @@
 # gcc: runc (the OCI runtime the reference runtime drives) and busybox-static (the userland of
 # the example and test images), and crun and runsc (gVisor), the other OCI runtimes the tests run
 # the demo pod on, and podman for its adapter (PODSPEC_PEER_RUNTIMES=0 skips these three), glibc's
-# static libraries (libc6-dev) for the suite's real-program probe; with
+# static libraries (libc6-dev) for the suite's real-program probe, mmdebstrap for the test that runs
+# Debian's own nginx, curl and Python; with
 # --browser also chromium, in which the timeline and conformance report tests render their pages
 # (scripts/test.sh asks for it; the demo does not). Go modules come from the module proxy on first
 # build.
@@ -22,6 +23,8 @@ fi
 # glibc's static libraries: the conformance suite builds its real-program probe with
 # `gcc -static -pthread` (SEC-010 to SEC-013).
 [ -n "$(gcc -print-file-name=libc.a 2>/dev/null | grep /)" ] || need+=(libc6-dev)
+# mmdebstrap makes the Debian root filesystem of cmd/podspec's TestDebianProgramsRunInAPod.
+command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
 # chromium without its recommends (fonts, drivers, language packs): headless needs none of them.
 lean=()
 [ -z "$browser" ] || command -v chromium >/dev/null 2>&1 || lean+=(chromium)

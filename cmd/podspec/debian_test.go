@@ -1,0 +1,259 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	digest "github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"podspec.dev/podspec/ocilayout"
+)
+
+// debianPackages are the packages of the Debian image beside minbase: a web server that starts
+// as root and drops to www-data, a client, and an interpreter with threads.
+var debianPackages = []string{"nginx-light", "curl", "python3-minimal"}
+
+// debianTag is the image's tag in its layout.
+const debianTag = "bookworm"
+
+// debianLayout returns an OCI image layout holding a Debian bookworm root filesystem made by
+// `mmdebstrap --variant=minbase --include=debianPackages bookworm` as one uncompressed layer.
+// It is made once and kept in the cache directory ($PODSPEC_TEST_CACHE, default the user's
+// cache directory + /podspec-test), keyed by the suite and package list: mmdebstrap takes 25 s
+// to minutes and the Debian mirror. The test is skipped when mmdebstrap is not installed or
+// cannot reach the mirror, saying why.
+func debianLayout(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("mmdebstrap"); err != nil {
+		t.Skip("needs mmdebstrap (scripts/install-deps.sh installs it)")
+	}
+	cache := os.Getenv("PODSPEC_TEST_CACHE")
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			t.Skipf("no cache directory for the Debian image: %v", err)
+		}
+		cache = filepath.Join(dir, "podspec-test")
+	}
+	key := sha256.Sum256([]byte("mmdebstrap --variant=minbase bookworm " + strings.Join(debianPackages, ",") + " " + runtime.GOARCH))
+	layout := filepath.Join(cache, "debian-bookworm-"+hex.EncodeToString(key[:6]))
+	if _, err := os.Stat(filepath.Join(layout, ocispec.ImageIndexFile)); err == nil {
+		return layout
+	}
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	work, err := os.MkdirTemp(cache, "debian-build-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(work)
+	tarball := filepath.Join(work, "rootfs.tar")
+	var stderr bytes.Buffer
+	cmd := exec.Command("mmdebstrap", "--variant=minbase", "--include="+strings.Join(debianPackages, ","), "bookworm", tarball)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Skipf("mmdebstrap could not make the Debian image (is the Debian mirror reachable?): %v\n%s", err, lastLines(stderr.String(), 15))
+	}
+	built := filepath.Join(work, "layout")
+	if err := writeOneLayerLayout(built, tarball, debianTag); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(built, layout); err != nil && !os.IsExist(err) {
+		t.Fatal(err)
+	}
+	return layout
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeOneLayerLayout writes an OCI image layout at dir whose one image, tagged tag, has the
+// tar file tarball as its only (uncompressed) layer, streamed into the blob store while it is
+// hashed, and a configuration with Debian's PATH.
+func writeOneLayerLayout(dir, tarball, tag string) error {
+	blobs := filepath.Join(dir, "blobs", "sha256")
+	if err := os.MkdirAll(blobs, 0o755); err != nil {
+		return err
+	}
+	src, err := os.Open(tarball)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(blobs, "layer-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	d := digest.SHA256.Digester()
+	size, err := io.Copy(io.MultiWriter(tmp, d.Hash()), src)
+	if err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	layerDigest := d.Digest()
+	if err := os.Rename(tmp.Name(), filepath.Join(blobs, layerDigest.Encoded())); err != nil {
+		return err
+	}
+	layer := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageLayer, Digest: layerDigest, Size: size}
+
+	cfg, err := json.Marshal(ocispec.Image{
+		Platform: ocispec.Platform{OS: "linux", Architecture: runtime.GOARCH},
+		Config:   ocispec.ImageConfig{Env: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, Cmd: []string{"/bin/sh"}},
+		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{layerDigest}},
+	})
+	if err != nil {
+		return err
+	}
+	cfgDesc, err := ocilayout.WriteBlob(dir, ocispec.MediaTypeImageConfig, cfg)
+	if err != nil {
+		return err
+	}
+	m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Config: cfgDesc, Layers: []ocispec.Descriptor{layer}}
+	m.SchemaVersion = 2
+	mb, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	mDesc, err := ocilayout.WriteBlob(dir, ocispec.MediaTypeImageManifest, mb)
+	if err != nil {
+		return err
+	}
+	mDesc.Annotations = map[string]string{ocispec.AnnotationRefName: tag}
+	mDesc.Platform = &ocispec.Platform{OS: "linux", Architecture: runtime.GOARCH}
+	index := ocispec.Index{MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{mDesc}}
+	index.SchemaVersion = 2
+	ib, err := json.Marshal(index)
+	if err != nil {
+		return err
+	}
+	lb, err := json.Marshal(ocispec.ImageLayout{Version: ocispec.ImageLayoutVersion})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ocispec.ImageLayoutFile), lb, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ocispec.ImageIndexFile), ib, 0o644)
+}
+
+// debianPod is a pod of Debian's own programs: nginx, as a sidecar that starts as root, chowns
+// its directories to www-data and runs its workers as www-data (the capabilities of SEC-011),
+// Started once curl gets its page; a main container that fetches the page over the pod's
+// loopback with curl; and a main container whose Python program runs eight threads (glibc's
+// pthread_create: clone3, SEC-010). The pod ends when both mains have.
+const debianPod = `apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata:
+  name: %[1]s
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 10
+  initContainers:
+    - name: nginx
+      image: oci:%[2]s:bookworm
+      restartPolicy: Always
+      command: [nginx, -g, "daemon off;"]
+      startupProbe:
+        exec: {command: [curl, -fsS, -o, /dev/null, "http://127.0.0.1/"]}
+        periodSeconds: 1
+        failureThreshold: 60
+  containers:
+    - name: client
+      image: oci:%[2]s:bookworm
+      command: [sh, -c, 'curl -fsS http://127.0.0.1/ | grep -o "Welcome to nginx!" | head -1']
+    - name: python
+      image: oci:%[2]s:bookworm
+      command:
+        - python3
+        - -c
+        - |
+          import threading
+          results = []
+          lock = threading.Lock()
+          def work(n):
+              total = sum(i * i for i in range(10000 * n))
+              with lock:
+                  results.append(total)
+          threads = [threading.Thread(target=work, args=(n,)) for n in range(1, 9)]
+          for t in threads:
+              t.start()
+          for t in threads:
+              t.join()
+          print(f"{len(results)} threads ran")
+`
+
+// TestDebianProgramsRunInAPod runs Debian bookworm's nginx, curl and Python from a root
+// filesystem mmdebstrap made, on runc and on every other OCI runtime this host has: nginx
+// serves on the pod's loopback and a second container fetches its page, and a threaded Python
+// program runs. Before the reference took Docker's capabilities and moby's seccomp profile,
+// nginx exited at once (chown of /var/lib/nginx/body: EPERM) and Python's threads failed
+// (clone3: EPERM).
+func TestDebianProgramsRunInAPod(t *testing.T) {
+	c, _ := runtimeTestSetup(t)
+	layout := debianLayout(t)
+	wrapper, err := filepath.Abs("../../scripts/runsc-host-network") // runsc's own network mode (docs/runtime.md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rt := range []struct{ name, binary string }{{"runc", "runc"}, {"crun", "crun"}, {"runsc", wrapper}} {
+		t.Run(rt.name, func(t *testing.T) {
+			if _, err := exec.LookPath(rt.name); err != nil {
+				t.Skipf("%s is not installed", rt.name)
+			}
+			name := "debian-" + rt.name
+			manifest := filepath.Join(t.TempDir(), name+".yaml")
+			if err := os.WriteFile(manifest, []byte(fmt.Sprintf(debianPod, name, layout)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rc := cmdline{t: t, root: c.root + "-" + rt.name}
+			oci := []string{"--oci-runtime", rt.binary}
+			if _, code := rc.run(append(oci, "run", "--detach", manifest)...); code != 0 {
+				t.Fatalf("run: exit %d", code)
+			}
+			t.Cleanup(func() { rc.run(append(oci, "rm", "--force", name)...) })
+			out, code := rc.run(append(oci, "wait", "--timeout", "120s", name)...)
+			logs := func(container string) string {
+				l, _ := rc.run(append(oci, "logs", name, container)...)
+				return l
+			}
+			if code != 0 {
+				evs, _ := rc.run(append(oci, "events", name)...)
+				t.Fatalf("wait: exit %d: %s\nevents:\n%s\nnginx:\n%s\nclient:\n%s\npython:\n%s", code, out, evs, logs("nginx"), logs("client"), logs("python"))
+			}
+			var st struct {
+				Phase string `json:"phase"`
+			}
+			if err := json.Unmarshal([]byte(out), &st); err != nil {
+				t.Fatalf("wait printed %q: %v", out, err)
+			}
+			if st.Phase != "Succeeded" || !strings.Contains(logs("client"), "Welcome to nginx!") || !strings.Contains(logs("python"), "8 threads ran") {
+				evs, _ := rc.run(append(oci, "events", name)...)
+				t.Fatalf("phase %s, want Succeeded with nginx's page fetched and 8 threads run\nevents:\n%s\nnginx:\n%s\nclient:\n%s\npython:\n%s", st.Phase, evs, logs("nginx"), logs("client"), logs("python"))
+			}
+		})
+	}
+}

@@ -23,7 +23,7 @@ fi
 # glibc's static libraries: the conformance suite builds its real-program probe with
 # `gcc -static -pthread` (SEC-010 to SEC-013).
 [ -n "$(gcc -print-file-name=libc.a 2>/dev/null | grep /)" ] || need+=(libc6-dev)
-# mmdebstrap makes the Debian root filesystem of cmd/podspec's TestDebianProgramsRunInAPod.
+# mmdebstrap makes the Debian root filesystem of cmd/podspec's TestSEC010_SEC011_DebianProgramsRunInAPod.
 command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
 # chromium without its recommends (fonts, drivers, language packs): headless needs none of them.
 lean=()

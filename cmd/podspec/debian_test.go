@@ -206,13 +206,13 @@ spec:
           print(f"{len(results)} threads ran")
 `
 
-// TestDebianProgramsRunInAPod runs Debian bookworm's nginx, curl and Python from a root
-// filesystem mmdebstrap made, on runc and on every other OCI runtime this host has: nginx
+// TestSEC010_SEC011_DebianProgramsRunInAPod runs Debian bookworm's nginx, curl and Python from
+// a root filesystem mmdebstrap made, on runc and on every other OCI runtime this host has: nginx
 // serves on the pod's loopback and a second container fetches its page, and a threaded Python
 // program runs. Before the reference took Docker's capabilities and moby's seccomp profile,
 // nginx exited at once (chown of /var/lib/nginx/body: EPERM) and Python's threads failed
 // (clone3: EPERM).
-func TestDebianProgramsRunInAPod(t *testing.T) {
+func TestSEC010_SEC011_DebianProgramsRunInAPod(t *testing.T) {
 	c, _ := runtimeTestSetup(t)
 	layout := debianLayout(t)
 	wrapper, err := filepath.Abs("../../scripts/runsc-host-network") // runsc's own network mode (docs/runtime.md)

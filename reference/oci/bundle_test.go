@@ -82,7 +82,7 @@ func ruleFor(profile *specs.LinuxSeccomp, syscall string) (specs.LinuxSeccompAct
 	return "", 0, false
 }
 
-func TestSEC012_SeccompFailsWhatItDoesNotNameWithENOSYS(t *testing.T) {
+func TestSEC012_SEC013_SeccompAllowsTheNewerCallsAndFailsWhatItDoesNotNameWithENOSYS(t *testing.T) {
 	s, err := Spec(ContainerConfig{Rootfs: "/r", Args: []string{"sh"}})
 	if err != nil {
 		t.Fatal(err)

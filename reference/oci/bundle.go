@@ -210,7 +210,7 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	// The seccomp profile depends on the bounding set (moby's rules for CAP_SYS_ADMIN,
 	// CAP_SYS_CHROOT, ...), so it is made once that is final.
 	if !mutant.SeccompRuntimeToolsProfile {
-		profile, err := defaultSeccomp(g.Config)
+		profile, err := seccompFor(g.Config)
 		if err != nil {
 			return nil, fmt.Errorf("container config: %w", err)
 		}

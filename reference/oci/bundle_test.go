@@ -316,3 +316,19 @@ func TestValidateID(t *testing.T) {
 		})
 	}
 }
+
+func TestTheSharedDefaultProfileIsTheOneDefaultSeccompMakes(t *testing.T) {
+	s, err := Spec(ContainerConfig{Rootfs: "/r", Args: []string{"sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := defaultSeccomp(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(s.Linux.Seccomp)
+	b, _ := json.Marshal(fresh)
+	if string(a) != string(b) {
+		t.Errorf("the shared profile for the default capabilities differs from defaultSeccomp's:\n%s\n%s", a, b)
+	}
+}

@@ -3,6 +3,7 @@ package oci
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	mobyseccomp "github.com/moby/profiles/seccomp"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
@@ -15,6 +16,23 @@ import (
 // profile, the one Docker applies, as the Go module github.com/moby/profiles/seccomp. The
 // version is go.mod's; TestSeccompSourceIsGoModsVersion keeps this name in step with it.
 const SeccompSource = "github.com/moby/profiles/seccomp v0.3.0"
+
+// defaultCapabilitiesSeccomp is defaultSeccomp for a bounding set of DefaultCapabilities,
+// computed once per process: the profile depends only on the bounding set, the architecture and
+// the kernel, and building it (moby's profile twice, evaluated) took longer than the rest of
+// Spec. Spec shares the result between configurations, which only read it.
+var defaultCapabilitiesSeccomp = sync.OnceValues(func() (*specs.LinuxSeccomp, error) {
+	return defaultSeccomp(&specs.Spec{Process: &specs.Process{Capabilities: &specs.LinuxCapabilities{Bounding: DefaultCapabilities}}})
+})
+
+// seccompFor returns the seccomp profile of a container whose process spec s holds its
+// capabilities: the shared one for the default bounding set, a new one otherwise.
+func seccompFor(s *specs.Spec) (*specs.LinuxSeccomp, error) {
+	if slices.Equal(s.Process.Capabilities.Bounding, DefaultCapabilities) {
+		return defaultCapabilitiesSeccomp()
+	}
+	return defaultSeccomp(s)
+}
 
 // defaultSeccomp returns the seccomp profile of a container whose process spec s already holds
 // its capabilities. Its rules are moby's default profile for those capabilities, this
@@ -50,7 +68,8 @@ func defaultSeccomp(s *specs.Spec) (*specs.LinuxSeccomp, error) {
 	var denied []string
 	for _, rule := range mobyseccomp.DefaultProfile().Syscalls {
 		for _, name := range rule.Names {
-			if !granted[name] && !slices.Contains(denied, name) {
+			if !granted[name] {
+				granted[name] = true // listed once
 				denied = append(denied, name)
 			}
 		}

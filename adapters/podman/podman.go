@@ -910,11 +910,12 @@ func (r *podRecord) stoppedBy(t time.Time) bool {
 	return len(r.Stops) > 0 && !t.Before(r.Stops[0].Time)
 }
 
-// terminationReason is an instance's reason: OOMKilled when podman says so, Stopped when the
-// pod's stop ended it, else Completed or Error by its exit code.
+// terminationReason is an instance's reason: OOMKilled when podman says so and SIGKILL ended the
+// process (podman reports it as exit code 137; STAT-006), Stopped when the pod's stop ended it,
+// else Completed or Error by its exit code.
 func terminationReason(code int32, oom, stopped bool) string {
 	switch {
-	case oom:
+	case oom && code == 128+int32(syscall.SIGKILL):
 		return v1alpha1.ReasonOOMKilled
 	case stopped:
 		return v1alpha1.ReasonStopped

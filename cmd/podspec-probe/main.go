@@ -42,8 +42,10 @@ func dispatch(args []string) int {
 		code, err = runHandler("notifier", args)
 	case "check":
 		code, err = runCheck(args)
+	case "eat":
+		code, err = runEat(args)
 	case "help":
-		fmt.Fprintln(os.Stderr, "usage: podspec-probe [run|hook|notifier|check] [flags]; each takes -h")
+		fmt.Fprintln(os.Stderr, "usage: podspec-probe [run|hook|notifier|check|eat] [flags]; each takes -h")
 		return 0
 	default:
 		fmt.Fprintf(os.Stderr, "podspec-probe: unknown subcommand %q\n", sub)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -52,6 +53,7 @@ type workloadConfig struct {
 	list         []string
 	eatAfter     time.Duration
 	eatBytes     int64
+	eatInChild   bool     // a child process uses the memory; the workload exits 1 if the child fails
 	reportWhen   []string // files whose appearance triggers one more report each
 }
 
@@ -93,6 +95,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.BoolVar(&c.crashNoCore, "crash-no-core", false, "before crashing, make the process non-dumpable, so no core is dumped")
 	fs.DurationVar(&c.eatAfter, "eat-after", 0, "start using memory after this long (with -eat-bytes)")
 	fs.Int64Var(&c.eatBytes, "eat-bytes", 0, "bytes of memory to allocate and touch (e.g. more than the container's limit, to be OOM-killed)")
+	fs.BoolVar(&c.eatInChild, "eat-in-child", false, "a child process uses the -eat-bytes memory; when the child fails (e.g. is OOM-killed) the workload exits 1")
 	fs.StringVar(&c.stdout, "stdout", "", "line printed on stdout at start")
 	fs.Int64Var(&c.flood, "flood", 0, "bytes written to stdout at start, as fast as it can, in numbered lines of FloodLine bytes; a failed write ends the workload with exit code FloodFailed")
 	fs.Var(&reportWhen, "report-when", "file whose appearance makes the running instance report again (repeatable; one report per file): what the same process sees later, e.g. cgroup limits changed in place")
@@ -366,6 +369,14 @@ func runWorkload(args []string) (int, error) {
 		case <-eatTimer:
 			eatTimer = nil
 			em.emit(probe.Event{Type: probe.TypeEat})
+			if c.eatInChild {
+				if err := eatInChild(c.eatBytes); err != nil {
+					fmt.Fprintf(os.Stderr, "podspec-probe: the child using memory failed: %v\n", err)
+					em.exitEvent(probe.TypeExit, 1)
+					return 1, nil
+				}
+				continue
+			}
 			eaten = eat(c.eatBytes)
 			_ = eaten
 		case <-crashTimer:
@@ -404,6 +415,30 @@ func eat(n int64) [][]byte {
 		out = append(out, b)
 	}
 	return out
+}
+
+// eatInChild runs `podspec-probe eat -bytes n` as a child process and waits for it: the
+// memory is used by another process of the container than its main process.
+func eatInChild(n int64) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "eat", "-bytes", strconv.FormatInt(n, 10))
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	return cmd.Run()
+}
+
+// runEat is `podspec-probe eat`: allocate and touch -bytes of memory, then exit 0.
+func runEat(args []string) (int, error) {
+	fs := flag.NewFlagSet("podspec-probe eat", flag.ContinueOnError)
+	n := fs.Int64("bytes", 0, "bytes of memory to allocate and touch")
+	if err := fs.Parse(args); err != nil {
+		return 2, err
+	}
+	eaten := eat(*n)
+	_ = eaten
+	return 0, nil
 }
 
 // allExist reports whether every path exists.

@@ -501,6 +501,10 @@ func (w Workload) Eat(after time.Duration, bytes int64) Workload {
 	return w.with("-eat-after", after.String(), "-eat-bytes", strconv.FormatInt(bytes, 10))
 }
 
+// EatInChild makes the workload use its Eat memory in a child process and exit 1 when that child
+// fails (is OOM-killed): the OOM killer kills a process of the instance other than its main one.
+func (w Workload) EatInChild() Workload { return w.with("-eat-in-child") }
+
 // CheckSlow is a probe command that runs for d, then exits with code.
 func CheckSlow(d time.Duration, code int) Handler {
 	return Handler{args: []string{"-sleep", d.String(), "-exit", strconv.Itoa(code)}}

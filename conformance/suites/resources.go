@@ -35,4 +35,20 @@ func (s *suite) registerResources() {
 			Expect(sk.OOMKilled).To(BeFalse(), "stubborn was killed by the runtime at the budget end, not by the OOM killer\n%s", st)
 		})
 	})
+
+	child := &fw.Scenario{
+		Short: "oom-child",
+		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Grace(1).
+			Main("parent", fw.Loop().Eat(ms(200), 256<<20).EatInChild(), fw.WithLimits("", "32Mi", "")),
+	}
+	s.ordered("A container whose child process goes over its memory limit", child, func(get func() *fw.Outcome) {
+		It("records oomKilled for the instance whose main process survived the OOM kill and exited 1, with reason Error", req(spec.STAT004, spec.STAT006), func() {
+			st := get().Final
+			t := st.Terminated("parent")
+			Expect(t).NotTo(BeNil(), "%s", st)
+			Expect(t.ExitCode).To(HaveValue(BeEquivalentTo(1)), "the parent exits 1 once its child is gone\n%s", st)
+			Expect(t.OOMKilled).To(BeTrue(), "the OOM killer killed its child, a process of the instance\n%s", st)
+			Expect(t.Reason).To(Equal(v1alpha1.ReasonError), "no SIGKILL ended the instance's process: the first reason that holds is Error\n%s", st)
+		})
+	})
 }

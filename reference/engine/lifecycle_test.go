@@ -11,6 +11,7 @@ import (
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/engine"
 )
 
@@ -317,6 +318,69 @@ spec:
 	term := tp.container("hog").State.Terminated
 	if term == nil || !term.OOMKilled || term.Reason != "OOMKilled" || term.Signal == nil || term.Signal.Name != "SIGKILL" || term.ExitCode != nil {
 		t.Errorf("hog %+v, want oomKilled, reason OOMKilled, signal SIGKILL, no exitCode", term)
+	}
+}
+
+// TestSTAT004_OOMKillOfAChildIsOOMKilled: the OOM killer kills a child of the instance's shell
+// (its cgroup counts the kill), the shell survives and exits 1. The instance is oomKilled with
+// exitCode 1 and reason Error (STAT-006: OOMKilled needs SIGKILL to have ended the process), for
+// a main container and for a defer container alike.
+func TestSTAT004_OOMKillOfAChildIsOOMKilled(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: oom-child}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: shell
+    image: IMAGE
+    command: [sh, -c, "tail /dev/zero; exit 1"]
+    resources: {limits: {memory: 32Mi}}
+  deferContainers:
+  - name: cleanup
+    image: IMAGE
+    command: [sh, -c, "tail /dev/zero; exit 1"]
+    resources: {limits: {memory: 32Mi}}
+`)
+	st := tp.wait(90 * time.Second)
+	check := func(name string, term *v1alpha1.ContainerStateTerminated) {
+		t.Helper()
+		if term == nil || !term.OOMKilled || term.ExitCode == nil || *term.ExitCode != 1 || term.Signal != nil || term.Reason != v1alpha1.ReasonError {
+			t.Errorf("%s %+v, want oomKilled, exitCode 1, reason Error (the OOM killer killed its child)", name, term)
+		}
+	}
+	check("shell", tp.container("shell").State.Terminated)
+	check("cleanup", deferStatus(tp, st, "cleanup").State.Terminated)
+}
+
+// TestSTAT004_OOMKillOfANotifierActionIsOOMKilled: an exec notifier's action runs in the
+// instance (its cgroup) and the OOM killer kills it; the instance's shell later exits 0 on its
+// stop signal, and the instance is oomKilled, its reason its stop reason (no SIGKILL ended it).
+func TestSTAT004_OOMKillOfANotifierActionIsOOMKilled(t *testing.T) {
+	t.Parallel()
+	env := newNtfEnv(t)
+	tp := env.start(fmt.Sprintf(ntfPodHead, "oom-action", "oom-action")+`
+  containers:
+  - name: app
+    image: IMAGE
+    command: [sh, -c, "trap 'exit 0' TERM; sleep 300 & wait"]
+    resources: {limits: {memory: 32Mi}}
+    notifiers:
+    - name: hog
+      timeoutSeconds: 120
+      action: {exec: {command: [tail, /dev/zero]}}
+`, true)
+	env.waitStarted(tp, "app")
+	rec := env.notifyPod("hog", "oom-action", "hog", 90*time.Second)
+	if d := delivery(t, rec, "app"); d.Phase != v1alpha1.NotificationFailed {
+		t.Fatalf("delivery = %+v, want Failed (the OOM killer killed the action)", d)
+	}
+	grace := int64(3)
+	tp.stop(&grace, false)
+	tp.wait(60 * time.Second)
+	term := tp.container("app").State.Terminated
+	if term == nil || !term.OOMKilled || term.Reason != v1alpha1.ReasonStopped {
+		t.Errorf("app %+v, want oomKilled with its stop reason", term)
 	}
 }
 

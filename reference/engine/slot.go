@@ -569,7 +569,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		if ex.Known || !inst.adopted {
 			oom = e.be.OOMKills(inst.id, e.info)
 		}
-		if mutant.OOMFromSigkill && s.c.Resources != nil {
+		if mutant.OOMFromSigkill && s.c.Resources != nil && ex.Known && ex.Status.Signaled() && ex.Status.Signal() == syscall.SIGKILL {
 			if _, limited := s.c.Resources.Limits[v1alpha1.ResourceMemory]; limited {
 				oom++ // the mutant: a SIGKILL under a memory limit is taken for the OOM killer's
 			}
@@ -741,8 +741,13 @@ func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
 	return fractionalSeconds(d)
 }
 
-// fillExit turns a wait status into exitCode XOR signal, reason and coreDumped.
+// fillExit turns a wait status into exitCode XOR signal, reason and coreDumped. oom says the
+// kernel's OOM killer killed a process of the instance (its cgroup's oom_kill counter), which
+// sets oomKilled however the instance's own process ended (STAT-004); the reason is OOMKilled
+// only when SIGKILL ended that process (STAT-006): a shell that exits 1 after the OOM killer
+// killed its child is oomKilled with reason Error.
 func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom bool) {
+	t.OOMKilled = oom && !mutant.OOMOnlyMainSigkill
 	switch {
 	case !ex.Known && mutant.LostExitAsZero:
 		c := int32(0) // the mutant: an end nobody saw is taken for a clean exit
@@ -761,8 +766,8 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom b
 			t.Reason = v1alpha1.ReasonError
 		}
 	case ex.Status.Signaled():
-		if oom && ex.Status.Signal() == syscall.SIGKILL {
-			t.OOMKilled = true
+		if oom && mutant.OOMOnlyMainSigkill && ex.Status.Signal() == syscall.SIGKILL {
+			t.OOMKilled = true // the mutant: only a SIGKILL of the instance's own process counts
 		}
 		n := int32(ex.Status.Signal())
 		t.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
@@ -777,7 +782,7 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom b
 		t.CoreDumped = ex.Status.CoreDump() && !mutant.CoreDumpNotReported
 		t.Reason = v1alpha1.ReasonSignaled
 	}
-	if t.OOMKilled {
+	if t.OOMKilled && ex.Status.Signaled() && ex.Status.Signal() == syscall.SIGKILL {
 		t.Reason = v1alpha1.ReasonOOMKilled
 	}
 }

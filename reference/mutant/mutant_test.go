@@ -191,6 +191,7 @@ var switches = map[string]bool{
 	"StateWrittenInPlace":            StateWrittenInPlace,
 	"FailedEventsDropped":            FailedEventsDropped,
 	"OOMFromSigkill":                 OOMFromSigkill,
+	"OOMOnlyMainSigkill":             OOMOnlyMainSigkill,
 	"RegWrittenThroughLink":          RegWrittenThroughLink,
 	"RelativeImageFromCwd":           RelativeImageFromCwd,
 	"UpdatePathsRelative":            UpdatePathsRelative,

@@ -326,7 +326,8 @@ func volumeSources(s *VolumeSource) []string {
 }
 
 // validateMounts checks volume mounts and devices (KUBE-009): they name declared volumes, mount
-// paths are unique in the container, subPath stays inside the volume.
+// paths are unique in the container, subPath stays inside the volume; and that no mount path is
+// one a runtime can never mount (VOL-014).
 func validateMounts(c *Container, volumes map[string]bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	paths := map[string]bool{}
@@ -334,6 +335,9 @@ func validateMounts(c *Container, volumes map[string]bool, p *field.Path) field.
 		mp := p.Child("volumeMounts").Index(i)
 		if _, ok := volumes[m.Name]; !ok && m.Name != "" {
 			errs = append(errs, field.NotFound(ruleVolumes, mp.Child("name"), m.Name, "no volume of this name in spec.volumes"))
+		}
+		if d := validation.MountPathProblem(m.MountPath); d != "" {
+			errs = append(errs, field.Invalid(ruleMountPath, mp.Child("mountPath"), m.MountPath, d))
 		}
 		if m.MountPath == "" {
 			errs = append(errs, field.Required(ruleVolumes, mp.Child("mountPath"), "every volume mount needs a mountPath"))

@@ -392,6 +392,8 @@ const (
 	VOL002 = "VOL-002"
 	// VOL003 A `hostPath.path` MUST be an absolute, clean path, and a `shared.name` a DNS-1123 label.
 	VOL003 = "VOL-003"
+	// VOL014 A `mountPath` MUST NOT be, once cleaned, `/`, `/dev`, `/proc` or a path below `/proc`.
+	VOL014 = "VOL-014"
 	// VOL004 A runtime MUST create each `emptyDir` volume, empty, before the pod's first container starts.
 	VOL004 = "VOL-004"
 	// VOL005 An `emptyDir` volume MUST keep its content until the pod is removed, across container restarts, the stop sequence and the pod's terminal state.
@@ -964,6 +966,8 @@ var requirements = [...]Requirement{
 		Text: "Volume names MUST be unique DNS-1123 labels, with exactly one source per volume and, within each container, absolute and unique `mountPath` values."},
 	{ID: VOL003, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/gc-volumes.md",
 		Text: "A `hostPath.path` MUST be an absolute, clean path, and a `shared.name` a DNS-1123 label."},
+	{ID: VOL014, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/gc-volumes.md",
+		Text: "A `mountPath` MUST NOT be, once cleaned, `/`, `/dev`, `/proc` or a path below `/proc`."},
 	{ID: VOL004, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",
 		Text: "A runtime MUST create each `emptyDir` volume, empty, before the pod's first container starts."},
 	{ID: VOL005, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",

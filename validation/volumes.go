@@ -108,8 +108,9 @@ func validateShared(s *v1alpha1.SharedVolumeSource, p *field.Path) field.ErrorLi
 	return errs
 }
 
-// validateVolumeMounts checks that each mount names a declared volume (VOL-001) and that mount
-// paths are absolute and unique within the container (VOL-002).
+// validateVolumeMounts checks that each mount names a declared volume (VOL-001), that mount
+// paths are absolute and unique within the container (VOL-002) and that no runtime is asked to
+// mount over what it must set up itself (VOL-014).
 func validateVolumeMounts(ms []v1alpha1.VolumeMount, volumes map[string]bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	var paths map[string]bool
@@ -132,6 +133,9 @@ func validateVolumeMounts(ms []v1alpha1.VolumeMount, volumes map[string]bool, p 
 		if paths == nil {
 			paths = make(map[string]bool, len(ms))
 		}
+		if d := MountPathProblem(m.MountPath); d != "" {
+			errs = append(errs, field.Invalid(spec.VOL014, pp, m.MountPath, d))
+		}
 		clean := path.Clean(m.MountPath)
 		if paths[clean] {
 			errs = append(errs, field.Duplicate(spec.VOL002, pp, m.MountPath, "mount paths must be unique within a container"))
@@ -139,4 +143,23 @@ func validateVolumeMounts(ms []v1alpha1.VolumeMount, volumes map[string]bool, p 
 		paths[clean] = true
 	}
 	return errs
+}
+
+// MountPathProblem returns why an absolute mountPath can never be mounted (VOL-014), or "": once
+// cleaned it is the container's root (`/`, `/..`), its /dev (the runtime's device nodes: a mount
+// below it, such as /dev/shm, is fine), or /proc or a path below it (the runtime mounts procfs
+// there, and OCI runtimes refuse mounts inside it).
+func MountPathProblem(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		return ""
+	}
+	switch c := path.Clean(p); {
+	case c == "/":
+		return "cannot mount a volume over the container's root directory"
+	case c == "/dev":
+		return "cannot mount a volume over /dev, where the runtime creates the container's devices (a path below it, such as /dev/shm, can be mounted)"
+	case c == "/proc" || strings.HasPrefix(c, "/proc/"):
+		return "cannot mount a volume at /proc or below it: the runtime mounts the container's procfs there"
+	}
+	return ""
 }

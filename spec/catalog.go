@@ -48,6 +48,8 @@ const (
 	RES001 = "RES-001"
 	// RES002 A runtime MUST apply each container's `cpu`, `memory` and `pids` limits to the cgroup of each of its instances.
 	RES002 = "RES-002"
+	// RES003 A runtime MUST give the cgroup of each instance of a container whose `resources.limits` sets no `pids` a finite pids limit, a default it documents.
+	RES003 = "RES-003"
 	// INIT001 A runtime MUST NOT run a regular init container again in the same pod after it has exited 0.
 	INIT001 = "INIT-001"
 	// INIT002 A regular init container whose resolved restart policy is `Always` MUST be restarted as if it were `OnFailure`.
@@ -622,6 +624,8 @@ var requirements = [...]Requirement{
 		Text: "A container's `resources` MUST use only the names `cpu`, `memory` and `pids`, with parseable quantities, and no request greater than the limit of the same name."},
 	{ID: RES002, Level: Must, Severity: Error, Area: "RES", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/manifest.md",
 		Text: "A runtime MUST apply each container's `cpu`, `memory` and `pids` limits to the cgroup of each of its instances."},
+	{ID: RES003, Level: Must, Severity: Error, Area: "RES", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/manifest.md",
+		Text: "A runtime MUST give the cgroup of each instance of a container whose `resources.limits` sets no `pids` a finite pids limit, a default it documents."},
 	{ID: INIT001, Level: Must, Severity: Error, Area: "INIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
 		Text: "A runtime MUST NOT run a regular init container again in the same pod after it has exited 0."},
 	{ID: INIT002, Level: Must, Severity: Error, Area: "INIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",

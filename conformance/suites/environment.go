@@ -142,6 +142,13 @@ func (s *suite) registerEnvironment() {
 			Expect(c.CPUPeriodMicros).To(BeNumerically(">", 0), "cpu period %+v", c)
 			Expect(float64(c.CPUQuotaMicros)/float64(c.CPUPeriodMicros)).To(BeNumerically("~", 0.5, 0.01), "cpu quota %+v", c)
 		})
+		It("gives a container that sets no pids limit a finite default pids limit", req(spec.RES003), func() {
+			for _, name := range []string{"i1", "args"} {
+				c := report(name, probe.RoleWorkload).Cgroup
+				Expect(c.Version).NotTo(BeZero(), "%s sees its cgroup", name)
+				Expect(c.Pids).To(BeNumerically(">", 0), "%s sets no pids limit and got no pids limit (pids.max %d; -1 is max)", name, c.Pids)
+			}
+		})
 		It("runs an exec hook inside the container: its namespaces, cgroup, user and environment", req(spec.HOOK003), func() {
 			app, hook := report("app", probe.RoleWorkload), report("app", probe.RoleHook)
 			for _, ns := range []string{"mnt", "net", "ipc", "uts", "pid", "cgroup"} {

@@ -398,7 +398,17 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
+// DefaultPidsLimit is the pids limit of an instance whose container sets no
+// `resources.limits.pids` (RES-003): podman's default, enough for any service and its workers,
+// and a stop to a fork bomb before it exhausts the host's pids.
+const DefaultPidsLimit = 2048
+
+// resources turns a container's resources into the OCI limits of its instances: the limits it
+// sets, and DefaultPidsLimit when it sets no pids limit.
 func resources(r *v1alpha1.ResourceRequirements, out *oci.Resources) error {
+	if !mutant.NoDefaultPidsLimit {
+		out.PidsLimit = DefaultPidsLimit
+	}
 	if r == nil {
 		return nil
 	}

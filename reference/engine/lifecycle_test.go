@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -381,6 +382,42 @@ func TestSTAT004_OOMKillOfANotifierActionIsOOMKilled(t *testing.T) {
 	term := tp.container("app").State.Terminated
 	if term == nil || !term.OOMKilled || term.Reason != v1alpha1.ReasonStopped {
 		t.Errorf("app %+v, want oomKilled with its stop reason", term)
+	}
+}
+
+// TestRES003_ForkBombStopsAtTheDefaultPidsLimit: a container that sets no pids limit forks
+// 3000 sleepers; its cgroup's default limit stops it at 2048 processes (the forking subshell
+// dies when fork fails; the count uses only shell builtins, which need no fork). A defer that
+// sets no limit gets the same default.
+func TestRES003_ForkBombStopsAtTheDefaultPidsLimit(t *testing.T) {
+	t.Parallel()
+	tp := startPod(t, `
+metadata: {name: forkbomb}
+spec:
+  restartPolicy: Never
+  volumes: [{name: data, emptyDir: {}}]
+  containers:
+  - name: bomb
+    image: IMAGE
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, "(i=0; while [ $i -lt 3000 ]; do sleep 120 & i=$((i+1)); done) 2>/dev/null; set -- /proc/[0-9]*; echo $# > /data/count"]
+  deferContainers:
+  - name: after
+    image: IMAGE
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, "cat /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids.max > /data/defer-max 2>/dev/null; true"]
+`)
+	tp.wait(180 * time.Second)
+	n, err := strconv.Atoi(strings.TrimSpace(tp.volume("data", "count")))
+	if err != nil {
+		t.Fatalf("count %q: %v", tp.volume("data", "count"), err)
+	}
+	// The limit counts every process of the cgroup: the shell, its subshell and the sleepers.
+	if n > 2048 || n < 2000 {
+		t.Errorf("bomb had %d processes, want at most the default pids limit 2048 (and near it: the bomb did fork)", n)
+	}
+	if got := strings.TrimSpace(tp.volume("data", "defer-max")); got != "2048" {
+		t.Errorf("the defer's pids.max = %q, want the default 2048", got)
 	}
 }
 

@@ -192,6 +192,7 @@ var switches = map[string]bool{
 	"FailedEventsDropped":            FailedEventsDropped,
 	"OOMFromSigkill":                 OOMFromSigkill,
 	"OOMOnlyMainSigkill":             OOMOnlyMainSigkill,
+	"NoDefaultPidsLimit":             NoDefaultPidsLimit,
 	"RegWrittenThroughLink":          RegWrittenThroughLink,
 	"RelativeImageFromCwd":           RelativeImageFromCwd,
 	"UpdatePathsRelative":            UpdatePathsRelative,

@@ -466,6 +466,8 @@ const (
 	IMG012 = "IMG-012"
 	// IMG013 A container SHOULD NOT list the same variable name twice in `env`.
 	IMG013 = "IMG-013"
+	// IMG014 A runtime MUST give every directory, regular file, FIFO and symbolic link of an instance's root filesystem exactly the mode, owner and modification time of the layer entry that created it, whatever the umask of the process that unpacks the image.
+	IMG014 = "IMG-014"
 	// SEC001 A runtime MUST start every container process with `noNewPrivileges` set.
 	SEC001 = "SEC-001"
 	// SEC002 The capability bounding set of a container process MUST NOT exceed CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FSETID, CAP_FOWNER, CAP_MKNOD, CAP_NET_RAW, CAP_SETGID, CAP_SETUID, CAP_SETFCAP, CAP_SETPCAP, CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_KILL and CAP_AUDIT_WRITE.
@@ -1042,6 +1044,8 @@ var requirements = [...]Requirement{
 		Text: "A runtime MUST fail the start of a container whose image `User` names a user or group the image does not define, with reason `StartError`."},
 	{ID: IMG013, Level: Should, Severity: Warning, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
 		Text: "A container SHOULD NOT list the same variable name twice in `env`."},
+	{ID: IMG014, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST give every directory, regular file, FIFO and symbolic link of an instance's root filesystem exactly the mode, owner and modification time of the layer entry that created it, whatever the umask of the process that unpacks the image."},
 	{ID: SEC001, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A runtime MUST start every container process with `noNewPrivileges` set."},
 	{ID: SEC002, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",

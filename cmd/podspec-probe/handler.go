@@ -65,7 +65,7 @@ func runHandler(kind string, args []string) (int, error) {
 	em := newEmitter(socket, name, role, reported)
 	em.emit(probe.Event{Type: probe.TypeHandlerStart})
 	if report {
-		em.emit(probe.Event{Type: probe.TypeReport, Report: gatherReport(nil, nil)})
+		em.emit(probe.Event{Type: probe.TypeReport, Report: gatherReport(nil, nil, nil)})
 	}
 	if depth < descendants {
 		if err := startDescendant(kind, em.socket, em.container, handler, sleep, descendants, depth+1); err != nil {

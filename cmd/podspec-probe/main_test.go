@@ -627,3 +627,28 @@ func TestWorkloadReportsAgainWhenATriggerFileAppears(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkloadEatsInAChildAndReportsStats(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Unix(1_600_000_000, 0)
+	if err := os.Chtimes(fifo, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	// The child uses the memory and exits 0 (no limit here): the workload goes on to its -after.
+	cmd, srv, _ := startProbe(t, "run", "-report", "-stat", fifo, "-eat-bytes", "8388608", "-eat-in-child", "-after", "300ms")
+	if ws := waitStatus(t, cmd); ws.ExitStatus() != 0 {
+		t.Fatalf("exit %d", ws.ExitStatus())
+	}
+	evs := srv.Events()
+	if got := types(evs); got != "start report eat exit" {
+		t.Fatalf("events %q", got)
+	}
+	st := evs[1].Report.Stats[fifo]
+	if st.Mode != syscall.S_IFIFO|0o600 || st.UID != uint32(os.Getuid()) || st.Mtime != mtime.Unix() {
+		t.Errorf("stat of the FIFO = %+v, want mode %o, uid %d, mtime %d", st, syscall.S_IFIFO|0o600, os.Getuid(), mtime.Unix())
+	}
+}

@@ -14,7 +14,7 @@ import (
 const cgroupRoot = "/sys/fs/cgroup"
 
 // gatherReport collects what the process sees; unreadable parts are left empty.
-func gatherReport(read, list []string) *probe.Report {
+func gatherReport(read, list, stat []string) *probe.Report {
 	r := &probe.Report{
 		PID:  os.Getpid(),
 		PPID: os.Getppid(),
@@ -65,6 +65,16 @@ func gatherReport(read, list []string) *probe.Report {
 			r.Files = map[string]string{}
 		}
 		r.Files[p] = string(data)
+	}
+	for _, p := range stat {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			continue
+		}
+		if r.Stats == nil {
+			r.Stats = map[string]probe.FileStat{}
+		}
+		r.Stats[p] = probe.FileStat{Mode: st.Mode, UID: st.Uid, GID: st.Gid, Mtime: st.Mtim.Sec}
 	}
 	for _, d := range list {
 		if r.Dirs == nil {

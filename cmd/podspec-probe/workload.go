@@ -51,6 +51,7 @@ type workloadConfig struct {
 	flood        int64
 	waitFor      []string
 	list         []string
+	stat         []string
 	eatAfter     time.Duration
 	eatBytes     int64
 	eatInChild   bool     // a child process uses the memory; the workload exits 1 if the child fails
@@ -74,7 +75,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 		write: map[string]string{},
 	}
 	var codes string
-	var on, read, write, fill, touch, waitFor, list, reportWhen listFlag
+	var on, read, write, fill, touch, waitFor, list, stat, reportWhen listFlag
 	fs.StringVar(&c.name, "name", "", "container name to report (default $"+probe.EnvName+", else the hostname)")
 	fs.StringVar(&c.socket, "socket", "", "harness socket (default $"+probe.EnvSocket+", else "+probe.DefaultSocket+")")
 	fs.IntVar(&c.exitCode, "exit", 0, "exit code when the delay ends")
@@ -86,6 +87,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.BoolVar(&c.report, "report", false, "report env, hostname, cgroup limits and mounts after starting")
 	fs.Var(&read, "read", "file whose content goes into the report (repeatable)")
 	fs.Var(&list, "list", "directory whose entries go into the report (repeatable)")
+	fs.Var(&stat, "stat", "path whose lstat (mode, owner, modification time) goes into the report (repeatable)")
 	fs.Var(&write, "write", "PATH=CONTENT written at start (repeatable)")
 	fs.Var(&fill, "fill", "PATH=BYTES: a file of BYTES bytes (written, not sparse) made at start, after the -write files (repeatable)")
 	fs.Var(&touch, "touch", "file created after starting (repeatable), e.g. a readiness marker; {instance} in the path becomes the instance number")
@@ -135,6 +137,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	c.waitFor = waitFor
 	c.reportWhen = reportWhen
 	c.list = list
+	c.stat = stat
 	for _, w := range write {
 		path, content, ok := strings.Cut(w, "=")
 		if !ok || path == "" {
@@ -283,7 +286,7 @@ func runWorkload(args []string) (int, error) {
 	// The report reads files as they were when the instance started, before its own writes.
 	var rep *probe.Report
 	if c.report {
-		rep = gatherReport(c.read, c.list)
+		rep = gatherReport(c.read, c.list, c.stat)
 		rep.FreshRootfs, rep.RootfsWritable = fresh, writable
 	}
 	for path, content := range c.write {
@@ -348,7 +351,7 @@ func runWorkload(args []string) (int, error) {
 			// One more report per trigger file, in the order the files appear.
 			for len(pendingReports) > 0 && allExist(pendingReports[:1]) {
 				pendingReports = pendingReports[1:]
-				em.emit(probe.Event{Type: probe.TypeReport, Report: gatherReport(c.read, c.list)})
+				em.emit(probe.Event{Type: probe.TypeReport, Report: gatherReport(c.read, c.list, c.stat)})
 			}
 			if len(pendingReports) == 0 {
 				reportPoll = nil

@@ -459,6 +459,9 @@ func (h Handler) HoldsLock(file string) Handler {
 	return h
 }
 
+// Stat adds what lstat says of path (mode, owner, modification time) to the workload's report.
+func (w Workload) Stat(path string) Workload { return w.with("-stat", path) }
+
 // List adds a directory listing to the workload's report.
 func (w Workload) List(dir string) Workload { return w.with("-list", dir) }
 

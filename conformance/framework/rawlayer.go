@@ -24,12 +24,20 @@ import (
 type RawEntry struct {
 	// Name is the entry's name in the tar stream.
 	Name string
-	// Type is a tar type flag: tar.TypeReg, tar.TypeDir, tar.TypeSymlink or tar.TypeLink.
+	// Type is a tar type flag: tar.TypeReg, tar.TypeDir, tar.TypeSymlink, tar.TypeLink or
+	// tar.TypeFifo.
 	Type byte
 	// Linkname is the target of a symbolic or hard link.
 	Linkname string
 	// Content is the data of a regular file.
 	Content string
+	// Mode is the entry's permission bits (setuid, setgid and sticky included); 0 gives 0755 to
+	// a directory, 0777 to a symbolic link and 0644 to anything else.
+	Mode int64
+	// UID and GID own the entry (0: root).
+	UID, GID int
+	// ModTime is the entry's modification time (zero: the Unix epoch).
+	ModTime time.Time
 }
 
 // rawLayer renders entries as an uncompressed tar stream.
@@ -38,7 +46,8 @@ func rawLayer(entries []RawEntry) ([]byte, error) {
 	tw := tar.NewWriter(&buf)
 	epoch := time.Unix(0, 0)
 	for _, e := range entries {
-		hdr := &tar.Header{Name: e.Name, Typeflag: e.Type, Linkname: e.Linkname, Mode: 0o644, ModTime: epoch, Format: tar.FormatPAX}
+		hdr := &tar.Header{Name: e.Name, Typeflag: e.Type, Linkname: e.Linkname, Mode: 0o644, ModTime: epoch, Format: tar.FormatPAX,
+			Uid: e.UID, Gid: e.GID}
 		switch e.Type {
 		case tar.TypeReg:
 			hdr.Size = int64(len(e.Content))
@@ -46,6 +55,12 @@ func rawLayer(entries []RawEntry) ([]byte, error) {
 			hdr.Mode = 0o755
 		case tar.TypeSymlink:
 			hdr.Mode = 0o777
+		}
+		if e.Mode != 0 {
+			hdr.Mode = e.Mode
+		}
+		if !e.ModTime.IsZero() {
+			hdr.ModTime = e.ModTime
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return nil, fmt.Errorf("tar entry %q: %w", e.Name, err)

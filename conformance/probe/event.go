@@ -99,6 +99,9 @@ type Report struct {
 	// Dirs lists the entries of the directories the probe was asked to list (nil when
 	// unreadable).
 	Dirs map[string][]string `json:"dirs,omitempty"`
+	// Stats holds what lstat says of the paths the probe was asked to stat (absent when lstat
+	// failed).
+	Stats map[string]FileStat `json:"stats,omitempty"`
 	// NoNewPrivs and CapBnd (hex) come from /proc/self/status.
 	NoNewPrivs bool   `json:"noNewPrivs"`
 	CapBnd     string `json:"capBnd"`
@@ -113,6 +116,15 @@ type Report struct {
 	// Absent lists the paths of the runtime's read-only set (/proc/sys, /proc/sysrq-trigger,
 	// /proc/irq, /proc/bus) that do not exist in the container (a kernel may lack some).
 	Absent []string `json:"absent,omitempty"`
+}
+
+// FileStat is what lstat says of a path: its st_mode (type and permission bits), owner and
+// modification time (Unix seconds).
+type FileStat struct {
+	Mode  uint32 `json:"mode"`
+	UID   uint32 `json:"uid"`
+	GID   uint32 `json:"gid"`
+	Mtime int64  `json:"mtime"`
 }
 
 // CoreSetup is what a crashing workload did about core dumps just before crashing (STAT-005).

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
@@ -161,6 +162,49 @@ func (s *suite) registerImageAttacks() {
 				Expect(r.Probe.Report.Files).To(HaveKeyWithValue("/img004", "original"), "instance %d reads the image resolved at creation (errors %v)\n%s", r.Probe.Instance, r.Probe.Report.FileErrors, tl)
 			}
 			Expect(final.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", final)
+		})
+	})
+
+	Describe("Image file metadata", profileLabel("core"), func() {
+		It("gives every file of the root filesystem its layer's mode, owner and time", req(spec.IMG014), func(ctx SpecContext) {
+			layout := filepath.Join(s.f.Config().WorkDir, "image-modes")
+			_, err := fw.BuildProbeImage(ctx, layout, s.f.Config().ProbeBinary, "")
+			Expect(err).NotTo(HaveOccurred())
+			at := func(s int64) time.Time { return time.Unix(1_600_000_000+s, 0) }
+			// Modes a usual umask (022, 077) changes when the unpacker leaves them to it.
+			entries := []fw.RawEntry{
+				{Name: "img014/", Type: tar.TypeDir, Mode: 0o2775, UID: 11, GID: 12, ModTime: at(1)},
+				{Name: "img014/setuid", Type: tar.TypeReg, Content: "x", Mode: 0o4755, UID: 13, GID: 14, ModTime: at(2)},
+				{Name: "img014/shared", Type: tar.TypeReg, Content: "x", Mode: 0o666, UID: 15, GID: 16, ModTime: at(3)},
+				{Name: "img014/fifo", Type: tar.TypeFifo, Mode: 0o666, UID: 17, GID: 18, ModTime: at(4)},
+				{Name: "img014/link", Type: tar.TypeSymlink, Linkname: "setuid", UID: 19, GID: 20, ModTime: at(5)},
+			}
+			ref, err := fw.AddRawLayer(layout, fw.ProbeImageTag, "modes", entries)
+			Expect(err).NotTo(HaveOccurred())
+			w := fw.Exit(0).Report()
+			for _, e := range entries {
+				w = w.Stat("/" + strings.TrimSuffix(e.Name, "/"))
+			}
+			p, err := s.f.Start(ctx, "image-modes", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", w).
+				Mutate(func(p *v1alpha1.Pod) { p.Spec.Containers[0].Image = ref }))
+			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
+			Expect(err).NotTo(HaveOccurred())
+			_, err = p.Wait(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			tl, err := p.Timeline(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			r, ok := tl.First(fw.ProbeEvent("a", probe.TypeReport))
+			Expect(ok).To(BeTrue(), "a reports\n%s", tl)
+			types := map[byte]uint32{tar.TypeDir: syscall.S_IFDIR, tar.TypeReg: syscall.S_IFREG, tar.TypeFifo: syscall.S_IFIFO, tar.TypeSymlink: syscall.S_IFLNK}
+			for _, e := range entries {
+				path := "/" + strings.TrimSuffix(e.Name, "/")
+				mode := e.Mode
+				if e.Type == tar.TypeSymlink {
+					mode = 0o777
+				}
+				want := probe.FileStat{Mode: types[e.Type] | uint32(mode), UID: uint32(e.UID), GID: uint32(e.GID), Mtime: e.ModTime.Unix()}
+				Expect(r.Probe.Report.Stats).To(HaveKeyWithValue(path, want), "%s (mode %o) is not as its layer made it (mode %o): the unpacker's umask or its own times got in", path, r.Probe.Report.Stats[path].Mode, want.Mode)
+			}
 		})
 	})
 }

@@ -20,8 +20,11 @@ import (
 
 // Store resolves images and caches their unpacked root filesystems under Root.
 //
-// Layout of Root: rootfs/<manifest-hex>/ (unpacked, read-only by convention), locks/ (one lock
-// file per digest), tmp/ (unpacks in progress).
+// Layout of Root: rootfs-v2/<manifest-hex>/ (unpacked, read-only by convention), locks/ (one
+// lock file per digest), tmp/ (unpacks in progress). rootfs/ holds what earlier versions
+// unpacked, with modes and times bent by their umask (IMG-014): it is never read, so every
+// image is unpacked again once; it is left for the operator to remove, since running pods may
+// still have overlay mounts on it.
 type Store struct {
 	// Root is the cache directory, e.g. /var/lib/podspec/images.
 	Root string
@@ -51,7 +54,12 @@ func (s *Store) unpacked(manifestDigest string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// unpackedDir is the directory of Root holding the unpacked root filesystems, one per manifest
+// digest. Its name changes when what an unpack produces changes, so that no entry of an
+// earlier unpacker is taken for one of this one.
+const unpackedDir = "rootfs-v2"
+
 // rootfsPath is the cache directory of the unpacked root filesystem of a manifest digest.
 func (s *Store) rootfsPath(manifestDigest string) string {
-	return filepath.Join(s.Root, "rootfs", strings.TrimPrefix(manifestDigest, "sha256:"))
+	return filepath.Join(s.Root, unpackedDir, strings.TrimPrefix(manifestDigest, "sha256:"))
 }

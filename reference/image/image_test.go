@@ -294,7 +294,7 @@ func TestCorruptedOrMissingBlobs(t *testing.T) {
 				if _, err := store.Unpack(ctx, img); !errors.Is(err, tc.wantErr) {
 					t.Fatalf("unpack: err = %v, want %v", err, tc.wantErr)
 				}
-				entries, _ := os.ReadDir(filepath.Join(store.Root, "rootfs"))
+				entries, _ := os.ReadDir(filepath.Join(store.Root, unpackedDir))
 				tmps, _ := os.ReadDir(filepath.Join(store.Root, "tmp"))
 				if len(entries)+len(tmps) != 0 {
 					t.Errorf("failed unpack left %d cache and %d temp entries", len(entries), len(tmps))

@@ -128,7 +128,7 @@ func TestHandMadeLayouts(t *testing.T) {
 		if _, err := store.Unpack(ctx, img); !errors.Is(err, ocilayout.ErrDigestMismatch) {
 			t.Fatalf("unpack: err = %v, want ErrDigestMismatch", err)
 		}
-		if entries, _ := os.ReadDir(filepath.Join(store.Root, "rootfs")); len(entries) != 0 {
+		if entries, _ := os.ReadDir(filepath.Join(store.Root, unpackedDir)); len(entries) != 0 {
 			t.Fatalf("a failed unpack left %d cache entries", len(entries))
 		}
 	})

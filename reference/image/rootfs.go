@@ -125,10 +125,17 @@ func removeRootfs(dest, ov string) error {
 }
 
 // copyTree copies src into the existing directory dst, preserving modes, ownership,
-// symlinks and hardlinks (within the tree) and file modification times.
+// symlinks and hardlinks (within the tree) and modification times, whatever the umask
+// (IMG-014): every mode is set explicitly after its entry is created, and directories' times
+// once the walk is done (entries created in a directory change its time).
 func copyTree(ctx context.Context, src, dst string) error {
 	links := map[[2]uint64]string{}
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	type dirTime struct {
+		path  string
+		mtime time.Time
+	}
+	var dirs []dirTime
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -188,11 +195,21 @@ func copyTree(ctx context.Context, src, dst string) error {
 				return err
 			}
 		}
-		if fi.Mode().IsRegular() {
-			_ = os.Chtimes(target, fi.ModTime(), fi.ModTime())
+		if fi.IsDir() {
+			dirs = append(dirs, dirTime{target, fi.ModTime()})
+		} else {
+			ts := unix.NsecToTimespec(fi.ModTime().UnixNano())
+			_ = unix.UtimesNanoAt(unix.AT_FDCWD, target, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		_ = os.Chtimes(d.path, d.mtime, d.mtime)
+	}
+	return nil
 }
 
 func copyFile(src, dst string) error {

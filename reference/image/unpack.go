@@ -27,7 +27,7 @@ const (
 )
 
 // Unpack extracts img's layers, in order, into the store's cache and returns the directory
-// holding the root filesystem (Root/rootfs/<manifest-hex>). It runs once per manifest digest:
+// holding the root filesystem (Root/rootfs-v2/<manifest-hex>). It runs once per manifest digest:
 // later calls (also from other processes) return the existing directory. Concurrent calls are
 // serialised by an flock on Root/locks/<hex>.lock; extraction goes to a temporary directory
 // under Root/tmp that is renamed into place only when complete, so a crash never leaves a
@@ -47,7 +47,7 @@ func (s *Store) Unpack(ctx context.Context, img *ocilayout.Image) (string, error
 	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
 		return final, nil
 	}
-	for _, d := range []string{"rootfs", "locks", "tmp"} {
+	for _, d := range []string{unpackedDir, "locks", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(s.Root, d), 0o700); err != nil {
 			return "", fmt.Errorf("unpack %s: %w", img.Ref, err)
 		}
@@ -135,7 +135,8 @@ func openRoot(dir string) (*rootFS, error) {
 func (r *rootFS) close() { unix.Close(r.fd) }
 
 // openParent resolves the parent directory of rel inside the root, creating missing
-// directories (mode 0755, root-owned) on the way, and returns its fd and rel's last component.
+// directories (mode 0755 whatever the umask, root-owned) on the way, and returns its fd and
+// rel's last component.
 func (r *rootFS) openParent(rel string) (int, string, error) {
 	dir, base := path.Split(rel)
 	dir = strings.TrimSuffix(dir, "/")
@@ -168,7 +169,12 @@ func (r *rootFS) openDir(rel string, create bool) (int, error) {
 		return -1, err
 	}
 	defer unix.Close(pfd)
-	if err := unix.Mkdirat(pfd, name, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+	if err := unix.Mkdirat(pfd, name, 0o755); err == nil {
+		// mkdir applies the umask; the mode of a directory no entry lists is 0755 (IMG-014).
+		if err := unix.Fchmodat(pfd, name, 0o755, 0); err != nil {
+			return -1, fmt.Errorf("create directory %s: %w", rel, err)
+		}
+	} else if !errors.Is(err, unix.EEXIST) {
 		return -1, fmt.Errorf("create directory %s: %w", rel, err)
 	}
 	fd, err = unix.Openat2(r.fd, rel, how)
@@ -207,9 +213,12 @@ func removeAt(fd int, name string) error {
 // parent directory is resolved inside the root (rootFS), so a symlink planted by an earlier
 // entry or layer cannot redirect a write, hardlink or whiteout outside; hardlink targets are
 // resolved inside the root too; character and block devices are skipped (containers get
-// their /dev from the runtime); extended attributes are not applied. Ownership and
-// permissions are restored (the reference runtime runs as root); modification times of files
-// and symlinks too.
+// their /dev from the runtime); extended attributes are not applied.
+//
+// Every entry gets exactly its header's mode (setuid, setgid and sticky bits included), owner
+// and modification time, whatever the umask of the unpacking process (IMG-014): each is set
+// explicitly after the entry is created (the reference runtime runs as root). A directory's
+// time is set once the whole layer is applied, since entries created in it later change it.
 func extractLayer(r io.Reader, root string) error {
 	rfs, err := openRoot(root)
 	if err != nil {
@@ -218,11 +227,12 @@ func extractLayer(r io.Reader, root string) error {
 	defer rfs.close()
 	// Paths written by this layer: an opaque whiteout hides only what lower layers put there.
 	written := map[string]bool{}
+	var dirTimes []*tar.Header // directories of the layer, their times set at its end
 	tr := tar.NewReader(r)
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
-			return nil
+			return setDirTimes(rfs, dirTimes)
 		}
 		if err != nil {
 			return fmt.Errorf("read tar: %w", err)
@@ -237,7 +247,26 @@ func extractLayer(r io.Reader, root string) error {
 		if err := applyEntry(rfs, tr, hdr, rel, written); err != nil {
 			return fmt.Errorf("entry %q: %w", hdr.Name, err)
 		}
+		if hdr.Typeflag == tar.TypeDir {
+			h := *hdr
+			h.Name = rel
+			dirTimes = append(dirTimes, &h)
+		}
 	}
+}
+
+// setDirTimes sets the modification time of each directory of a layer (Name: its path in the
+// root), resolved in the root like every other entry.
+func setDirTimes(rfs *rootFS, dirs []*tar.Header) error {
+	for _, h := range dirs {
+		pfd, base, err := rfs.openParent(h.Name)
+		if err != nil {
+			return fmt.Errorf("entry %q: %w", h.Name, err)
+		}
+		setTimes(pfd, base, h.ModTime)
+		unix.Close(pfd)
+	}
+	return nil
 }
 
 func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, written map[string]bool) error {
@@ -369,6 +398,14 @@ func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, writte
 		if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return err
 		}
+		if mutant.UnpackUmaskApplied {
+			break // the mutant: the FIFO keeps the mode mknod gave it, under the umask
+		}
+		// mknod applies the umask; chmod does not (and after chown, which clears setuid bits).
+		if err := unix.Fchmodat(pfd, base, mode, 0); err != nil {
+			return err
+		}
+		setTimes(pfd, base, hdr.ModTime)
 	case tar.TypeChar, tar.TypeBlock:
 		return nil // device nodes are skipped
 	case tar.TypeXGlobalHeader, tar.TypeXHeader, tar.TypeGNULongName, tar.TypeGNULongLink:

@@ -193,6 +193,7 @@ var switches = map[string]bool{
 	"OOMFromSigkill":                 OOMFromSigkill,
 	"OOMOnlyMainSigkill":             OOMOnlyMainSigkill,
 	"NoDefaultPidsLimit":             NoDefaultPidsLimit,
+	"UnpackUmaskApplied":             UnpackUmaskApplied,
 	"RegWrittenThroughLink":          RegWrittenThroughLink,
 	"RelativeImageFromCwd":           RelativeImageFromCwd,
 	"UpdatePathsRelative":            UpdatePathsRelative,

@@ -113,3 +113,39 @@ func TestIMG014_UnpackGivesEveryFileItsLayersModeOwnerAndTimeWhateverTheUmask(t 
 		checkTree(t, "copied under umask 077", dst, want)
 	}
 }
+
+// TestIMG014_DirectoryTimesNeverRecreateWhatTheLayerRemoved: the times of a layer's
+// directories are set at its end, and only on directories still there: one a later whiteout of
+// its parent removed is not created again, and an entry that replaced one by a file keeps the
+// file's own time.
+func TestIMG014_DirectoryTimesNeverRecreateWhatTheLayerRemoved(t *testing.T) {
+	needRoot(t)
+	old, file := time.Unix(1_500_000_000, 0), time.Unix(1_600_000_000, 0)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range []*tar.Header{
+		{Typeflag: tar.TypeDir, Name: "gone/", Mode: 0o755, ModTime: old},
+		{Typeflag: tar.TypeDir, Name: "gone/sub/", Mode: 0o755, ModTime: old},
+		{Typeflag: tar.TypeReg, Name: ".wh.gone", Mode: 0o644},
+		{Typeflag: tar.TypeDir, Name: "replaced/", Mode: 0o755, ModTime: old},
+		{Typeflag: tar.TypeReg, Name: "replaced", Mode: 0o644, ModTime: file},
+	} {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := extractLayer(&buf, root); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(filepath.Join(root, "gone"), &st); err == nil {
+		t.Errorf("gone exists again (mode %o) after its whiteout", st.Mode)
+	}
+	if err := unix.Lstat(filepath.Join(root, "replaced"), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mtim.Sec != file.Unix() {
+		t.Errorf("replaced: mode %o mtime %d (%v), want a regular file with its own time %d", st.Mode, st.Mtim.Sec, err, file.Unix())
+	}
+}

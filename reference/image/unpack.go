@@ -218,7 +218,9 @@ func removeAt(fd int, name string) error {
 // Every entry gets exactly its header's mode (setuid, setgid and sticky bits included), owner
 // and modification time, whatever the umask of the unpacking process (IMG-014): each is set
 // explicitly after the entry is created (the reference runtime runs as root). A directory's
-// time is set once the whole layer is applied, since entries created in it later change it.
+// time is set once the whole layer is applied, since entries created in it later change it (a
+// later layer that changes a directory without listing it changes its time; image builders
+// list the parents of what a layer changes).
 func extractLayer(r io.Reader, root string) error {
 	rfs, err := openRoot(root)
 	if err != nil {
@@ -256,14 +258,22 @@ func extractLayer(r io.Reader, root string) error {
 }
 
 // setDirTimes sets the modification time of each directory of a layer (Name: its path in the
-// root), resolved in the root like every other entry.
+// root), resolved in the root like every other entry. A directory a later entry of the layer
+// removed (a whiteout) or replaced by another type is left alone, and nothing is created.
 func setDirTimes(rfs *rootFS, dirs []*tar.Header) error {
 	for _, h := range dirs {
-		pfd, base, err := rfs.openParent(h.Name)
+		pfd, err := rfs.openDir(path.Dir(h.Name), false)
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("entry %q: %w", h.Name, err)
 		}
-		setTimes(pfd, base, h.ModTime)
+		base := path.Base(h.Name)
+		var st unix.Stat_t
+		if unix.Fstatat(pfd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			setTimes(pfd, base, h.ModTime)
+		}
 		unix.Close(pfd)
 	}
 	return nil

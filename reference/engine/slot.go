@@ -367,6 +367,12 @@ func (e *Engine) skipLocked(s *slot) {
 			t := *st.LastState.Terminated
 			st.State = v1alpha1.ContainerState{Terminated: &t}
 		}
+		if x := r.PendingExit; x != nil {
+			// Its last exit was to be restarted; the cancelled restart makes it terminal: it
+			// counts for the pod's result in its place in event order (EXIT-014, EXIT-015).
+			e.st.Exits = insertExit(e.st.Exits, *x)
+			r.PendingExit = nil
+		}
 		e.commitLocked()
 		return
 	}
@@ -508,6 +514,7 @@ func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*runtim
 	r.Running = true
 	r.EverRan = true
 	r.Discarded = 0 // the next instance has the next number
+	r.PendingExit = nil
 	s.status().State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
 	ps := e.st.Pod.Status
 	if ps.StartedAt == nil && (!mutant.StartedAtFirstMain || s.kind == KindMain) {
@@ -655,6 +662,10 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		r.Consecutive++
 		next := now.Add(delay)
 		r.NextStart = &next
+		if s.kind == KindMain || s.kind == KindInit {
+			rec := exitRecord(s, term, failed, now)
+			r.PendingExit = &rec // terminal after all if the stop sequence cancels the restart
+		}
 		r.StopReason = ""
 		if !mutant.LastStateNotKept {
 			st.LastState = v1alpha1.ContainerState{Terminated: term}
@@ -682,12 +693,7 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 			r.Completed = true // the mutant: the exit code alone decides, a probe kill or not
 		}
 		if s.kind == KindMain || s.kind == KindInit || (mutant.SidecarCounted && s.kind == KindSidecar) {
-			rec := store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, ExitCode: term.ExitCode, Reason: term.Reason, Failure: failed}
-			if term.Signal != nil {
-				n := term.Signal.Number
-				rec.Signal = &n
-			}
-			e.st.Exits = append(e.st.Exits, rec)
+			e.st.Exits = append(e.st.Exits, exitRecord(s, term, failed, now))
 		}
 		if mutant.SidecarExitsBatched && s.kind == KindSidecar && s.stopStep {
 			e.mutantHoldExitLocked(s, ev)
@@ -846,4 +852,23 @@ func stopSignal(c *v1alpha1.Container) syscall.Signal {
 		return syscall.SIGTERM
 	}
 	return syscall.Signal(n)
+}
+
+// exitRecord is the record of a terminal exit of s for the pod's result.
+func exitRecord(s *slot, term *v1alpha1.ContainerStateTerminated, failed bool, now time.Time) store.ExitRecord {
+	rec := store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, ExitCode: term.ExitCode, Reason: term.Reason, Failure: failed}
+	if term.Signal != nil {
+		n := term.Signal.Number
+		rec.Signal = &n
+	}
+	return rec
+}
+
+// insertExit inserts x into exits, kept in the order of their times (event order).
+func insertExit(exits []store.ExitRecord, x store.ExitRecord) []store.ExitRecord {
+	i := len(exits)
+	for i > 0 && exits[i-1].Time.After(x.Time) {
+		i--
+	}
+	return append(exits[:i], append([]store.ExitRecord{x}, exits[i:]...)...)
 }

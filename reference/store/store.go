@@ -289,6 +289,10 @@ type Instance struct {
 	// UpdatePending is the generation of an in-place update that restarts this container and
 	// has not taken effect yet (an adopting supervisor finishes the restart).
 	UpdatePending int64 `json:"updatePending,omitempty"`
+	// PendingExit is the exit of a main or regular init container whose restart is pending: it
+	// becomes the container's terminal exit, in its place in the pod's Exits, if the stop
+	// sequence cancels the restart (STOP-005); the next instance's start drops it.
+	PendingExit *ExitRecord `json:"pendingExit,omitempty"`
 	// RunStart is when a defer container's run began (its first attempt's process started);
 	// its timeoutSeconds count from then.
 	RunStart *time.Time `json:"runStart,omitempty"`

@@ -38,10 +38,20 @@ func ToPodspec(value any) ([]Converted, field.ErrorList) {
 	var out []Converted
 	var lost field.ErrorList
 	for _, o := range objs {
-		v := valueAt(value, o.Path)
-		out = append(out, Converted{Pod: objectToPodspec(o, v, &lost), From: o})
+		c, l := ConvertObject(value, o)
+		out = append(out, c)
+		lost = append(lost, l...)
 	}
 	return out, lost
+}
+
+// ConvertObject converts the pod of one object that Decode read from value, a document with
+// no error of the Kubernetes profile, into a podspec Pod. The findings name each field that is
+// not carried over (KUBE-017) at its path in the document.
+func ConvertObject(value any, o *Object) (Converted, field.ErrorList) {
+	var lost field.ErrorList
+	pod := objectToPodspec(o, valueAt(value, o.Path), &lost)
+	return Converted{Pod: pod, From: o}, lost
 }
 
 // valueAt returns the part of a document's value an object path (nil or items[i]) names.

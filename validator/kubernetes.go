@@ -1,18 +1,41 @@
 package validator
 
 import (
+	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/kubernetes"
 	"podspec.dev/podspec/manifest"
+	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
 )
+
+// engineConverted names the findings of a Kubernetes pod's podspec checks (ConvertedPod).
+const engineConverted = "convert"
+
+// ConvertedPod is one pod a Kubernetes document carries, converted to a podspec Pod.
+type ConvertedPod struct {
+	// Pod is the podspec Pod as converted, without defaults.
+	Pod *v1alpha1.Pod
+	// NotCarried are the fields of the Kubernetes object not carried over (KUBE-017),
+	// positioned in the Kubernetes document.
+	NotCarried []finding.Finding
+	// Findings are the converted pod's own findings as a podspec Pod (its defaults applied),
+	// errors and warnings, positioned in the Kubernetes document.
+	Findings []finding.Finding
+}
 
 // kubernetesFindings validates a document of a Kubernetes API group (package kubernetes):
 // the strict decoding into the API types is the schema engine's part, the API server's and the
 // lifecycle checks the semantic engine's. ok is false for a document of no Kubernetes group,
 // which the podspec kinds' checks judge; a Kubernetes object that carries no pod (a Service, a
 // ConfigMap) yields no findings.
-func (v *Validator) kubernetesFindings(d *manifest.Document) (fs []finding.Finding, ok bool) {
+//
+// When the semantic engine runs and the document has no error, each pod it carries is
+// converted to a podspec Pod and checked as one (convertPod); the warnings of those checks are
+// the document's too (a variable listed twice in env is IMG-013 on a Deployment's container as
+// on a Pod's), its errors are not: they are about what podspec runs (images as OCI layouts),
+// not about the Kubernetes object. The conversions are kept in o for Convert and Objects.
+func (v *Validator) kubernetesFindings(d *manifest.Document, o *object) (fs []finding.Finding, ok bool) {
 	switch kubernetes.Classify(d.APIVersion, d.Kind) {
 	case kubernetes.NotKubernetes:
 		return nil, false
@@ -35,15 +58,58 @@ func (v *Validator) kubernetesFindings(d *manifest.Document) (fs []finding.Findi
 			fs = append(fs, f)
 		}
 	}
+	semantic := false
 	for _, e := range v.engines {
 		switch e.name {
 		case EngineSchema:
 			add(EngineSchema, errs)
 		case EngineSemantic:
-			for _, o := range objs {
-				add(EngineSemantic, kubernetes.ValidateObject(o))
+			semantic = true
+			for _, ob := range objs {
+				add(EngineSemantic, kubernetes.ValidateObject(ob))
+			}
+		}
+	}
+	if !semantic || len(errs) > 0 || countErrors(fs) > 0 {
+		return fs, true
+	}
+	for _, ob := range objs {
+		c := convertPod(d, ob)
+		o.converted = append(o.converted, c)
+		for _, f := range c.Findings {
+			if f.Severity != finding.Error {
+				fs = append(fs, f)
 			}
 		}
 	}
 	return fs, true
+}
+
+// convertPod converts the pod of one valid Kubernetes object and validates it as a podspec Pod,
+// positioning every finding in the Kubernetes document.
+func convertPod(d *manifest.Document, ob *kubernetes.Object) *ConvertedPod {
+	conv, lost := kubernetes.ConvertObject(d.Value, ob)
+	c := &ConvertedPod{Pod: conv.Pod}
+	for _, e := range lost {
+		f := toFinding(d, engineConverted, e)
+		f.Message = e.Detail
+		c.NotCarried = append(c.NotCarried, f)
+	}
+	checked, _ := kubernetes.ConvertObject(d.Value, ob) // a copy to default; Pod stays as converted
+	pod := checked.Pod
+	pod.SetDefaults()
+	at := ob.Template().PodPath
+	for _, e := range validation.ValidatePod(pod) {
+		f := toFinding(d, engineConverted, e)
+		f.Pos.Line, f.Pos.Column = d.Position(append(at.Tokens(), e.Field.Tokens()...), e.OnKey)
+		if at != nil && f.Path != "" {
+			f.Path = at.String() + "." + f.Path
+		} else if at != nil {
+			f.Path = at.String()
+		}
+		c.Findings = append(c.Findings, f)
+	}
+	finding.Sort(c.NotCarried)
+	finding.Sort(c.Findings)
+	return c
 }

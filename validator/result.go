@@ -3,6 +3,7 @@ package validator
 import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/kubernetes"
 )
 
 // Result is the outcome of validating one document (or, for a file that could not be split
@@ -26,6 +27,15 @@ type Result struct {
 	// rendered.
 	Pod          *v1alpha1.Pod          `json:"-"`
 	Notification *v1alpha1.Notification `json:"-"`
+	// Converted are the pods of a Kubernetes document without errors, converted to podspec
+	// Pods and checked as such, in document order. Set with Options.Objects. Never rendered.
+	Converted []*ConvertedPod `json:"-"`
+}
+
+// Kubernetes reports whether the document is a Kubernetes object that carries pods (a Pod, a
+// workload, a List of them), whose pods Converted holds.
+func (r *Result) Kubernetes() bool {
+	return kubernetes.Classify(r.APIVersion, r.Kind) == kubernetes.Modelled
 }
 
 // Summary counts a whole run. Errors and Warnings exclude suppressed findings.

@@ -297,14 +297,7 @@ func hasDocumentFinding(r *Result) bool {
 	return false
 }
 
-func hasError(r *Result) bool {
-	for _, f := range r.Findings {
-		if f.Severity == finding.Error && !f.Suppressed {
-			return true
-		}
-	}
-	return false
-}
+func hasError(r *Result) bool { return countErrors(r.Findings) > 0 }
 
 // tooLarge is the result of an input over the size limit: one MAN-007 finding.
 func tooLarge(e *TooLargeError) *Result {

@@ -58,8 +58,9 @@ type Options struct {
 	// FailFast stops after the first file (in source order) with an unsuppressed error.
 	FailFast bool
 	// Objects hands back each document's decoded, defaulted object in Result.Pod or
-	// Result.Notification (for a caller that goes on to use it, such as podspec run); without it
-	// results do not hold on to them.
+	// Result.Notification, and the pods of a Kubernetes document converted in Result.Converted
+	// (for a caller that goes on to use them, such as podspec run); without it results do not
+	// hold on to them.
 	Objects bool
 	// Skipped, when set, is told of every file with a manifest name that Run found under a
 	// directory and did not read because it is not a regular file (a named pipe, a socket, a
@@ -84,6 +85,8 @@ type object struct {
 	notification *v1alpha1.Notification
 	// bad lists the values that did not fit the typed object; it has them unset.
 	bad []manifest.DecodeError
+	// converted are the pods of a valid Kubernetes document as podspec Pods.
+	converted []*ConvertedPod
 }
 
 // decode decodes the document into its kind's typed object, once, leaving unset what does not
@@ -283,6 +286,9 @@ func (v *Validator) segment(s manifest.Segment, extra func(d *manifest.Document,
 		if v.opts.Objects && o.decoded && len(o.bad) == 0 {
 			r.Pod, r.Notification = o.pod, o.notification
 		}
+		if v.opts.Objects {
+			r.Converted = o.converted
+		}
 		out = append(out, r)
 	}
 	return out
@@ -290,7 +296,7 @@ func (v *Validator) segment(s manifest.Segment, extra func(d *manifest.Document,
 
 // documentFindings runs the kind check and every engine on one document.
 func (v *Validator) documentFindings(d *manifest.Document, o *object) []finding.Finding {
-	if fs, ok := v.kubernetesFindings(d); ok {
+	if fs, ok := v.kubernetesFindings(d, o); ok {
 		return fs
 	}
 	kind, fs := checkKind(d)

@@ -111,3 +111,48 @@ func TestConvertBothWays(t *testing.T) {
 		t.Errorf("convert --to podspec of a podspec Pod: exit %d, want 1", code)
 	}
 }
+
+// podspec convert works document by document: an invalid document is skipped and reported,
+// with its errors, and the other documents of the file are still converted (exit 1).
+func TestConvertSkipsOnlyTheInvalidDocument(t *testing.T) {
+	c := cmdline{t: t, root: t.TempDir()}
+	src := filepath.Join(t.TempDir(), "k8s.yaml")
+	os.WriteFile(src, []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: first}
+spec: {containers: [{name: a, image: oci:images/a}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: broken}
+spec: {containers: [{name: b}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: third}
+spec:
+  selector: {matchLabels: {app: c}}
+  template:
+    metadata: {labels: {app: c}}
+    spec: {containers: [{name: c, image: oci:images/c}]}
+`), 0o644)
+	out, errs, code := c.runRaw("convert", src)
+	if code != 1 {
+		t.Errorf("convert of a file with one invalid document: exit %d, want 1", code)
+	}
+	if n := strings.Count(out, "kind: Pod"); n != 2 || !strings.Contains(out, "name: first") || !strings.Contains(out, "name: third") {
+		t.Errorf("converted %d pods, want first and third:\n%s", n, out)
+	}
+	for _, want := range []string{"k8s.yaml:9:21: error KUBE-007", "document 1 (Pod broken): skipped: 1 error(s)"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr %q lacks %q", errs, want)
+		}
+	}
+	if strings.Contains(errs, "svc") {
+		t.Errorf("a Service, which carries no pod, is reported: %s", errs)
+	}
+}

@@ -21,8 +21,6 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
-	"podspec.dev/podspec/kubernetes"
-	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/logs"
@@ -285,12 +283,8 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 	for _, w := range warns {
 		fmt.Fprintf(os.Stderr, "%s:%d:%d: warning %s: %s\n", w.Pos.File, w.Pos.Line, w.Pos.Column, w.Rule, w.Message)
 	}
-	if len(results) == 1 && kubernetes.Classify(results[0].APIVersion, results[0].Kind) == kubernetes.Modelled {
-		// A Kubernetes object runs through the conversion of podspec convert, which reads the
-		// document itself (positions for its refusals).
-		if docs, _ := manifest.Decode(file, data, manifest.DefaultLimits()); len(docs) == 1 {
-			return kubernetesPod(os.Stderr, docs[0])
-		}
+	if len(results) == 1 && results[0].Kubernetes() {
+		return kubernetesPod(file, results[0])
 	}
 	r, err := onlyDocument(file, results, v1alpha1.KindPod)
 	if err != nil {
@@ -300,6 +294,31 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 		r.Pod.Spec.RestartPolicy = v1alpha1.RestartPolicyOnFailure // the mutant: the wrong default
 	}
 	return r.Pod, nil
+}
+
+// kubernetesPod is the one pod a valid Kubernetes document carries, converted and checked as a
+// podspec Pod by the validator: what is not carried over (KUBE-017) is printed to stderr, and an
+// error of the converted pod (an image reference podspec cannot run, IMG-001) refuses it.
+func kubernetesPod(file string, r *validator.Result) (*v1alpha1.Pod, error) {
+	if len(r.Converted) != 1 {
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: want exactly one pod, found %d", file, len(r.Converted))}
+	}
+	c := r.Converted[0]
+	for _, f := range c.NotCarried {
+		fmt.Fprintf(os.Stderr, "%s:%d:%d: %s: %s: %s\n", f.Pos.File, f.Pos.Line, f.Pos.Column, f.Rule, f.Path, f.Message)
+	}
+	var invalid []finding.Finding
+	for _, f := range c.Findings {
+		if f.Severity == finding.Error && !f.Suppressed {
+			invalid = append(invalid, f)
+		}
+	}
+	if len(invalid) > 0 {
+		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the converted pod is not a valid podspec Pod (%d error(s); images must be oci:PATH layouts)", file, len(invalid)), findings: invalid}
+	}
+	pod := c.Pod
+	pod.SetDefaults()
+	return pod, nil
 }
 
 // onlyDocument returns the result of the one document of a manifest the validator accepted, with

@@ -280,3 +280,37 @@ func validPodspecPods(t *testing.T) []validPod {
 	}
 	return out
 }
+
+// TestKUBE019_AHostPathWithATrailingSlashIsCarriedOverCleanAndReported: Kubernetes accepts
+// "/data/" as the directory /data; the podspec Pod gets the clean path (which VOL-003 requires)
+// and the change is reported at the path's position, while a clean path and "/" are left alone.
+func TestKUBE019_AHostPathWithATrailingSlashIsCarriedOverCleanAndReported(t *testing.T) {
+	pod := func(path string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p"},
+			"spec": map[string]any{
+				"volumes":    []any{map[string]any{"name": "data", "hostPath": map[string]any{"path": path}}},
+				"containers": []any{map[string]any{"name": "a", "image": "oci:a"}}}}
+	}
+	for _, c := range []struct{ in, want, reported string }{
+		{"/data//", "/data", "spec.volumes[0].hostPath.path"},
+		{"/data", "/data", ""},
+		{"/", "/", ""},
+	} {
+		pods, errs := ToPodspec(pod(c.in))
+		if len(pods) != 1 {
+			t.Fatalf("%q: converted %d pods (%v)", c.in, len(pods), errs)
+		}
+		if got := pods[0].Pod.Spec.Volumes[0].HostPath.Path; got != c.want {
+			t.Errorf("hostPath %q carried over as %q, want %q", c.in, got, c.want)
+		}
+		var reported string
+		for _, e := range errs {
+			if e.Rule == spec.KUBE019 {
+				reported = e.Field.String()
+			}
+		}
+		if reported != c.reported {
+			t.Errorf("hostPath %q: KUBE-019 at %q, want %q", c.in, reported, c.reported)
+		}
+	}
+}

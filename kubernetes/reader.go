@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"fmt"
+	"strings"
 
 	"podspec.dev/podspec/validation/field"
 )
@@ -30,6 +31,20 @@ func (s *source) str(k string) string {
 	s.used[k] = true
 	v, _ := s.m[k].(string)
 	return v
+}
+
+// normalisedPath is the path at k without the trailing slashes Kubernetes accepts and podspec's
+// clean paths do not have (a hostPath "/data/" is the directory /data to both), reporting the
+// change (KUBE-019).
+func (s *source) normalisedPath(k string) string {
+	p := s.str(k)
+	trimmed := strings.TrimRight(p, "/")
+	if trimmed == p || trimmed == "" {
+		return p
+	}
+	*s.errs = append(*s.errs, field.Invalid(ruleNormalised, s.p.Child(k), p,
+		fmt.Sprintf("carried over as %q: the same directory, without the trailing slash podspec's clean paths do not have", trimmed)))
+	return trimmed
 }
 
 func (s *source) strs(k string) []string {

@@ -26,6 +26,7 @@ const (
 
 	ruleNotCarried   = spec.KUBE017 // a Kubernetes field podspec does not model (convert)
 	ruleNoKubernetes = spec.KUBE018 // a podspec field Kubernetes has no field for (convert)
+	ruleNormalised   = spec.KUBE019 // a value carried over normalised (convert)
 
 	// ruleMountPath is podspec's own rule: a mount path no runtime can mount is as fatal in a
 	// Kubernetes Pod, whose runtime meets the same procfs and /dev.

@@ -191,7 +191,7 @@ func volumeToPodspec(v *source) (v1alpha1.Volume, bool) {
 		return out, true
 	}
 	if h := v.obj("hostPath"); h != nil {
-		out.HostPath = &v1alpha1.HostPathVolumeSource{Path: h.str("path")}
+		out.HostPath = &v1alpha1.HostPathVolumeSource{Path: h.normalisedPath("path")}
 		h.drop("type", "podspec's hostPath has no type: the path must exist; not carried over")
 		h.done("hostPath")
 		return out, true

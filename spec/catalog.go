@@ -578,6 +578,8 @@ const (
 	KUBE017 = "KUBE-017"
 	// KUBE018 A tool that converts a podspec Pod to a Kubernetes pod (`podspec convert --to kubernetes`) MUST report, at its position, each field that Kubernetes has no field for.
 	KUBE018 = "KUBE-018"
+	// KUBE019 A tool that converts a Kubernetes pod to a podspec Pod MUST report, at its position, each value it carries over in the normal form podspec requires rather than as written, such as a `hostPath.path` without its trailing slash.
+	KUBE019 = "KUBE-019"
 )
 
 // requirements is the registry, in its order.
@@ -1156,4 +1158,6 @@ var requirements = [...]Requirement{
 		Text: "A tool that converts a Kubernetes pod to a podspec Pod (`podspec convert`, `podspec run`) MUST report, at its position, each field it does not carry over, never dropping one silently."},
 	{ID: KUBE018, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByConverter}, Source: "spec/kubernetes.md",
 		Text: "A tool that converts a podspec Pod to a Kubernetes pod (`podspec convert --to kubernetes`) MUST report, at its position, each field that Kubernetes has no field for."},
+	{ID: KUBE019, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByConverter}, Source: "spec/kubernetes.md",
+		Text: "A tool that converts a Kubernetes pod to a podspec Pod MUST report, at its position, each value it carries over in the normal form podspec requires rather than as written, such as a `hostPath.path` without its trailing slash."},
 }

@@ -40,6 +40,18 @@ func validateController(o *Object, t *Template) field.ErrorList {
 	case *ReplicaSet:
 		checkSelector(v.Spec.Selector, sp.Child("selector"))
 		nonNegative("replicas", v.Spec.Replicas)
+	case *ReplicationController:
+		// An empty selector is defaulted to the template's labels; a given one must select them.
+		if len(v.Spec.Selector) > 0 {
+			errs = append(errs, validateSelector(&LabelSelector{MatchLabels: v.Spec.Selector}, labels, sp.Child("selector"), t.MetaPath.Child("labels"))...)
+		}
+		if len(labels) == 0 {
+			errs = append(errs, field.Required(ruleController, t.MetaPath.Child("labels"), "a ReplicationController's pod template needs labels, which its selector selects"))
+		}
+		nonNegative("replicas", v.Spec.Replicas)
+		if m := v.Spec.MinReadySeconds; m < 0 {
+			errs = append(errs, field.Invalid(ruleController, sp.Child("minReadySeconds"), m, "must not be negative"))
+		}
 	case *Job:
 		errs = append(errs, validateJobSpec(&v.Spec, sp, labels, t.MetaPath.Child("labels"))...)
 	case *CronJob:

@@ -1,6 +1,7 @@
 // Package kubernetes reads the Kubernetes objects that carry a pod — v1 Pod, the pod template of
-// the apps/v1 Deployment, StatefulSet, DaemonSet and ReplicaSet and of the batch/v1 Job and
-// CronJob, and v1 List of them — checks them as the Kubernetes API server would and beyond
+// the v1 ReplicationController and PodTemplate, of the apps/v1 Deployment, StatefulSet,
+// DaemonSet and ReplicaSet and of the batch/v1 Job and CronJob, v1 List of them and their typed
+// lists (DeploymentList) — checks them as the Kubernetes API server would and beyond
 // (the KUBE rules of docs/spec/kubernetes.md), and converts their pods to and from podspec Pods.
 //
 // The API types here (zz_generated_api.go) are generated from k8s.io/api by internal/apigen:

@@ -39,6 +39,27 @@ var kinds = []kindInfo{
 	{"apps", "v1", "ReplicaSet", func() any { return new(ReplicaSet) }},
 	{"batch", "v1", "Job", func() any { return new(Job) }},
 	{"batch", "v1", "CronJob", func() any { return new(CronJob) }},
+	{"", "v1", "ReplicationController", func() any { return new(ReplicationController) }},
+	{"", "v1", "PodTemplate", func() any { return new(PodTemplate) }},
+}
+
+// typedListSuffix ends the kind of a typed list (DeploymentList, PodList): its items are objects
+// of the kind before the suffix, at the list's apiVersion, and may leave out apiVersion and kind.
+const typedListSuffix = "List"
+
+// listItemKind is the kind of the items of a typed list of a modelled kind ("Deployment" for
+// "DeploymentList"), or "".
+func listItemKind(kind string) string {
+	item, ok := strings.CutSuffix(kind, typedListSuffix)
+	if !ok || item == "" {
+		return ""
+	}
+	for _, k := range kinds {
+		if k.kind == item {
+			return item
+		}
+	}
+	return ""
 }
 
 // kindList is v1 List, whose items are objects of any kind.
@@ -74,7 +95,7 @@ func Classify(apiVersion, kind string) Kind {
 		return Modelled
 	}
 	for _, k := range kinds {
-		if k.kind == kind && coreGroups[group] {
+		if (k.kind == kind || k.kind == listItemKind(kind)) && coreGroups[group] {
 			return Modelled
 		}
 	}
@@ -168,6 +189,13 @@ func (o *Object) Template() *Template {
 		return tmpl(&v.Spec.Template, true, "spec", "template")
 	case *CronJob:
 		return tmpl(&v.Spec.JobTemplate.Spec.Template, true, "spec", "jobTemplate", "spec", "template")
+	case *ReplicationController:
+		if v.Spec.Template == nil {
+			return nil // the API server requires it: validateController reports it
+		}
+		return tmpl(v.Spec.Template, false, "spec", "template")
+	case *PodTemplate:
+		return tmpl(&v.Template, false, "template")
 	}
 	return nil
 }
@@ -186,6 +214,9 @@ func Decode(value any) ([]*Object, field.ErrorList) {
 	if kind == kindList {
 		return decodeList(m)
 	}
+	if item := listItemKind(kind); item != "" {
+		return decodeTypedList(m, av, kind, item)
+	}
 	o, errs := decodeObject(m, av, kind, nil)
 	if o == nil {
 		return nil, errs
@@ -193,9 +224,9 @@ func Decode(value any) ([]*Object, field.ErrorList) {
 	return []*Object{o}, errs
 }
 
-func decodeList(m map[string]any) ([]*Object, field.ErrorList) {
-	var errs field.ErrorList
-	var objs []*Object
+// listItems checks the envelope of a list of kind (apiVersion, kind, metadata and items) and
+// returns its items; ok is false when it has no array of items.
+func listItems(m map[string]any, kind string) (items []any, errs field.ErrorList, ok bool) {
 	for _, k := range sortedKeys(m) {
 		switch k {
 		case "apiVersion", "kind", "items":
@@ -204,16 +235,24 @@ func decodeList(m map[string]any) ([]*Object, field.ErrorList) {
 			d.decode(m[k], reflect.ValueOf(new(ListMeta)).Elem(), field.NewPath(k))
 			errs = append(errs, d.errs...)
 		default:
-			errs = append(errs, field.Invalid(ruleUnknown, field.NewPath(k), nil, fmt.Sprintf("unknown field %q: List has apiVersion, kind, metadata and items", k)).AtKey())
+			errs = append(errs, field.Invalid(ruleUnknown, field.NewPath(k), nil, fmt.Sprintf("unknown field %q: %s has apiVersion, kind, metadata and items", k, kind)).AtKey())
 		}
 	}
-	items, ok := m["items"].([]any)
+	items, ok = m["items"].([]any)
+	switch {
+	case ok:
+	case m["items"] == nil:
+		errs = append(errs, field.Required(ruleRequired, field.NewPath("items"), kind+" requires items"))
+	default:
+		errs = append(errs, field.Invalid(ruleType, field.NewPath("items"), nil, "must be an array, not "+jsonType(m["items"])))
+	}
+	return items, errs, ok
+}
+
+func decodeList(m map[string]any) ([]*Object, field.ErrorList) {
+	var objs []*Object
+	items, errs, ok := listItems(m, kindList)
 	if !ok {
-		if m["items"] == nil {
-			errs = append(errs, field.Required(ruleRequired, field.NewPath("items"), "List requires items"))
-		} else {
-			errs = append(errs, field.Invalid(ruleType, field.NewPath("items"), nil, "must be an array, not "+jsonType(m["items"])))
-		}
 		return nil, errs
 	}
 	for i, it := range items {
@@ -233,10 +272,45 @@ func decodeList(m map[string]any) ([]*Object, field.ErrorList) {
 				}
 			}
 			continue
-		case Classify(av, kind) != Modelled || kind == kindList:
+		case Classify(av, kind) != Modelled || kind == kindList || listItemKind(kind) != "":
 			continue // an object that carries no pod: passed over
 		}
 		o, oerrs := decodeObject(im, av, kind, p)
+		errs = append(errs, oerrs...)
+		if o != nil {
+			objs = append(objs, o)
+		}
+	}
+	return objs, errs
+}
+
+// decodeTypedList reads a typed list (DeploymentList): its items are objects of the item kind at
+// the list's apiVersion, with apiVersion and kind optional in each item (and then the list's).
+func decodeTypedList(m map[string]any, apiVersion, kind, item string) ([]*Object, field.ErrorList) {
+	if _, err := lookupKind(apiVersion, item); err != nil {
+		return nil, field.ErrorList{field.Invalid(ruleKind, field.NewPath("apiVersion"), apiVersion, strings.Replace(err.Error(), item, kind, 1))}
+	}
+	items, errs, ok := listItems(m, kind)
+	if !ok {
+		return nil, errs
+	}
+	var objs []*Object
+	for i, it := range items {
+		p := field.NewPath("items").Index(i)
+		im, ok := it.(map[string]any)
+		if !ok {
+			errs = append(errs, field.Invalid(ruleType, p, nil, "a "+kind+" item must be an object, not "+jsonType(it)))
+			continue
+		}
+		if k, ok := im["kind"]; ok && k != item {
+			errs = append(errs, field.Invalid(ruleKind, p.Child("kind"), k, fmt.Sprintf("an item of a %s is a %s", kind, item)))
+			continue
+		}
+		av := apiVersion
+		if a, ok := im["apiVersion"].(string); ok {
+			av = a
+		}
+		o, oerrs := decodeObject(im, av, item, p)
 		errs = append(errs, oerrs...)
 		if o != nil {
 			objs = append(objs, o)

@@ -112,6 +112,10 @@ func strictInto(v any) error {
 		target = new(batchv1.Job)
 	case "CronJob":
 		target = new(batchv1.CronJob)
+	case "ReplicationController":
+		target = new(corev1.ReplicationController)
+	case "PodTemplate":
+		target = new(corev1.PodTemplate)
 	default:
 		return nil
 	}

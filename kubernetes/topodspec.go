@@ -89,17 +89,22 @@ func objectToPodspec(o *Object, v any, errs *field.ErrorList) *v1alpha1.Pod {
 	owner.doneWhy(func(k string) string {
 		return fmt.Sprintf("the %s's own %s is not the pod's (the template's metadata is carried over); not carried over", o.Kind, k)
 	})
-	spec := root.obj("spec")
-	if o.Kind == "CronJob" {
-		jt := spec.obj("jobTemplate")
+	var tmpl *source
+	if o.Kind == "PodTemplate" {
+		tmpl = root.obj("template")
+	} else {
+		spec := root.obj("spec")
+		if o.Kind == "CronJob" {
+			jt := spec.obj("jobTemplate")
+			spec.doneWhy(controllerField(o.Kind))
+			jt.skip("metadata")
+			jt.drop("metadata", "the Job template's metadata is the Job's, not the pod's; not carried over")
+			spec = jt.obj("spec")
+			jt.doneWhy(controllerField(o.Kind))
+		}
+		tmpl = spec.obj("template")
 		spec.doneWhy(controllerField(o.Kind))
-		jt.skip("metadata")
-		jt.drop("metadata", "the Job template's metadata is the Job's, not the pod's; not carried over")
-		spec = jt.obj("spec")
-		jt.doneWhy(controllerField(o.Kind))
 	}
-	tmpl := spec.obj("template")
-	spec.doneWhy(controllerField(o.Kind))
 	root.done(o.Kind)
 	pod.Metadata = metaToPodspec(tmpl.obj("metadata"), name)
 	// A StatefulSet's claim templates are not carried over (a controller field), nor their mounts.

@@ -39,6 +39,9 @@ func ValidateObject(o *Object) field.ErrorList {
 	t := o.Template()
 	meta, metaPath := objectMeta(o)
 	errs = append(errs, validateObjectMeta(o.Kind, meta, metaPath, true)...)
+	if t == nil { // a ReplicationController without a template
+		return append(errs, field.Required(ruleRequired, o.Path.Child("spec", "template"), "a "+o.Kind+" requires a pod template"))
+	}
 	if o.Kind != "Pod" {
 		errs = append(errs, validateObjectMeta(o.Kind, t.Meta, t.MetaPath, false)...)
 		errs = append(errs, validateController(o, t)...)
@@ -559,7 +562,7 @@ func validatePodRestartPolicy(t *Template) field.ErrorList {
 	p := t.Path.Child("restartPolicy")
 	rp := t.Spec.RestartPolicy
 	switch t.Owner {
-	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet":
+	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController":
 		if rp != "" && rp != "Always" {
 			e := field.NotSupported(ruleRestart, p, string(rp), []string{"Always"})
 			e.Detail += " (a " + t.Owner + " keeps its pods running)"

@@ -1652,6 +1652,48 @@ type ObjectReference struct {
 	FieldPath       string `json:"fieldPath,omitempty"`
 }
 
+// ReplicationController mirrors k8s.io/api/core/v1.ReplicationController.
+type ReplicationController struct {
+	TypeMeta
+	ObjectMeta ObjectMeta                  `json:"metadata,omitempty,omitzero"`
+	Spec       ReplicationControllerSpec   `json:"spec,omitempty,omitzero"`
+	Status     ReplicationControllerStatus `json:"status,omitempty,omitzero"`
+}
+
+// ReplicationControllerSpec mirrors k8s.io/api/core/v1.ReplicationControllerSpec.
+type ReplicationControllerSpec struct {
+	Replicas        *int32            `json:"replicas,omitempty"`
+	MinReadySeconds int32             `json:"minReadySeconds,omitempty"`
+	Selector        map[string]string `json:"selector,omitempty"`
+	Template        *PodTemplateSpec  `json:"template,omitempty"`
+}
+
+// ReplicationControllerStatus mirrors k8s.io/api/core/v1.ReplicationControllerStatus.
+type ReplicationControllerStatus struct {
+	Replicas             int32                            `json:"replicas" kube:"required"`
+	FullyLabeledReplicas int32                            `json:"fullyLabeledReplicas,omitempty"`
+	ReadyReplicas        int32                            `json:"readyReplicas,omitempty"`
+	AvailableReplicas    int32                            `json:"availableReplicas,omitempty"`
+	ObservedGeneration   int64                            `json:"observedGeneration,omitempty"`
+	Conditions           []ReplicationControllerCondition `json:"conditions,omitempty"`
+}
+
+// ReplicationControllerCondition mirrors k8s.io/api/core/v1.ReplicationControllerCondition.
+type ReplicationControllerCondition struct {
+	Type               string `json:"type" kube:"required"`
+	Status             string `json:"status" kube:"required"`
+	LastTransitionTime Time   `json:"lastTransitionTime,omitempty"`
+	Reason             string `json:"reason,omitempty"`
+	Message            string `json:"message,omitempty"`
+}
+
+// PodTemplate mirrors k8s.io/api/core/v1.PodTemplate.
+type PodTemplate struct {
+	TypeMeta
+	ObjectMeta ObjectMeta      `json:"metadata,omitempty,omitzero"`
+	Template   PodTemplateSpec `json:"template,omitempty,omitzero"`
+}
+
 // AppArmorProfileType mirrors k8s.io/api/core/v1.AppArmorProfileType, a closed set of values.
 type AppArmorProfileType string
 

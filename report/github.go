@@ -16,6 +16,9 @@ type githubWriter struct{ w io.Writer }
 
 func (g *githubWriter) Result(r *validator.Result) error {
 	var b strings.Builder
+	if r.Skipped != "" {
+		fmt.Fprintf(&b, "::notice file=%s,title=skipped::document %d: %s\n", escapeProperty(r.File), r.Document, escapeData(r.Skipped))
+	}
 	for _, f := range r.Findings {
 		if f.Suppressed {
 			continue

@@ -32,7 +32,12 @@ type junitCase struct {
 	Name      string          `xml:"name,attr"`
 	Classname string          `xml:"classname,attr"`
 	Failures  []junitFailure  `xml:"failure"`
+	Skipped   *junitSkipped   `xml:"skipped"`
 	SystemOut *junitSystemOut `xml:"system-out"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -46,7 +51,8 @@ type junitSystemOut struct {
 }
 
 // junitWriter writes one testsuite per file and one testcase per document. Errors become
-// failures (type = rule ID); warnings and suppressed findings go to system-out.
+// failures (type = rule ID); warnings and suppressed findings go to system-out; a document not
+// checked is a skipped testcase.
 type junitWriter struct {
 	w      io.Writer
 	tool   Tool
@@ -77,6 +83,10 @@ func (j *junitWriter) Result(r *validator.Result) error {
 	}
 	if out.Len() > 0 {
 		c.SystemOut = &junitSystemOut{Text: out.String()}
+	}
+	if r.Skipped != "" {
+		c.Skipped = &junitSkipped{Message: r.Skipped}
+		s.Skipped++
 	}
 	s.Tests++
 	if len(c.Failures) > 0 {

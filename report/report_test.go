@@ -209,3 +209,25 @@ func TestUnknownFormatIsAnError(t *testing.T) {
 		t.Errorf("New accepted an unknown format")
 	}
 }
+
+// A document the validator did not check (a Service) is reported as skipped in every format,
+// never as a clean document.
+func TestEveryFormatReportsASkippedDocument(t *testing.T) {
+	results := []*validator.Result{{File: "k8s/svc.yaml", Document: 2, Kind: "Service", Name: "web",
+		Findings: []finding.Finding{}, Skipped: "v1 Service is not a kind podspec checks: it carries no pod"}}
+	want := map[string][]string{
+		"text":   {"1 skipped (1 Service: no pod)"},
+		"json":   {`"skipped": "v1 Service is not a kind podspec checks: it carries no pod"`, `"skipped": 1`},
+		"junit":  {`skipped="1"`, `<skipped message="v1 Service is not a kind podspec checks: it carries no pod">`},
+		"sarif":  {`"toolExecutionNotifications"`, `"text": "document 2 skipped: v1 Service is not a kind podspec checks: it carries no pod"`, `"uri": "k8s/svc.yaml"`},
+		"github": {"::notice file=k8s/svc.yaml,title=skipped::document 2: v1 Service is not a kind podspec checks: it carries no pod"},
+	}
+	for format, wants := range want {
+		out := render(t, format, results, Options{Rules: spec.Rules()})
+		for _, w := range wants {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s output lacks %q:\n%s", format, w, out)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -20,8 +21,21 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation carries the documents not checked, as notes (toolExecutionNotifications).
+type sarifInvocation struct {
+	ExecutionSuccessful bool                `json:"executionSuccessful"`
+	Notifications       []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifMessage    `json:"message"`
+	Locations []sarifLocation `json:"locations"`
 }
 
 type sarifTool struct {
@@ -86,12 +100,14 @@ const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 
 // sarifWriter collects results and writes one SARIF log at Close. The results array is always
 // present; a region is given only for known positions (never a made-up 1:1); suppressed
-// findings carry an inSource suppression with the annotation's reason.
+// findings carry an inSource suppression with the annotation's reason; documents not checked
+// are note-level toolExecutionNotifications of the run's invocation.
 type sarifWriter struct {
 	w       io.Writer
 	driver  sarifDriver
 	index   map[string]int
 	results []sarifResult
+	skipped []sarifNotification
 	cwd     string
 }
 
@@ -133,6 +149,11 @@ func (s *sarifWriter) uri(file string) string {
 }
 
 func (s *sarifWriter) Result(r *validator.Result) error {
+	if r.Skipped != "" {
+		s.skipped = append(s.skipped, sarifNotification{Level: "note",
+			Message:   sarifMessage{Text: fmt.Sprintf("document %d skipped: %s", r.Document, r.Skipped)},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: s.uri(r.File)}}}}})
+	}
 	for _, f := range r.Findings {
 		res := sarifResult{
 			RuleID:  f.Rule,
@@ -160,7 +181,11 @@ func (s *sarifWriter) Close(validator.Summary) error {
 	if results == nil {
 		results = []sarifResult{}
 	}
-	log := sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{Driver: s.driver}, Results: results}}}
+	run := sarifRun{Tool: sarifTool{Driver: s.driver}, Results: results}
+	if len(s.skipped) > 0 {
+		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, Notifications: s.skipped}}
+	}
+	log := sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}
 	enc := json.NewEncoder(s.w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"podspec.dev/podspec/finding"
@@ -29,6 +30,8 @@ const (
 type textWriter struct {
 	w     io.Writer
 	color bool
+	// skipped counts the skipped documents by kind, for the summary line.
+	skipped map[string]int
 }
 
 func (t *textWriter) paint(code, s string) string {
@@ -39,6 +42,12 @@ func (t *textWriter) paint(code, s string) string {
 }
 
 func (t *textWriter) Result(r *validator.Result) error {
+	if r.Skipped != "" {
+		if t.skipped == nil {
+			t.skipped = map[string]int{}
+		}
+		t.skipped[r.Kind]++
+	}
 	var b strings.Builder
 	for _, f := range r.Findings {
 		if f.Suppressed {
@@ -84,10 +93,21 @@ func caretPad(line string, col int) string {
 	return b.String()
 }
 
+// Close prints the summary line; documents not checked are counted by kind at its end:
+// "..., 0 suppressed, 3 skipped (2 Service, 1 ConfigMap: no pod)".
 func (t *textWriter) Close(s validator.Summary) error {
-	_, err := fmt.Fprintf(t.w, "%s, %s: %s, %s, %d suppressed\n",
+	skipped := ""
+	if s.Skipped > 0 {
+		var kinds []string
+		for k, n := range t.skipped {
+			kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+		}
+		sort.Strings(kinds)
+		skipped = fmt.Sprintf(", %d skipped (%s: no pod)", s.Skipped, strings.Join(kinds, ", "))
+	}
+	_, err := fmt.Fprintf(t.w, "%s, %s: %s, %s, %d suppressed%s\n",
 		plural(s.Files, "file"), plural(s.Documents, "document"),
-		plural(s.Errors, "error"), plural(s.Warnings, "warning"), s.Suppressed)
+		plural(s.Errors, "error"), plural(s.Warnings, "warning"), s.Suppressed, skipped)
 	return err
 }
 

@@ -542,7 +542,7 @@ const (
 	TIME002 = "TIME-002"
 	// TIME003 A runtime MUST perform an immediate action no later than the reaction tolerance after the event that calls for it.
 	TIME003 = "TIME-003"
-	// KUBE001 A Kubernetes object of a kind podspec reads MUST name the API version Kubernetes serves that kind at: `v1` for `Pod` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`.
+	// KUBE001 A Kubernetes object of a kind podspec reads MUST name the API version Kubernetes serves that kind at: `v1` for `Pod`, `ReplicationController`, `PodTemplate` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`, and a typed list (`DeploymentList`, `PodList`) the API version of its items.
 	KUBE001 = "KUBE-001"
 	// KUBE002 A Kubernetes object MUST NOT contain a field that its API type does not define (the API server's strict field validation).
 	KUBE002 = "KUBE-002"
@@ -1123,7 +1123,7 @@ var requirements = [...]Requirement{
 	{ID: TIME003, Level: Must, Severity: Error, Area: "TIME", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",
 		Text: "A runtime MUST perform an immediate action no later than the reaction tolerance after the event that calls for it."},
 	{ID: KUBE001, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
-		Text: "A Kubernetes object of a kind podspec reads MUST name the API version Kubernetes serves that kind at: `v1` for `Pod` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`."},
+		Text: "A Kubernetes object of a kind podspec reads MUST name the API version Kubernetes serves that kind at: `v1` for `Pod`, `ReplicationController`, `PodTemplate` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`, and a typed list (`DeploymentList`, `PodList`) the API version of its items."},
 	{ID: KUBE002, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A Kubernetes object MUST NOT contain a field that its API type does not define (the API server's strict field validation)."},
 	{ID: KUBE003, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",

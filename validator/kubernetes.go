@@ -1,6 +1,8 @@
 package validator
 
 import (
+	"fmt"
+
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/kubernetes"
@@ -40,6 +42,7 @@ func (v *Validator) kubernetesFindings(d *manifest.Document, o *object) (fs []fi
 	case kubernetes.NotKubernetes:
 		return nil, false
 	case kubernetes.OtherKubernetes:
+		o.skipped = fmt.Sprintf("%s %s is not a kind podspec checks: it carries no pod", d.APIVersion, d.Kind)
 		return nil, true
 	}
 	objs, errs := kubernetes.Decode(d.Value)

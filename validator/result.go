@@ -15,6 +15,9 @@ type Result struct {
 	Name     string `json:"name,omitempty"`
 	// Findings are sorted by position; suppressed findings are kept and marked.
 	Findings []finding.Finding `json:"findings"`
+	// Skipped says why the document was not checked (a Kubernetes object of a kind that carries
+	// no pod, such as a Service); "" for a checked document.
+	Skipped string `json:"skipped,omitempty"`
 	// Lines holds the source text of the lines findings point at, for excerpts.
 	Lines map[int]string `json:"-"`
 	// APIVersion is the document's apiVersion, as written (with Kind it tells a podspec Pod from
@@ -45,10 +48,15 @@ type Summary struct {
 	Errors     int `json:"errors"`
 	Warnings   int `json:"warnings"`
 	Suppressed int `json:"suppressed"`
+	// Skipped counts the documents not checked (Result.Skipped).
+	Skipped int `json:"skipped"`
 }
 
 // Add counts the findings of one result into the summary (documents are counted by the caller).
 func (s *Summary) Add(r *Result) {
+	if r.Skipped != "" {
+		s.Skipped++
+	}
 	for _, f := range r.Findings {
 		switch {
 		case f.Suppressed:

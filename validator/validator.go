@@ -87,6 +87,8 @@ type object struct {
 	bad []manifest.DecodeError
 	// converted are the pods of a valid Kubernetes document as podspec Pods.
 	converted []*ConvertedPod
+	// skipped says why the document was not checked (Result.Skipped).
+	skipped string
 }
 
 // decode decodes the document into its kind's typed object, once, leaving unset what does not
@@ -289,6 +291,7 @@ func (v *Validator) segment(s manifest.Segment, extra func(d *manifest.Document,
 		if v.opts.Objects {
 			r.Converted = o.converted
 		}
+		r.Skipped = o.skipped
 		out = append(out, r)
 	}
 	return out

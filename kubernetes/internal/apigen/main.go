@@ -81,6 +81,7 @@ func main() {
 		reflect.TypeFor[appsv1.Deployment](), reflect.TypeFor[appsv1.StatefulSet](),
 		reflect.TypeFor[appsv1.DaemonSet](), reflect.TypeFor[appsv1.ReplicaSet](),
 		reflect.TypeFor[batchv1.Job](), reflect.TypeFor[batchv1.CronJob](),
+		reflect.TypeFor[corev1.ReplicationController](), reflect.TypeFor[corev1.PodTemplate](),
 	}
 	for _, t := range roots {
 		g.visit(t)

@@ -17,6 +17,7 @@ type Severity = spec.Severity
 const (
 	Error   = spec.Error
 	Warning = spec.Warning
+	Note    = spec.Note
 )
 
 // Position is a place in a source file. Line and Column are 1-based; 0 means unknown, and

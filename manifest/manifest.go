@@ -391,13 +391,31 @@ type converter struct {
 	// expanding is the alias being expanded at the top (the one the author wrote outside any
 	// anchor); limit errors point at it.
 	expanding *yaml.Node
+	// path is the field path of the node being converted, one element per level: ".key",
+	// "[key]" for a key that is not an identifier, "[i]" for a sequence index.
+	path []string
 }
 
 func (c *converter) add(rule string, n *yaml.Node, msg string) {
 	c.findings = append(c.findings, finding.Finding{
 		Rule: rule, Severity: spec.SeverityOf(rule), Engine: engineDecode, Document: c.doc, Message: msg,
-		Pos: finding.Position{File: c.file, Line: n.Line, Column: n.Column},
+		Path: strings.TrimPrefix(strings.Join(c.path, ""), "."),
+		Pos:  finding.Position{File: c.file, Line: n.Line, Column: n.Column},
 	})
+}
+
+// pathKey is the path element of a mapping key: .name, or [key] for a key such as
+// "podspec.dev/ignore" that is not an identifier (as validation/field writes map keys).
+func pathKey(key string) string {
+	for i, r := range key {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return "[" + key + "]"
+		}
+	}
+	if key == "" {
+		return "[]"
+	}
+	return "." + key
 }
 
 // value converts n; ok is false once a limit is hit (the finding is already recorded).
@@ -441,8 +459,10 @@ func (c *converter) value(n *yaml.Node, depth int, viaAlias bool) (v any, ok boo
 			return nil, false
 		}
 		out := make([]any, 0, len(n.Content))
-		for _, e := range n.Content {
+		for i, e := range n.Content {
+			c.path = append(c.path, "["+strconv.Itoa(i)+"]")
 			ev, ok := c.value(e, depth+1, viaAlias)
+			c.path = c.path[:len(c.path)-1]
 			if !ok {
 				return nil, false
 			}
@@ -486,6 +506,7 @@ func (c *converter) mapping(n *yaml.Node, depth int, viaAlias bool) (any, bool) 
 			continue
 		}
 		key, r := keyString(k)
+		c.path = append(c.path, pathKey(key))
 		if r.ambiguous != "" && !viaAlias {
 			c.add(spec.MAN008, k, fmt.Sprintf(
 				"ambiguous plain key %q becomes %q: %s; quote it", k.Value, key, r.ambiguous))
@@ -496,6 +517,7 @@ func (c *converter) mapping(n *yaml.Node, depth int, viaAlias bool) (any, bool) 
 				"mapping key %q already defined at line %d, column %d", key, first.Line, first.Column))
 		}
 		v, ok := c.value(vn, depth+1, viaAlias)
+		c.path = c.path[:len(c.path)-1]
 		if !ok {
 			return nil, false
 		}

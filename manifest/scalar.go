@@ -14,6 +14,7 @@ import (
 var (
 	reDecimal     = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
 	reOctal11     = regexp.MustCompile(`^[-+]?0[0-7]+$`)
+	octalLiteral  = regexp.MustCompile(`^[-+]?0[0-7]+\b`)
 	reHex         = regexp.MustCompile(`^[-+]?0x[0-9a-fA-F]+$`)
 	reOctal12     = regexp.MustCompile(`^[-+]?0o[0-7]+$`)
 	reBinary      = regexp.MustCompile(`^[-+]?0b[01]+$`)
@@ -231,4 +232,30 @@ func scalarKey(r scalar, s string) (string, scalar) {
 		return strconv.FormatFloat(v, 'g', -1, 64), r
 	}
 	return s, r
+}
+
+// OctalAt returns the YAML 1.1 octal literal at the start of text (a plain scalar such as
+// 0400, as a MAN-008 finding's position points at) and the value YAML 1.1 reads in it.
+func OctalAt(text string) (literal string, value int64, ok bool) {
+	literal = octalLiteral.FindString(text)
+	if literal == "" {
+		return "", 0, false
+	}
+	v, err := strconv.ParseInt(literal, 8, 64)
+	return literal, v, err == nil
+}
+
+// BoolWordAt returns the YAML 1.1 boolean word at the start of text (yes, no, on, off, y, n in
+// their spellings, as a MAN-008 finding's position points at) and the boolean YAML 1.1 reads.
+func BoolWordAt(text string) (word string, value, ok bool) {
+	end := strings.IndexFunc(text, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+	if end < 0 {
+		end = len(text)
+	}
+	r, isWord := plainWord(text[:end])
+	b, isBool := r.value.(bool)
+	if !isWord || !isBool || r.ambiguous == "" {
+		return "", false, false
+	}
+	return text[:end], b, true
 }

@@ -24,8 +24,11 @@ func (g *githubWriter) Result(r *validator.Result) error {
 			continue
 		}
 		cmd := "error"
-		if f.Severity == finding.Warning {
+		switch f.Severity {
+		case finding.Warning:
 			cmd = "warning"
+		case finding.Note:
+			cmd = "notice"
 		}
 		fmt.Fprintf(&b, "::%s file=%s", cmd, escapeProperty(f.Pos.File))
 		if f.Pos.Line > 0 {

@@ -126,8 +126,11 @@ func newSARIFWriter(w io.Writer, o Options) *sarifWriter {
 }
 
 func level(s finding.Severity) string {
-	if s == finding.Warning {
+	switch s {
+	case finding.Warning:
 		return "warning"
+	case finding.Note:
+		return "note"
 	}
 	return "error"
 }

@@ -54,8 +54,11 @@ func (t *textWriter) Result(r *validator.Result) error {
 			continue
 		}
 		sev, code := "error", ansiRed
-		if f.Severity == finding.Warning {
+		switch f.Severity {
+		case finding.Warning:
 			sev, code = "warning", ansiYellow
+		case finding.Note:
+			sev, code = "note", ansiCyan
 		}
 		fmt.Fprintf(&b, "%s: %s %s: %s\n", t.paint(ansiBold, location(f.Pos)), t.paint(code, sev),
 			t.paint(ansiBold, f.Rule), text(f))
@@ -105,9 +108,13 @@ func (t *textWriter) Close(s validator.Summary) error {
 		sort.Strings(kinds)
 		skipped = fmt.Sprintf(", %d skipped (%s: no pod)", s.Skipped, strings.Join(kinds, ", "))
 	}
-	_, err := fmt.Fprintf(t.w, "%s, %s: %s, %s, %d suppressed%s\n",
+	notes := ""
+	if s.Notes > 0 {
+		notes = ", " + plural(s.Notes, "note")
+	}
+	_, err := fmt.Fprintf(t.w, "%s, %s: %s, %s%s, %d suppressed%s\n",
 		plural(s.Files, "file"), plural(s.Documents, "document"),
-		plural(s.Errors, "error"), plural(s.Warnings, "warning"), s.Suppressed, skipped)
+		plural(s.Errors, "error"), plural(s.Warnings, "warning"), notes, s.Suppressed, skipped)
 	return err
 }
 

@@ -18,7 +18,7 @@ const (
 	MAN006 = "MAN-006"
 	// MAN007 A manifest MUST stay within the validator's limits on size, nesting depth, alias expansion and number of documents.
 	MAN007 = "MAN-007"
-	// MAN008 A manifest SHOULD quote every plain scalar that YAML 1.1 reads differently from YAML 1.2 (`yes`, `no`, `on`, `off`, `y`, `n`, leading-zero numbers such as `0755`, sexagesimal numbers such as `1:30`).
+	// MAN008 A manifest SHOULD NOT hold a plain scalar that YAML 1.1 reads differently from YAML 1.2 (`yes`, `no`, `on`, `off`, `y`, `n`, leading-zero numbers such as `0755`, sexagesimal numbers such as `1:30`), but quote a string and write a number in decimal.
 	MAN008 = "MAN-008"
 	// MAN009 An object that suppresses findings with the annotation `podspec.dev/ignore` SHOULD give the reason in the annotation `podspec.dev/ignore-reason`.
 	MAN009 = "MAN-009"
@@ -599,7 +599,7 @@ var requirements = [...]Requirement{
 	{ID: MAN007, Level: Must, Severity: Error, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",
 		Text: "A manifest MUST stay within the validator's limits on size, nesting depth, alias expansion and number of documents."},
 	{ID: MAN008, Level: Should, Severity: Warning, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",
-		Text: "A manifest SHOULD quote every plain scalar that YAML 1.1 reads differently from YAML 1.2 (`yes`, `no`, `on`, `off`, `y`, `n`, leading-zero numbers such as `0755`, sexagesimal numbers such as `1:30`)."},
+		Text: "A manifest SHOULD NOT hold a plain scalar that YAML 1.1 reads differently from YAML 1.2 (`yes`, `no`, `on`, `off`, `y`, `n`, leading-zero numbers such as `0755`, sexagesimal numbers such as `1:30`), but quote a string and write a number in decimal."},
 	{ID: MAN009, Level: Should, Severity: Warning, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",
 		Text: "An object that suppresses findings with the annotation `podspec.dev/ignore` SHOULD give the reason in the annotation `podspec.dev/ignore-reason`."},
 	{ID: MAN010, Level: Must, Severity: Error, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator, EnforcedByRuntime}, Source: "spec/manifest.md",

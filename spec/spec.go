@@ -56,6 +56,10 @@ type Severity string
 const (
 	Error   Severity = "error"
 	Warning Severity = "warning"
+	// Note is the severity of a SHOULD rule's finding where the input is known to be read as
+	// intended (an octal file mode in a Kubernetes object, MAN-008): advice, never counted as a
+	// warning nor failing a run.
+	Note Severity = "note"
 )
 
 // SeverityForLevel is the severity of findings under a requirement of the given level: Error for

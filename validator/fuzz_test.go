@@ -13,7 +13,7 @@ import (
 
 // FuzzDecodeAndValidate runs the whole pipeline as podspec validate runs it by default (decode,
 // kind check, JSON Schema and semantic engines, positions, suppression) and every report format
-// on arbitrary bytes. (Package cue has its own tests against the same corpus.) It must never
+// and the conversion of podspec convert on arbitrary bytes. (Package cue has its own tests against the same corpus.) It must never
 // panic, every finding must carry a known rule ID and a position that is either known and
 // 1-based or unknown (0), and the validator must agree with the decoder `podspec run` uses
 // (CheckRunAgrees in edges_test.go). The seeds put numbers at the edges of their types (2^31, 2^63, beyond 64
@@ -21,7 +21,7 @@ import (
 //
 //	go test ./validator -run '^$' -fuzz FuzzDecodeAndValidate -fuzztime 30s
 func FuzzDecodeAndValidate(f *testing.F) {
-	for _, dir := range []string{"valid", "invalid", "update"} {
+	for _, dir := range []string{"valid", "invalid", "update", "kubernetes"} {
 		for _, file := range validator.CorpusFiles(f, filepath.Join(validator.Corpus, dir)) {
 			data, err := os.ReadFile(file)
 			if err != nil {
@@ -51,6 +51,11 @@ func FuzzDecodeAndValidate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		results := v.Bytes("fuzz.yaml", data)
 		validator.CheckRunAgrees(t, data, results)
+		for _, c := range v.Convert("fuzz.yaml", data, validator.Either) {
+			if c.Skipped != "" && len(c.Objects) > 0 {
+				t.Errorf("document %d skipped (%s) yet converted", c.Result.Document, c.Skipped)
+			}
+		}
 		for _, r := range results {
 			for _, fd := range r.Findings {
 				if r, ok := spec.Lookup(fd.Rule); !ok || !r.IsRule() {

@@ -2,11 +2,13 @@ package validator
 
 import (
 	"fmt"
+	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/kubernetes"
 	"podspec.dev/podspec/manifest"
+	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
 )
@@ -115,4 +117,49 @@ func convertPod(d *manifest.Document, ob *kubernetes.Object) *ConvertedPod {
 	finding.Sort(c.NotCarried)
 	finding.Sort(c.Findings)
 	return c
+}
+
+// kubernetesScalarAdvice rewrites the MAN-008 findings of a Kubernetes object (objects podspec
+// passes over included), where "quote it" would break the manifest: the API server reads YAML
+// 1.1, so a quoted number or boolean becomes a string it refuses.
+//
+//   - A leading-zero number is octal to it: the advice is to write the number in decimal; on a
+//     file mode (defaultMode, mode), where octal is what the author means and Kubernetes reads,
+//     the finding is a note rather than a warning.
+//   - A yes/no/on/off word in a field that takes a boolean (no KUBE-003 at its position): the
+//     advice is to write true or false.
+func kubernetesScalarAdvice(d *manifest.Document, src *source, fs []finding.Finding) {
+	if kubernetes.Classify(d.APIVersion, d.Kind) == kubernetes.NotKubernetes {
+		return
+	}
+	typeErr := map[finding.Position]bool{}
+	for _, f := range fs {
+		if f.Rule == spec.KUBE003 {
+			typeErr[f.Pos] = true
+		}
+	}
+	for i := range fs {
+		f := &fs[i]
+		if f.Rule != spec.MAN008 || f.Document != d.Index || f.Pos.Column < 1 {
+			continue
+		}
+		line := []rune(src.line(f.Pos.Line))
+		if f.Pos.Column > len(line) {
+			continue
+		}
+		text := string(line[f.Pos.Column-1:])
+		isKey := func(lit string) bool { return strings.HasPrefix(strings.TrimSpace(text[len(lit):]), ":") }
+		if lit, v, ok := manifest.OctalAt(text); ok && !isKey(lit) {
+			if strings.HasSuffix(strings.ToLower(f.Path), "mode") {
+				f.Severity = finding.Note
+				f.Message = fmt.Sprintf("%s is octal to Kubernetes (YAML 1.1), the file mode %d, as intended; write it in decimal, %d, which YAML 1.2 tools read the same (quoting it would make it a string)", lit, v, v)
+				continue
+			}
+			f.Message = fmt.Sprintf("Kubernetes (YAML 1.1) reads %s as octal, %d, YAML 1.2 tools as decimal; write it in decimal, %d if that is what you mean (quoting it would make it a string)", lit, v, v)
+			continue
+		}
+		if word, b, ok := manifest.BoolWordAt(text); ok && !isKey(word) && !typeErr[f.Pos] {
+			f.Message = fmt.Sprintf("Kubernetes (YAML 1.1) reads %s as the boolean %t, YAML 1.2 tools as a string; write %t (quoting it would make it a string, which this field refuses)", word, b, b)
+		}
+	}
 }

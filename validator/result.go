@@ -48,6 +48,8 @@ type Summary struct {
 	Errors     int `json:"errors"`
 	Warnings   int `json:"warnings"`
 	Suppressed int `json:"suppressed"`
+	// Notes counts unsuppressed findings of severity note, which are neither errors nor warnings.
+	Notes int `json:"notes"`
 	// Skipped counts the documents not checked (Result.Skipped).
 	Skipped int `json:"skipped"`
 }
@@ -63,6 +65,8 @@ func (s *Summary) Add(r *Result) {
 			s.Suppressed++
 		case f.Severity == finding.Error:
 			s.Errors++
+		case f.Severity == finding.Note:
+			s.Notes++
 		default:
 			s.Warnings++
 		}

@@ -284,6 +284,7 @@ func (v *Validator) segment(s manifest.Segment, extra func(d *manifest.Document,
 		if extra != nil {
 			fs = append(fs, extra(d, o)...)
 		}
+		kubernetesScalarAdvice(d, src, fs)
 		r := finish(d, src, fs)
 		if v.opts.Objects && o.decoded && len(o.bad) == 0 {
 			r.Pod, r.Notification = o.pod, o.notification

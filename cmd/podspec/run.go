@@ -281,7 +281,7 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 		return nil, &rtError{code: runtimev1.CodeInvalidManifest, err: fmt.Errorf("%s: the manifest is not valid (%d error(s))", file, len(errs)), findings: errs}
 	}
 	for _, w := range warns {
-		fmt.Fprintf(os.Stderr, "%s:%d:%d: warning %s: %s\n", w.Pos.File, w.Pos.Line, w.Pos.Column, w.Rule, w.Message)
+		fmt.Fprintf(os.Stderr, "%s:%d:%d: %s %s: %s\n", w.Pos.File, w.Pos.Line, w.Pos.Column, w.Severity, w.Rule, w.Message)
 	}
 	if len(results) == 1 && results[0].Kubernetes() {
 		return kubernetesPod(file, results[0])

@@ -190,12 +190,95 @@ func scheduleProblem(s string) string {
 	if len(fields) != 5 {
 		return fmt.Sprintf("must have 5 fields (minute hour day-of-month month day-of-week), has %d", len(fields))
 	}
-	for _, f := range fields {
+	for i, f := range fields {
 		for _, c := range f {
 			if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || strings.ContainsRune("*/,-?", c)) {
 				return fmt.Sprintf("field %q holds %q, which no cron field may", f, c)
 			}
 		}
+		if d := cronFields[i].problem(f); d != "" {
+			return fmt.Sprintf("%s field %q: %s", cronFields[i].name, f, d)
+		}
 	}
 	return ""
+}
+
+// cronField is one field of a five-field cron schedule, as the CronJob controller's parser
+// reads it: its range and, for month and day of week, the names it takes.
+type cronField struct {
+	name     string
+	min, max int
+	names    []string // names[i] is min+i
+}
+
+var cronFields = [5]cronField{
+	{name: "minute", min: 0, max: 59},
+	{name: "hour", min: 0, max: 23},
+	{name: "day-of-month", min: 1, max: 31},
+	{name: "month", min: 1, max: 12, names: []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
+	{name: "day-of-week", min: 0, max: 6, names: []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
+}
+
+// problem says why f is not a value of the field: a comma-separated list of *, ?, a value or a
+// range a-b, each with an optional /step; "" when it is one.
+func (c cronField) problem(f string) string {
+	for _, part := range strings.Split(f, ",") {
+		rng, step, hasStep := strings.Cut(part, "/")
+		if hasStep {
+			if n, ok := atoi(step); !ok || n < 1 {
+				return fmt.Sprintf("step %q must be a positive number", step)
+			}
+		}
+		if rng == "*" || rng == "?" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(rng, "-")
+		a, d := c.value(lo)
+		if d != "" {
+			return d
+		}
+		if !isRange {
+			continue
+		}
+		b, d := c.value(hi)
+		if d != "" {
+			return d
+		}
+		if a > b {
+			return fmt.Sprintf("range %s has its start after its end", rng)
+		}
+	}
+	return ""
+}
+
+// value reads one value of the field, a number or a name.
+func (c cronField) value(s string) (int, string) {
+	for i, n := range c.names {
+		if strings.EqualFold(s, n) {
+			return c.min + i, ""
+		}
+	}
+	n, ok := atoi(s)
+	if !ok {
+		return 0, fmt.Sprintf("%q is not a number", s)
+	}
+	if n < c.min || n > c.max {
+		return 0, fmt.Sprintf("%d is out of range (%d-%d)", n, c.min, c.max)
+	}
+	return n, ""
+}
+
+// atoi reads a non-negative decimal number of at most 9 digits.
+func atoi(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

@@ -28,6 +28,7 @@ func lifecycleAdvice(t *Template) field.ErrorList {
 		}
 	})
 	errs = append(errs, sidecarsWithoutStartupProbe(t)...)
+	errs = append(errs, duplicatePorts(t)...)
 	if t.RunsToCompletion {
 		errs = append(errs, jobNeverFinishes(t)...)
 	}

@@ -20,6 +20,12 @@ const (
 	ruleController = spec.KUBE012 // selectors and workload fields
 	ruleStopSignal = spec.KUBE013 // container stop signals (KEP-4960)
 
+	ruleResources      = spec.KUBE020 // requests, limits and quantities
+	ruleTolerations    = spec.KUBE021 // tolerations
+	ruleTopologySpread = spec.KUBE022 // topology spread constraints
+	ruleSecurity       = spec.KUBE023 // security contexts
+	rulePortWarnings   = spec.KUBE024 // the API server's warning on duplicate ports
+
 	rulePreStopBudget  = spec.KUBE014 // a preStop that leaves no time for the stop signal
 	ruleSidecarStartup = spec.KUBE015 // a sidecar later init containers start beside without a startup probe
 	ruleJobNeverFinish = spec.KUBE016 // a Job pod a container keeps running forever

@@ -556,7 +556,7 @@ const (
 	KUBE006 = "KUBE-006"
 	// KUBE007 Every container of a Kubernetes pod MUST have a name that is a DNS-1123 label, unique across `initContainers`, `containers` and `ephemeralContainers`, and every init and regular container an `image`, with environment variable names of printable ASCII characters other than `=`.
 	KUBE007 = "KUBE-007"
-	// KUBE008 A container port of a Kubernetes pod MUST have a `containerPort` (and a `hostPort`, when set) between 1 and 65535 and a `name`, when set, that is an IANA service name unique within the container, with no host port, protocol and address taken twice in the pod and no ports on an ephemeral container.
+	// KUBE008 A container port of a Kubernetes pod MUST have a `containerPort` (and a `hostPort`, when set) between 1 and 65535 and a `name`, when set, that is an IANA service name unique within the container, with no host port, protocol and address taken twice in the pod, a `hostPort` equal to the `containerPort` when the pod sets `hostNetwork`, and no ports on an ephemeral container.
 	KUBE008 = "KUBE-008"
 	// KUBE009 The volumes of a Kubernetes pod MUST have unique DNS-label names and at most one source each, with every `volumeMounts` and `volumeDevices` entry naming one of them (a device a `persistentVolumeClaim` volume), a `mountPath` unique within the container and a `subPath` that is relative and free of `..`.
 	KUBE009 = "KUBE-009"
@@ -564,16 +564,26 @@ const (
 	KUBE010 = "KUBE-010"
 	// KUBE011 Restart policies of a Kubernetes pod MUST be what its owner and the API accept: `Always` for the pods of a Deployment, StatefulSet, DaemonSet or ReplicaSet, an explicit `Never` or `OnFailure` for the pods of a Job or CronJob, none on an ephemeral container, and on a container with `restartPolicyRules` (KEP-5307) an explicit `restartPolicy`, at most 20 rules, each with `exitCodes` of at most 255 values between 0 and 255.
 	KUBE011 = "KUBE-011"
-	// KUBE012 A Kubernetes workload MUST have a selector that is not empty, is well-formed and selects its pod template's labels (a Job one only with `manualSelector: true`, since the API server generates a Job's selector), and a CronJob a cron `schedule` of five fields or a descriptor such as `@hourly`, without a time zone prefix.
+	// KUBE012 A Kubernetes workload MUST have a selector that is not empty, is well-formed and selects its pod template's labels (a Job one only with `manualSelector: true`, since the API server generates a Job's selector), and a CronJob a cron `schedule` of five fields, each within its range (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week 0-6), or a descriptor such as `@hourly`, without a time zone prefix.
 	KUBE012 = "KUBE-012"
 	// KUBE013 A container of a Kubernetes pod MUST set `lifecycle.stopSignal` (KEP-4960) only when the pod sets `spec.os.name`, and on `windows` only to `SIGTERM` or `SIGKILL`.
 	KUBE013 = "KUBE-013"
+	// KUBE020 The resources of a Kubernetes container or pod MUST be quantities that are not negative, with each request at most its limit, and a resource that cannot be overcommitted (`hugepages-*`, an extended resource such as `example.com/gpu`) requested only with a limit equal to the request.
+	KUBE020 = "KUBE-020"
+	// KUBE021 A toleration of a Kubernetes pod MUST have no `value` when its operator is `Exists`, operator `Exists` when its `key` is empty, a `key` that is a qualified name, and `tolerationSeconds` only with the `NoExecute` effect.
+	KUBE021 = "KUBE-021"
+	// KUBE022 A topology spread constraint of a Kubernetes pod MUST have a `maxSkew` of at least 1, a `topologyKey`, a `minDomains` of at least 1 set only with `whenUnsatisfiable: DoNotSchedule`, and a `topologyKey` and `whenUnsatisfiable` pair no other constraint of the pod has.
+	KUBE022 = "KUBE-022"
+	// KUBE023 A security context of a Kubernetes pod or container MUST have user and group IDs between 0 and 2147483647, and `allowPrivilegeEscalation: false` only on a container that is not privileged and does not add the `SYS_ADMIN` capability.
+	KUBE023 = "KUBE-023"
 	// KUBE014 A `preStop` sleep of a Kubernetes container SHOULD end before `terminationGracePeriodSeconds` runs out, since the stop signal follows the hook and the kubelet gives the container only 2 more seconds before SIGKILL.
 	KUBE014 = "KUBE-014"
 	// KUBE015 A sidecar that later init containers follow SHOULD have a `startupProbe`, since the kubelet starts the next init container as soon as the sidecar's process has started (KEP-753).
 	KUBE015 = "KUBE-015"
 	// KUBE016 A regular container of a Job's pod SHOULD NOT set `restartPolicy: Always`, since it is restarted whenever it exits and only sidecars are stopped when the other containers are done, so the pod never completes.
 	KUBE016 = "KUBE-016"
+	// KUBE024 A Kubernetes pod SHOULD NOT declare the same container port twice (the same `containerPort`, `protocol`, `hostIP` and `hostPort`), which the API server warns about.
+	KUBE024 = "KUBE-024"
 	// KUBE017 A tool that converts a Kubernetes pod to a podspec Pod (`podspec convert`, `podspec run`) MUST report, at its position, each field it does not carry over, never dropping one silently.
 	KUBE017 = "KUBE-017"
 	// KUBE018 A tool that converts a podspec Pod to a Kubernetes pod (`podspec convert --to kubernetes`) MUST report, at its position, each field that Kubernetes has no field for.
@@ -1137,7 +1147,7 @@ var requirements = [...]Requirement{
 	{ID: KUBE007, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "Every container of a Kubernetes pod MUST have a name that is a DNS-1123 label, unique across `initContainers`, `containers` and `ephemeralContainers`, and every init and regular container an `image`, with environment variable names of printable ASCII characters other than `=`."},
 	{ID: KUBE008, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
-		Text: "A container port of a Kubernetes pod MUST have a `containerPort` (and a `hostPort`, when set) between 1 and 65535 and a `name`, when set, that is an IANA service name unique within the container, with no host port, protocol and address taken twice in the pod and no ports on an ephemeral container."},
+		Text: "A container port of a Kubernetes pod MUST have a `containerPort` (and a `hostPort`, when set) between 1 and 65535 and a `name`, when set, that is an IANA service name unique within the container, with no host port, protocol and address taken twice in the pod, a `hostPort` equal to the `containerPort` when the pod sets `hostNetwork`, and no ports on an ephemeral container."},
 	{ID: KUBE009, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "The volumes of a Kubernetes pod MUST have unique DNS-label names and at most one source each, with every `volumeMounts` and `volumeDevices` entry naming one of them (a device a `persistentVolumeClaim` volume), a `mountPath` unique within the container and a `subPath` that is relative and free of `..`."},
 	{ID: KUBE010, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
@@ -1145,15 +1155,25 @@ var requirements = [...]Requirement{
 	{ID: KUBE011, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "Restart policies of a Kubernetes pod MUST be what its owner and the API accept: `Always` for the pods of a Deployment, StatefulSet, DaemonSet or ReplicaSet, an explicit `Never` or `OnFailure` for the pods of a Job or CronJob, none on an ephemeral container, and on a container with `restartPolicyRules` (KEP-5307) an explicit `restartPolicy`, at most 20 rules, each with `exitCodes` of at most 255 values between 0 and 255."},
 	{ID: KUBE012, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
-		Text: "A Kubernetes workload MUST have a selector that is not empty, is well-formed and selects its pod template's labels (a Job one only with `manualSelector: true`, since the API server generates a Job's selector), and a CronJob a cron `schedule` of five fields or a descriptor such as `@hourly`, without a time zone prefix."},
+		Text: "A Kubernetes workload MUST have a selector that is not empty, is well-formed and selects its pod template's labels (a Job one only with `manualSelector: true`, since the API server generates a Job's selector), and a CronJob a cron `schedule` of five fields, each within its range (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week 0-6), or a descriptor such as `@hourly`, without a time zone prefix."},
 	{ID: KUBE013, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A container of a Kubernetes pod MUST set `lifecycle.stopSignal` (KEP-4960) only when the pod sets `spec.os.name`, and on `windows` only to `SIGTERM` or `SIGKILL`."},
+	{ID: KUBE020, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "The resources of a Kubernetes container or pod MUST be quantities that are not negative, with each request at most its limit, and a resource that cannot be overcommitted (`hugepages-*`, an extended resource such as `example.com/gpu`) requested only with a limit equal to the request."},
+	{ID: KUBE021, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A toleration of a Kubernetes pod MUST have no `value` when its operator is `Exists`, operator `Exists` when its `key` is empty, a `key` that is a qualified name, and `tolerationSeconds` only with the `NoExecute` effect."},
+	{ID: KUBE022, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A topology spread constraint of a Kubernetes pod MUST have a `maxSkew` of at least 1, a `topologyKey`, a `minDomains` of at least 1 set only with `whenUnsatisfiable: DoNotSchedule`, and a `topologyKey` and `whenUnsatisfiable` pair no other constraint of the pod has."},
+	{ID: KUBE023, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A security context of a Kubernetes pod or container MUST have user and group IDs between 0 and 2147483647, and `allowPrivilegeEscalation: false` only on a container that is not privileged and does not add the `SYS_ADMIN` capability."},
 	{ID: KUBE014, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A `preStop` sleep of a Kubernetes container SHOULD end before `terminationGracePeriodSeconds` runs out, since the stop signal follows the hook and the kubelet gives the container only 2 more seconds before SIGKILL."},
 	{ID: KUBE015, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A sidecar that later init containers follow SHOULD have a `startupProbe`, since the kubelet starts the next init container as soon as the sidecar's process has started (KEP-753)."},
 	{ID: KUBE016, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A regular container of a Job's pod SHOULD NOT set `restartPolicy: Always`, since it is restarted whenever it exits and only sidecars are stopped when the other containers are done, so the pod never completes."},
+	{ID: KUBE024, Level: Should, Severity: Warning, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A Kubernetes pod SHOULD NOT declare the same container port twice (the same `containerPort`, `protocol`, `hostIP` and `hostPort`), which the API server warns about."},
 	{ID: KUBE017, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByConverter}, Source: "spec/kubernetes.md",
 		Text: "A tool that converts a Kubernetes pod to a podspec Pod (`podspec convert`, `podspec run`) MUST report, at its position, each field it does not carry over, never dropping one silently."},
 	{ID: KUBE018, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByConverter}, Source: "spec/kubernetes.md",

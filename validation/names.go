@@ -202,3 +202,7 @@ func enumProblem[T ~string](p *field.Path, v T, valid ...T) *field.Error {
 	}
 	return field.NotSupported(spec.MAN002, p, string(v), names)
 }
+
+// QualifiedNameProblem says why s is not a Kubernetes qualified name (an optional DNS subdomain
+// prefix and '/', then a name of at most 63 characters), or "" when it is one.
+func QualifiedNameProblem(s string) string { return qualifiedNameProblem(s) }

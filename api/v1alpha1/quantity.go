@@ -112,3 +112,7 @@ func (q Quantity) Count() (int64, error) {
 	}
 	return int64(v), nil
 }
+
+// Value is the quantity in base units (cores, bytes, a count), with Kubernetes' suffixes; an
+// error for a quantity that is not a non-negative number with a known suffix.
+func (q Quantity) Value() (float64, error) { return q.value() }

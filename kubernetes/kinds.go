@@ -102,6 +102,26 @@ func Classify(apiVersion, kind string) Kind {
 	return OtherKubernetes
 }
 
+// ServedAPIVersion is the apiVersion Kubernetes serves a kind podspec reads at (apps/v1 for
+// Deployment, v1 for Pod; a typed list's is its items'), or "" for another kind.
+func ServedAPIVersion(kind string) string {
+	if kind == kindList {
+		return "v1"
+	}
+	if item := listItemKind(kind); item != "" {
+		kind = item
+	}
+	for _, k := range kinds {
+		if k.kind == kind {
+			if k.group == "" {
+				return k.version
+			}
+			return k.group + "/" + k.version
+		}
+	}
+	return ""
+}
+
 func lookupKind(apiVersion, kind string) (kindInfo, error) {
 	group, version := splitAPIVersion(apiVersion)
 	for _, k := range kinds {

@@ -65,15 +65,29 @@ func classify(line []byte) (lineKind, bool) {
 // cutter decides where documents begin, one line at a time.
 type cutter struct {
 	content, afterEnd bool // the current document has content; a "..." ended it
+	// json is set when the current document's first content line starts with '{' at column 0,
+	// closed when its last content line ends with '}': a '{' at column 0 then starts the next
+	// of a stream of concatenated JSON objects (as kubectl writes and reads them), where YAML,
+	// which allows one node per document, could read no further.
+	json, closed bool
 }
 
 // line records the next line (with its "\n", if any) and reports whether a new document
 // starts at it.
 func (c *cutter) line(l []byte) bool {
 	kind, hasContent := classify(l)
-	cut := c.content && (kind == lineDocStart || (c.afterEnd && (kind == lineContent || kind == lineDirective)))
+	opens := kind == lineContent && len(l) > 0 && l[0] == '{'
+	cut := c.content && (kind == lineDocStart || (c.afterEnd && (kind == lineContent || kind == lineDirective)) ||
+		(opens && c.json && c.closed))
 	if cut {
 		c.content = false
+	}
+	if hasContent && !c.content {
+		c.json = opens
+	}
+	if kind == lineContent {
+		t := bytes.TrimRight(l, " \t\r\n")
+		c.closed = len(t) > 0 && t[len(t)-1] == '}'
 	}
 	c.content = c.content || hasContent
 	c.afterEnd = kind == lineDocEnd || (c.afterEnd && kind == lineBlank)
@@ -83,7 +97,8 @@ func (c *cutter) line(l []byte) bool {
 // Split cuts a YAML or JSON stream into one segment per document. A new document starts at a
 // "---" line (at column 0) once the current one has content, and at the first content or
 // directive line after a "..." end marker; this is where YAML itself ends documents (a marker
-// at column 0 ends even a block scalar). Inputs over the size limit, or with more documents
+// at column 0 ends even a block scalar). In a stream of concatenated JSON objects, each object
+// that starts with '{' at column 0 after a line ending with '}' is a document of its own. Inputs over the size limit, or with more documents
 // than the document limit, yield MAN-007 findings (and no segments past the limit).
 //
 // Split holds every segment of data at once; Stream reads and cuts one segment at a time,

@@ -35,6 +35,9 @@ func TestSplit(t *testing.T) {
 		{"a marker followed by a comment is a marker", "a: 1\n--- # next\nb: 2\n", []int{0, 1}},
 		{"a line that only starts with dashes is content", "a: 1\n----\n", []int{0}},
 		{"JSON is one document", "{\n  \"a\": 1\n}\n", []int{0}},
+		{"concatenated JSON objects are one document each", "{\n  \"a\": 1\n}\n{\n  \"b\": {\"c\": 2}\n}\n{\"d\": 3}\n", []int{0, 3, 6}},
+		{"a brace at column 0 inside a JSON object's array is content", "{\"a\": [{\"b\": 1},\n{\"c\": 2}]}\n", []int{0}},
+		{"a YAML flow mapping line after a block does not cut", "a: {b: 1}\n{c: 2}\n", []int{0}},
 		{"empty input has no segments", "", nil},
 	}
 	for _, tc := range cases {
@@ -163,7 +166,7 @@ func TestStreamCutsLikeSplit(t *testing.T) {
 	inputs := []string{
 		"a: 1\nb: 2\n", "---\na: 1\n", "# c\n%YAML 1.2\n---\na: 1\n---\nb: 2\n", "--- {a: 1}\n--- |\n  text\n",
 		"a: |\n  ---\n  x\n---\nb: 1\n", "a: 1\n...\nb: 2\n", "a: 1\n...\n---\nb: 2\n", "a: 1\r\n---\r\nb: 2",
-		"a: 1\n--- # next\nb: 2\n", "a: 1\n----\n", "{\n  \"a\": 1\n}\n", "", "\n", "a: 1\n---", "---\n---\n",
+		"a: 1\n--- # next\nb: 2\n", "a: 1\n----\n", "{\n  \"a\": 1\n}\n", "{\"a\": 1}\n{\n\"b\": 2\n}\n", "", "\n", "a: 1\n---", "---\n---\n",
 		"# only a comment", "a: 1\n---\n# comment\n---\nb: 2\n...\n",
 		"a: " + strings.Repeat("x", 3*streamBuffer) + "\n---\nb: " + strings.Repeat("y", streamBuffer) + "\n---\nc: 1",
 	}

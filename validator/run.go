@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -177,7 +178,7 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 				}
 				continue
 			}
-			err := walk(p, v.opts.Skipped, func(name string) bool {
+			err := walk(p, v.opts.Exclude, v.opts.Skipped, func(name string) bool {
 				data, large, err := readOrOpen(name, v.opts.Limits.MaxBytes, streamAbove)
 				var big *TooLargeError
 				switch {
@@ -312,7 +313,11 @@ func tooLarge(e *TooLargeError) *Result {
 // lexical order; it stops when send returns false. Under a directory only regular files (or
 // symbolic links to them) are read: a named pipe, socket or device named *.yaml could block the
 // walk or never end, so it is passed to skipped (when not nil) with the reason instead.
-func walk(path string, skipped func(name, why string), send func(string) bool) error {
+//
+// A file or directory under path that an exclude pattern matches is left out: a pattern
+// without a '/' is matched against the entry's name (kustomization.yaml, Chart.yaml, charts),
+// one with a '/' against its path relative to path (templates/*.yaml), as path.Match does.
+func walk(path string, exclude []string, skipped func(name, why string), send func(string) bool) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -326,6 +331,12 @@ func walk(path string, skipped func(name, why string), send func(string) bool) e
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("walk %s: %w", p, err))
+			return nil
+		}
+		if p != path && excluded(path, p, d.Name(), exclude) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		if d.IsDir() {
@@ -355,6 +366,24 @@ func walk(path string, skipped func(name, why string), send func(string) bool) e
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// excluded reports whether an exclude pattern matches the entry p (named name) under root.
+func excluded(root, p, name string, patterns []string) bool {
+	for _, pat := range patterns {
+		target := name
+		if strings.Contains(pat, "/") {
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				continue
+			}
+			target = filepath.ToSlash(rel)
+		}
+		if ok, _ := path.Match(pat, target); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // notRegular says why a directory entry is not read as a manifest ("" when it is a regular

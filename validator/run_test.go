@@ -387,3 +387,61 @@ func TestUpdate(t *testing.T) {
 		t.Errorf("a missing old file must be an I/O error, got %v", err)
 	}
 }
+
+// --exclude leaves out what a directory holds that is no manifest: a pattern without '/' by
+// name (a file, or a directory and all under it), one with '/' by path under the directory;
+// a file named explicitly is read whatever the patterns; a bad pattern is refused up front.
+func TestRunExcludesByNameAndByRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "base"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "charts", "web"), 0o755)
+	writeFiles(t, dir, map[string]string{
+		"pod.yaml":                fmt.Sprintf(validPod, "a"),
+		"base/kustomization.yaml": "resources: [../pod.yaml]\n",
+		"base/patch.yaml":         "spec: {}\n",
+		"charts/web/Chart.yaml":   "name: web\n",
+	})
+	cases := []struct {
+		exclude []string
+		want    []string
+	}{
+		{nil, []string{"base/kustomization.yaml", "base/patch.yaml", "charts/web/Chart.yaml", "pod.yaml"}},
+		{[]string{"kustomization.yaml", "charts"}, []string{"base/patch.yaml", "pod.yaml"}},
+		{[]string{"base/*.yaml", "Chart.yaml"}, []string{"pod.yaml"}},
+	}
+	for _, c := range cases {
+		r := run(t, Options{Exclude: c.exclude}, []string{dir}, "")
+		var got []string
+		for _, res := range r.results {
+			rel, _ := filepath.Rel(dir, res.File)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("exclude %q: read %v, want %v", c.exclude, got, c.want)
+		}
+	}
+	if r := run(t, Options{Exclude: []string{"*.yaml"}}, []string{filepath.Join(dir, "pod.yaml")}, ""); len(r.results) != 1 {
+		t.Errorf("a file named explicitly was excluded: %v", files(r.results))
+	}
+	if _, err := New(Options{Exclude: []string{"["}}); err == nil {
+		t.Error("a malformed pattern was accepted")
+	}
+}
+
+// A document without an apiVersion is told what to write in the terms of its kind's API: a
+// Kubernetes Deployment apps/v1 (and no complaint about its kind), a Pod either API's.
+func TestAMissingAPIVersionIsExplainedForTheKind(t *testing.T) {
+	v, _ := New(Options{})
+	for kind, want := range map[string]string{
+		"Deployment":   "apiVersion is required: a Kubernetes Deployment is apiVersion apps/v1",
+		"Pod":          "apiVersion is required: v1 for a Kubernetes Pod, podspec.dev/v1alpha1 for a podspec Pod",
+		"CronJob":      "apiVersion is required: a Kubernetes CronJob is apiVersion batch/v1",
+		"PodList":      "apiVersion is required: a Kubernetes PodList is apiVersion v1",
+		"Notification": "apiVersion is required (podspec.dev/v1alpha1)",
+	} {
+		rs := v.Bytes("x.yaml", []byte("kind: "+kind+"\nmetadata: {name: x}\n"))
+		if len(rs) != 1 || len(rs[0].Findings) != 1 || rs[0].Findings[0].Message != want {
+			t.Errorf("kind %s: %+v, want only %q", kind, rs[0].Findings, want)
+		}
+	}
+}

@@ -13,12 +13,14 @@ package validator
 
 import (
 	"fmt"
+	"path"
 	"runtime"
 	"slices"
 	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/kubernetes"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/schema"
 	"podspec.dev/podspec/spec"
@@ -62,6 +64,10 @@ type Options struct {
 	// (for a caller that goes on to use them, such as podspec run); without it results do not
 	// hold on to them.
 	Objects bool
+	// Exclude lists patterns (path.Match syntax) of files and directories that Run leaves out
+	// when it walks a directory: a pattern without a '/' matches an entry's name, one with a '/'
+	// its path relative to the directory named. Files named explicitly are always read.
+	Exclude []string
 	// Skipped, when set, is told of every file with a manifest name that Run found under a
 	// directory and did not read because it is not a regular file (a named pipe, a socket, a
 	// device, a dangling symbolic link), with the reason. It is called from Run's reader.
@@ -158,6 +164,11 @@ func DefaultEngines() []string { return AvailableEngines() }
 func New(o Options) (*Validator, error) {
 	if o.Limits == (manifest.Limits{}) {
 		o.Limits = manifest.DefaultLimits()
+	}
+	for _, pat := range o.Exclude {
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("exclude pattern %q: %w", pat, err)
+		}
 	}
 	if o.Workers < 0 {
 		return nil, fmt.Errorf("workers must be positive (0 for GOMAXPROCS), not %d", o.Workers)
@@ -327,7 +338,10 @@ func checkKind(d *manifest.Document) (string, []finding.Finding) {
 	av, hasAV := m["apiVersion"]
 	k, hasKind := m["kind"]
 	if !hasAV {
-		fs = append(fs, pipelineFinding(d, spec.MAN003, []string{"apiVersion"}, false, "apiVersion is required (podspec.dev/v1alpha1)"))
+		fs = append(fs, pipelineFinding(d, spec.MAN003, []string{"apiVersion"}, false, missingAPIVersion(k)))
+		if hasKind {
+			return "", fs // the kind is read with the apiVersion, which is what is missing
+		}
 	} else if av != v1alpha1.APIVersion {
 		fs = append(fs, pipelineFinding(d, spec.MAN001, []string{"apiVersion"}, false,
 			fmt.Sprintf("apiVersion must be %s, got %s", v1alpha1.APIVersion, show(av))))
@@ -342,6 +356,24 @@ func checkKind(d *manifest.Document) (string, []finding.Finding) {
 		return "", fs
 	}
 	return k.(string), nil
+}
+
+// missingAPIVersion says what a document of kind k without an apiVersion should name, in the
+// terms of the API the kind belongs to.
+func missingAPIVersion(k any) string {
+	kind, _ := k.(string)
+	served := kubernetes.ServedAPIVersion(kind)
+	switch {
+	case kind == v1alpha1.KindPod:
+		return "apiVersion is required: v1 for a Kubernetes Pod, " + v1alpha1.APIVersion + " for a podspec Pod"
+	case kind == v1alpha1.KindNotification:
+		return "apiVersion is required (" + v1alpha1.APIVersion + ")"
+	case served != "":
+		return fmt.Sprintf("apiVersion is required: a Kubernetes %s is apiVersion %s", kind, served)
+	case kind != "":
+		return fmt.Sprintf("apiVersion is required: the API version of the Kubernetes %s (v1, apps/v1, ...), or %s for a podspec Pod or Notification", kind, v1alpha1.APIVersion)
+	}
+	return "apiVersion is required: " + v1alpha1.APIVersion + " for a podspec Pod or Notification, or the API version of a Kubernetes object (v1, apps/v1, batch/v1, ...)"
 }
 
 func show(v any) string {

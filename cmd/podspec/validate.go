@@ -36,6 +36,7 @@ type validateFlags struct {
 	workers    int
 	limits     manifest.Limits
 	cpuProfile string
+	exclude    []string
 }
 
 func newValidateCmd() *cobra.Command {
@@ -73,6 +74,7 @@ See docs/validate.md.`,
 	fl.IntVar(&f.limits.MaxDepth, "max-depth", f.limits.MaxDepth, "deepest nesting accepted")
 	fl.IntVar(&f.limits.MaxAliasExpansion, "max-alias-nodes", f.limits.MaxAliasExpansion, "most nodes a document may reach through YAML aliases")
 	fl.IntVar(&f.limits.MaxDocuments, "max-documents", f.limits.MaxDocuments, "most documents in one file")
+	fl.StringArrayVar(&f.exclude, "exclude", nil, "leave out files and directories matching GLOB when walking a directory (a name such as kustomization.yaml or charts, or a relative path such as base/*.yaml); repeatable")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to FILE (for performance reports)")
 	_ = fl.MarkHidden("cpuprofile")
 	return cmd
@@ -112,7 +114,7 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	skipped := func(name, why string) { fmt.Fprintf(stderr, "podspec: skipped %s: %s\n", name, why) }
-	v, err := validator.New(validator.Options{Engines: f.engines, Limits: f.limits, Workers: f.workers, FailFast: f.failFast, Skipped: skipped})
+	v, err := validator.New(validator.Options{Engines: f.engines, Limits: f.limits, Workers: f.workers, FailFast: f.failFast, Skipped: skipped, Exclude: f.exclude})
 	if err != nil {
 		return usageErr("%w", err)
 	}

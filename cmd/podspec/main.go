@@ -26,7 +26,9 @@ func newRootCmd() *cobra.Command {
 		Short:         "Validate pod manifests and run pods with the podspec lifecycle",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       readBuild().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &cli.ExitError{Code: cli.ExitUsage, Err: err}
 	})

@@ -218,10 +218,5 @@ func useColor(mode string, toStdout bool) bool {
 	return term.IsTerminal(int(os.Stdout.Fd()))
 }
 
-// toolVersion is the module version the binary was built from ("devel" for a local build).
-func toolVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// toolVersion is the release and commit the binary was built from, as reports name the tool.
+func toolVersion() string { return readBuild().version() }

@@ -15,22 +15,22 @@ import (
 	"podspec.dev/podspec/reference/oci"
 )
 
-// runtimeVersion is the reference runtime's version, reported by `podspec version`.
-const runtimeVersion = "0.1.0"
-
 func init() { register(newVersionCmd) }
 
 func newVersionCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the runtime contract version, the runtime and the OCI runtime in use (JSON)",
-		Args:  cli.Args(0),
+		Long: "Print the runtime contract version, the runtime (its version is the release and the commit it\n" +
+			"was built from, 0.1.0+3f2c1ab09d1e, from the Go build information), the OCI runtime in use and the\n" +
+			"profiles, as JSON. podspec --version prints the release and commit as one line.",
+		Args: cli.Args(0),
 	}
 	f := addRuntimeFlags(cmd)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, _ []string) error {
 		out := runtimev1.Version{
 			ContractVersion: runtimev1.ContractVersion,
-			Runtime:         runtimev1.RuntimeInfo{Name: "podspec-reference", Version: runtimeVersion},
+			Runtime:         runtimev1.RuntimeInfo{Name: "podspec-reference", Version: readBuild().version()},
 			Profiles: []runtimev1.Profile{runtimev1.ProfileCore, runtimev1.ProfileDefer, runtimev1.ProfileNotifier,
 				runtimev1.ProfileUpdate, runtimev1.ProfileGC, runtimev1.ProfileRecovery},
 		}

@@ -408,7 +408,7 @@ const (
 	VOL007 = "VOL-007"
 	// VOL008 A runtime MUST refuse to create a pod whose `hostPath` path does not exist.
 	VOL008 = "VOL-008"
-	// VOL009 A runtime MUST mount a volume read-only in a container whose mount says `readOnly: true`.
+	// VOL009 A runtime MUST mount a volume read-only in a container whose mount says `readOnly: true`, all the way down: every mount below the volume's source is read-only in that container too.
 	VOL009 = "VOL-009"
 	// VOL010 A runtime MUST give every pod that declares a `shared` volume of a given name the same directory, created empty when the first of them is created.
 	VOL010 = "VOL-010"
@@ -999,7 +999,7 @@ var requirements = [...]Requirement{
 	{ID: VOL008, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",
 		Text: "A runtime MUST refuse to create a pod whose `hostPath` path does not exist."},
 	{ID: VOL009, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",
-		Text: "A runtime MUST mount a volume read-only in a container whose mount says `readOnly: true`."},
+		Text: "A runtime MUST mount a volume read-only in a container whose mount says `readOnly: true`, all the way down: every mount below the volume's source is read-only in that container too."},
 	{ID: VOL010, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileGC, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",
 		Text: "A runtime MUST give every pod that declares a `shared` volume of a given name the same directory, created empty when the first of them is created."},
 	{ID: VOL011, Level: Must, Severity: Error, Area: "VOL", Profile: ProfileGC, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/gc-volumes.md",

@@ -106,6 +106,7 @@ func (s *suite) register() {
 	s.registerDeadline()
 	s.registerBadInput()
 	s.registerEnvironment()
+	s.registerReadOnlyTree()
 	s.registerProbes()
 	s.registerReadinessLoss()
 	s.registerLivenessThreshold()

@@ -324,6 +324,9 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	if mutant.HostResolvConf {
 		cfg.Mounts = append(cfg.Mounts, mutantHostResolvConf()...)
 	}
+	if cfg.RecursiveReadOnly, err = b.recursiveReadOnly(ctx, cfg.Mounts); err != nil {
+		return 0, fmt.Errorf("container %s: %w", c.Name, err)
+	}
 	if err := oci.WriteBundle(bundle, cfg); err != nil {
 		return 0, err
 	}
@@ -339,6 +342,22 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		mutantDeleteOtherLogs(req.LogPath)
 	}
 	return b.createHeld(ctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
+}
+
+// recursiveReadOnly is the mount option that makes the read-only ones among mounts read-only all
+// the way down on this OCI runtime (VOL-009): it fails, naming the runtime, rather than leave
+// the submounts of a read-only mount writable.
+func (b *Backend) recursiveReadOnly(ctx context.Context, mounts []oci.Mount) (string, error) {
+	for _, m := range mounts {
+		if m.ReadOnly {
+			f, err := b.Runtime.Features(ctx)
+			if err != nil {
+				return "", err
+			}
+			return f.RecursiveReadOnlyOption()
+		}
+	}
+	return "", nil
 }
 
 // instanceImage is the content an instance starts from: the image kept when the pod was created

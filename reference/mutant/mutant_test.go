@@ -43,6 +43,7 @@ var switches = map[string]bool{
 	"TerminatingStaysTrue":           TerminatingStaysTrue,
 	"ReasonRecomputedAtFinish":       ReasonRecomputedAtFinish,
 	"ReadOnlyIgnored":                ReadOnlyIgnored,
+	"ReadOnlyTopOnly":                ReadOnlyTopOnly,
 	"NewPrivilegesAllowed":           NewPrivilegesAllowed,
 	"DecidedByLastFailure":           DecidedByLastFailure,
 	"TerminationReasonLowercase":     TerminationReasonLowercase,

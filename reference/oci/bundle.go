@@ -73,6 +73,9 @@ type ContainerConfig struct {
 	Resources Resources
 	// Mounts are bind mounts (volumes) added after the default mounts.
 	Mounts []Mount
+	// RecursiveReadOnly is the option added to every read-only mount so that its submounts are
+	// read-only too (Features.RecursiveReadOnlyOption: "rro", or "" where "ro" already is).
+	RecursiveReadOnly string
 	// OOMScoreAdj is the process's oom_score_adj; it must not be negative (lowering it needs
 	// CAP_SYS_RESOURCE, which root lacks on some hosts). Default 0 (not set: inherited).
 	OOMScoreAdj int
@@ -132,7 +135,7 @@ var (
 //
 //   - mounts: /proc, /dev (tmpfs), /dev/pts, /dev/shm, /dev/mqueue, /sys (ro) and
 //     /sys/fs/cgroup (cgroup, ro), as `runc spec`; then c.Mounts as bind mounts
-//     (rbind, rprivate, plus ro when ReadOnly);
+//     (rbind, rprivate, plus ro and c.RecursiveReadOnly when ReadOnly);
 //   - process: terminal off, noNewPrivileges on, DefaultCapabilities (Docker's 14) in the
 //     bounding set and, when the process runs as root (UID 0), in the effective and permitted
 //     sets, which a process of another user starts without, as after an execve (Docker does
@@ -238,6 +241,9 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 		opts := []string{"rbind", "rprivate"}
 		if m.ReadOnly {
 			opts = append(opts, "ro")
+			if c.RecursiveReadOnly != "" && !mutant.ReadOnlyTopOnly {
+				opts = append(opts, c.RecursiveReadOnly)
+			}
 		}
 		g.AddMount(specs.Mount{Destination: filepath.Clean(m.Destination), Type: "bind", Source: filepath.Clean(m.Source), Options: opts})
 	}

@@ -203,6 +203,18 @@ func TestSpecTranslatesTheConfig(t *testing.T) {
 	if last[0].Destination != "/data" || !slices.Contains(last[0].Options, "ro") || slices.Contains(last[1].Options, "ro") || last[1].Type != "bind" {
 		t.Errorf("volume mounts = %+v", last)
 	}
+	if slices.Contains(last[0].Options, "rro") {
+		t.Errorf("read-only mount without a RecursiveReadOnly option got rro: %+v", last[0])
+	}
+	s, err = Spec(ContainerConfig{Rootfs: "/r", Args: []string{"app"}, RecursiveReadOnly: "rro",
+		Mounts: []Mount{{Source: "/host/data", Destination: "/data", ReadOnly: true}, {Source: "/host/rw", Destination: "/rw"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last = s.Mounts[len(s.Mounts)-2:]
+	if !slices.Contains(last[0].Options, "ro") || !slices.Contains(last[0].Options, "rro") || slices.Contains(last[1].Options, "rro") {
+		t.Errorf("with RecursiveReadOnly rro, volume mounts = %+v; want ro and rro on the read-only one only", last)
+	}
 }
 
 func TestSpecRejects(t *testing.T) {

@@ -47,6 +47,8 @@ type Features struct {
 	// host processes at all), so Exec finds and kills a timed-out exec's tree with the runtime's
 	// `ps` and `kill --pid`, not through the host's /proc.
 	SandboxPIDs bool `json:"sandboxPids"`
+	// MountOptions are the mount options of the features document (nil when there is none).
+	MountOptions []string `json:"mountOptions,omitempty"`
 	// Schema is the probe's version (featuresSchema): a kept probe of another version lacks
 	// what was asked since and is probed again.
 	Schema int `json:"schema"`
@@ -68,7 +70,7 @@ type Features struct {
 const HybridControllers = "/sys/fs/cgroup/unified/cgroup.controllers"
 
 // featuresSchema is the version of the probe; raise it when Features gains a field.
-const featuresSchema = 1
+const featuresSchema = 2
 
 // features is the in-process cache of probes, by binary identity.
 var features sync.Map // identity -> *Features
@@ -158,9 +160,10 @@ func (r *Runtime) probe(ctx context.Context, path string) (*Features, error) {
 		var doc struct { // the fields of the OCI features document that are used here
 			OCIVersionMax string   `json:"ociVersionMax"`
 			Hooks         []string `json:"hooks"`
+			MountOptions  []string `json:"mountOptions"`
 		}
 		if json.Unmarshal(out, &doc) == nil && doc.OCIVersionMax != "" {
-			f.Document, f.Hooks = true, doc.Hooks
+			f.Document, f.Hooks, f.MountOptions = true, doc.Hooks, doc.MountOptions
 		}
 	}
 	f.NoSubreaper = strings.Contains(help("run", "--help"), "-no-subreaper")
@@ -168,6 +171,31 @@ func (r *Runtime) probe(ctx context.Context, path string) (*Features, error) {
 	f.SandboxPIDs = strings.Contains(help("exec", "--help"), "-internal-pid-file") &&
 		pidFlag.MatchString(help("kill", "--help"))
 	return f, nil
+}
+
+// RecursiveReadOnlyOption is the mount option that makes a read-only bind mount read-only all
+// the way down, submounts included, on this runtime: "rro" (mount_setattr with AT_RECURSIVE,
+// Linux 5.12 and later) where the features document lists it (runc 1.1 and later) or where there
+// is no document and the runtime runs containers on the host's kernel (crun 1.8 applies it;
+// a runtime that does not know the option refuses the configuration); "" for a runtime that runs
+// containers on a kernel of its own (SandboxPIDs: gVisor's runsc rejects "rro", and serves a
+// bind mount through its gofer as one filesystem, read-only as a whole with "ro"). It fails
+// when the features document does not list "rro": such a runtime would leave the submounts of a
+// read-only mount writable.
+func (f *Features) RecursiveReadOnlyOption() (string, error) {
+	switch {
+	case f.Document:
+		for _, o := range f.MountOptions {
+			if o == "rro" {
+				return "rro", nil
+			}
+		}
+		return "", fmt.Errorf("%w: %s does not list the recursive read-only mount option \"rro\" (runc 1.1 and later, Linux 5.12 and later have it); a read-only mount would leave its submounts writable", ErrUnsupported, f.Version)
+	case f.SandboxPIDs:
+		return "", nil
+	default:
+		return "rro", nil
+	}
 }
 
 // retryMasked is called after a container creation failed: it reports whether the

@@ -3,6 +3,7 @@ package oci
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,5 +112,37 @@ func TestCrunRefusesHybridCgroupsUnlessMasked(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(HybridControllers); len(strings.TrimSpace(string(b))) == 0 {
 		t.Errorf("the mask leaked into the host's mount namespace: %s reads empty", HybridControllers)
+	}
+}
+
+// TestRecursiveReadOnlyOption: runc's features document lists "rro", crun (no document, host
+// kernel) applies it, runsc (a sandbox kernel) gets none and is read-only as a whole with "ro";
+// a runtime whose document lacks "rro" is refused, naming what is missing.
+func TestRecursiveReadOnlyOption(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    Features
+		want string
+	}{
+		{"a document listing rro", Features{Document: true, MountOptions: []string{"ro", "rro"}}, "rro"},
+		{"no document, the host's kernel", Features{}, "rro"},
+		{"no document, a sandbox kernel", Features{SandboxPIDs: true}, ""},
+	} {
+		if got, err := c.f.RecursiveReadOnlyOption(); err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+	_, err := (&Features{Document: true, Version: "runc version 1.0.0", MountOptions: []string{"ro"}}).RecursiveReadOnlyOption()
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `"rro"`) || !strings.Contains(err.Error(), "runc version 1.0.0") {
+		t.Errorf("a document without rro: %v, want ErrUnsupported naming the runtime and rro", err)
+	}
+	if _, err := exec.LookPath("runc"); err == nil {
+		f, err := (&Runtime{Binary: "runc", Root: t.TempDir()}).Features(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o, err := f.RecursiveReadOnlyOption(); err != nil || o != "rro" {
+			t.Errorf("runc %s: %q, %v; want rro from its features document %v", f.Version, o, err, f.MountOptions)
+		}
 	}
 }

@@ -1,0 +1,67 @@
+package suites
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
+	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
+)
+
+// registerReadOnlyTree declares VOL-009's recursive clause: a hostPath directory with a tmpfs
+// mounted below it, mounted readOnly in a container, is read-only all the way down. The
+// container tries to overwrite a file on the submount and reports its mounts; the host's file
+// must be unchanged and every mount at or below the volume's mount path read-only. The harness
+// mounts the tmpfs itself, so it must run as root.
+func (s *suite) registerReadOnlyTree() {
+	const short = "read-only-tree"
+	Describe("A read-only volume with a mount below its source", func() {
+		It("is read-only all the way down: the submount is read-only and a write does not reach the host", req(spec.VOL009), func(ctx SpecContext) {
+			if os.Geteuid() != 0 {
+				Skip(fmt.Sprintf("not checkable: the harness runs as uid %d and cannot mount a tmpfs below the hostPath directory (run it as root); %s's recursive clause is untested here", os.Geteuid(), spec.VOL009))
+			}
+			dir, err := os.MkdirTemp("", "podspec-conformance-"+short+"-")
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { Expect(os.RemoveAll(dir)).To(Succeed()) })
+			sub := filepath.Join(dir, "sub")
+			Expect(os.Mkdir(sub, 0o755)).To(Succeed())
+			Expect(unix.Mount("podspec-conformance", sub, "tmpfs", 0, "size=1m,mode=0777")).To(Succeed())
+			DeferCleanup(func() { Expect(unix.Unmount(sub, unix.MNT_DETACH)).To(Succeed()) })
+			file := filepath.Join(sub, "f")
+			Expect(os.WriteFile(file, []byte("host"), 0o666)).To(Succeed())
+
+			p, err := s.f.Start(ctx, short, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+				Main("app", fw.Exit(0).Write("/tree/sub/f", "container").Report(), fw.WithMount("tree", "/tree", true)).
+				Mutate(func(p *v1alpha1.Pod) {
+					p.Spec.Volumes = append(p.Spec.Volumes, v1alpha1.Volume{Name: "tree", HostPath: &v1alpha1.HostPathVolumeSource{Path: dir}})
+				}))
+			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
+			Expect(err).NotTo(HaveOccurred())
+			_, err = p.Wait(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			tl, err := p.Timeline(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			rep, ok := tl.First(fw.ProbeEvent("app", probe.TypeReport))
+			Expect(ok).To(BeTrue(), "no report from app\n%s", tl)
+			var below []string
+			for _, m := range rep.Probe.Report.Mounts {
+				if m.Path == "/tree" || strings.HasPrefix(m.Path, "/tree/") {
+					below = append(below, fmt.Sprintf("%s (%s, read-only %v)", m.Path, m.FSType, m.ReadOnly))
+					Expect(m.ReadOnly).To(BeTrue(), "%s is writable in the container, below the read-only volume at /tree", m.Path)
+				}
+			}
+			Expect(below).To(ContainElement(HavePrefix("/tree/sub ")), "the container sees the tmpfs at /tree/sub: %v", below)
+			got, err := os.ReadFile(file)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(got)).To(Equal("host"), "the container wrote through the read-only volume to the host's %s", file)
+		})
+	})
+}

@@ -66,6 +66,8 @@ const (
 	MAIN002 = "MAIN-002"
 	// MAIN003 A main container that has never started when the stop sequence begins MUST be reported with `state.skipped` whose reason is the pod's termination reason.
 	MAIN003 = "MAIN-003"
+	// MAIN004 A runtime MUST order every start of a main container instance against the beginning of the stop sequence so that no `ContainerStarted` of a main container follows `PodTerminating`: an instance created but not started when the sequence begins is deleted without being started, and a start already under way ends with its `ContainerStarted` before `PodTerminating` is recorded.
+	MAIN004 = "MAIN-004"
 	// DEP001 A `dependsOn` entry MUST name a main container of the same pod; init, sidecar and defer containers cannot be named.
 	DEP001 = "DEP-001"
 	// DEP002 A container MUST NOT name itself in `dependsOn`.
@@ -656,6 +658,8 @@ var requirements = [...]Requirement{
 		Text: "A runtime MUST NOT start or restart a main container after the pod's stop sequence has begun."},
 	{ID: MAIN003, Level: Must, Severity: Error, Area: "MAIN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
 		Text: "A main container that has never started when the stop sequence begins MUST be reported with `state.skipped` whose reason is the pod's termination reason."},
+	{ID: MAIN004, Level: Must, Severity: Error, Area: "MAIN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
+		Text: "A runtime MUST order every start of a main container instance against the beginning of the stop sequence so that no `ContainerStarted` of a main container follows `PodTerminating`: an instance created but not started when the sequence begins is deleted without being started, and a start already under way ends with its `ContainerStarted` before `PodTerminating` is recorded."},
 	{ID: DEP001, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/containers.md",
 		Text: "A `dependsOn` entry MUST name a main container of the same pod; init, sidecar and defer containers cannot be named."},
 	{ID: DEP002, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/containers.md",

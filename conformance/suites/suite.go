@@ -107,6 +107,7 @@ func (s *suite) register() {
 	s.registerBadInput()
 	s.registerEnvironment()
 	s.registerReadOnlyTree()
+	s.registerStopDuringCreation()
 	s.registerProbes()
 	s.registerReadinessLoss()
 	s.registerLivenessThreshold()

@@ -541,6 +541,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	pid, err := e.be.CreateInstance(bg, e.info, sandbox, &InstanceRequest{ID: id, Kind: KindDefer, Container: c,
 		LogPath: e.pod.LogPath(s.name, n), ExtraEnv: env})
 	e.mu.Lock()
+	e.awaitStopsLocked() // a forced stop waiting for the starts under way comes first (MAIN-004)
 	if err != nil {
 		s.creating = false
 		e.commitLocked()
@@ -579,6 +580,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		inst.pidfd.close()
 		return nil, errStopped
 	}
+	e.beginStartLocked() // a forced stop now waits for the ContainerStarted (start.go)
 	e.mu.Unlock()
 	if err := e.be.StartInstance(bg, id); err != nil {
 		e.be.DeleteInstance(bg, id, e.info)
@@ -588,6 +590,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		s.inst = nil
 		r.PID = 0
 		e.commitLocked()
+		e.endStartLocked()
 		e.mu.Unlock()
 		return nil, fmt.Errorf("start container %s: %w", s.name, err)
 	}
@@ -606,6 +609,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	ev.PID = pid
 	ev.Time = now
 	e.commitLocked(ev)
+	e.endStartLocked()
 	e.mu.Unlock()
 	return inst, nil
 }

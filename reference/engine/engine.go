@@ -107,6 +107,12 @@ type Engine struct {
 	endLife context.CancelFunc
 	// upd is the bookkeeping of in-place updates (update.go); nil until the first one.
 	upd *updateState
+	// startsUnderWay counts the instance starts between their last check that no stop forbids
+	// them and their ContainerStarted (or failure); stopsWaiting counts the stops waiting for
+	// them to end before they begin or become forced; startCond (on mu) is signalled when
+	// either falls (MAIN-004, start.go).
+	startsUnderWay, stopsWaiting int
+	startCond                    *sync.Cond
 }
 
 // New loads the pod's state and prepares an engine; Run starts it.
@@ -124,6 +130,7 @@ func New(o Options) (*Engine, error) {
 		events: ev, st: st, changed: make(chan struct{}), byName: map[string]*slot{},
 		finished: make(chan struct{}),
 	}
+	e.startCond = sync.NewCond(&e.mu)
 	e.life, e.endLife = context.WithCancel(context.Background())
 	n := o.CreateParallelism
 	if n <= 0 {

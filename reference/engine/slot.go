@@ -434,7 +434,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 
 	pid, err := e.be.CreateInstance(ctx, e.info, sandbox, req)
 	e.mu.Lock()
-	for err == nil && e.staleLocked(s, ver) {
+	for err == nil && e.awaitStopsLocked() && e.staleLocked(s, ver) {
 		// UPD-012: an update changed the container while this instance was being created:
 		// it never starts; the instance is created again from the new definition.
 		e.mu.Unlock()
@@ -451,10 +451,11 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
 		return nil, fmt.Errorf("create container %s: %w", s.name, err)
 	}
-	if e.noRestartLocked(s) {
+	if e.noRestartLocked(s) && !mutant.StartAfterStop {
 		// The stop began while the instance was being created: it never starts, and nothing of
 		// it is recorded — no ContainerCreated once the stop sequence began, and no restart in
-		// restartCount, which counts the instances started (RST-006).
+		// restartCount, which counts the instances started (RST-006). Once this check passed,
+		// the start is under way: a stop waits for its ContainerStarted (MAIN-004, start.go).
 		s.creating = false
 		e.mu.Unlock()
 		e.discardCreated(ctx, id, pid)
@@ -482,6 +483,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	ev := e.instEvent(runtimev1.EventContainerCreated, s, inst, "", "")
 	ev.PID = pid
 	e.commitLocked(ev)
+	e.beginStartLocked()
 	e.mu.Unlock()
 
 	if mutant.PostStartBeforeStart {
@@ -494,12 +496,14 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		e.mu.Lock()
 		s.inst = nil
 		e.wakeLocked() // a signal waiting for the start (signal) has nothing to signal
+		e.endStartLocked()
 		e.mu.Unlock()
 		return nil, fmt.Errorf("start container %s: %w", s.name, err)
 	}
 	e.waitExecuted(ctx, pid)
 	e.mu.Lock()
 	e.commitLocked(e.runningLocked(s, inst, time.Now().UTC())...)
+	e.endStartLocked()
 	e.mu.Unlock()
 	return inst, nil
 }

@@ -72,6 +72,9 @@ func (e *Engine) stopSteps() []stopStep {
 // running (force, or an earlier budget end). id, when not empty, is the ID of the stop request
 // (StopOnce), remembered with the stop. pre are events recorded before PodTerminating.
 func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64, force bool, id string, pre ...*runtimev1.Event) {
+	if !e.terminating || (force && !e.forced) {
+		e.awaitStartsLocked() // MAIN-004: a start under way ends first (start.go)
+	}
 	if e.st.Pod.Status.FinishedAt != nil {
 		return
 	}

@@ -44,6 +44,7 @@ var switches = map[string]bool{
 	"ReasonRecomputedAtFinish":       ReasonRecomputedAtFinish,
 	"ReadOnlyIgnored":                ReadOnlyIgnored,
 	"ReadOnlyTopOnly":                ReadOnlyTopOnly,
+	"StartAfterStop":                 StartAfterStop,
 	"NewPrivilegesAllowed":           NewPrivilegesAllowed,
 	"DecidedByLastFailure":           DecidedByLastFailure,
 	"TerminationReasonLowercase":     TerminationReasonLowercase,

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +20,12 @@ import (
 // recorded ContainerCreated and called StartInstance, which has not returned) while a stop or
 // an update asks for its signal, and check that the signal reaches the program.
 
-// startGate blocks the first StartInstance of one container until released.
+// startGate blocks the StartInstance of one instance of a container (its first, unless
+// instance says otherwise) until released.
 type startGate struct {
 	*backend.Backend
 	container string
+	instance  int
 	*firstCall
 }
 
@@ -31,7 +34,7 @@ func newStartGate(container string) *startGate {
 }
 
 func (g *startGate) StartInstance(ctx context.Context, id string) error {
-	if strings.HasSuffix(id, "-"+g.container+"-0") {
+	if strings.HasSuffix(id, fmt.Sprintf("-%s-%d", g.container, g.instance)) {
 		g.wait()
 	}
 	return g.Backend.StartInstance(ctx, id)
@@ -85,10 +88,15 @@ spec:
   containers:
   - {name: app, image: IMAGE, command: [sh, -c, "trap 'exit 7' TERM; while true; do sleep 0.05; done"]}
 `)
-	tp.stop(nil, false)
-	tp.waitEvent(30*time.Second, "PodTerminating", func(ev runtimev1.Event) bool { return ev.Type == runtimev1.EventPodTerminating })
+	// The stop waits for the start under way (MAIN-004): it is requested, the start released.
+	stopped := make(chan error, 1)
+	go func() { stopped <- tp.e.Stop(context.Background(), nil, false) }()
 	g.releaseAfter(time.Second)
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
 	tp.wait(60 * time.Second)
+	tp.before(tp.find(runtimev1.EventContainerStarted, "app"), tp.find(runtimev1.EventPodTerminating, ""))
 
 	c := tp.container("app").State.Terminated
 	if c == nil || c.Reason == v1alpha1.ReasonStartError || c.ExitCode == nil || *c.ExitCode != 7 {

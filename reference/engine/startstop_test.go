@@ -2,39 +2,22 @@ package engine_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
-	"podspec.dev/podspec/reference/engine"
 )
 
-// pausingBackend holds the start of the instances whose ID ends in suffix: it reports the
-// paused start on paused and lets it go on when release is closed.
-type pausingBackend struct {
-	engine.Backend
-	suffix  string
-	paused  chan string
-	release chan struct{}
-}
-
-func (b *pausingBackend) StartInstance(ctx context.Context, id string) error {
-	if strings.HasSuffix(id, b.suffix) {
-		b.paused <- id
-		<-b.release
-	}
-	return b.Backend.StartInstance(ctx, id)
-}
-
-// TestMAIN004_AStopWaitsForAStartUnderWay restarts app once and holds its restart's start
-// (the OCI start of instance 1, after its ContainerCreated) while a stop is requested: the
-// stop sequence begins only once that start ended, so no ContainerStarted of app follows
-// PodTerminating, and the instance it started is stopped like any running one.
+// TestMAIN004_AStopWaitsForAStartUnderWay restarts app once and holds its restart's start (the
+// OCI start of instance 1, after its ContainerCreated) while a stop is requested: the stop
+// sequence begins only once that start ended, so no ContainerStarted of app follows
+// PodTerminating, and the instance it started is stopped like any running one. Before MAIN-004
+// the stop began at once and the instance started after it (issue 28).
 func TestMAIN004_AStopWaitsForAStartUnderWay(t *testing.T) {
 	t.Parallel()
-	var pb *pausingBackend
-	tp := startPod(t, `
+	g := newStartGate("app")
+	g.instance = 1
+	tp := g.hold(t, `
 metadata: {name: start-under-way}
 spec:
   restartPolicy: Always
@@ -43,30 +26,21 @@ spec:
   volumes: [{name: data, emptyDir: {}}]
   containers:
   - {name: app, image: IMAGE, command: [sh, -c, "trap 'exit 0' TERM; [ -e /data/x ] || { touch /data/x; exit 1; }; sleep 100 & wait"], volumeMounts: [{name: data, mountPath: /data}]}
-`, func(o *engine.Options) {
-		pb = &pausingBackend{Backend: o.Backend, suffix: "-app-1", paused: make(chan string, 1), release: make(chan struct{})}
-		o.Backend = pb
-	})
-	select {
-	case <-pb.paused:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("app's restart did not reach its start; events:\n%s", tp.timeline())
-	}
+`)
 	stopped := make(chan error, 1)
 	go func() { stopped <- tp.e.Stop(context.Background(), nil, false) }()
-	time.Sleep(300 * time.Millisecond) // the stop request reaches the engine while the start is held
-	close(pb.release)
+	g.releaseAfter(300 * time.Millisecond) // the stop request reaches the engine while the start is held
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
 	tp.wait(60 * time.Second)
 	terminating := tp.find(runtimev1.EventPodTerminating, "")
-	for _, ev := range tp.all(runtimev1.EventContainerStarted, "app") {
+	started := tp.all(runtimev1.EventContainerStarted, "app")
+	for _, ev := range started {
 		if ev.Seq > terminating.Seq {
 			t.Fatalf("app's instance %s started (seq %d) after PodTerminating (seq %d); events:\n%s", ev.ContainerID, ev.Seq, terminating.Seq, tp.timeline())
 		}
 	}
-	started := tp.all(runtimev1.EventContainerStarted, "app")
 	if len(started) != 2 {
 		t.Fatalf("%d ContainerStarted of app, want 2 (the first instance and the restart whose start was under way); events:\n%s", len(started), tp.timeline())
 	}

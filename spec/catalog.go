@@ -440,6 +440,10 @@ const (
 	SUP009 = "SUP-009"
 	// SUP010 When the command that creates a pod is killed before it has finished, a runtime MUST leave, by the time the next verb looks, either the whole pod, supervised from the next verb that touches it, or nothing of it, its name free for a new pod.
 	SUP010 = "SUP-010"
+	// SUP011 A runtime MUST refuse to use a state root that a user other than the runtime's own owns or could replace (through a directory above it that such a user may write, without the sticky bit), and every directory of its state below the root that is a symbolic link or such a user's, with an error that names the path, its owner and what to do.
+	SUP011 = "SUP-011"
+	// SUP012 A runtime MUST NOT use a directory of its state that it owns while its group or other users may write it: it removes that permission first.
+	SUP012 = "SUP-012"
 	// SUP013 A runtime SHOULD keep at most 64 MiB of each container instance's log, dropping its oldest output first.
 	SUP013 = "SUP-013"
 	// IMG001 An `image` MUST be an `oci:PATH[:TAG|@DIGEST]` reference with a non-empty PATH, a valid tag or a valid digest.
@@ -1032,6 +1036,10 @@ var requirements = [...]Requirement{
 		Text: "After the loss of a pod's supervisor, and after a write of the pod's state or events failed (a full disk), a runtime MUST continue the pod's event sequence without a gap or a repeat: no event is recorded twice, no `seq` is used twice, and an event it could not record at once is recorded later in its place in the sequence or not at all."},
 	{ID: SUP010, Level: Must, Severity: Error, Area: "SUP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "When the command that creates a pod is killed before it has finished, a runtime MUST leave, by the time the next verb looks, either the whole pod, supervised from the next verb that touches it, or nothing of it, its name free for a new pod."},
+	{ID: SUP011, Level: Must, Severity: Error, Area: "SUP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST refuse to use a state root that a user other than the runtime's own owns or could replace (through a directory above it that such a user may write, without the sticky bit), and every directory of its state below the root that is a symbolic link or such a user's, with an error that names the path, its owner and what to do."},
+	{ID: SUP012, Level: Must, Severity: Error, Area: "SUP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST NOT use a directory of its state that it owns while its group or other users may write it: it removes that permission first."},
 	{ID: SUP013, Level: Should, Severity: Warning, Area: "SUP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A runtime SHOULD keep at most 64 MiB of each container instance's log, dropping its oldest output first."},
 	{ID: IMG001, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",

@@ -68,6 +68,9 @@ func failedOrIO(err error) runtimev1.ErrorCode {
 
 func (f *rtFlags) store() (*store.Store, error) {
 	s, err := store.Open(f.root)
+	if errors.Is(err, store.ErrUntrusted) {
+		return nil, &rtError{code: runtimev1.CodeFailed, err: err} // SUP-011: refused, not an I/O fault
+	}
 	if err != nil {
 		return nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}

@@ -108,6 +108,7 @@ func (s *suite) register() {
 	s.registerEnvironment()
 	s.registerReadOnlyTree()
 	s.registerStopDuringCreation()
+	s.registerStateRoot()
 	s.registerProbes()
 	s.registerReadinessLoss()
 	s.registerLivenessThreshold()

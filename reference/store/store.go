@@ -85,7 +85,9 @@ type Store struct {
 	Root string
 }
 
-// Open creates the root (mode 0700) if needed and returns the store.
+// Open creates the root (mode 0700) if needed and returns the store. It refuses (ErrUntrusted)
+// a root that another user owns or could replace, and a pods directory that is not the
+// runtime's own (trust.go).
 func Open(root string) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -95,8 +97,23 @@ func Open(root string) (*Store, error) {
 		// OCI runtimes pass namespace paths below the root as a comma-separated list.
 		return nil, fmt.Errorf("state root %s: the path must not contain ','", abs)
 	}
+	if err := checkRoot(abs); err != nil { // SUP-011, before anything is made there
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Join(abs, "pods"), stateDirMode()); err != nil {
 		return nil, fmt.Errorf("create state root %s: %w", abs, err)
+	}
+	real, err := filepath.EvalSymlinks(abs) // checkRoot allowed a link made by root or this user
+	if err != nil {
+		return nil, fmt.Errorf("state root %s: %w", abs, err)
+	}
+	// The root, its pods directory and, where they exist, the other directories the runtime
+	// keeps right below it (the OCI runtime's state, the image cache, shared volumes,
+	// Notifications).
+	for _, d := range []string{"", "pods", "runc", "images", SharedVolumesDir, "notifications"} {
+		if _, err := checkOwnDir(abs, filepath.Join(real, d)); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.Chmod(abs, stateDirMode()); err != nil {
 		return nil, fmt.Errorf("state root %s: %w", abs, err)
@@ -123,7 +140,11 @@ func (s *Store) podDir(name string) (string, error) {
 	if err := ValidName(name); err != nil {
 		return "", err
 	}
-	return filepath.Join(s.Root, "pods", name), nil
+	dir := filepath.Join(s.Root, "pods", name)
+	if _, err := checkOwnDir(s.Root, dir); err != nil { // SUP-011: no link, nobody else's
+		return "", err
+	}
+	return dir, nil
 }
 
 // Create makes the directory of a new pod; ErrExists if the name is taken.
@@ -149,6 +170,9 @@ func (s *Store) Create(name string) (*Pod, error) {
 // Pod returns an existing pod; ErrNotFound if there is none with a state file.
 func (s *Store) Pod(name string) (*Pod, error) {
 	dir, err := s.podDir(name)
+	if errors.Is(err, ErrUntrusted) {
+		return nil, fmt.Errorf("pod %s: %w", name, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pod %q: %w: %v", name, ErrNotFound, err)
 	}
@@ -168,6 +192,9 @@ func (s *Store) List() ([]string, error) {
 	for _, e := range ents {
 		if !e.IsDir() || ValidName(e.Name()) != nil {
 			continue
+		}
+		if _, err := checkOwnDir(s.Root, filepath.Join(s.Root, "pods", e.Name())); err != nil {
+			continue // not the runtime's own (SUP-011): Pod refuses it, naming why
 		}
 		if _, err := os.Stat(filepath.Join(s.Root, "pods", e.Name(), StateFile)); err == nil {
 			names = append(names, e.Name())

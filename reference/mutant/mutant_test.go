@@ -203,6 +203,8 @@ var switches = map[string]bool{
 	"PreviousLogDeleted":             PreviousLogDeleted,
 	"LogUnbounded":                   LogUnbounded,
 	"SizeLimitIgnored":               SizeLimitIgnored,
+	"StateRootOwnerUnchecked":        StateRootOwnerUnchecked,
+	"StateDirsWritable":              StateDirsWritable,
 	"PodCgroupLeft":                  PodCgroupLeft,
 	"UpdateRestartsUnchanged":        UpdateRestartsUnchanged,
 	"UntaggedTakesFirst":             UntaggedTakesFirst,

@@ -115,6 +115,9 @@ func Open(root string) (*Store, error) {
 			return nil, err
 		}
 	}
+	if mutant.StateDirsWritable {
+		return &Store{Root: abs}, nil
+	}
 	if err := os.Chmod(abs, stateDirMode()); err != nil {
 		return nil, fmt.Errorf("state root %s: %w", abs, err)
 	}

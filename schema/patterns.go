@@ -48,10 +48,8 @@ var fixedPatterns = map[string]func(string) bool{
 	`^[ -<>-~]+$`: func(s string) bool {
 		return s != "" && all(s, func(c byte) bool { return c >= ' ' && c <= '~' && c != '=' })
 	},
-	`^/`: func(s string) bool { return strings.HasPrefix(s, "/") },
-	`^oci:.+$`: func(s string) bool {
-		return len(s) > len("oci:") && strings.HasPrefix(s, "oci:") && !strings.Contains(s[len("oci:"):], "\n")
-	},
+	`^/`:   func(s string) bool { return strings.HasPrefix(s, "/") },
+	`^.+$`: func(s string) bool { return s != "" && !strings.Contains(s, "\n") },
 	`^SIG[A-Z0-9+-]+$`: func(s string) bool {
 		rest, ok := strings.CutPrefix(s, "SIG")
 		return ok && rest != "" && all(rest, func(c byte) bool { return isUpper(c) || isDigit(c) || c == '+' || c == '-' })

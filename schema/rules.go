@@ -17,7 +17,7 @@ const (
 	labelValuePattern    = `^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$`
 	signalPattern        = `^SIG[A-Z0-9+-]+$`
 	quantityPattern      = `^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`
-	imagePattern         = `^oci:.+$`
+	imagePattern         = `^.+$`
 	absolutePathPattern  = `^/`
 	envNamePattern       = `^[ -<>-~]+$`
 	eventTypePattern     = `^[A-Z][A-Za-z0-9]*$`
@@ -29,7 +29,7 @@ var patternWords = map[string]string{
 	labelValuePattern:    "must be empty or at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
 	signalPattern:        "must be a signal name in upper case with its SIG prefix, e.g. SIGTERM or SIGRTMIN+3",
 	quantityPattern:      "must be a quantity such as 500m, 512Mi, 1.5 or 2",
-	imagePattern:         "must be an image reference oci:PATH[:TAG|@DIGEST]",
+	imagePattern:         "must be an image reference: [HOST[:PORT]/]PATH[:TAG][@DIGEST] or oci:PATH[:TAG|@DIGEST]",
 	absolutePathPattern:  "must be an absolute path",
 	envNamePattern:       "must be printable ASCII characters other than '='",
 	eventTypePattern:     "must be an event type: a capital letter, then letters and digits (e.g. ContainerStarted)",

@@ -446,7 +446,7 @@ const (
 	SUP012 = "SUP-012"
 	// SUP013 A runtime SHOULD keep at most 64 MiB of each container instance's log, dropping its oldest output first.
 	SUP013 = "SUP-013"
-	// IMG001 An `image` MUST be an `oci:PATH[:TAG|@DIGEST]` reference with a non-empty PATH, a valid tag or a valid digest.
+	// IMG001 An `image` MUST be a registry reference `[HOST[:PORT]/]PATH[:TAG][@DIGEST]` as Docker and Kubernetes write it, or an `oci:PATH[:TAG|@DIGEST]` reference with a non-empty PATH, in either form with a valid tag and a sha256 digest.
 	IMG001 = "IMG-001"
 	// IMG002 A runtime MUST resolve every image of a pod, the defer containers' included, when it creates the pod and before any container starts.
 	IMG002 = "IMG-002"
@@ -1043,7 +1043,7 @@ var requirements = [...]Requirement{
 	{ID: SUP013, Level: Should, Severity: Warning, Area: "SUP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A runtime SHOULD keep at most 64 MiB of each container instance's log, dropping its oldest output first."},
 	{ID: IMG001, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
-		Text: "An `image` MUST be an `oci:PATH[:TAG|@DIGEST]` reference with a non-empty PATH, a valid tag or a valid digest."},
+		Text: "An `image` MUST be a registry reference `[HOST[:PORT]/]PATH[:TAG][@DIGEST]` as Docker and Kubernetes write it, or an `oci:PATH[:TAG|@DIGEST]` reference with a non-empty PATH, in either form with a valid tag and a sha256 digest."},
 	{ID: IMG002, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A runtime MUST resolve every image of a pod, the defer containers' included, when it creates the pod and before any container starts."},
 	{ID: IMG003, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",

@@ -5,17 +5,26 @@ import (
 	"fmt"
 	"strings"
 
+	"podspec.dev/podspec/imageref"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
 )
 
-// TransportOCI is the containers-image transport of an OCI image layout directory.
-const TransportOCI = "oci"
+// The transports of the references ParseImage accepts.
+const (
+	// TransportOCI is the containers-image transport of an OCI image layout directory.
+	TransportOCI = "oci"
+	// TransportRegistry is a registry reference (containers-image's "docker" transport).
+	TransportRegistry = "docker"
+)
 
-// ImageReference is a parsed `image:` value: `oci:PATH[:TAG|@DIGEST]`.
+// ImageReference is a parsed `image:` value.
 type ImageReference struct {
-	// Transport is always TransportOCI for a reference ParseImage accepts.
+	// Transport is TransportOCI or TransportRegistry.
 	Transport string
+	// Name is a registry reference, fully qualified (docker.io/library/nginx:latest); empty
+	// for an OCI layout.
+	Name string
 	// Path is the OCI layout directory; a relative path resolves against the manifest's directory.
 	Path string
 	// Tag names the image in the layout's index (org.opencontainers.image.ref.name); may be empty.
@@ -25,34 +34,25 @@ type ImageReference struct {
 	Digest string
 }
 
-// isOtherTransport reports containers-image transports podspec recognises but does not support
-// (yet).
-func isOtherTransport(t string) bool {
-	switch t {
-	case "docker", "docker-archive", "docker-daemon", "oci-archive", "containers-storage", "dir", "sif", "tarball":
-		return true
-	}
-	return false
-}
-
-// ParseImage parses an image reference in the containers-image transport syntax. Only the
-// `oci:` transport is supported; other transports and bare registry references are rejected
-// with an error that says so.
+// ParseImage parses an `image:` value: `oci:PATH[:TAG|@DIGEST]` (an OCI image layout) or a
+// registry reference `[host[:port]/]path[:tag][@digest]` (package imageref). Other
+// containers-image transports are rejected with an error that says so.
 func ParseImage(ref string) (ImageReference, error) {
 	if ref == "" {
 		return ImageReference{}, errors.New("image reference is empty")
 	}
-	transport, rest, ok := strings.Cut(ref, ":")
-	if !ok || transport != TransportOCI {
-		if ok && isOtherTransport(transport) {
-			return ImageReference{}, fmt.Errorf("transport %q is not supported; use oci:PATH[:TAG|@DIGEST] (an OCI image layout directory)", transport)
+	if !imageref.IsLayout(ref) {
+		r, err := imageref.Parse(ref)
+		if err != nil {
+			return ImageReference{}, err
 		}
-		return ImageReference{}, errors.New("registry references are not supported; use oci:PATH[:TAG|@DIGEST] (an OCI image layout directory)")
+		return ImageReference{Transport: TransportRegistry, Name: r.String()}, nil
 	}
+	rest := strings.TrimPrefix(ref, imageref.LayoutPrefix)
 	r := ImageReference{Transport: TransportOCI, Path: rest}
 	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
 		r.Path, r.Digest = rest[:i], rest[i+1:]
-		if err := checkDigest(r.Digest); err != nil {
+		if err := imageref.CheckDigest(r.Digest); err != nil {
 			return ImageReference{}, err
 		}
 	} else if i := strings.LastIndexByte(rest, ':'); i >= 0 && rest[i+1:] != "" && !strings.Contains(rest[i+1:], "/") {
@@ -86,31 +86,10 @@ func checkTag(tag string) error {
 	return nil
 }
 
-// checkDigest accepts sha256:<64 lower-case hex digits>, the only digest algorithm the
-// reference runtime resolves.
-func checkDigest(d string) error {
-	alg, enc, ok := strings.Cut(d, ":")
-	if !ok || alg == "" || enc == "" {
-		return fmt.Errorf("digest %q must be sha256:<64 lower-case hex digits>", d)
-	}
-	if alg != "sha256" {
-		return fmt.Errorf("digest algorithm %q is not supported; use sha256", alg)
-	}
-	for i := 0; i < len(enc); i++ {
-		if c := enc[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return fmt.Errorf("digest %q: sha256 needs lower-case hex digits", d)
-		}
-	}
-	if len(enc) != 64 {
-		return fmt.Errorf("digest %q: sha256 needs 64 hex digits, got %d", d, len(enc))
-	}
-	return nil
-}
-
 // validateImage checks an image reference (IMG-001).
 func validateImage(image string, p *field.Path) field.ErrorList {
 	if image == "" {
-		return field.ErrorList{field.Required(spec.MAN003, p, "every container needs an image (oci:PATH[:TAG|@DIGEST])")}
+		return field.ErrorList{field.Required(spec.MAN003, p, "every container needs an image: a registry reference or oci:PATH[:TAG|@DIGEST]")}
 	}
 	if _, err := ParseImage(image); err != nil {
 		return field.ErrorList{field.Invalid(spec.IMG001, p, image, err.Error())}

@@ -184,7 +184,8 @@ func TestValidatePod(t *testing.T) {
 		{"a defer with timeoutSeconds 0 is rejected", func(p *v1alpha1.Pod) { p.Spec.DeferContainers[0].TimeoutSeconds = ptr[int64](0) }, []string{"DEFER-001 spec.deferContainers[0].timeoutSeconds"}},
 		{"a defer without a timeout is accepted", func(p *v1alpha1.Pod) { p.Spec.DeferContainers[0].TimeoutSeconds = nil }, nil},
 		// IMG-001
-		{"a registry image reference is rejected", func(p *v1alpha1.Pod) { main(p, "api").Image = "docker.io/library/busybox:1.36" }, []string{"IMG-001 spec.containers[1].image"}},
+		{"a registry image reference is accepted", func(p *v1alpha1.Pod) { main(p, "api").Image = "docker.io/library/busybox:1.36" }, nil},
+		{"an upper-case registry repository is rejected", func(p *v1alpha1.Pod) { main(p, "api").Image = "docker.io/library/BusyBox:1.36" }, []string{"IMG-001 spec.containers[1].image"}},
 		{"a docker:// transport is rejected", func(p *v1alpha1.Pod) { p.Spec.DeferContainers[0].Image = "docker://busybox" }, []string{"IMG-001 spec.deferContainers[0].image"}},
 		{"an oci reference with a bad digest is rejected", func(p *v1alpha1.Pod) { main(p, "api").Image = "oci:images/api@sha256:abc" }, []string{"IMG-001 spec.containers[1].image"}},
 		{"an oci reference without a path is rejected", func(p *v1alpha1.Pod) { p.Spec.InitContainers[0].Image = "oci::1.0" }, []string{"IMG-001 spec.initContainers[0].image"}},

@@ -57,16 +57,16 @@ spec:
 	}
 }
 
-// An image reference podspec cannot run is refused with IMG-001 at the image field.
-func TestRunAKubernetesPodWithARegistryImageNamesTheField(t *testing.T) {
+// An image reference podspec cannot read is refused with IMG-001 at the image field.
+func TestRunAKubernetesPodWithAnUnreadableImageNamesTheField(t *testing.T) {
 	c, _ := runtimeTestSetup(t)
 	manifest := filepath.Join(t.TempDir(), "k8s-pod.yaml")
-	os.WriteFile(manifest, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: k8s-registry}\nspec:\n  containers:\n  - name: web\n    image: nginx:1.27\n"), 0o644)
+	os.WriteFile(manifest, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: k8s-registry}\nspec:\n  containers:\n  - name: web\n    image: docker://nginx:1.27\n"), 0o644)
 	stdout, stderr, code := c.runStderr("run", manifest)
 	out := stdout + stderr
 	if code == 0 {
 		c.run("rm", "--force", "k8s-registry")
-		t.Fatal("a Pod with a registry image ran")
+		t.Fatal("a Pod with a docker:// image ran")
 	}
 	if !strings.Contains(out, `"line":7,"column":12`) || !strings.Contains(out, `"rule":"IMG-001"`) || !strings.Contains(out, `"path":"spec.containers[0].image"`) {
 		t.Errorf("output %q does not name the image field at 7:12 with IMG-001", out)

@@ -78,7 +78,7 @@ func FromPodspec(p *v1alpha1.Pod) (*Pod, field.ErrorList) {
 }
 
 func containerFromPodspec(c *v1alpha1.Container, shared map[string]bool, p *field.Path, lost func(*field.Path, string)) Container {
-	out := Container{Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args, WorkingDir: c.WorkingDir}
+	out := Container{Name: c.Name, Image: c.Image, ImagePullPolicy: PullPolicy(c.ImagePullPolicy), Command: c.Command, Args: c.Args, WorkingDir: c.WorkingDir}
 	for _, e := range c.Env {
 		out.Env = append(out.Env, EnvVar{Name: e.Name, Value: e.Value})
 	}

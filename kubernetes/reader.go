@@ -160,8 +160,6 @@ func notModelled(key string) string {
 		return "podspec pods have a loopback-only network namespace; container ports are not published, so they are not carried over"
 	case "securityContext":
 		return "podspec runs every container with its own security defaults (docs/spec/runtime.md, SEC); securityContext is not carried over"
-	case "imagePullPolicy":
-		return "podspec runs images from OCI layouts on disk and never pulls; imagePullPolicy is not carried over"
 	case "envFrom":
 		return "podspec has no ConfigMaps or Secrets to take environment variables from; envFrom is not carried over"
 	case "serviceAccountName", "serviceAccount", "automountServiceAccountToken":

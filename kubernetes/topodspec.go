@@ -215,7 +215,7 @@ func volumeToPodspec(v *source) (v1alpha1.Volume, bool) {
 func containerToPodspec(c *source, droppedVolumes map[string]bool) v1alpha1.Container {
 	out := v1alpha1.Container{
 		Name: c.str("name"), Image: c.str("image"), Command: c.strs("command"), Args: c.strs("args"),
-		WorkingDir: c.str("workingDir"),
+		WorkingDir: c.str("workingDir"), ImagePullPolicy: v1alpha1.PullPolicy(c.str("imagePullPolicy")),
 	}
 	if rp := c.str("restartPolicy"); rp != "" {
 		p := v1alpha1.RestartPolicy(rp)

@@ -474,6 +474,28 @@ const (
 	IMG013 = "IMG-013"
 	// IMG014 A runtime MUST give every directory, regular file, FIFO and symbolic link of an instance's root filesystem exactly the mode, owner and modification time of the layer entry that created it, whatever the umask of the process that unpacks the image.
 	IMG014 = "IMG-014"
+	// IMG015 A runtime MUST resolve a registry reference, when it creates the pod, to the digest of one image manifest for its platform (the tag's, or the one a multi-platform index names), and start every instance of the container from that manifest, even after the tag has moved to another image.
+	IMG015 = "IMG-015"
+	// IMG016 A runtime MUST report in each container's status, as `imageID`, the image it resolved: `HOST/PATH@sha256:HEX` for a registry image, `oci:PATH@sha256:HEX` (PATH absolute) for an OCI layout.
+	IMG016 = "IMG-016"
+	// IMG017 When pulling a registry image fails, the error that fails pod creation MUST name the image and the reason: the registry refused the connection, its host is unknown, it refused the credentials, it has no such image, it stopped answering, or content did not match its digest.
+	IMG017 = "IMG-017"
+	// IMG018 A runtime MUST NOT start an instance from content of a pull that failed or was interrupted without first verifying that content against its digest.
+	IMG018 = "IMG-018"
+	// IMG019 With `imagePullPolicy: Always` a runtime MUST ask the registry which manifest a tag names when it creates the pod, and pull only the content it does not hold.
+	IMG019 = "IMG-019"
+	// IMG020 With `imagePullPolicy: IfNotPresent` a runtime MUST use an image it holds for the reference without contacting the registry, and pull the image only when it holds none.
+	IMG020 = "IMG-020"
+	// IMG021 With `imagePullPolicy: Never` a runtime MUST fail pod creation with an error naming the image, without contacting a registry, when it holds no image for the reference.
+	IMG021 = "IMG-021"
+	// IMG022 A container without `imagePullPolicy` MUST be treated as `Always` when its registry reference has the tag `latest` or neither tag nor digest, and as `IfNotPresent` otherwise, as in Kubernetes.
+	IMG022 = "IMG-022"
+	// IMG023 A runtime MUST keep the content of every image it resolved for a pod, the defer containers' included, until the pod is removed, so that no instance needs a registry after the pod was created.
+	IMG023 = "IMG-023"
+	// IMG024 A runtime MUST NOT pull over plain HTTP from a registry that is not on a loopback address, unless its user named that registry as insecure.
+	IMG024 = "IMG-024"
+	// IMG025 A runtime SHOULD fetch a blob once when several pods pull images that hold it at the same time.
+	IMG025 = "IMG-025"
 	// SEC001 A runtime MUST start every container process with `noNewPrivileges` set.
 	SEC001 = "SEC-001"
 	// SEC002 The capability bounding set of a container process MUST NOT exceed CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FSETID, CAP_FOWNER, CAP_MKNOD, CAP_NET_RAW, CAP_SETGID, CAP_SETUID, CAP_SETFCAP, CAP_SETPCAP, CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_KILL and CAP_AUDIT_WRITE.
@@ -1070,6 +1092,28 @@ var requirements = [...]Requirement{
 		Text: "A container SHOULD NOT list the same variable name twice in `env`."},
 	{ID: IMG014, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A runtime MUST give every directory, regular file, FIFO and symbolic link of an instance's root filesystem exactly the mode, owner and modification time of the layer entry that created it, whatever the umask of the process that unpacks the image."},
+	{ID: IMG015, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST resolve a registry reference, when it creates the pod, to the digest of one image manifest for its platform (the tag's, or the one a multi-platform index names), and start every instance of the container from that manifest, even after the tag has moved to another image."},
+	{ID: IMG016, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST report in each container's status, as `imageID`, the image it resolved: `HOST/PATH@sha256:HEX` for a registry image, `oci:PATH@sha256:HEX` (PATH absolute) for an OCI layout."},
+	{ID: IMG017, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "When pulling a registry image fails, the error that fails pod creation MUST name the image and the reason: the registry refused the connection, its host is unknown, it refused the credentials, it has no such image, it stopped answering, or content did not match its digest."},
+	{ID: IMG018, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST NOT start an instance from content of a pull that failed or was interrupted without first verifying that content against its digest."},
+	{ID: IMG019, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "With `imagePullPolicy: Always` a runtime MUST ask the registry which manifest a tag names when it creates the pod, and pull only the content it does not hold."},
+	{ID: IMG020, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "With `imagePullPolicy: IfNotPresent` a runtime MUST use an image it holds for the reference without contacting the registry, and pull the image only when it holds none."},
+	{ID: IMG021, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "With `imagePullPolicy: Never` a runtime MUST fail pod creation with an error naming the image, without contacting a registry, when it holds no image for the reference."},
+	{ID: IMG022, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A container without `imagePullPolicy` MUST be treated as `Always` when its registry reference has the tag `latest` or neither tag nor digest, and as `IfNotPresent` otherwise, as in Kubernetes."},
+	{ID: IMG023, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST keep the content of every image it resolved for a pod, the defer containers' included, until the pod is removed, so that no instance needs a registry after the pod was created."},
+	{ID: IMG024, Level: Must, Severity: Error, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST NOT pull over plain HTTP from a registry that is not on a loopback address, unless its user named that registry as insecure."},
+	{ID: IMG025, Level: Should, Severity: Warning, Area: "IMG", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime SHOULD fetch a blob once when several pods pull images that hold it at the same time."},
 	{ID: SEC001, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "A runtime MUST start every container process with `noNewPrivileges` set."},
 	{ID: SEC002, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",

@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "podspec.dev/podspec/imageref"
+
 // Defaults the spec assigns; Kubernetes' values where Kubernetes has the field.
 const (
 	DefaultTerminationGracePeriodSeconds int64   = 30
@@ -63,6 +65,9 @@ func (p *Pod) SetDefaults() {
 		if d.Phase == "" {
 			d.Phase = DeferAfterStop
 		}
+		if d.ImagePullPolicy == "" {
+			d.ImagePullPolicy = DefaultPullPolicy(d.Image)
+		}
 		if d.RestartPolicy == "" {
 			d.RestartPolicy = RestartPolicyNever
 		}
@@ -85,6 +90,9 @@ func (b *Backoff) setDefaults() {
 }
 
 func (c *Container) setDefaults() {
+	if c.ImagePullPolicy == "" {
+		c.ImagePullPolicy = DefaultPullPolicy(c.Image)
+	}
 	if c.StopSignal == "" {
 		c.StopSignal = DefaultStopSignal
 	}
@@ -157,4 +165,22 @@ func (s *PodSpec) EffectiveRestartPolicy(c *Container, isInit bool) RestartPolic
 		return RestartPolicyOnFailure
 	}
 	return p
+}
+
+// DefaultPullPolicy is Kubernetes' default imagePullPolicy for an image (IMG-022): Always for a
+// registry reference with the tag latest or neither tag nor digest, IfNotPresent for another
+// registry reference, and none for an OCI layout (whose policy has no effect) or a reference
+// that does not parse (IMG-001 reports it).
+func DefaultPullPolicy(image string) PullPolicy {
+	if imageref.IsLayout(image) {
+		return ""
+	}
+	r, err := imageref.Parse(image)
+	switch {
+	case err != nil:
+		return ""
+	case r.Tagged && r.Name.Identifier() == "latest":
+		return PullAlways
+	}
+	return PullIfNotPresent
 }

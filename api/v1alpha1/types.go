@@ -61,6 +61,19 @@ const (
 	RestartPolicyNever     RestartPolicy = "Never"
 )
 
+// PullPolicy says when a runtime pulls a registry image (Kubernetes' imagePullPolicy).
+type PullPolicy string
+
+// Pull policies (IMG-019 … IMG-022).
+const (
+	// PullAlways asks the registry which manifest the reference names at every pod creation.
+	PullAlways PullPolicy = "Always"
+	// PullIfNotPresent uses an image the runtime holds for the reference, and pulls otherwise.
+	PullIfNotPresent PullPolicy = "IfNotPresent"
+	// PullNever uses only an image the runtime holds, and never contacts a registry.
+	PullNever PullPolicy = "Never"
+)
+
 // PodSpec is the desired behaviour of a pod.
 type PodSpec struct {
 	// ExitPolicy decides when the pod ends; default All.
@@ -135,12 +148,15 @@ type SharedVolumeSource struct {
 // Container is an init, sidecar or main container.
 type Container struct {
 	Name string `json:"name"`
-	// Image is a containers-image reference; "oci:PATH[:TAG|@DIGEST]" names an OCI image layout.
-	Image      string   `json:"image"`
-	Command    []string `json:"command,omitempty"`
-	Args       []string `json:"args,omitempty"`
-	WorkingDir string   `json:"workingDir,omitempty"`
-	Env        []EnvVar `json:"env,omitempty"`
+	// Image is a registry reference "[HOST[:PORT]/]PATH[:TAG][@DIGEST]" or
+	// "oci:PATH[:TAG|@DIGEST]", an OCI image layout.
+	Image string `json:"image"`
+	// ImagePullPolicy says when a registry image is pulled; defaults as in Kubernetes (IMG-022).
+	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty"`
+	Command         []string   `json:"command,omitempty"`
+	Args            []string   `json:"args,omitempty"`
+	WorkingDir      string     `json:"workingDir,omitempty"`
+	Env             []EnvVar   `json:"env,omitempty"`
 	// RestartPolicy overrides the pod's. On an init container, Always makes it a sidecar.
 	RestartPolicy *RestartPolicy `json:"restartPolicy,omitempty"`
 	// StopSignal is sent to stop the container; default SIGTERM.
@@ -298,12 +314,14 @@ const (
 
 // DeferContainer runs once when the pod terminates (except on a forced stop).
 type DeferContainer struct {
-	Name       string   `json:"name"`
-	Image      string   `json:"image"`
-	Command    []string `json:"command,omitempty"`
-	Args       []string `json:"args,omitempty"`
-	WorkingDir string   `json:"workingDir,omitempty"`
-	Env        []EnvVar `json:"env,omitempty"`
+	Name  string `json:"name"`
+	Image string `json:"image"`
+	// ImagePullPolicy says when a registry image is pulled; defaults as in Kubernetes (IMG-022).
+	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty"`
+	Command         []string   `json:"command,omitempty"`
+	Args            []string   `json:"args,omitempty"`
+	WorkingDir      string     `json:"workingDir,omitempty"`
+	Env             []EnvVar   `json:"env,omitempty"`
 	// Phase defaults to AfterStop.
 	Phase DeferPhase `json:"phase,omitempty"`
 	// TimeoutSeconds is clamped to what is left of the pod's grace budget.
@@ -382,8 +400,11 @@ type PodStatus struct {
 type ContainerStatus struct {
 	Name string `json:"name"`
 	// ContainerID identifies the current instance; it changes on every restart.
-	ContainerID  string         `json:"containerID,omitempty"`
-	Image        string         `json:"image"`
+	ContainerID string `json:"containerID,omitempty"`
+	Image       string `json:"image"`
+	// ImageID is the image the runtime resolved at creation, by digest (IMG-016):
+	// HOST/PATH@sha256:HEX for a registry image, oci:PATH@sha256:HEX for a layout.
+	ImageID      string         `json:"imageID,omitempty"`
 	RestartCount int32          `json:"restartCount"`
 	Started      bool           `json:"started"`
 	Ready        bool           `json:"ready"`

@@ -9,8 +9,8 @@ const hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func TestParse(t *testing.T) {
 	cases := []struct {
-		name, ref, want string // want: String(), or the substring of the error after "error: "
-		tagged, implicit     bool
+		name, ref, want  string // want: String(), or the substring of the error after "error: "
+		tagged, implicit bool
 	}{
 		{"a bare name is Docker Hub's library, tag latest", "nginx", "docker.io/library/nginx:latest", true, true},
 		{"a tag is kept", "nginx:1.27", "docker.io/library/nginx:1.27", true, false},

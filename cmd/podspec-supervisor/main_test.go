@@ -15,7 +15,9 @@ func TestSupervisorLinksNoValidatorNoSuiteNoCLIFramework(t *testing.T) {
 		t.Skipf("go list: %v", err)
 	}
 	forbidden := []string{"cuelang.org/", "github.com/santhosh-tekuri/jsonschema", "github.com/onsi/", "github.com/spf13/cobra",
-		"podspec.dev/podspec/validator", "podspec.dev/podspec/cue", "podspec.dev/podspec/schema", "podspec.dev/podspec/conformance"}
+		"podspec.dev/podspec/validator", "podspec.dev/podspec/cue", "podspec.dev/podspec/schema", "podspec.dev/podspec/conformance",
+		// a supervisor never pulls (IMG-023): it starts instances from images kept at creation
+		"podspec.dev/podspec/reference/registry", "github.com/google/go-containerregistry/pkg/v1/remote"}
 	for _, pkg := range strings.Fields(string(out)) {
 		for _, f := range forbidden {
 			if strings.HasPrefix(pkg, f) {

@@ -25,6 +25,15 @@ type rtFlags struct {
 	root        string
 	ociRuntime  string
 	errorFormat string
+	// registries are the flags of the verbs that pull registry images (addRegistryFlags).
+	registries registryFlags
+}
+
+// registryFlags say how registry images are pulled (Linux: registry.go): which registries may
+// be reached over plain HTTP, and where per-registry CAs are.
+type registryFlags struct {
+	insecure  []string
+	certsDirs []string
 }
 
 // addRuntimeFlags declares the contract's global flags on a verb: --error-format everywhere,

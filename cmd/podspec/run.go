@@ -57,6 +57,7 @@ func newRunCmd() *cobra.Command {
 		Args: cli.Args(1),
 	}
 	f := addRuntimeFlags(cmd)
+	addRegistryFlags(cmd, f)
 	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return once the pod is created")
 	cmd.Flags().StringVar(&name, "name", "", "pod name (replaces metadata.name)")
 	cmd.Flags().IntVar(&parallel, "create-parallelism", 0, fmt.Sprintf("container instances created and started at once (default 0: two per CPU, here %d)", engine.DefaultCreateParallelism()))
@@ -191,6 +192,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 		return nil, "", err
 	}
 	be := backend.New(s.Root, rtPath)
+	be.Puller = f.puller(s.Root)
 	if err := <-available; err != nil {
 		return nil, "", &rtError{code: runtimev1.CodeRuntimeUnavailable, err: err}
 	}

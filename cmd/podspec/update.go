@@ -42,6 +42,7 @@ func newUpdateCmd() *cobra.Command {
 		Args: cli.Args(2),
 	}
 	f := addRuntimeFlags(cmd)
+	addRegistryFlags(cmd, f)
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
 		p, release, err := f.pod(args[0])
 		if err != nil {
@@ -183,7 +184,9 @@ func (f *rtFlags) resolveChangedImages(ctx context.Context, newPod, old *v1alpha
 	if err != nil {
 		return nil, err
 	}
-	images, err := backend.New(s.Root, f.ociRuntime).ResolveImages(ctx, &spec, base)
+	be := backend.New(s.Root, f.ociRuntime)
+	be.Puller = f.puller(s.Root)
+	images, err := be.ResolveImages(ctx, &spec, base)
 	if err != nil {
 		return nil, errf(runtimev1.CodeFailed, "resolve images: %v", err)
 	}

@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/imageref"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/image"
@@ -54,6 +55,9 @@ type Backend struct {
 	// Logf, if set, reports what goes wrong where no caller waits for it (a log that cannot be
 	// written).
 	Logf func(format string, args ...any)
+	// Puller pulls registry images into layouts Images resolves; nil where nothing pulls (a
+	// supervisor starts instances only from images kept when the pod was created, IMG-023).
+	Puller Puller
 
 	held heldInstances // created instances waiting in their createRuntime hook (held.go)
 	out  outputs       // the copiers of instances' output into their logs (output.go)
@@ -71,6 +75,16 @@ func New(root, ociRuntime string) *Backend {
 	}
 }
 
+// Puller makes a registry image available as an OCI layout (package registry's Store).
+type Puller interface {
+	// PullLayout pulls image as policy says and returns the layout holding it, by digest, and
+	// its imageID (HOST/PATH@sha256:HEX).
+	PullLayout(ctx context.Context, image string, policy v1alpha1.PullPolicy) (ocilayout.Reference, string, error)
+}
+
+// RegistryDir is where, under the image store's root, pulled registry images live.
+const RegistryDir = "registry"
+
 // FeaturesFile, in a runtime root, keeps what the OCI runtime was found to support
 // (oci.Features), so that each supervisor does not probe it again.
 const FeaturesFile = "oci-features.json"
@@ -80,22 +94,37 @@ var _ engine.Backend = (*Backend)(nil)
 // CgroupParent is the cgroup every container of the pod lives under.
 func CgroupParent(uid string) string { return "/podspec/" + uid }
 
-// ResolveImages resolves every image of the pod (defer containers' included), keeps its content
-// in the image store (Store.Keep: instances start from it even if the layout changes, IMG-004)
-// and returns, per container name, the pinned reference (absolute layout path and manifest
-// digest) that instances are created from. baseDir resolves relative layout paths. Containers
-// that name the same image share one resolution.
+// ResolveImages resolves every image of the pod (defer containers' included, IMG-002): an OCI
+// layout where it lies, a registry image through the Puller (IMG-015, imagePullPolicy), and
+// keeps its content in the image store (Store.Keep: instances start from it even if the layout
+// changes or the registry is gone, IMG-004, IMG-023). It returns, per container name, the pinned
+// reference instances are created from and status reports as imageID (IMG-016):
+// oci:ABSOLUTE-PATH@DIGEST for a layout, HOST/PATH@DIGEST for a registry image. baseDir
+// resolves relative layout paths. Containers that name the same image share one resolution.
 func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, baseDir string) (map[string]string, error) {
 	out := map[string]string{}
-	pinned := map[string]string{} // image as written → pinned reference
-	add := func(name, ref string) error {
-		if p, ok := pinned[ref]; ok {
+	pinned := map[string]string{} // image as written, and its policy → pinned reference
+	add := func(name, ref string, policy v1alpha1.PullPolicy) error {
+		key := ref + " " + string(policy)
+		if p, ok := pinned[key]; ok {
 			out[name] = p
 			return nil
 		}
-		r, err := ocilayout.ParseReference(ref, baseDir)
-		if err != nil {
-			return fmt.Errorf("container %s: %w", name, err)
+		var r ocilayout.Reference
+		var id string
+		if imageref.IsLayout(ref) {
+			var err error
+			if r, err = ocilayout.ParseReference(ref, baseDir); err != nil {
+				return fmt.Errorf("container %s: %w", name, err)
+			}
+		} else {
+			if b.Puller == nil {
+				return fmt.Errorf("container %s: image %s: this runtime does not pull registry images here", name, ref)
+			}
+			var err error
+			if r, id, err = b.Puller.PullLayout(ctx, ref, policy); err != nil {
+				return fmt.Errorf("container %s: %w", name, err)
+			}
 		}
 		img, err := b.Images.Resolve(ctx, r)
 		if err != nil {
@@ -104,12 +133,15 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 		if err := b.Images.Keep(ctx, img); err != nil {
 			return fmt.Errorf("container %s: image %s: %w", name, ref, err)
 		}
-		out[name] = ocilayout.Transport + r.Path + "@" + img.Digest
-		pinned[ref] = out[name]
+		if id == "" {
+			id = ocilayout.Transport + r.Path + "@" + img.Digest
+		}
+		out[name] = id
+		pinned[key] = id
 		return nil
 	}
 	for _, c := range spec.InitContainers {
-		if err := add(c.Name, c.Image); err != nil {
+		if err := add(c.Name, c.Image, c.ImagePullPolicy); err != nil {
 			return nil, err
 		}
 	}
@@ -117,7 +149,7 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 		if mutant.ImagesResolvedLazily && i > 0 {
 			break // the mutant: the others are resolved when they first start
 		}
-		if err := add(c.Name, c.Image); err != nil {
+		if err := add(c.Name, c.Image, c.ImagePullPolicy); err != nil {
 			return nil, err
 		}
 	}
@@ -125,7 +157,7 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 		if mutant.ImagesResolvedLazily {
 			break
 		}
-		if err := add(c.Name, c.Image); err != nil {
+		if err := add(c.Name, c.Image, c.ImagePullPolicy); err != nil {
 			return nil, err
 		}
 	}
@@ -252,11 +284,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	if ref == "" || mutant.ImageResolvedAtStart {
 		ref = c.Image // the mutant: the manifest's reference, resolved anew at every start
 	}
-	r, err := ocilayout.ParseReference(ref, pod.Dir)
-	if err != nil {
-		return 0, err
-	}
-	img, err := b.instanceImage(ctx, r)
+	img, err := b.instanceImage(ctx, ref, pod.Dir)
 	if err != nil {
 		return 0, err
 	}
@@ -362,8 +390,27 @@ func (b *Backend) recursiveReadOnly(ctx context.Context, mounts []oci.Mount) (st
 
 // instanceImage is the content an instance starts from: the image kept when the pod was created
 // (or when an update changed it) for a pinned reference, whatever its layout holds now
-// (IMG-004); a fresh resolution otherwise.
-func (b *Backend) instanceImage(ctx context.Context, r ocilayout.Reference) (*ocilayout.Image, error) {
+// (IMG-004); a fresh resolution otherwise. A registry image is only ever the kept one: the
+// instance needs no registry (IMG-023). podDir resolves a relative layout path.
+func (b *Backend) instanceImage(ctx context.Context, ref, podDir string) (*ocilayout.Image, error) {
+	if !imageref.IsLayout(ref) {
+		r, err := imageref.Parse(ref)
+		if err != nil {
+			return nil, err
+		}
+		if r.Tagged {
+			return nil, fmt.Errorf("image %s is not pinned by digest", ref)
+		}
+		img, err := b.Images.Kept(r.Name.Identifier())
+		if err != nil {
+			return nil, fmt.Errorf("image %s is no longer held: %w", ref, err)
+		}
+		return img, nil
+	}
+	r, err := ocilayout.ParseReference(ref, podDir)
+	if err != nil {
+		return nil, err
+	}
 	if r.Digest != "" {
 		if img, err := b.Images.Kept(r.Digest); err == nil {
 			return img, nil

@@ -52,7 +52,7 @@ func (e *Engine) buildDeferSlots() {
 	if len(st.DeferContainerStatuses) != len(p.Spec.DeferContainers) {
 		st.DeferContainerStatuses = make([]v1alpha1.ContainerStatus, len(p.Spec.DeferContainers))
 		for i, d := range p.Spec.DeferContainers {
-			st.DeferContainerStatuses[i] = v1alpha1.ContainerStatus{Name: d.Name, Image: d.Image,
+			st.DeferContainerStatuses[i] = v1alpha1.ContainerStatus{Name: d.Name, Image: d.Image, ImageID: e.st.Images[d.Name],
 				State: v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: waitingDeferred, Message: "runs in the pod's stop sequence"}}}
 		}
 	}

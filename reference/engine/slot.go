@@ -82,13 +82,13 @@ func (e *Engine) buildSlots() {
 	if len(st.InitContainerStatuses) != len(p.Spec.InitContainers) {
 		st.InitContainerStatuses = make([]v1alpha1.ContainerStatus, len(p.Spec.InitContainers))
 		for i, c := range p.Spec.InitContainers {
-			st.InitContainerStatuses[i] = newStatus(&c)
+			st.InitContainerStatuses[i] = newStatus(&c, e.st.Images[c.Name])
 		}
 	}
 	if len(st.ContainerStatuses) != len(p.Spec.Containers) {
 		st.ContainerStatuses = make([]v1alpha1.ContainerStatus, len(p.Spec.Containers))
 		for i, c := range p.Spec.Containers {
-			st.ContainerStatuses[i] = newStatus(&c)
+			st.ContainerStatuses[i] = newStatus(&c, e.st.Images[c.Name])
 		}
 	}
 	for i := range p.Spec.InitContainers {
@@ -117,8 +117,10 @@ func (e *Engine) buildSlots() {
 	e.buildDeferSlots()
 }
 
-func newStatus(c *v1alpha1.Container) v1alpha1.ContainerStatus {
-	return v1alpha1.ContainerStatus{Name: c.Name, Image: c.Image,
+// newStatus is a container's status before it starts; imageID is the image resolved at the
+// pod's creation (IMG-016).
+func newStatus(c *v1alpha1.Container, imageID string) v1alpha1.ContainerStatus {
+	return v1alpha1.ContainerStatus{Name: c.Name, Image: c.Image, ImageID: imageID,
 		State: v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: "PodInitializing"}}}
 }
 

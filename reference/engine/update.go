@@ -171,6 +171,7 @@ func (e *Engine) instanceRequestLocked(s *slot, id string, n int32) (*InstanceRe
 		img = ref
 	}
 	s.status().Image = c.Image
+	s.status().ImageID = img
 	return &InstanceRequest{ID: id, Kind: s.kind, Container: &c, LogPath: e.pod.LogPath(s.name, n), Image: img}, ver
 }
 

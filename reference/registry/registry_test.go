@@ -1,0 +1,266 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/imageref"
+	"podspec.dev/podspec/internal/registrytest"
+	"podspec.dev/podspec/ocilayout"
+)
+
+// layout builds a one-image OCI layout; labels make images differ.
+func layout(t *testing.T, label string) string {
+	t.Helper()
+	if _, err := os.Stat(ocilayout.BusyboxPath); err != nil {
+		t.Skip("needs busybox-static")
+	}
+	tmp := t.TempDir()
+	dir, src := filepath.Join(tmp, "layout"), filepath.Join(tmp, "label")
+	if err := os.WriteFile(src, []byte(label), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := ocilayout.BuildOptions{Busybox: true, Files: []ocilayout.File{{Source: src, Dest: "/etc/label"}}, Labels: map[string]string{"label": label}, Cmd: []string{"sh"}}
+	if _, err := ocilayout.Build(context.Background(), dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func newStore(t *testing.T) *Store {
+	return &Store{Root: filepath.Join(t.TempDir(), "registry"), Keychain: nil, Timeout: 10 * time.Second}
+}
+
+// pullErr pulls and wants an error that names the image and holds the reason.
+func pullErr(t *testing.T, s *Store, image string, policy v1alpha1.PullPolicy, reason string) {
+	t.Helper()
+	p, err := s.Pull(context.Background(), image, policy)
+	var pe *Error
+	if err == nil || !errors.As(err, &pe) || pe.Image != image || !strings.Contains(err.Error(), image) || !strings.Contains(err.Error(), reason) {
+		t.Fatalf("Pull(%s) = %+v, %v; want an error naming the image with %q", image, p, err, reason)
+	}
+}
+
+// Nothing a failed pull left is trusted: no layout, nothing under tmp/.
+func assertNoLayout(t *testing.T, s *Store) {
+	t.Helper()
+	for _, d := range []string{"layouts", "tmp"} {
+		if ents, _ := os.ReadDir(filepath.Join(s.Root, d)); len(ents) > 0 {
+			t.Errorf("a failed pull left %s/%s", d, ents[0].Name())
+		}
+	}
+}
+
+func TestIMG015_APullPinsTheManifestAndTheStoreResolvesIt(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	want := reg.Push(layout(t, "one"), reg.Ref("app:v1"))
+	s := newStore(t)
+	p, err := s.Pull(context.Background(), reg.Ref("app:v1"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Digest != want || p.ImageID() != reg.Host+"/app@"+want {
+		t.Errorf("pulled %s (%s), want %s", p.Digest, p.ImageID(), want)
+	}
+	img, err := ocilayout.Resolve(context.Background(), p.Layout, nil) // every blob verified (IMG-007)
+	if err != nil || img.Digest != want || img.Config.Config.Labels["label"] != "one" {
+		t.Fatalf("the store's layout resolves to %+v, %v", img, err)
+	}
+	// The tag moves: Always asks the registry again, and the first image stays as it was.
+	moved := reg.Push(layout(t, "two"), reg.Ref("app:v1"))
+	p2, err := s.Pull(context.Background(), reg.Ref("app:v1"), v1alpha1.PullAlways)
+	if err != nil || p2.Digest != moved || moved == want {
+		t.Fatalf("after the tag moved: %+v, %v; want %s", p2, err, moved)
+	}
+	if img, err := ocilayout.Resolve(context.Background(), p.Layout, nil); err != nil || img.Digest != want {
+		t.Errorf("the first image is no longer held: %v", err)
+	}
+}
+
+func TestIMG019_IMG020_IMG021_ThePolicyDecidesWhetherTheRegistryIsAsked(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	d := reg.Push(layout(t, "one"), reg.Ref("app:1.0"))
+	s := newStore(t)
+	ref := reg.Ref("app:1.0")
+	pullErr(t, s, ref, v1alpha1.PullNever, "imagePullPolicy is Never and the image is not present")
+	if _, err := s.Pull(context.Background(), ref, v1alpha1.PullIfNotPresent); err != nil {
+		t.Fatal(err)
+	}
+	reg.Stop()
+	for _, policy := range []v1alpha1.PullPolicy{v1alpha1.PullIfNotPresent, v1alpha1.PullNever, ""} { // "" is IfNotPresent for 1.0 (IMG-022)
+		if p, err := s.Pull(context.Background(), ref, policy); err != nil || p.Digest != d {
+			t.Errorf("%q with the registry stopped: %+v, %v", policy, p, err)
+		}
+	}
+	if p, err := s.Pull(context.Background(), reg.Ref("app@"+d), v1alpha1.PullNever); err != nil || p.Digest != d {
+		t.Errorf("by digest with the registry stopped: %+v, %v", p, err)
+	}
+	pullErr(t, s, ref, v1alpha1.PullAlways, "refused the connection")
+}
+
+func TestIMG017_EachFailureNamesTheImageAndItsReason(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	reg.Push(layout(t, "one"), reg.Ref("app:v1"))
+	s := newStore(t)
+	pullErr(t, s, reg.Ref("nothing:v1"), "", "has no image")
+	pullErr(t, s, "registry.podspec.invalid/app:v1", "", "unknown registry host registry.podspec.invalid")
+	reg.Stop()
+	pullErr(t, s, reg.Ref("app:v1"), "", "refused the connection")
+	assertNoLayout(t, s)
+}
+
+func TestIMG017_TLSAndBasicAuth(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{TLS: true})
+	d := reg.Push(layout(t, "one"), reg.Ref("app:v1"))
+	dir := t.TempDir()
+	t.Setenv("REGISTRY_AUTH_FILE", reg.AuthFile(dir, true))
+	s := newStore(t)
+	s.CertsDirs = []string{reg.CADir}
+	pullErr(t, s, reg.Ref("app:v1"), "", "refused the credentials (401 Unauthorized)")
+	t.Setenv("REGISTRY_AUTH_FILE", reg.AuthFile(dir, false))
+	if p, err := s.Pull(context.Background(), reg.Ref("app:v1"), ""); err != nil || p.Digest != d {
+		t.Fatalf("with the credentials: %+v, %v", p, err)
+	}
+	// Without the registry's CA the certificate is not trusted, and plain HTTP is no way round.
+	s2 := newStore(t)
+	s2.CertsDirs = []string{t.TempDir()}
+	pullErr(t, s2, reg.Ref("app:v1"), "", "certificate")
+}
+
+// IMG-024: a registry that is not on loopback is not asked over plain HTTP unless named.
+func TestIMG024_PlainHTTPOnlyForLoopbackOrNamedRegistries(t *testing.T) {
+	s := &Store{Insecure: []string{"10.0.0.5:5000", "reg.lan"}}
+	for host, want := range map[string]bool{"127.0.0.1:5000": true, "[::1]:5000": true, "localhost:5000": true, "a.localhost": true,
+		"10.0.0.5:5000": true, "reg.lan:443": true, "10.0.0.6:5000": false, "192.168.1.2": false, "ghcr.io": false} {
+		if got := s.plainHTTPAllowed(host); got != want {
+			t.Errorf("plainHTTPAllowed(%s) = %v, want %v", host, got, want)
+		}
+	}
+	rt, _ := s.transport("10.0.0.6:5000")
+	_, err := rt.RoundTrip(httptest.NewRequest("GET", "http://10.0.0.6:5000/v2/", nil))
+	if !errors.Is(err, errPlainHTTP) {
+		t.Errorf("plain HTTP to 10.0.0.6:5000: %v, want refused", err)
+	}
+}
+
+// proxy is a reverse proxy to a registry that counts layer blob GETs and can cut them off
+// halfway.
+type proxy struct {
+	srv       *httptest.Server
+	blobGets  atomic.Int32
+	truncate  atomic.Bool
+	layerSize int64
+}
+
+func startProxy(t *testing.T, reg *registrytest.Registry) *proxy {
+	p := &proxy{}
+	u, _ := url.Parse("http://" + reg.Host)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(r *http.Response) error {
+		if r.Request.Method == http.MethodGet && strings.Contains(r.Request.URL.Path, "/blobs/") && r.ContentLength > 4096 {
+			p.blobGets.Add(1)
+			if p.truncate.Load() {
+				r.Body = struct {
+					io.Reader
+					io.Closer
+				}{io.LimitReader(r.Body, r.ContentLength/2), r.Body}
+			}
+		}
+		return nil
+	}
+	p.srv = httptest.NewServer(rp)
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *proxy) host() string { return strings.TrimPrefix(p.srv.URL, "http://") }
+
+func TestIMG018_ALayerCutOffMidwayIsNeverUsed(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	d := reg.Push(layout(t, "one"), reg.Ref("app:v1"))
+	px := startProxy(t, reg)
+	px.truncate.Store(true)
+	s := newStore(t)
+	ref := px.host() + "/app:v1"
+	_, err := s.Pull(context.Background(), ref, "")
+	if err == nil || !strings.Contains(err.Error(), ref) {
+		t.Fatalf("a cut-off layer: %v, want an error naming %s", err, ref)
+	}
+	assertNoLayout(t, s)
+	if _, err := s.Lookup(mustParse(t, ref)); err == nil {
+		t.Error("the half-pulled image is present")
+	}
+	pullErr(t, s, ref, v1alpha1.PullNever, "not present")
+	px.truncate.Store(false)
+	p, err := s.Pull(context.Background(), ref, "")
+	if err != nil || p.Digest != d {
+		t.Fatalf("the pull after the fault: %+v, %v", p, err)
+	}
+	if _, err := ocilayout.Resolve(context.Background(), p.Layout, nil); err != nil {
+		t.Errorf("the layout of the pull after the fault: %v", err)
+	}
+}
+
+func TestIMG017_AManifestThatDoesNotMatchItsDigest(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	d := reg.Push(layout(t, "one"), reg.Ref("app:v1"))
+	hexd := strings.TrimPrefix(d, "sha256:")
+	data := filepath.Join(reg.Storage, "docker/registry/v2/blobs/sha256", hexd[:2], hexd, "data")
+	b, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(data, append(b, ' '), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	pullErr(t, s, reg.Ref("app:v1"), "", "does not match its digest")
+	assertNoLayout(t, s)
+}
+
+func TestIMG025_TwoPullsOfOneImageAtOnceFetchItOnce(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	reg.Push(layout(t, "one"), reg.Ref("app:v1"))
+	px := startProxy(t, reg)
+	s := newStore(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s2 := *s // a store per pod creation, one directory
+			_, errs[i] = s2.Pull(context.Background(), px.host()+"/app:v1", v1alpha1.PullAlways)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := px.blobGets.Load(); n != 1 {
+		t.Errorf("the layer was fetched %d times, want once", n)
+	}
+}
+
+func mustParse(t *testing.T, ref string) imageref.Reference {
+	r, err := imageref.Parse(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,7 @@ import (
 	rtv1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/imageref"
 	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/spec"
 )
@@ -477,7 +479,7 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 		if _, done := images[c.Image]; done {
 			continue
 		}
-		id, err := a.pull(ctx, c.Image, baseDir)
+		id, err := a.pull(ctx, c.Image, c.ImagePullPolicy, baseDir)
 		if err != nil {
 			var pe *Error
 			if errors.As(err, &pe) && !strings.Contains(pe.Message, c.Image) {
@@ -610,12 +612,15 @@ func (o startOutcome) startError(id string, initFailed bool) string {
 	return ""
 }
 
-// pull imports an image reference of the form oci:LAYOUT[:TAG] (relative to baseDir) with
-// podman's oci: transport and returns the image ID.
-func (a *Adapter) pull(ctx context.Context, ref, baseDir string) (string, error) {
+// pull makes an image available to podman and returns its image ID: a registry reference is
+// handed to podman as it is, fully qualified as Kubernetes reads it (docker.io/library/ for a
+// short name, which podman would otherwise resolve through its own search registries), with
+// the pull policy; an oci:LAYOUT[:TAG] reference (relative to baseDir) is imported with
+// podman's oci: transport.
+func (a *Adapter) pull(ctx context.Context, ref string, policy v1alpha1.PullPolicy, baseDir string) (string, error) {
 	rest, isOCI := strings.CutPrefix(ref, "oci:")
 	if !isOCI {
-		return "", errorf(rtv1.CodeFailed, "image %s: only oci: layouts are supported (no registry)", ref)
+		return a.pullRegistry(ctx, ref, policy)
 	}
 	path, tag := rest, ""
 	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
@@ -640,6 +645,49 @@ func (a *Adapter) pull(ctx context.Context, ref, baseDir string) (string, error)
 		return "", errorf(rtv1.CodeFailed, "podman pull %s printed no image ID", src)
 	}
 	return lines[len(lines)-1], nil
+}
+
+// pullRegistry is `podman pull` of a registry reference, unless the policy lets an image podman
+// holds serve (podman 4's pull has no --policy). A loopback registry may be plain HTTP
+// (IMG-024), which podman allows with --tls-verify=false only.
+func (a *Adapter) pullRegistry(ctx context.Context, ref string, policy v1alpha1.PullPolicy) (string, error) {
+	r, err := imageref.Parse(ref)
+	if err != nil {
+		return "", errorf(rtv1.CodeFailed, "image %s: %v", ref, err)
+	}
+	if policy == "" {
+		policy = v1alpha1.DefaultPullPolicy(ref)
+	}
+	name := r.String()
+	if policy != v1alpha1.PullAlways {
+		if out, err := a.run(ctx, "image", "inspect", "--format", "{{.Id}}", name); err == nil && strings.TrimSpace(string(out)) != "" {
+			return strings.TrimSpace(string(out)), nil
+		}
+		if policy == v1alpha1.PullNever {
+			return "", errorf(rtv1.CodeFailed, "image %s: imagePullPolicy is Never and podman holds no such image", ref)
+		}
+	}
+	args := []string{"pull", "-q"}
+	if host, _, err := net.SplitHostPort(r.Registry()); err == nil && isLoopback(host) || isLoopback(r.Registry()) {
+		args = append(args, "--tls-verify=false")
+	}
+	out, err := a.run(ctx, append(args, "docker://"+name)...)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) == 0 {
+		return "", errorf(rtv1.CodeFailed, "podman pull %s printed no image ID", r)
+	}
+	return lines[len(lines)-1], nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // createArgs is the `podman create` of one container.

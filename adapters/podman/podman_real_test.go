@@ -13,6 +13,7 @@ import (
 
 	rtv1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/registrytest"
 	"podspec.dev/podspec/ocilayout"
 )
 
@@ -367,7 +368,7 @@ func TestSUP010_ACreationCutShortLeavesNothingAndItsNameFree(t *testing.T) {
 			}
 		}
 		if step >= 2 {
-			id, err := a.pull(ctx, image, "")
+			id, err := a.pull(ctx, image, "", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,5 +444,34 @@ func TestSUP010_ACreationCutShortLeavesNothingAndItsNameFree(t *testing.T) {
 	}
 	if _, err := os.Stat(a.recordPath("creating")); err != nil {
 		t.Errorf("the live creation's record was removed: %v", err)
+	}
+}
+
+// A registry image is handed to podman as it is: a pod naming a loopback registry's image runs
+// (podman pulls it, plain HTTP allowed for loopback only).
+func TestARegistryImageIsPulledByPodman(t *testing.T) {
+	a, layoutRef := realAdapter(t, "")
+	reg := registrytest.Start(t, registrytest.Options{})
+	reg.Push(strings.TrimSuffix(strings.TrimPrefix(layoutRef, "oci:"), ":t"), reg.Ref("busybox:v1"))
+	ctx := context.Background()
+	if _, err := a.Create(ctx, busyboxPod("from-registry", reg.Ref("busybox:v1"), nil, "true"), ""); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		st, err := a.Status(ctx, "from-registry")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app := mainStatus(st, "app"); app != nil && app.State.Terminated != nil {
+			if c := app.State.Terminated.ExitCode; c == nil || *c != 0 {
+				t.Fatalf("the registry image's container ended %+v", app.State.Terminated)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the registry image's container never ended: %+v", st)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -21,10 +21,10 @@ func init() { register(newImageCmd) }
 func newImageCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "image",
-		Short: "Work with OCI image layouts on disk (the images pods reference as oci:PATH[:TAG])",
+		Short: "Build OCI image layouts; pull, list and remove the registry images the runtime holds",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newImageBuildCmd())
+	cmd.AddCommand(newImageBuildCmd(), newImagePullCmd(), newImageLsCmd(), newImageRmCmd(), newImagePruneCmd())
 	return cmd
 }
 

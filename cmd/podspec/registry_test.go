@@ -157,3 +157,53 @@ func TestIMG015_ATagThatMovesBetweenTwoPods(t *testing.T) {
 		t.Errorf("imageIDs %q and %q, want @%s and @%s", one.ContainerStatuses[0].ImageID, two.ContainerStatuses[0].ImageID, d1, d2)
 	}
 }
+
+// image pull, ls, rm and prune: an image a pod uses stays; once no pod uses it, rm and prune
+// remove it, its unpacked root filesystem included.
+func TestImagePullListRemoveAndPrune(t *testing.T) {
+	c, reg, d := registrySetup(t)
+	ref := reg.Ref("busybox:v1")
+	out, code := c.run("image", "pull", ref)
+	if code != 0 || !strings.Contains(out, `"imageID":"`+reg.Host+"/busybox@"+d+`"`) {
+		t.Fatalf("image pull: exit %d: %s", code, out)
+	}
+	manifest := filepath.Join(t.TempDir(), "pod.yaml")
+	os.WriteFile(manifest, []byte("apiVersion: podspec.dev/v1alpha1\nkind: Pod\nmetadata: {name: img-user}\nspec:\n  containers:\n  - name: main\n    image: "+ref+"\n    imagePullPolicy: Never\n    command: [sleep, '300']\n"), 0o644)
+	t.Cleanup(func() { c.run("rm", "--force", "img-user") })
+	if _, code := c.run("run", "--detach", manifest); code != 0 {
+		t.Fatalf("run with imagePullPolicy Never after image pull: exit %d", code)
+	}
+	if out, _ := c.run("image", "ls"); !strings.Contains(out, `"pods":["img-user"]`) {
+		t.Errorf("image ls does not name the pod: %s", out)
+	}
+	if _, code := c.run("image", "rm", ref); code != 5 {
+		t.Errorf("image rm of an image a pod uses: exit %d, want Conflict (5)", code)
+	}
+	if out, _ := c.run("image", "prune", "--older-than", "0s"); !strings.Contains(out, `"pulled":[]`) {
+		t.Errorf("prune removed an image a pod uses: %s", out)
+	}
+	c.run("rm", "--force", "img-user")
+	rootfs := filepath.Join(c.root, "images", "rootfs", strings.TrimPrefix(d, "sha256:"))
+	if _, err := os.Stat(rootfs); err != nil {
+		t.Fatalf("no unpacked root filesystem at %s: %v", rootfs, err)
+	}
+	if out, code := c.run("image", "rm", ref); code != 0 || !strings.Contains(out, d) {
+		t.Errorf("image rm: exit %d: %s", code, out)
+	}
+	if _, err := os.Stat(rootfs); !os.IsNotExist(err) {
+		t.Errorf("image rm left the unpacked root filesystem: %v", err)
+	}
+	if out, _ := c.run("image", "ls"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("image ls after rm: %s", out)
+	}
+	// prune: a pulled image no pod uses goes, with its blobs.
+	if _, code := c.run("image", "pull", reg.Ref("report:1.0")); code != 0 {
+		t.Fatal("image pull report")
+	}
+	if out, _ := c.run("image", "prune", "--older-than", "0s"); !strings.Contains(out, d) {
+		t.Errorf("prune did not remove the unused image %s: %s", d, out)
+	}
+	if blobs, _ := os.ReadDir(filepath.Join(c.root, "images", "registry", "blobs", "sha256")); len(blobs) != 0 {
+		t.Errorf("prune left %d blobs", len(blobs))
+	}
+}

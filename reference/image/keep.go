@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/internal/flock"
 	"podspec.dev/podspec/ocilayout"
 )
 
@@ -61,4 +63,70 @@ func (s *Store) Kept(digest string) (*ocilayout.Image, error) {
 
 func (s *Store) keptPath(digest string) string {
 	return filepath.Join(s.Root, keptDir, strings.TrimPrefix(digest, "sha256:")+".json")
+}
+
+// Prune removes the unpacked root filesystem and the kept resolution of every manifest digest
+// that inUse does not hold and that was unpacked or kept more than grace ago (a pod being
+// created may have kept it a moment ago, before its state names it). It returns the digests
+// removed.
+func (s *Store) Prune(inUse map[string]bool, grace time.Duration) ([]string, error) {
+	cutoff := time.Now().Add(-grace)
+	ents, err := os.ReadDir(filepath.Join(s.Root, "rootfs"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range ents {
+		d := "sha256:" + e.Name()
+		if inUse[d] || !ocilayout.ValidDigest(d) {
+			continue
+		}
+		recent := false
+		for _, p := range []string{s.rootfsPath(d), s.keptPath(d)} {
+			if fi, err := os.Stat(p); err == nil && fi.ModTime().After(cutoff) {
+				recent = true
+			}
+		}
+		if recent {
+			continue
+		}
+		if err := s.Remove(d); err != nil {
+			return removed, err
+		}
+		removed = append(removed, d)
+	}
+	return removed, nil
+}
+
+// Remove removes the unpacked root filesystem and the kept resolution of a manifest digest,
+// under the digest's lock; the directory is renamed away first, so no reader sees half of it.
+func (s *Store) Remove(digest string) error {
+	if !ocilayout.ValidDigest(digest) {
+		return fmt.Errorf("remove %s: %w", digest, ocilayout.ErrUnsupported)
+	}
+	hexd := strings.TrimPrefix(digest, "sha256:")
+	for _, d := range []string{"locks", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(s.Root, d), 0o700); err != nil {
+			return err
+		}
+	}
+	unlock, err := flock.Exclusive(context.Background(), filepath.Join(s.Root, "locks", hexd+".lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	os.Remove(s.keptPath(digest))
+	gone := filepath.Join(s.Root, "tmp", "removed-"+hexd)
+	if err := os.Rename(s.rootfsPath(digest), gone); err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return fmt.Errorf("remove %s: %w", digest, err)
+	}
+	if err := os.RemoveAll(gone); err != nil {
+		return fmt.Errorf("remove %s: %w", digest, err)
+	}
+	return nil
 }

@@ -207,3 +207,30 @@ func TestImagePullListRemoveAndPrune(t *testing.T) {
 		t.Errorf("prune left %d blobs", len(blobs))
 	}
 }
+
+// A TLS registry with basic auth: run finds the CA with --registry-certs-dir and the
+// credentials in $REGISTRY_AUTH_FILE; wrong credentials fail the creation naming the image.
+func TestIMG017_RunFromATLSRegistryWithCredentials(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	reg := registrytest.Start(t, registrytest.Options{TLS: true})
+	d := reg.Push(layout, reg.Ref("busybox:v1"))
+	manifest := filepath.Join(t.TempDir(), "pod.yaml")
+	os.WriteFile(manifest, []byte("apiVersion: podspec.dev/v1alpha1\nkind: Pod\nmetadata: {name: reg-tls}\nspec:\n  restartPolicy: Never\n  containers:\n  - name: main\n    image: "+
+		reg.Ref("busybox:v1")+"\n    command: [echo, over TLS]\n"), 0o644)
+	t.Cleanup(func() { c.run("rm", "--force", "reg-tls") })
+	dir := t.TempDir()
+	t.Setenv("REGISTRY_AUTH_FILE", reg.AuthFile(dir, true))
+	if _, stderr, code := c.runErr("run", "--registry-certs-dir", reg.CADir, manifest); code == 0 || !strings.Contains(stderr, "refused the credentials") || !strings.Contains(stderr, reg.Ref("busybox:v1")) {
+		t.Fatalf("wrong credentials: exit %d: %s", code, stderr)
+	}
+	t.Setenv("REGISTRY_AUTH_FILE", reg.AuthFile(dir, false))
+	if _, stderr, code := c.runErr("run", "--registry-certs-dir", reg.CADir, manifest); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if logs, _ := c.run("logs", "reg-tls", "main"); logs != "over TLS\n" {
+		t.Errorf("logs %q", logs)
+	}
+	if id := podStatus(t, c, "reg-tls").ContainerStatuses[0].ImageID; id != reg.Host+"/busybox@"+d {
+		t.Errorf("imageID %q", id)
+	}
+}

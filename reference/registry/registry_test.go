@@ -162,7 +162,7 @@ type proxy struct {
 	srv       *httptest.Server
 	blobGets  atomic.Int32
 	truncate  atomic.Bool
-	layerSize int64
+	delay     atomic.Int64 // a layer blob's answer waits this long (time.Duration)
 }
 
 func startProxy(t *testing.T, reg *registrytest.Registry) *proxy {
@@ -172,6 +172,7 @@ func startProxy(t *testing.T, reg *registrytest.Registry) *proxy {
 	rp.ModifyResponse = func(r *http.Response) error {
 		if r.Request.Method == http.MethodGet && strings.Contains(r.Request.URL.Path, "/blobs/") && r.ContentLength > 4096 {
 			p.blobGets.Add(1)
+			time.Sleep(time.Duration(p.delay.Load()))
 			if p.truncate.Load() {
 				r.Body = struct {
 					io.Reader
@@ -263,4 +264,59 @@ func mustParse(t *testing.T, ref string) imageref.Reference {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// A registry that stops answering fails the pull within the store's timeout, naming it.
+func TestIMG017_ARegistryThatStopsAnswering(t *testing.T) {
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); hang.Close() })
+	s := newStore(t)
+	s.Timeout = time.Second
+	start := time.Now()
+	pullErr(t, s, strings.TrimPrefix(hang.URL, "http://")+"/app:v1", "", "stopped answering")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the pull took %v", d)
+	}
+}
+
+// A pull that takes more than a second reports its progress, and one that does not, nothing.
+func TestAPullLongerThanASecondReportsProgress(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	reg.Push(layout(t, "one"), reg.Ref("app:v1"))
+	px := startProxy(t, reg)
+	var out strings.Builder
+	s := newStore(t)
+	s.Progress = &syncWriter{w: &out}
+	if _, err := s.Pull(context.Background(), px.host()+"/app:v1", ""); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("a quick pull printed %q", out.String())
+	}
+	px.delay.Store(int64(1500 * time.Millisecond))
+	s2 := newStore(t)
+	s2.Progress = s.Progress
+	if _, err := s2.Pull(context.Background(), px.host()+"/app:v1", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "pull "+px.host()+"/app:v1: ") || !strings.HasSuffix(got, ", done\n") {
+		t.Errorf("a slow pull printed %q", got)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
 }

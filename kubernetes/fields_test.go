@@ -47,7 +47,7 @@ var (
 // containerFields is the table of a container, for init and main containers alike (a path
 // relative to the container; the target relative to the Kubernetes container).
 var containerFields = map[string]fieldRow{
-	"name": carried("name"), "image": carried("image"), "command": carried("command"),
+	"name": carried("name"), "image": carried("image"), "imagePullPolicy": carried("imagePullPolicy"), "command": carried("command"),
 	"args": carried("args"), "workingDir": carried("workingDir"),
 	"env[].name": carried("env[].name"), "env[].value": carried("env[].value"),
 	"restartPolicy":                     carried("restartPolicy"),

@@ -25,6 +25,10 @@ fi
 [ -n "$(gcc -print-file-name=libc.a 2>/dev/null | grep /)" ] || need+=(libc6-dev)
 # mmdebstrap makes the Debian root filesystem of cmd/podspec's TestSEC010_SEC011_DebianProgramsRunInAPod.
 command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
+# docker-registry (the CNCF distribution registry) and apache2-utils' htpasswd: the registry image
+# tests start a registry on loopback, with basic auth (internal/registrytest).
+[ -x /usr/bin/docker-registry ] || need+=(docker-registry)
+command -v htpasswd >/dev/null 2>&1 || need+=(apache2-utils)
 # chromium without its recommends (fonts, drivers, language packs): headless needs none of them.
 lean=()
 [ -z "$browser" ] || command -v chromium >/dev/null 2>&1 || lean+=(chromium)

@@ -159,10 +159,10 @@ func TestIMG024_PlainHTTPOnlyForLoopbackOrNamedRegistries(t *testing.T) {
 // proxy is a reverse proxy to a registry that counts layer blob GETs and can cut them off
 // halfway.
 type proxy struct {
-	srv       *httptest.Server
-	blobGets  atomic.Int32
-	truncate  atomic.Bool
-	delay     atomic.Int64 // a layer blob's answer waits this long (time.Duration)
+	srv      *httptest.Server
+	blobGets atomic.Int32
+	truncate atomic.Bool
+	delay    atomic.Int64 // a layer blob's answer waits this long (time.Duration)
 }
 
 func startProxy(t *testing.T, reg *registrytest.Registry) *proxy {

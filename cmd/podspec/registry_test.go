@@ -183,7 +183,7 @@ func TestImagePullListRemoveAndPrune(t *testing.T) {
 		t.Errorf("prune removed an image a pod uses: %s", out)
 	}
 	c.run("rm", "--force", "img-user")
-	rootfs := filepath.Join(c.root, "images", "rootfs", strings.TrimPrefix(d, "sha256:"))
+	rootfs := filepath.Join(c.root, "images", "rootfs-v2", strings.TrimPrefix(d, "sha256:"))
 	if _, err := os.Stat(rootfs); err != nil {
 		t.Fatalf("no unpacked root filesystem at %s: %v", rootfs, err)
 	}

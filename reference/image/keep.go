@@ -71,7 +71,7 @@ func (s *Store) keptPath(digest string) string {
 // removed.
 func (s *Store) Prune(inUse map[string]bool, grace time.Duration) ([]string, error) {
 	cutoff := time.Now().Add(-grace)
-	ents, err := os.ReadDir(filepath.Join(s.Root, "rootfs"))
+	ents, err := os.ReadDir(filepath.Join(s.Root, unpackedDir))
 	if os.IsNotExist(err) {
 		return nil, nil
 	} else if err != nil {

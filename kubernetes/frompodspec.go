@@ -132,6 +132,21 @@ func containerFromPodspec(c *v1alpha1.Container, shared map[string]bool, p *fiel
 			out.Lifecycle.StopSignal = &sig
 		}
 	}
+	if sc := c.SecurityContext; sc != nil {
+		out.SecurityContext = &SecurityContext{
+			RunAsUser: sc.RunAsUser, RunAsGroup: sc.RunAsGroup, RunAsNonRoot: sc.RunAsNonRoot,
+			ReadOnlyRootFilesystem: sc.ReadOnlyRootFilesystem, AllowPrivilegeEscalation: sc.AllowPrivilegeEscalation,
+		}
+		if caps := sc.Capabilities; caps != nil {
+			out.SecurityContext.Capabilities = &Capabilities{}
+			for _, a := range caps.Add {
+				out.SecurityContext.Capabilities.Add = append(out.SecurityContext.Capabilities.Add, string(a))
+			}
+			for _, d := range caps.Drop {
+				out.SecurityContext.Capabilities.Drop = append(out.SecurityContext.Capabilities.Drop, string(d))
+			}
+		}
+	}
 	for i, n := range c.Notifiers {
 		lost(p.Child("notifiers").Index(i), fmt.Sprintf("Kubernetes has no named actions on containers; notifier %q is not carried over", n.Name))
 	}

@@ -74,20 +74,25 @@ func (s *source) strMap(k string) map[string]string {
 	return out
 }
 
-func (s *source) int64p(k string) *int64 {
+// valuePtr returns the value at k when it has type T, or nil.
+func valuePtr[T any](s *source, k string) *T {
 	s.used[k] = true
-	v, ok := s.m[k].(int64)
+	v, ok := s.m[k].(T)
 	if !ok {
 		return nil
 	}
 	return &v
 }
 
+func (s *source) int64p(k string) *int64 { return valuePtr[int64](s, k) }
+
 func (s *source) int32v(k string) int32 {
 	s.used[k] = true
 	v, _ := s.m[k].(int64)
 	return int32(v)
 }
+
+func (s *source) boolp(k string) *bool { return valuePtr[bool](s, k) }
 
 func (s *source) boolv(k string) bool {
 	s.used[k] = true
@@ -159,7 +164,7 @@ func notModelled(key string) string {
 	case "ports":
 		return "podspec pods have a loopback-only network namespace; container ports are not published, so they are not carried over"
 	case "securityContext":
-		return "podspec runs every container with its own security defaults (docs/spec/runtime.md, SEC); securityContext is not carried over"
+		return "podspec takes securityContext per container, not per pod (docs/spec/runtime.md, SEC); the pod's securityContext is not carried over"
 	case "envFrom":
 		return "podspec has no ConfigMaps or Secrets to take environment variables from; envFrom is not carried over"
 	case "serviceAccountName", "serviceAccount", "automountServiceAccountToken":

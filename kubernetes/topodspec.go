@@ -266,7 +266,43 @@ func containerToPodspec(c *source, droppedVolumes map[string]bool) v1alpha1.Cont
 		}
 		l.done("lifecycle")
 	}
+	out.SecurityContext = securityContextToPodspec(c.obj("securityContext"))
 	c.done("Container")
+	return out
+}
+
+// securityContextToPodspec carries a container's securityContext. allowPrivilegeEscalation
+// true is reported, not carried: podspec always sets noNewPrivileges (SEC-001, SEC-020).
+func securityContextToPodspec(sc *source) *v1alpha1.SecurityContext {
+	if sc == nil {
+		return nil
+	}
+	defer sc.done("securityContext")
+	out := &v1alpha1.SecurityContext{
+		RunAsUser: sc.int64p("runAsUser"), RunAsGroup: sc.int64p("runAsGroup"),
+		RunAsNonRoot: sc.boolp("runAsNonRoot"), ReadOnlyRootFilesystem: sc.boolp("readOnlyRootFilesystem"),
+	}
+	if ape := sc.boolp("allowPrivilegeEscalation"); ape != nil && *ape {
+		sc.drop("allowPrivilegeEscalation", "podspec starts every process with noNewPrivileges ("+spec.SEC001+"); allowPrivilegeEscalation true is not carried over ("+spec.SEC020+")")
+	} else {
+		out.AllowPrivilegeEscalation = ape
+	}
+	if c := sc.obj("capabilities"); c != nil {
+		caps := &v1alpha1.Capabilities{}
+		for _, a := range c.strs("add") {
+			caps.Add = append(caps.Add, v1alpha1.Capability(a))
+		}
+		for _, d := range c.strs("drop") {
+			caps.Drop = append(caps.Drop, v1alpha1.Capability(d))
+		}
+		c.done("capabilities")
+		if caps.Add != nil || caps.Drop != nil {
+			out.Capabilities = caps
+		}
+	}
+	if *out == (v1alpha1.SecurityContext{}) {
+		return nil
+	}
 	return out
 }
 

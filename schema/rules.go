@@ -21,6 +21,7 @@ const (
 	absolutePathPattern  = `^/`
 	envNamePattern       = `^[ -<>-~]+$`
 	eventTypePattern     = `^[A-Z][A-Za-z0-9]*$`
+	capabilityPattern    = `^[A-Z][A-Z0-9_]*$`
 )
 
 var patternWords = map[string]string{
@@ -32,6 +33,7 @@ var patternWords = map[string]string{
 	imagePattern:         "must be an image reference: [HOST[:PORT]/]PATH[:TAG][@DIGEST] or oci:PATH[:TAG|@DIGEST]",
 	absolutePathPattern:  "must be an absolute path",
 	envNamePattern:       "must be printable ASCII characters other than '='",
+	capabilityPattern:    "must be a capability name in upper case without CAP_, e.g. NET_BIND_SERVICE",
 	eventTypePattern:     "must be an event type: a capital letter, then letters and digits (e.g. ContainerStarted)",
 }
 

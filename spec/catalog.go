@@ -522,6 +522,20 @@ const (
 	SEC012 = "SEC-012"
 	// SEC013 The system calls `clone3`, `faccessat2`, `close_range` and `openat2` MUST either work in a container or fail with ENOSYS.
 	SEC013 = "SEC-013"
+	// SEC018 A container's `securityContext.capabilities.add` MUST name only capabilities of the set SEC-002 bounds, as Kubernetes writes them (without `CAP_`, such as `NET_BIND_SERVICE`).
+	SEC018 = "SEC-018"
+	// SEC019 A container MUST NOT set `securityContext.runAsNonRoot` to true together with `securityContext.runAsUser` 0.
+	SEC019 = "SEC-019"
+	// SEC020 A container MUST NOT set `securityContext.allowPrivilegeEscalation` to true: every container process runs with `noNewPrivileges` (SEC-001).
+	SEC020 = "SEC-020"
+	// SEC021 A runtime MUST run the process of a container that sets `securityContext.runAsUser` with that user ID, and of one that sets `securityContext.runAsGroup` with that primary group ID, in place of what the image's `User` gives; with `runAsUser` set and `runAsGroup` not, the primary group is the one the image's `/etc/passwd` gives that user ID, or 0.
+	SEC021 = "SEC-021"
+	// SEC022 A runtime MUST fail the start of a container that sets `securityContext.runAsNonRoot` to true and whose process would run as user ID 0, with reason `StartError` and a message that says so.
+	SEC022 = "SEC-022"
+	// SEC023 A runtime MUST mount the root filesystem of a container that sets `securityContext.readOnlyRootFilesystem` to true read-only.
+	SEC023 = "SEC-023"
+	// SEC024 The capabilities of a container process MUST be the runtime's default set without those its `securityContext.capabilities.drop` names (all of them, for `ALL`), then with those `add` names: in the bounding set always, and in the effective and permitted sets when it runs as user ID 0.
+	SEC024 = "SEC-024"
 	// HB001 A regular init container MUST exit 0 before the next entry of `initContainers` starts.
 	HB001 = "HB-001"
 	// HB002 A sidecar MUST be Started before the next entry of `initContainers` starts.
@@ -1140,6 +1154,20 @@ var requirements = [...]Requirement{
 		Text: "A system call that a runtime's system call filter does not name, such as a number no kernel assigns, MUST fail with ENOSYS."},
 	{ID: SEC013, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "The system calls `clone3`, `faccessat2`, `close_range` and `openat2` MUST either work in a container or fail with ENOSYS."},
+	{ID: SEC018, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
+		Text: "A container's `securityContext.capabilities.add` MUST name only capabilities of the set SEC-002 bounds, as Kubernetes writes them (without `CAP_`, such as `NET_BIND_SERVICE`)."},
+	{ID: SEC019, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
+		Text: "A container MUST NOT set `securityContext.runAsNonRoot` to true together with `securityContext.runAsUser` 0."},
+	{ID: SEC020, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
+		Text: "A container MUST NOT set `securityContext.allowPrivilegeEscalation` to true: every container process runs with `noNewPrivileges` (SEC-001)."},
+	{ID: SEC021, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST run the process of a container that sets `securityContext.runAsUser` with that user ID, and of one that sets `securityContext.runAsGroup` with that primary group ID, in place of what the image's `User` gives; with `runAsUser` set and `runAsGroup` not, the primary group is the one the image's `/etc/passwd` gives that user ID, or 0."},
+	{ID: SEC022, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST fail the start of a container that sets `securityContext.runAsNonRoot` to true and whose process would run as user ID 0, with reason `StartError` and a message that says so."},
+	{ID: SEC023, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST mount the root filesystem of a container that sets `securityContext.readOnlyRootFilesystem` to true read-only."},
+	{ID: SEC024, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "The capabilities of a container process MUST be the runtime's default set without those its `securityContext.capabilities.drop` names (all of them, for `ALL`), then with those `add` names: in the bounding set always, and in the effective and permitted sets when it runs as user ID 0."},
 	{ID: HB001, Level: Must, Severity: Error, Area: "HB", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",
 		Text: "A regular init container MUST exit 0 before the next entry of `initContainers` starts."},
 	{ID: HB002, Level: Must, Severity: Error, Area: "HB", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",

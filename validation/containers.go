@@ -84,6 +84,35 @@ func validateContainer(s *v1alpha1.PodSpec, c *v1alpha1.Container, kind Containe
 	errs = append(errs, validateProbes(c, kind, p)...)
 	errs = append(errs, validateLifecycle(c.Lifecycle, kind, gracePeriod(s), p.Child("lifecycle"))...)
 	errs = append(errs, validateNotifiers(c.Notifiers, kind, p.Child("notifiers"))...)
+	errs = append(errs, validateSecurityContext(c.SecurityContext, p.Child("securityContext"))...)
+	return errs
+}
+
+// validateSecurityContext checks what a container's securityContext may not ask for: a
+// capability outside the default set (SEC-018), runAsNonRoot with user 0 (SEC-019), and
+// privilege escalation, which noNewPrivileges (SEC-001) always prevents (SEC-020).
+func validateSecurityContext(sc *v1alpha1.SecurityContext, p *field.Path) field.ErrorList {
+	if sc == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if sc.Capabilities != nil {
+		var allowed []string
+		for _, c := range v1alpha1.DefaultCapabilities {
+			allowed = append(allowed, string(c))
+		}
+		for i, c := range sc.Capabilities.Add {
+			if !slices.Contains(v1alpha1.DefaultCapabilities, c) {
+				errs = append(errs, field.NotSupported(spec.SEC018, p.Child("capabilities", "add").Index(i), c, allowed))
+			}
+		}
+	}
+	if sc.RunAsNonRoot != nil && *sc.RunAsNonRoot && sc.RunAsUser != nil && *sc.RunAsUser == 0 {
+		errs = append(errs, field.Invalid(spec.SEC019, p.Child("runAsUser"), *sc.RunAsUser, "runAsNonRoot is true, so the container may not run as user 0"))
+	}
+	if sc.AllowPrivilegeEscalation != nil && *sc.AllowPrivilegeEscalation {
+		errs = append(errs, field.Invalid(spec.SEC020, p.Child("allowPrivilegeEscalation"), true, "every container process runs with noNewPrivileges ("+spec.SEC001+"); only false is allowed"))
+	}
 	return errs
 }
 

@@ -51,6 +51,23 @@ func TestValidatePod(t *testing.T) {
 		{"annotations over 256 KiB in total are rejected", func(p *v1alpha1.Pod) { p.Metadata.Annotations["big"] = strings.Repeat("x", 256*1024) }, []string{"ID-003 metadata.annotations"}},
 		// MAIN-001
 		{"a pod without main containers is rejected", func(p *v1alpha1.Pod) { p.Spec.Containers = nil; p.Spec.ExitPolicy = "" }, []string{"MAIN-001 spec.containers"}},
+		// SEC-018, SEC-019, SEC-020
+		{"adding a capability of the default set is accepted, dropping any is", func(p *v1alpha1.Pod) {
+			main(p, "db").SecurityContext = &v1alpha1.SecurityContext{Capabilities: &v1alpha1.Capabilities{Add: []v1alpha1.Capability{"NET_BIND_SERVICE"}, Drop: []v1alpha1.Capability{"ALL", "SYS_ADMIN"}}}
+		}, nil},
+		{"adding a capability outside the default set is rejected at its position", func(p *v1alpha1.Pod) {
+			main(p, "db").SecurityContext = &v1alpha1.SecurityContext{Capabilities: &v1alpha1.Capabilities{Add: []v1alpha1.Capability{"CHOWN", "NET_ADMIN", "CAP_CHOWN"}}}
+		}, []string{"SEC-018 spec.containers[0].securityContext.capabilities.add[1]", "SEC-018 spec.containers[0].securityContext.capabilities.add[2]"}},
+		{"runAsNonRoot with runAsUser 0 is rejected", func(p *v1alpha1.Pod) {
+			main(p, "db").SecurityContext = &v1alpha1.SecurityContext{RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(0))}
+		}, []string{"SEC-019 spec.containers[0].securityContext.runAsUser"}},
+		{"runAsNonRoot with runAsUser 1000 is accepted", func(p *v1alpha1.Pod) {
+			main(p, "db").SecurityContext = &v1alpha1.SecurityContext{RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(1000))}
+		}, nil},
+		{"allowPrivilegeEscalation true is rejected, false accepted", func(p *v1alpha1.Pod) {
+			p.Spec.InitContainers[0].SecurityContext = &v1alpha1.SecurityContext{AllowPrivilegeEscalation: ptr(true)}
+			main(p, "db").SecurityContext = &v1alpha1.SecurityContext{AllowPrivilegeEscalation: ptr(false)}
+		}, []string{"SEC-020 spec.initContainers[0].securityContext.allowPrivilegeEscalation"}},
 		// DEP-001
 		{"dependsOn naming an unknown container is rejected", func(p *v1alpha1.Pod) { main(p, "api").DependsOn[0].Name = "dbx" }, []string{"DEP-001 spec.containers[1].dependsOn[0].name"}},
 		{"dependsOn naming a sidecar is rejected", func(p *v1alpha1.Pod) { main(p, "migrate").DependsOn[0].Name = "gossip" }, []string{"DEP-001 spec.containers[2].dependsOn[0].name"}},

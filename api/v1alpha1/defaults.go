@@ -20,6 +20,14 @@ const (
 	MinimumStopWindowSeconds int64 = 2
 )
 
+// DefaultCapabilities are the capabilities a container process gets unless its
+// securityContext drops them, and the only ones it may add (SEC-002, SEC-018): Docker's
+// default set, with Kubernetes' names.
+var DefaultCapabilities = []Capability{
+	"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
+	"NET_BIND_SERVICE", "NET_RAW", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT",
+}
+
 // SetDefaults fills every unset field of the pod with its default, in place.
 func (p *Pod) SetDefaults() {
 	if p.APIVersion == "" {

@@ -175,6 +175,34 @@ type Container struct {
 	Notifiers []Notifier `json:"notifiers,omitempty"`
 	// DependsOn orders main containers' starts; only main containers may be named.
 	DependsOn []Dependency `json:"dependsOn,omitempty"`
+	// SecurityContext sets the process's user, capabilities and root filesystem.
+	SecurityContext *SecurityContext `json:"securityContext,omitempty"`
+}
+
+// Capability is a Linux capability as Kubernetes writes it, without CAP_ (e.g. NET_ADMIN).
+type Capability string
+
+// Capabilities adds to or drops from the default capability set; drop applies first.
+type Capabilities struct {
+	// Add may name only capabilities of the default set (SEC-018).
+	Add []Capability `json:"add,omitempty"`
+	// Drop may name ALL, every capability.
+	Drop []Capability `json:"drop,omitempty"`
+}
+
+// SecurityContext is a container's security settings, with Kubernetes' names.
+type SecurityContext struct {
+	// RunAsUser overrides the user of the image's User.
+	RunAsUser *int64 `json:"runAsUser,omitempty"`
+	// RunAsGroup overrides the primary group.
+	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
+	// RunAsNonRoot refuses to start the container as UID 0.
+	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty"`
+	// ReadOnlyRootFilesystem mounts the root filesystem read-only.
+	ReadOnlyRootFilesystem *bool `json:"readOnlyRootFilesystem,omitempty"`
+	// AllowPrivilegeEscalation may only be false: noNewPrivileges is always set (SEC-020).
+	AllowPrivilegeEscalation *bool         `json:"allowPrivilegeEscalation,omitempty"`
+	Capabilities             *Capabilities `json:"capabilities,omitempty"`
 }
 
 // EnvVar is one environment variable.

@@ -44,13 +44,20 @@ func (s *suite) registerImageUser() {
 		})
 		It("fails the start of a container whose image User names a user the image does not define", req(spec.IMG012), func(ctx SpecContext) {
 			p := submit(ctx, "image-nouser", "nosuchuser", fw.Exit(0))
-			final, err := p.Wait(ctx)
-			Expect(err).NotTo(HaveOccurred())
-			t := final.Terminated("a")
-			Expect(t).NotTo(BeNil(), "%s", final)
-			Expect(t.Reason).To(Equal(v1alpha1.ReasonStartError), "%s", final)
-			Expect(t.ExitCode).To(BeNil(), "the process never ran\n%s", final)
-			Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run as a user the image does not define")
+			expectStartError(ctx, p, "an image User the image does not define")
 		})
 	})
+}
+
+// expectStartError waits for pod p to end and checks that its container "a" never ran: reason
+// StartError with a message, no exit code, nothing from its probe.
+func expectStartError(ctx SpecContext, p *fw.Pod, why string) {
+	final, err := p.Wait(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	t := final.Terminated("a")
+	Expect(t).NotTo(BeNil(), "%s", final)
+	Expect(t.Reason).To(Equal(v1alpha1.ReasonStartError), "%s\n%s", why, final)
+	Expect(t.ExitCode).To(BeNil(), "the process never ran\n%s", final)
+	Expect(t.Message).NotTo(BeEmpty(), "the message says why\n%s", final)
+	Expect(p.Probe.Events()).To(BeEmpty(), "nothing may run with %s", why)
 }

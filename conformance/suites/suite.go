@@ -122,6 +122,7 @@ func (s *suite) register() {
 	s.registerStatePrivacy()
 	s.registerImageAttacks()
 	s.registerImageUser()
+	s.registerSecurityContext()
 	s.registerRealPrograms()
 	s.registerCoreDumps()
 	s.registerProbeTiming()

@@ -308,9 +308,9 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	} else if _, err := b.Images.NewRootfs(ctx, img, rootfs); err != nil {
 		return 0, err
 	}
-	// The image's User, resolved against the instance's own /etc/passwd and /etc/group (the
-	// manifest has no field that overrides it); execs in the instance inherit it.
-	user, err := image.LookupUser(rootfs, img.User)
+	// The image's User, or the securityContext's runAsUser and runAsGroup, resolved against the
+	// instance's own /etc/passwd and /etc/group; execs in the instance inherit it.
+	user, err := processUser(rootfs, img.User, c.SecurityContext)
 	if err != nil && mutant.UnknownUserAsRoot {
 		user, err = image.User{}, nil // the mutant: an unknown user runs as root
 	}
@@ -330,6 +330,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		Annotations:    map[string]string{"dev.podspec.pod": pod.Name, "dev.podspec.pod-uid": pod.UID, "dev.podspec.container": c.Name},
 		CreateRuntime:  []specs.Hook{HeldHook(bundle)},
 	}
+	securityConfig(c.SecurityContext, &cfg)
 	if mutant.UTSPerContainer || mutant.HostNetwork {
 		cfg.JoinNamespaces = mutantNamespaces(sb.Namespaces)
 	}

@@ -104,14 +104,21 @@ spec:
   - {name: ghost, image: `+layout+`:ghost, command: [sh, -c, "id -u"]}
 `)
 	st := tp.wait(60 * time.Second)
-	term := tp.container("ghost").State.Terminated
-	if term == nil || term.Reason != "StartError" || !strings.Contains(term.Message, "ghost") {
-		t.Errorf("ghost %+v, want reason StartError naming the user; events:\n%s", term, tp.timeline())
-	}
-	if n := len(tp.all(runtimev1.EventContainerStarted, "ghost")); n != 0 {
-		t.Errorf("ghost started %d times, want never", n)
-	}
+	tp.neverStarted("ghost", "ghost")
 	if st.Phase != "Failed" {
 		t.Errorf("pod %s, want Failed", st.Phase)
+	}
+}
+
+// neverStarted checks that container name ended with reason StartError, a message that
+// contains why, and no start.
+func (tp *testPod) neverStarted(name, why string) {
+	tp.t.Helper()
+	term := tp.container(name).State.Terminated
+	if term == nil || term.Reason != "StartError" || !strings.Contains(term.Message, why) {
+		tp.t.Errorf("%s %+v, want reason StartError naming %s; events:\n%s", name, term, why, tp.timeline())
+	}
+	if n := len(tp.all(runtimev1.EventContainerStarted, name)); n != 0 {
+		tp.t.Errorf("%s started %d times, want never", name, n)
 	}
 }

@@ -40,7 +40,8 @@ const SpecVersion = "1.0.2"
 const CPUPeriod = 100000
 
 // ContainerConfig is what WriteBundle needs to describe one container instance. Fields left
-// zero take the defaults documented on each field; security settings are not configurable.
+// zero take the defaults documented on each field; of the security settings only the user,
+// the capabilities (within what SEC-002 bounds) and a read-only root filesystem are.
 type ContainerConfig struct {
 	// Rootfs is the container's root filesystem directory (absolute, or relative to the
 	// bundle directory). Required.
@@ -58,6 +59,10 @@ type ContainerConfig struct {
 	// UID, GID and AdditionalGids are the process's user; default root (0:0).
 	UID, GID       uint32
 	AdditionalGids []uint32
+	// CapDrop and CapAdd change the process's capabilities from DefaultCapabilities: those
+	// CapDrop names go ("ALL": every one), then those CapAdd names come (SEC-024). Names have
+	// the CAP_ prefix. Default: none dropped or added.
+	CapDrop, CapAdd []string
 	// Hostname is set in a new UTS namespace only (the infra container). It is an error to
 	// set it while joining a UTS namespace: runc would rename the whole pod.
 	Hostname string
@@ -121,6 +126,35 @@ var DefaultCapabilities = []string{
 	"CAP_SETUID", "CAP_SYS_CHROOT",
 }
 
+// Capabilities returns DefaultCapabilities without those drop names (all of them when drop
+// holds "ALL") and then with those add names, in DefaultCapabilities' order followed by added
+// ones outside it, each once.
+func Capabilities(drop, add []string) []string {
+	var caps []string
+	if !slices.Contains(drop, "ALL") {
+		for _, c := range DefaultCapabilities {
+			if !slices.Contains(drop, c) {
+				caps = append(caps, c)
+			}
+		}
+	}
+	for _, c := range add {
+		if !slices.Contains(caps, c) {
+			caps = append(caps, c)
+		}
+	}
+	slices.SortStableFunc(caps, func(a, b string) int { return capabilityRank(a) - capabilityRank(b) })
+	return caps
+}
+
+// capabilityRank orders capabilities as DefaultCapabilities lists them, others after.
+func capabilityRank(c string) int {
+	if i := slices.Index(DefaultCapabilities, c); i >= 0 {
+		return i
+	}
+	return len(DefaultCapabilities)
+}
+
 // runc spec's defaults, kept identical so containers get what `runc spec` gives.
 var (
 	defaultMaskedPaths = []string{
@@ -136,10 +170,10 @@ var (
 //   - mounts: /proc, /dev (tmpfs), /dev/pts, /dev/shm, /dev/mqueue, /sys (ro) and
 //     /sys/fs/cgroup (cgroup, ro), as `runc spec`; then c.Mounts as bind mounts
 //     (rbind, rprivate, plus ro and c.RecursiveReadOnly when ReadOnly);
-//   - process: terminal off, noNewPrivileges on, DefaultCapabilities (Docker's 14) in the
-//     bounding set and, when the process runs as root (UID 0), in the effective and permitted
-//     sets, which a process of another user starts without, as after an execve (Docker does
-//     the same); no ambient or inheritable capabilities; RLIMIT_NOFILE DefaultNofile (never
+//   - process: terminal off, noNewPrivileges on, DefaultCapabilities (Docker's 14) less
+//     CapDrop plus CapAdd in the bounding set and, when the process runs as root (UID 0), in
+//     the effective and permitted sets, which a process of another user starts without, as
+//     after an execve (Docker does the same); no ambient or inheritable capabilities; RLIMIT_NOFILE DefaultNofile (never
 //     above the caller's hard limit), no oomScoreAdj unless positive;
 //   - linux: masked and read-only paths as `runc spec`; the seccomp profile of
 //     defaultSeccomp (moby's default profile, SeccompSource, with ENOSYS for what it does not
@@ -198,7 +232,7 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 		g.AddProcessAdditionalGid(gid)
 	}
 
-	caps := DefaultCapabilities
+	caps := Capabilities(c.CapDrop, c.CapAdd)
 	if mutant.RuncCapabilities {
 		caps = mutantRuncCapabilities
 	}

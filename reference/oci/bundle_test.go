@@ -344,3 +344,38 @@ func TestTheSharedDefaultProfileIsTheOneDefaultSeccompMakes(t *testing.T) {
 		t.Errorf("the shared profile for the default capabilities differs from defaultSeccomp's:\n%s\n%s", a, b)
 	}
 }
+
+func TestSEC024_CapDropThenCapAdd(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		drop, add []string
+		want      []string
+	}{
+		{"nothing changed is the default set", nil, nil, DefaultCapabilities},
+		{"drop ALL leaves nothing", []string{"ALL"}, nil, nil},
+		{"drop ALL then add one", []string{"ALL"}, []string{"CAP_NET_BIND_SERVICE"}, []string{"CAP_NET_BIND_SERVICE"}},
+		{"a dropped and added one stays", []string{"CAP_CHOWN", "CAP_KILL"}, []string{"CAP_CHOWN"},
+			slices.DeleteFunc(slices.Clone(DefaultCapabilities), func(c string) bool { return c == "CAP_KILL" })},
+		{"dropping one the set lacks changes nothing", []string{"CAP_SYS_ADMIN"}, nil, DefaultCapabilities},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Capabilities(c.drop, c.add); !slices.Equal(got, c.want) {
+				t.Errorf("Capabilities(%q, %q) = %q, want %q", c.drop, c.add, got, c.want)
+			}
+		})
+	}
+	s, err := Spec(ContainerConfig{Rootfs: "/r", Args: []string{"sh"}, CapDrop: []string{"ALL"}, CapAdd: []string{"CAP_CHOWN"}, RootfsReadonly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"CAP_CHOWN"}
+	if c := s.Process.Capabilities; !slices.Equal(c.Bounding, want) || !slices.Equal(c.Effective, want) || !slices.Equal(c.Permitted, want) || len(c.Ambient) != 0 || len(c.Inheritable) != 0 {
+		t.Errorf("capabilities of root after drop ALL, add CHOWN = %+v, want CAP_CHOWN bounding, effective and permitted", c)
+	}
+	if !s.Root.Readonly {
+		t.Error("root not read-only with RootfsReadonly")
+	}
+	if action, _, ok := ruleFor(s.Linux.Seccomp, "chroot"); ok && action == specs.ActAllow {
+		t.Error("chroot allowed by seccomp without CAP_SYS_CHROOT: the profile does not follow the changed set")
+	}
+}

@@ -404,6 +404,14 @@ func Unsupported(spec *v1alpha1.PodSpec) []string {
 		if len(c.Notifiers) > 0 {
 			out = append(out, where+": notifiers (profile notifier is not declared)")
 		}
+		if sc := c.SecurityContext; sc != nil && sc.RunAsUser == nil {
+			if sc.RunAsGroup != nil {
+				out = append(out, where+": securityContext.runAsGroup without runAsUser (podman's --user replaces the image's user too)")
+			}
+			if sc.RunAsNonRoot != nil && *sc.RunAsNonRoot {
+				out = append(out, where+": securityContext.runAsNonRoot without runAsUser (podman does not refuse an image whose user is root)")
+			}
+		}
 		for _, rp := range c.ResizePolicy {
 			if rp.RestartPolicy == v1alpha1.RestartContainer {
 				out = append(out, fmt.Sprintf("%s: resizePolicy RestartContainer for %s (podman cannot restart a container with new limits: podman update changes the running instance only)", where, rp.ResourceName))
@@ -417,6 +425,37 @@ func Unsupported(spec *v1alpha1.PodSpec) []string {
 		check("main", &spec.Containers[i])
 	}
 	return out
+}
+
+// securityArgs are the `podman create` flags of a container's securityContext: --user for
+// runAsUser[:runAsGroup], --read-only without podman's tmpfs mounts on /tmp, /run and /var/tmp
+// (the spec's read-only root filesystem has none), and --cap-drop before --cap-add, which
+// podman applies in that order. runAsNonRoot is satisfied by a runAsUser other than 0, which
+// validation requires of a container that sets both; without one, Unsupported refuses it.
+func securityArgs(sc *v1alpha1.SecurityContext) []string {
+	if sc == nil {
+		return nil
+	}
+	var args []string
+	if sc.RunAsUser != nil {
+		u := strconv.FormatInt(*sc.RunAsUser, 10)
+		if sc.RunAsGroup != nil {
+			u += ":" + strconv.FormatInt(*sc.RunAsGroup, 10)
+		}
+		args = append(args, "--user", u)
+	}
+	if sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem {
+		args = append(args, "--read-only", "--read-only-tmpfs=false")
+	}
+	if c := sc.Capabilities; c != nil {
+		for _, d := range c.Drop {
+			args = append(args, "--cap-drop", string(d))
+		}
+		for _, a := range c.Add {
+			args = append(args, "--cap-add", string(a))
+		}
+	}
+	return args
 }
 
 // newUID returns a random UID for a pod incarnation: an RFC 9562 version 4 UUID.
@@ -739,6 +778,7 @@ func (a *Adapter) createArgs(rec *podRecord, kind string, c *v1alpha1.Container,
 		}
 		args = append(args, "--volume", src+":"+m.MountPath+":"+opt)
 	}
+	args = append(args, securityArgs(c.SecurityContext)...)
 	if len(c.Command) > 0 {
 		args = append(args, "--entrypoint", mustJSON(c.Command))
 	}

@@ -475,3 +475,34 @@ func TestARegistryImageIsPulledByPodman(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestSecurityContextReachesPodman (SEC-021, SEC-023, SEC-024): runAsUser and runAsGroup,
+// readOnlyRootFilesystem and capabilities drop ALL, add NET_BIND_SERVICE are what podman's
+// container gets; the workload's exit code names the first check that failed.
+func TestSecurityContextReachesPodman(t *testing.T) {
+	a, image := realAdapter(t, "")
+	ctx := context.Background()
+	uid, gid, yes := int64(1000), int64(3000), true
+	p := busyboxPod("secctx", image, nil, "sh", "-c",
+		`[ "$(id -u):$(id -g)" = 1000:3000 ] || exit 11; touch /x 2>/dev/null && exit 12; grep -qx "CapBnd:.0000000000000400" /proc/self/status || exit 13; exit 0`)
+	p.Spec.Containers[0].SecurityContext = &v1alpha1.SecurityContext{RunAsUser: &uid, RunAsGroup: &gid, RunAsNonRoot: &yes, ReadOnlyRootFilesystem: &yes,
+		Capabilities: &v1alpha1.Capabilities{Drop: []v1alpha1.Capability{"ALL"}, Add: []v1alpha1.Capability{"NET_BIND_SERVICE"}}}
+	if _, err := a.Create(ctx, p, ""); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		st, err := a.Status(ctx, "secctx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app := mainStatus(st, "app"); app != nil && app.State.Terminated != nil {
+			if ec := app.State.Terminated.ExitCode; ec == nil || *ec != 0 {
+				t.Errorf("app %+v, want exit 0 (11: user, 12: writable root filesystem, 13: capabilities)", app.State.Terminated)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("app never ended\n%+v", st)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,14 @@ func TestUnsupportedRefusesWhatPodmanCannotDo(t *testing.T) {
 		{"probes", func(s *v1alpha1.PodSpec) { s.Containers[0].ReadinessProbe = &v1alpha1.Probe{} }},
 		{"lifecycle hooks", func(s *v1alpha1.PodSpec) { s.Containers[0].Lifecycle = &v1alpha1.Lifecycle{} }},
 		{"deferContainers", func(s *v1alpha1.PodSpec) { s.DeferContainers = []v1alpha1.DeferContainer{{}} }},
+		{"runAsNonRoot without runAsUser", func(s *v1alpha1.PodSpec) {
+			yes := true
+			s.Containers[0].SecurityContext = &v1alpha1.SecurityContext{RunAsNonRoot: &yes}
+		}},
+		{"runAsGroup without runAsUser", func(s *v1alpha1.PodSpec) {
+			g := int64(5)
+			s.Containers[0].SecurityContext = &v1alpha1.SecurityContext{RunAsGroup: &g}
+		}},
 		{"resizePolicy RestartContainer", func(s *v1alpha1.PodSpec) {
 			s.Containers[0].ResizePolicy = []v1alpha1.ContainerResizePolicy{{ResourceName: v1alpha1.ResourceMemory, RestartPolicy: v1alpha1.RestartContainer}}
 		}},
@@ -251,5 +260,27 @@ func TestStateOfAContainerForAnUpdate(t *testing.T) {
 		if got := stateOf(c.kind, c.restart, c.in, c.podStarted); got != c.want {
 			t.Errorf("%s: state %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestSecurityArgsCarryTheSecurityContext: a container's securityContext becomes podman's
+// --user, --read-only (without its tmpfs mounts) and --cap-drop/--cap-add.
+func TestSecurityArgsCarryTheSecurityContext(t *testing.T) {
+	uid, gid, yes := int64(1000), int64(3000), true
+	got := securityArgs(&v1alpha1.SecurityContext{RunAsUser: &uid, RunAsGroup: &gid, RunAsNonRoot: &yes, ReadOnlyRootFilesystem: &yes,
+		Capabilities: &v1alpha1.Capabilities{Drop: []v1alpha1.Capability{"ALL"}, Add: []v1alpha1.Capability{"NET_BIND_SERVICE"}}})
+	want := []string{"--user", "1000:3000", "--read-only", "--read-only-tmpfs=false", "--cap-drop", "ALL", "--cap-add", "NET_BIND_SERVICE"}
+	if !slices.Equal(got, want) {
+		t.Errorf("securityArgs = %q, want %q", got, want)
+	}
+	if got := securityArgs(&v1alpha1.SecurityContext{RunAsUser: &uid}); !slices.Equal(got, []string{"--user", "1000"}) {
+		t.Errorf("runAsUser alone: %q, want --user 1000", got)
+	}
+	if got := securityArgs(nil); got != nil {
+		t.Errorf("no securityContext: %q, want no flags", got)
+	}
+	plain := v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "a", Image: "oci:x", SecurityContext: &v1alpha1.SecurityContext{RunAsUser: &uid, RunAsNonRoot: &yes}}}}
+	if u := Unsupported(&plain); len(u) != 0 {
+		t.Errorf("runAsNonRoot with runAsUser 1000: refused %v, want accepted", u)
 	}
 }

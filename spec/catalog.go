@@ -522,7 +522,7 @@ const (
 	SEC012 = "SEC-012"
 	// SEC013 The system calls `clone3`, `faccessat2`, `close_range` and `openat2` MUST either work in a container or fail with ENOSYS.
 	SEC013 = "SEC-013"
-	// SEC018 A container's `securityContext.capabilities.add` MUST name only capabilities of the set SEC-002 bounds, as Kubernetes writes them (without `CAP_`, such as `NET_BIND_SERVICE`).
+	// SEC018 A container's `securityContext.capabilities` MUST name in `add` only capabilities of the set SEC-002 bounds, and in `add` and `drop` only names without the `CAP_` prefix, as Kubernetes writes them (such as `NET_BIND_SERVICE`).
 	SEC018 = "SEC-018"
 	// SEC019 A container MUST NOT set `securityContext.runAsNonRoot` to true together with `securityContext.runAsUser` 0.
 	SEC019 = "SEC-019"
@@ -1155,7 +1155,7 @@ var requirements = [...]Requirement{
 	{ID: SEC013, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "The system calls `clone3`, `faccessat2`, `close_range` and `openat2` MUST either work in a container or fail with ENOSYS."},
 	{ID: SEC018, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
-		Text: "A container's `securityContext.capabilities.add` MUST name only capabilities of the set SEC-002 bounds, as Kubernetes writes them (without `CAP_`, such as `NET_BIND_SERVICE`)."},
+		Text: "A container's `securityContext.capabilities` MUST name in `add` only capabilities of the set SEC-002 bounds, and in `add` and `drop` only names without the `CAP_` prefix, as Kubernetes writes them (such as `NET_BIND_SERVICE`)."},
 	{ID: SEC019, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
 		Text: "A container MUST NOT set `securityContext.runAsNonRoot` to true together with `securityContext.runAsUser` 0."},
 	{ID: SEC020, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",

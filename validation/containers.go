@@ -89,7 +89,7 @@ func validateContainer(s *v1alpha1.PodSpec, c *v1alpha1.Container, kind Containe
 }
 
 // validateSecurityContext checks what a container's securityContext may not ask for: a
-// capability outside the default set (SEC-018), runAsNonRoot with user 0 (SEC-019), and
+// capability outside the default set or one written with CAP_ (SEC-018), runAsNonRoot with user 0 (SEC-019), and
 // privilege escalation, which noNewPrivileges (SEC-001) always prevents (SEC-020).
 func validateSecurityContext(sc *v1alpha1.SecurityContext, p *field.Path) field.ErrorList {
 	if sc == nil {
@@ -104,6 +104,11 @@ func validateSecurityContext(sc *v1alpha1.SecurityContext, p *field.Path) field.
 		for i, c := range sc.Capabilities.Add {
 			if !slices.Contains(v1alpha1.DefaultCapabilities, c) {
 				errs = append(errs, field.NotSupported(spec.SEC018, p.Child("capabilities", "add").Index(i), c, allowed))
+			}
+		}
+		for i, c := range sc.Capabilities.Drop {
+			if name, ok := strings.CutPrefix(string(c), "CAP_"); ok {
+				errs = append(errs, field.Invalid(spec.SEC018, p.Child("capabilities", "drop").Index(i), c, "write capabilities without CAP_, as Kubernetes does: "+name))
 			}
 		}
 	}

@@ -58,6 +58,9 @@ func TestValidatePod(t *testing.T) {
 		{"adding a capability outside the default set is rejected at its position", func(p *v1alpha1.Pod) {
 			main(p, "db").SecurityContext = &v1alpha1.SecurityContext{Capabilities: &v1alpha1.Capabilities{Add: []v1alpha1.Capability{"CHOWN", "NET_ADMIN", "CAP_CHOWN"}}}
 		}, []string{"SEC-018 spec.containers[0].securityContext.capabilities.add[1]", "SEC-018 spec.containers[0].securityContext.capabilities.add[2]"}},
+		{"a dropped capability written with CAP_ is rejected: it would drop nothing", func(p *v1alpha1.Pod) {
+			main(p, "db").SecurityContext = &v1alpha1.SecurityContext{Capabilities: &v1alpha1.Capabilities{Drop: []v1alpha1.Capability{"NET_RAW", "CAP_NET_RAW"}}}
+		}, []string{"SEC-018 spec.containers[0].securityContext.capabilities.drop[1]"}},
 		{"runAsNonRoot with runAsUser 0 is rejected", func(p *v1alpha1.Pod) {
 			main(p, "db").SecurityContext = &v1alpha1.SecurityContext{RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(0))}
 		}, []string{"SEC-019 spec.containers[0].securityContext.runAsUser"}},

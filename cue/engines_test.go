@@ -252,7 +252,7 @@ var cases = []struct {
 	{
 		name: "a hook with no handler and a probe without exec are HOOK-002", kind: "Pod",
 		doc:  pod("  containers: [{name: app, image: \"oci:x\", lifecycle: {postStart: {}}, livenessProbe: {periodSeconds: 5}}]\n"),
-		want: []string{"HOOK-002 spec.containers[0].lifecycle.postStart", "HOOK-002 spec.containers[0].livenessProbe @key"},
+		want: []string{"HOOK-002 spec.containers[0].lifecycle.postStart", "HOOK-002 spec.containers[0].livenessProbe"},
 	},
 	{
 		name: "an empty exec command is HOOK-002 in hooks and NTF-002 in notifiers", kind: "Pod",

@@ -72,10 +72,17 @@ var containerFields = map[string]fieldRow{
 	"securityContext.allowPrivilegeEscalation": carried("securityContext.allowPrivilegeEscalation"),
 	"securityContext.capabilities.add":         carried("securityContext.capabilities.add"),
 	"securityContext.capabilities.drop":        carried("securityContext.capabilities.drop"),
+	"ports[].name":                             carried("ports[].name"),
+	"ports[].containerPort":                    carried("ports[].containerPort"),
+	"ports[].protocol":                         carried("ports[].protocol"),
 }
 
 // probeFields is the table of a probe, for the three probes alike.
-var probeFields = []string{"exec.command", "initialDelaySeconds", "periodSeconds", "timeoutSeconds", "successThreshold", "failureThreshold"}
+var probeFields = append([]string{"exec.command", "tcpSocket.port", "tcpSocket.host", "grpc.port", "grpc.service",
+	"initialDelaySeconds", "periodSeconds", "timeoutSeconds", "successThreshold", "failureThreshold"}, httpGetFields...)
+
+// httpGetFields is the table of an httpGet handler, for probes and hooks alike.
+var httpGetFields = []string{"httpGet.path", "httpGet.port", "httpGet.host", "httpGet.scheme", "httpGet.httpHeaders[].name", "httpGet.httpHeaders[].value"}
 
 // podFields is the converter's field table, by podspec path.
 func podFields() map[string]fieldRow {
@@ -108,12 +115,17 @@ func podFields() map[string]fieldRow {
 				rows[list+"."+probe+"."+k] = carried(list + "." + probe + "." + k)
 			}
 		}
+		for _, hook := range []string{"lifecycle.postStart", "lifecycle.preStop"} {
+			for _, k := range httpGetFields {
+				rows[list+"."+hook+"."+k] = carried(list + "." + hook + "." + k)
+			}
+		}
 	}
 	return rows
 }
 
 // tableLeafTypes are the types the table gives one row, though they are structs.
-var tableLeafTypes = []reflect.Type{reflect.TypeFor[time.Time](), reflect.TypeFor[v1alpha1.Quantity]()}
+var tableLeafTypes = []reflect.Type{reflect.TypeFor[time.Time](), reflect.TypeFor[v1alpha1.Quantity](), reflect.TypeFor[v1alpha1.PortRef]()}
 
 // jsonFieldsOf lists a struct type's JSON fields (embedded structs' promoted) with their types.
 func jsonFieldsOf(t reflect.Type) map[string]reflect.Type {

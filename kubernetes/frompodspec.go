@@ -118,6 +118,9 @@ func containerFromPodspec(c *v1alpha1.Container, shared map[string]bool, p *fiel
 		}
 		out.VolumeMounts = append(out.VolumeMounts, VolumeMount{Name: m.Name, MountPath: m.MountPath, ReadOnly: m.ReadOnly})
 	}
+	for _, cp := range c.Ports {
+		out.Ports = append(out.Ports, ContainerPort{Name: cp.Name, ContainerPort: cp.ContainerPort, Protocol: Protocol(cp.Protocol)})
+	}
 	out.StartupProbe = probeFromPodspec(c.StartupProbe)
 	out.ReadinessProbe = probeFromPodspec(c.ReadinessProbe)
 	out.LivenessProbe = probeFromPodspec(c.LivenessProbe)
@@ -165,7 +168,32 @@ func probeFromPodspec(pr *v1alpha1.Probe) *Probe {
 	if pr.Exec != nil {
 		out.Exec = &ExecAction{Command: pr.Exec.Command}
 	}
+	out.HTTPGet = httpGetFromPodspec(pr.HTTPGet)
+	if t := pr.TCPSocket; t != nil {
+		out.TCPSocket = &TCPSocketAction{Port: portFromPodspec(t.Port), Host: t.Host}
+	}
+	if g := pr.GRPC; g != nil {
+		out.GRPC = &GRPCAction{Port: g.Port, Service: g.Service}
+	}
 	return out
+}
+
+func httpGetFromPodspec(h *v1alpha1.HTTPGetAction) *HTTPGetAction {
+	if h == nil {
+		return nil
+	}
+	out := &HTTPGetAction{Path: h.Path, Port: portFromPodspec(h.Port), Host: h.Host, Scheme: URIScheme(h.Scheme)}
+	for _, hh := range h.HTTPHeaders {
+		out.HTTPHeaders = append(out.HTTPHeaders, HTTPHeader{Name: hh.Name, Value: hh.Value})
+	}
+	return out
+}
+
+func portFromPodspec(p v1alpha1.PortRef) IntOrString {
+	if p.IsNamed() {
+		return IntOrString{IsString: true, StrVal: p.Name}
+	}
+	return IntOrString{IntVal: p.Number}
 }
 
 func handlerFromPodspec(h *v1alpha1.LifecycleHandler) *LifecycleHandler {
@@ -179,5 +207,6 @@ func handlerFromPodspec(h *v1alpha1.LifecycleHandler) *LifecycleHandler {
 	if h.Sleep != nil {
 		out.Sleep = &SleepAction{Seconds: h.Sleep.Seconds}
 	}
+	out.HTTPGet = httpGetFromPodspec(h.HTTPGet)
 	return out
 }

@@ -251,6 +251,14 @@ func containerToPodspec(c *source, droppedVolumes map[string]bool) v1alpha1.Cont
 		m.done("volume mount")
 		out.VolumeMounts = append(out.VolumeMounts, vm)
 	}
+	for _, cp := range c.list("ports") {
+		out.Ports = append(out.Ports, v1alpha1.ContainerPort{
+			Name: cp.str("name"), ContainerPort: cp.int32v("containerPort"), Protocol: v1alpha1.Protocol(cp.str("protocol")),
+		})
+		cp.drop("hostPort", "podspec does not publish container ports on the host; hostPort is not carried over")
+		cp.drop("hostIP", "podspec does not publish container ports on the host; hostIP is not carried over")
+		cp.done("container port")
+	}
 	out.StartupProbe = probeToPodspec(c, "startupProbe")
 	out.ReadinessProbe = probeToPodspec(c, "readinessProbe")
 	out.LivenessProbe = probeToPodspec(c, "livenessProbe")
@@ -349,25 +357,51 @@ func probeToPodspec(c *source, k string) *v1alpha1.Probe {
 		return nil
 	}
 	defer p.done("probe")
-	e := p.obj("exec")
-	if e == nil {
-		for _, h := range []string{"httpGet", "tcpSocket", "grpc"} {
-			if p.has(h) {
-				*p.errs = append(*p.errs, field.Forbidden(ruleNotCarried, p.p, fmt.Sprintf("podspec probes run exec handlers only; this %s probe is not carried over", h)).AtKey())
-			}
-		}
-		p.skip(sortedKeys(p.m)...)
-		return nil
-	}
 	out := &v1alpha1.Probe{
-		Exec:                &v1alpha1.ExecAction{Command: e.strs("command")},
 		InitialDelaySeconds: p.int32v("initialDelaySeconds"), PeriodSeconds: p.int32v("periodSeconds"),
 		TimeoutSeconds: p.int32v("timeoutSeconds"), SuccessThreshold: p.int32v("successThreshold"),
 		FailureThreshold: p.int32v("failureThreshold"),
 	}
-	e.done("exec action")
+	if e := p.obj("exec"); e != nil {
+		out.Exec = &v1alpha1.ExecAction{Command: e.strs("command")}
+		e.done("exec action")
+	}
+	if h := p.obj("httpGet"); h != nil {
+		out.HTTPGet = httpGetToPodspec(h)
+	}
+	if t := p.obj("tcpSocket"); t != nil {
+		out.TCPSocket = &v1alpha1.TCPSocketAction{Port: portToPodspec(t, "port"), Host: t.str("host")}
+		t.done("tcpSocket action")
+	}
+	if g := p.obj("grpc"); g != nil {
+		out.GRPC = &v1alpha1.GRPCAction{Port: g.int32v("port")}
+		if g.has("service") {
+			svc := g.str("service")
+			out.GRPC.Service = &svc
+		}
+		g.done("grpc action")
+	}
 	p.drop("terminationGracePeriodSeconds", "podspec has one grace period per pod; a probe's own is not carried over")
 	return out
+}
+
+// httpGetToPodspec carries an httpGet handler over.
+func httpGetToPodspec(h *source) *v1alpha1.HTTPGetAction {
+	out := &v1alpha1.HTTPGetAction{Path: h.str("path"), Port: portToPodspec(h, "port"), Host: h.str("host"), Scheme: v1alpha1.URIScheme(h.str("scheme"))}
+	for _, hh := range h.list("httpHeaders") {
+		out.HTTPHeaders = append(out.HTTPHeaders, v1alpha1.HTTPHeader{Name: hh.str("name"), Value: hh.str("value")})
+		hh.done("HTTP header")
+	}
+	h.done("httpGet action")
+	return out
+}
+
+// portToPodspec reads a port number or name.
+func portToPodspec(s *source, k string) v1alpha1.PortRef {
+	if name := s.str(k); name != "" {
+		return v1alpha1.PortNamed(name)
+	}
+	return v1alpha1.PortNumber(s.int32v(k))
 }
 
 func handlerToPodspec(l *source, k string) *v1alpha1.LifecycleHandler {
@@ -389,7 +423,11 @@ func handlerToPodspec(l *source, k string) *v1alpha1.LifecycleHandler {
 		s.done("sleep action")
 		return out
 	}
-	*h.errs = append(*h.errs, field.Forbidden(ruleNotCarried, h.p, "podspec hooks run exec or sleep handlers only; this "+k+" hook is not carried over").AtKey())
+	if g := h.obj("httpGet"); g != nil {
+		out.HTTPGet = httpGetToPodspec(g)
+		return out
+	}
+	*h.errs = append(*h.errs, field.Forbidden(ruleNotCarried, h.p, "podspec hooks run exec, httpGet or sleep handlers only (Kubernetes does not run a tcpSocket hook either); this "+k+" hook is not carried over").AtKey())
 	h.skip(sortedKeys(h.m)...)
 	return nil
 }

@@ -22,6 +22,10 @@ const (
 	envNamePattern       = `^[ -<>-~]+$`
 	eventTypePattern     = `^[A-Z][A-Za-z0-9]*$`
 	capabilityPattern    = `^[A-Z][A-Z0-9_]*$`
+	portNameLenPattern   = `^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$`
+	portNameDashPattern  = `^[a-z0-9]+(-[a-z0-9]+)*$`
+	portNameLetterPat    = `[a-z]`
+	headerNamePattern    = "^[-A-Za-z0-9!#$%&'*+.^_`|~]+$"
 )
 
 var patternWords = map[string]string{
@@ -35,6 +39,10 @@ var patternWords = map[string]string{
 	envNamePattern:       "must be printable ASCII characters other than '='",
 	capabilityPattern:    "must be a capability name in upper case without CAP_, e.g. NET_BIND_SERVICE",
 	eventTypePattern:     "must be an event type: a capital letter, then letters and digits (e.g. ContainerStarted)",
+	portNameLenPattern:   "must be a port name: at most 15 lower-case letters, digits or '-', starting and ending with a letter or digit",
+	portNameDashPattern:  "must be a port name without two '-' in a row",
+	portNameLetterPat:    "must be a port name with at least one letter",
+	headerNamePattern:    "must be an HTTP header name: letters, digits and !#$%&'*+-.^_`|~",
 }
 
 // describePattern says in words what a pattern of the API requires.
@@ -64,7 +72,6 @@ const containerLists = "initContainers|containers|deferContainers"
 var rules = []ruleEntry{
 	{[]ViolationKind{NotConst, WrongType, NotInEnum}, "apiVersion|kind", spec.MAN001},
 	{[]ViolationKind{Missing, TooFewItems}, "spec/containers", spec.MAIN001},
-	{[]ViolationKind{Missing}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec", spec.HOOK002},
 	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/exec/command", spec.HOOK002},
 	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/exec/command", spec.HOOK002},
 	{[]ViolationKind{Missing, TooFewItems}, "spec/" + containerLists + "/*/notifiers/*/action/exec/command", spec.NTF002},
@@ -84,6 +91,9 @@ var rules = []ruleEntry{
 	{valueKinds, "spec/" + containerLists + "/*/resizePolicy/*/resourceName", spec.RES001},
 	{valueKinds, "spec/" + containerLists + "/*/volumeMounts/*/mountPath", spec.VOL002},
 	{valueKinds, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/sleep/seconds", spec.HOOK002},
+	{valueKinds, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/httpGet|tcpSocket|grpc/port", spec.HOOK014},
+	{valueKinds, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/httpGet/port", spec.HOOK014},
+	{valueKinds, "spec/" + containerLists + "/*/ports/*/name|containerPort", spec.HOOK020},
 	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/name", spec.NTF001},
 	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/action/signal", spec.NTF002},
 	{valueKinds, "spec/deferContainers/*/timeoutSeconds|restartPolicy", spec.DEFER001},
@@ -97,6 +107,7 @@ var rules = []ruleEntry{
 
 	{[]ViolationKind{NotExactlyOne}, "spec/volumes/*", spec.VOL002},
 	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/lifecycle/postStart|preStop", spec.HOOK002},
+	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe", spec.HOOK002},
 	{[]ViolationKind{NotExactlyOne}, "spec/" + containerLists + "/*/notifiers/*/action", spec.NTF002},
 	{[]ViolationKind{NotExactlyOne}, "spec", spec.NOTIF001},
 }

@@ -178,7 +178,7 @@ const (
 	DL003 = "DL-003"
 	// HOOK001 Probes and lifecycle hooks MUST appear only where they apply: regular init containers declare neither, and `startupProbe`, `readinessProbe` and `livenessProbe` appear only on main containers and sidecars.
 	HOOK001 = "HOOK-001"
-	// HOOK002 Every probe and hook MUST have exactly one handler (`exec` or `sleep` for hooks, `exec` for probes), with a non-empty `exec` command and a `preStop` sleep no longer than `terminationGracePeriodSeconds`.
+	// HOOK002 Every probe and hook MUST have exactly one handler (`exec`, `httpGet` or `sleep` for hooks; `exec`, `httpGet`, `tcpSocket` or `grpc` for probes), with a non-empty `exec` command and a `preStop` sleep no longer than `terminationGracePeriodSeconds`.
 	HOOK002 = "HOOK-002"
 	// HOOK003 A runtime MUST run an `exec` probe or hook inside the container instance, in its namespaces and cgroup, on its root filesystem, with its user and environment.
 	HOOK003 = "HOOK-003"
@@ -202,6 +202,20 @@ const (
 	HOOK012 = "HOOK-012"
 	// HOOK013 A runtime MUST report a Ready container as `ready: false` once, and not before, its `readinessProbe` has failed `failureThreshold` consecutive times.
 	HOOK013 = "HOOK-013"
+	// HOOK014 The `port` of an `httpGet` or `tcpSocket` handler MUST be a port number from 1 to 65535 or the `name` of one of the same container's `ports`, and the `port` of a `grpc` handler a port number.
+	HOOK014 = "HOOK-014"
+	// HOOK015 A runtime MUST make the connection of an `httpGet`, `tcpSocket` or `grpc` handler from inside the pod's network namespace, to `host` when it is an IP address, to the loopback address 127.0.0.1 when `host` is empty or `localhost`, and to a named port's `containerPort`; an attempt with any other `host` fails.
+	HOOK015 = "HOOK-015"
+	// HOOK016 An `httpGet` probe attempt MUST count as a success exactly when a GET request for `path` with the `httpHeaders`, over TLS without verifying the server's certificate when `scheme` is HTTPS, receives within `timeoutSeconds` a response with a status from 200 to 399, following at most 10 redirects to the same host and counting a redirect to another host as its own status.
+	HOOK016 = "HOOK-016"
+	// HOOK017 A `tcpSocket` probe attempt MUST count as a success exactly when a TCP connection to the port is established within `timeoutSeconds`.
+	HOOK017 = "HOOK-017"
+	// HOOK018 A `grpc` probe attempt MUST count as a success exactly when a `grpc.health.v1.Health/Check` call with the probe's `service` (default empty) answers SERVING within `timeoutSeconds`.
+	HOOK018 = "HOOK-018"
+	// HOOK019 An `httpGet` hook MUST succeed exactly when its GET request, made as an `httpGet` probe's, receives a response with a status from 200 to 399, and fail otherwise.
+	HOOK019 = "HOOK-019"
+	// HOOK020 A container's `ports` MUST have distinct `name`s, each an IANA service name (at most 15 lower-case letters, digits and single hyphens, with at least one letter, not starting or ending with a hyphen), and `containerPort`s from 1 to 65535.
+	HOOK020 = "HOOK-020"
 	// STOP001 A `stopSignal` MUST name a known signal other than `SIGKILL` and `SIGSTOP`.
 	STOP001 = "STOP-001"
 	// STOP002 The sum of the defer containers' `timeoutSeconds` plus the minimum stop window (2 s) SHOULD NOT exceed `terminationGracePeriodSeconds`.
@@ -811,7 +825,7 @@ var requirements = [...]Requirement{
 	{ID: HOOK001, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/probes-hooks.md",
 		Text: "Probes and lifecycle hooks MUST appear only where they apply: regular init containers declare neither, and `startupProbe`, `readinessProbe` and `livenessProbe` appear only on main containers and sidecars."},
 	{ID: HOOK002, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/probes-hooks.md",
-		Text: "Every probe and hook MUST have exactly one handler (`exec` or `sleep` for hooks, `exec` for probes), with a non-empty `exec` command and a `preStop` sleep no longer than `terminationGracePeriodSeconds`."},
+		Text: "Every probe and hook MUST have exactly one handler (`exec`, `httpGet` or `sleep` for hooks; `exec`, `httpGet`, `tcpSocket` or `grpc` for probes), with a non-empty `exec` command and a `preStop` sleep no longer than `terminationGracePeriodSeconds`."},
 	{ID: HOOK003, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
 		Text: "A runtime MUST run an `exec` probe or hook inside the container instance, in its namespaces and cgroup, on its root filesystem, with its user and environment."},
 	{ID: HOOK004, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
@@ -834,6 +848,20 @@ var requirements = [...]Requirement{
 		Text: "A `preStop` hook that fails or is abandoned MUST NOT keep the runtime from sending the container's stop signal."},
 	{ID: HOOK013, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
 		Text: "A runtime MUST report a Ready container as `ready: false` once, and not before, its `readinessProbe` has failed `failureThreshold` consecutive times."},
+	{ID: HOOK014, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/probes-hooks.md",
+		Text: "The `port` of an `httpGet` or `tcpSocket` handler MUST be a port number from 1 to 65535 or the `name` of one of the same container's `ports`, and the `port` of a `grpc` handler a port number."},
+	{ID: HOOK015, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
+		Text: "A runtime MUST make the connection of an `httpGet`, `tcpSocket` or `grpc` handler from inside the pod's network namespace, to `host` when it is an IP address, to the loopback address 127.0.0.1 when `host` is empty or `localhost`, and to a named port's `containerPort`; an attempt with any other `host` fails."},
+	{ID: HOOK016, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
+		Text: "An `httpGet` probe attempt MUST count as a success exactly when a GET request for `path` with the `httpHeaders`, over TLS without verifying the server's certificate when `scheme` is HTTPS, receives within `timeoutSeconds` a response with a status from 200 to 399, following at most 10 redirects to the same host and counting a redirect to another host as its own status."},
+	{ID: HOOK017, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
+		Text: "A `tcpSocket` probe attempt MUST count as a success exactly when a TCP connection to the port is established within `timeoutSeconds`."},
+	{ID: HOOK018, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
+		Text: "A `grpc` probe attempt MUST count as a success exactly when a `grpc.health.v1.Health/Check` call with the probe's `service` (default empty) answers SERVING within `timeoutSeconds`."},
+	{ID: HOOK019, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
+		Text: "An `httpGet` hook MUST succeed exactly when its GET request, made as an `httpGet` probe's, receives a response with a status from 200 to 399, and fail otherwise."},
+	{ID: HOOK020, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/probes-hooks.md",
+		Text: "A container's `ports` MUST have distinct `name`s, each an IANA service name (at most 15 lower-case letters, digits and single hyphens, with at least one letter, not starting or ending with a hyphen), and `containerPort`s from 1 to 65535."},
 	{ID: STOP001, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/stop.md",
 		Text: "A `stopSignal` MUST name a known signal other than `SIGKILL` and `SIGSTOP`."},
 	{ID: STOP002, Level: Should, Severity: Warning, Area: "STOP", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/stop.md",

@@ -81,8 +81,9 @@ func validateContainer(s *v1alpha1.PodSpec, c *v1alpha1.Container, kind Containe
 	errs = append(errs, validateResources(c.Resources, p.Child("resources"))...)
 	errs = append(errs, validateResizePolicy(c.ResizePolicy, p.Child("resizePolicy"))...)
 	errs = append(errs, validateVolumeMounts(c.VolumeMounts, volumes, p.Child("volumeMounts"))...)
+	errs = append(errs, validatePorts(c.Ports, p.Child("ports"))...)
 	errs = append(errs, validateProbes(c, kind, p)...)
-	errs = append(errs, validateLifecycle(c.Lifecycle, kind, gracePeriod(s), p.Child("lifecycle"))...)
+	errs = append(errs, validateLifecycle(c, kind, gracePeriod(s), p.Child("lifecycle"))...)
 	errs = append(errs, validateNotifiers(c.Notifiers, kind, p.Child("notifiers"))...)
 	errs = append(errs, validateSecurityContext(c.SecurityContext, p.Child("securityContext"))...)
 	return errs
@@ -185,18 +186,29 @@ func validateProbes(c *v1alpha1.Container, kind ContainerKind, p *field.Path) fi
 				"an init container runs to completion once, so it cannot have probes; only main containers and sidecars (restartPolicy: Always) can").AtKey())
 			continue
 		}
-		errs = append(errs, validateProbe(pr.probe, pp)...)
+		errs = append(errs, validateProbe(pr.probe, c.Ports, pp)...)
 	}
 	return errs
 }
 
-// validateProbe checks one probe: an exec handler with a command, and sane periods.
-func validateProbe(pr *v1alpha1.Probe, p *field.Path) field.ErrorList {
+// validateProbe checks one probe: exactly one handler (HOOK-002) with a command or a port
+// (HOOK-014), and sane periods.
+func validateProbe(pr *v1alpha1.Probe, ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if pr.Exec == nil {
-		errs = append(errs, field.Required(spec.HOOK002, p.Child("exec"), "a probe needs an exec handler, the only probe handler podspec supports"))
-	} else {
+	set := setHandlers(map[string]bool{"exec": pr.Exec != nil, "httpGet": pr.HTTPGet != nil, "tcpSocket": pr.TCPSocket != nil, "grpc": pr.GRPC != nil})
+	switch {
+	case len(set) == 0:
+		errs = append(errs, field.Required(spec.HOOK002, p, "a probe needs exactly one handler: exec, httpGet, tcpSocket or grpc"))
+	case len(set) > 1:
+		errs = append(errs, field.Forbidden(spec.HOOK002, p.Child(set[1]), "a probe has exactly one handler: exec, httpGet, tcpSocket or grpc, not "+set[0]+" and "+set[1]).AtKey())
+	case pr.Exec != nil:
 		errs = append(errs, validateExec(spec.HOOK002, pr.Exec, p.Child("exec"))...)
+	case pr.HTTPGet != nil:
+		errs = append(errs, validateHTTPGet(pr.HTTPGet, ports, p.Child("httpGet"))...)
+	case pr.TCPSocket != nil:
+		errs = append(errs, validatePortRef(pr.TCPSocket.Port, ports, p.Child("tcpSocket", "port"))...)
+	case pr.GRPC != nil:
+		errs = append(errs, validatePortRef(v1alpha1.PortNumber(pr.GRPC.Port), ports, p.Child("grpc", "port"))...)
 	}
 	minimum := func(name string, v, lowest int32) {
 		if v < lowest {
@@ -224,7 +236,8 @@ func validateExec(rule string, e *v1alpha1.ExecAction, p *field.Path) field.Erro
 }
 
 // validateLifecycle checks hook placement (HOOK-001) and handlers (HOOK-002).
-func validateLifecycle(l *v1alpha1.Lifecycle, kind ContainerKind, grace int64, p *field.Path) field.ErrorList {
+func validateLifecycle(c *v1alpha1.Container, kind ContainerKind, grace int64, p *field.Path) field.ErrorList {
+	l := c.Lifecycle
 	if l == nil {
 		return nil
 	}
@@ -233,24 +246,27 @@ func validateLifecycle(l *v1alpha1.Lifecycle, kind ContainerKind, grace int64, p
 			"an init container runs to completion once, so it cannot have lifecycle hooks; only main containers and sidecars (restartPolicy: Always) can").AtKey()}
 	}
 	var errs field.ErrorList
-	errs = append(errs, validateHandler(l.PostStart, -1, p.Child("postStart"))...)
-	errs = append(errs, validateHandler(l.PreStop, grace, p.Child("preStop"))...)
+	errs = append(errs, validateHandler(l.PostStart, c.Ports, -1, p.Child("postStart"))...)
+	errs = append(errs, validateHandler(l.PreStop, c.Ports, grace, p.Child("preStop"))...)
 	return errs
 }
 
 // validateHandler checks that a hook has exactly one handler (HOOK-002). maxSleep bounds a sleep
 // handler (the grace period for preStop); negative means unbounded.
-func validateHandler(h *v1alpha1.LifecycleHandler, maxSleep int64, p *field.Path) field.ErrorList {
+func validateHandler(h *v1alpha1.LifecycleHandler, ports []v1alpha1.ContainerPort, maxSleep int64, p *field.Path) field.ErrorList {
 	if h == nil {
 		return nil
 	}
+	set := setHandlers(map[string]bool{"exec": h.Exec != nil, "httpGet": h.HTTPGet != nil, "sleep": h.Sleep != nil})
 	switch {
-	case h.Exec == nil && h.Sleep == nil:
-		return field.ErrorList{field.Required(spec.HOOK002, p, "a hook needs exactly one handler: exec or sleep")}
-	case h.Exec != nil && h.Sleep != nil:
-		return field.ErrorList{field.Forbidden(spec.HOOK002, p.Child("sleep"), "a hook has exactly one handler: exec or sleep, not both").AtKey()}
+	case len(set) == 0:
+		return field.ErrorList{field.Required(spec.HOOK002, p, "a hook needs exactly one handler: exec, httpGet or sleep")}
+	case len(set) > 1:
+		return field.ErrorList{field.Forbidden(spec.HOOK002, p.Child(set[1]), "a hook has exactly one handler: exec, httpGet or sleep, not "+set[0]+" and "+set[1]).AtKey()}
 	case h.Exec != nil:
 		return validateExec(spec.HOOK002, h.Exec, p.Child("exec"))
+	case h.HTTPGet != nil:
+		return validateHTTPGet(h.HTTPGet, ports, p.Child("httpGet"))
 	}
 	sp := p.Child("sleep", "seconds")
 	switch s := h.Sleep.Seconds; {

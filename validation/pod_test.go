@@ -151,7 +151,7 @@ func TestValidatePod(t *testing.T) {
 			p.Spec.InitContainers[1].LivenessProbe = &v1alpha1.Probe{Exec: &v1alpha1.ExecAction{Command: []string{"true"}}}
 		}, nil},
 		// HOOK-002
-		{"a probe without a handler is rejected", func(p *v1alpha1.Pod) { main(p, "db").LivenessProbe.Exec = nil }, []string{"HOOK-002 spec.containers[0].livenessProbe.exec"}},
+		{"a probe without a handler is rejected", func(p *v1alpha1.Pod) { main(p, "db").LivenessProbe.Exec = nil }, []string{"HOOK-002 spec.containers[0].livenessProbe"}},
 		{"a probe with an empty command is rejected", func(p *v1alpha1.Pod) { main(p, "db").LivenessProbe.Exec.Command = nil }, []string{"HOOK-002 spec.containers[0].livenessProbe.exec.command"}},
 		{"a hook with both exec and sleep is rejected", func(p *v1alpha1.Pod) {
 			main(p, "db").Lifecycle.PreStop.Sleep = &v1alpha1.SleepAction{Seconds: 1}

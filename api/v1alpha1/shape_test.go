@@ -46,6 +46,7 @@ var kindTypes = map[string]reflect.Type{
 var leafTypes = map[reflect.Type][]string{
 	reflect.TypeFor[time.Time]():         {"string:date-time"},
 	reflect.TypeFor[v1alpha1.Quantity](): {"number", "string"},
+	reflect.TypeFor[v1alpha1.PortRef]():  {"integer", "string"},
 }
 
 var (

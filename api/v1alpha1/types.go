@@ -164,6 +164,8 @@ type Container struct {
 	Resources    *ResourceRequirements   `json:"resources,omitempty"`
 	ResizePolicy []ContainerResizePolicy `json:"resizePolicy,omitempty"`
 	VolumeMounts []VolumeMount           `json:"volumeMounts,omitempty"`
+	// Ports are the ports the container listens on, for probes and hooks to name.
+	Ports []ContainerPort `json:"ports,omitempty"`
 	// StartupProbe must pass before the container counts as Started.
 	StartupProbe *Probe `json:"startupProbe,omitempty"`
 	// ReadinessProbe decides the container's Ready state.
@@ -262,10 +264,75 @@ type SleepAction struct {
 	Seconds int64 `json:"seconds"`
 }
 
-// Probe checks a container periodically.
+// ContainerPort is a port a container listens on in the pod's network namespace.
+type ContainerPort struct {
+	// Name lets probes and hooks name the port; unique within the container.
+	Name          string `json:"name,omitempty"`
+	ContainerPort int32  `json:"containerPort"`
+	// Protocol defaults to TCP.
+	Protocol Protocol `json:"protocol,omitempty"`
+}
+
+// Protocol is a container port's transport protocol.
+type Protocol string
+
+// Protocols.
+const (
+	ProtocolTCP  Protocol = "TCP"
+	ProtocolUDP  Protocol = "UDP"
+	ProtocolSCTP Protocol = "SCTP"
+)
+
+// URIScheme is the scheme of an httpGet handler.
+type URIScheme string
+
+// URI schemes.
+const (
+	URISchemeHTTP  URIScheme = "HTTP"
+	URISchemeHTTPS URIScheme = "HTTPS"
+)
+
+// HTTPHeader is one request header of an httpGet check.
+type HTTPHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// HTTPGetAction is an HTTP GET request to the pod's network namespace.
+type HTTPGetAction struct {
+	// Path defaults to /.
+	Path string `json:"path,omitempty"`
+	// Port is a number, or the name of one of the container's ports.
+	Port PortRef `json:"port"`
+	// Host defaults to the pod's loopback address, 127.0.0.1.
+	Host string `json:"host,omitempty"`
+	// Scheme defaults to HTTP; HTTPS does not verify the server's certificate.
+	Scheme      URIScheme    `json:"scheme,omitempty"`
+	HTTPHeaders []HTTPHeader `json:"httpHeaders,omitempty"`
+}
+
+// TCPSocketAction opens a TCP connection in the pod's network namespace.
+type TCPSocketAction struct {
+	// Port is a number, or the name of one of the container's ports.
+	Port PortRef `json:"port"`
+	// Host defaults to the pod's loopback address, 127.0.0.1.
+	Host string `json:"host,omitempty"`
+}
+
+// GRPCAction calls the gRPC health checking protocol (grpc.health.v1.Health/Check).
+type GRPCAction struct {
+	Port int32 `json:"port"`
+	// Service is the service name sent in the request; default "".
+	Service *string `json:"service,omitempty"`
+}
+
+// Probe checks a container periodically: exactly one of Exec, HTTPGet, TCPSocket or GRPC.
 type Probe struct {
-	Exec                *ExecAction `json:"exec,omitempty"`
-	InitialDelaySeconds int32       `json:"initialDelaySeconds,omitempty"`
+	Exec                *ExecAction      `json:"exec,omitempty"`
+	HTTPGet             *HTTPGetAction   `json:"httpGet,omitempty"`
+	TCPSocket           *TCPSocketAction `json:"tcpSocket,omitempty"`
+	GRPC                *GRPCAction      `json:"grpc,omitempty"`
+	InitialDelaySeconds int32            `json:"initialDelaySeconds,omitempty"`
 	// PeriodSeconds defaults to 10.
 	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
 	// TimeoutSeconds defaults to 1.
@@ -276,10 +343,11 @@ type Probe struct {
 	FailureThreshold int32 `json:"failureThreshold,omitempty"`
 }
 
-// LifecycleHandler is one hook action: exactly one of Exec or Sleep.
+// LifecycleHandler is one hook action: exactly one of Exec, HTTPGet or Sleep.
 type LifecycleHandler struct {
-	Exec  *ExecAction  `json:"exec,omitempty"`
-	Sleep *SleepAction `json:"sleep,omitempty"`
+	Exec    *ExecAction    `json:"exec,omitempty"`
+	HTTPGet *HTTPGetAction `json:"httpGet,omitempty"`
+	Sleep   *SleepAction   `json:"sleep,omitempty"`
 }
 
 // Lifecycle holds a container's hooks.

@@ -1,0 +1,93 @@
+package validation
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
+	"podspec.dev/podspec/validation/field"
+)
+
+// setHandlers returns the names of the handlers that are set, sorted.
+func setHandlers(handlers map[string]bool) []string {
+	var set []string
+	for name, ok := range handlers {
+		if ok {
+			set = append(set, name)
+		}
+	}
+	slices.Sort(set)
+	return set
+}
+
+// validatePorts checks a container's ports (HOOK-020): numbers in range, names distinct.
+func validatePorts(ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	named := map[string]bool{}
+	for i, port := range ports {
+		pp := p.Index(i)
+		if port.ContainerPort < 1 || port.ContainerPort > 65535 {
+			errs = append(errs, field.Invalid(spec.HOOK020, pp.Child("containerPort"), port.ContainerPort, "must be a port number from 1 to 65535"))
+		}
+		if port.Name == "" {
+			continue
+		}
+		if d := portNameProblem(port.Name); d != "" {
+			errs = append(errs, field.Invalid(spec.HOOK020, pp.Child("name"), port.Name, d))
+		}
+		if named[port.Name] {
+			errs = append(errs, field.Duplicate(spec.HOOK020, pp.Child("name"), port.Name, "another port of this container has this name"))
+		}
+		named[port.Name] = true
+	}
+	return errs
+}
+
+// validateHTTPGet checks an httpGet handler's port (HOOK-014).
+func validateHTTPGet(h *v1alpha1.HTTPGetAction, ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorList {
+	return validatePortRef(h.Port, ports, p.Child("port"))
+}
+
+// validatePortRef checks that a handler's port is a number in range or names one of the
+// container's ports (HOOK-014).
+func validatePortRef(ref v1alpha1.PortRef, ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorList {
+	if !ref.IsNamed() {
+		if ref.Number < 1 || ref.Number > 65535 {
+			return field.ErrorList{field.Invalid(spec.HOOK014, p, ref.Number, "must be a port number from 1 to 65535")}
+		}
+		return nil
+	}
+	for _, port := range ports {
+		if port.Name == ref.Name {
+			return nil
+		}
+	}
+	var names []string
+	for _, port := range ports {
+		if port.Name != "" {
+			names = append(names, port.Name)
+		}
+	}
+	msg := "names no port of this container: declare it in the container's ports"
+	if len(names) > 0 {
+		msg = fmt.Sprintf("names no port of this container (its named ports: %v)", names)
+	}
+	return field.ErrorList{field.NotFound(spec.HOOK014, p, ref.Name, msg)}
+}
+
+// portNameProblem returns why s is not an IANA service name (RFC 6335), or "" if it is one.
+func portNameProblem(s string) string {
+	switch {
+	case len(s) > 15:
+		return fmt.Sprintf("must be a port name of at most 15 characters (is %d)", len(s))
+	case strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789-") != "":
+		return "must be a port name of lower-case letters, digits and '-'"
+	case strings.HasPrefix(s, "-") || strings.HasSuffix(s, "-") || strings.Contains(s, "--"):
+		return "must be a port name that neither starts nor ends with '-' nor has two in a row"
+	case !strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz"):
+		return "must be a port name with at least one letter"
+	}
+	return ""
+}

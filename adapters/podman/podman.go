@@ -367,7 +367,8 @@ func (a *Adapter) save(r *podRecord) error {
 // Unsupported lists what of spec podman cannot do as podspec defines it; a pod that asks for
 // any of it is refused (Failed) rather than run with the feature ignored. Restart policies are
 // mapped to podman's, which restarts without back-off: the suite's verdict on the back-off
-// requirements is podman's (docs/certification/podman.md).
+// requirements is podman's (docs/certification/podman.md). Container ports are accepted: they
+// only name ports for probes and hooks, which are refused, and publish nothing.
 func Unsupported(spec *v1alpha1.PodSpec) []string {
 	var out []string
 	if spec.ExitPolicy != "" && spec.ExitPolicy != v1alpha1.ExitPolicyAll {
@@ -396,10 +397,10 @@ func Unsupported(spec *v1alpha1.PodSpec) []string {
 			out = append(out, where+": dependsOn (podman orders starts, it does not wait for a condition)")
 		}
 		if c.StartupProbe != nil || c.ReadinessProbe != nil || c.LivenessProbe != nil {
-			out = append(out, where+": probes (podman healthchecks do not gate starts, readiness or restarts as podspec's probes do)")
+			out = append(out, where+": probes (podman healthchecks run exec commands only and do not gate starts, readiness or restarts as podspec's probes do)")
 		}
 		if c.Lifecycle != nil {
-			out = append(out, where+": lifecycle hooks (podman has no postStart/preStop)")
+			out = append(out, where+": lifecycle hooks (podman has no postStart/preStop, of exec, httpGet or sleep)")
 		}
 		if len(c.Notifiers) > 0 {
 			out = append(out, where+": notifiers (profile notifier is not declared)")

@@ -30,6 +30,11 @@ func TestUnsupportedRefusesWhatPodmanCannotDo(t *testing.T) {
 	if u := Unsupported(&live); len(u) != 0 {
 		t.Errorf("resizePolicy NotRequired (podman update resizes live): %v, want nothing refused", u)
 	}
+	ported := plain
+	ported.Containers = []v1alpha1.Container{{Name: "a", Image: "oci:x", Ports: []v1alpha1.ContainerPort{{Name: "http", ContainerPort: 8080}}}}
+	if u := Unsupported(&ported); len(u) != 0 {
+		t.Errorf("ports (they only name a port for probes and hooks; nothing is published): %v, want nothing refused", u)
+	}
 	for _, c := range []struct {
 		want string
 		edit func(*v1alpha1.PodSpec)
@@ -40,6 +45,15 @@ func TestUnsupportedRefusesWhatPodmanCannotDo(t *testing.T) {
 		{"dependsOn", func(s *v1alpha1.PodSpec) { s.Containers[0].DependsOn = []v1alpha1.Dependency{{Name: "i"}} }},
 		{"probes", func(s *v1alpha1.PodSpec) { s.Containers[0].ReadinessProbe = &v1alpha1.Probe{} }},
 		{"lifecycle hooks", func(s *v1alpha1.PodSpec) { s.Containers[0].Lifecycle = &v1alpha1.Lifecycle{} }},
+		{"probes", func(s *v1alpha1.PodSpec) {
+			s.Containers[0].LivenessProbe = &v1alpha1.Probe{HTTPGet: &v1alpha1.HTTPGetAction{Port: v1alpha1.PortNumber(80)}}
+		}},
+		{"probes", func(s *v1alpha1.PodSpec) {
+			s.Containers[0].StartupProbe = &v1alpha1.Probe{GRPC: &v1alpha1.GRPCAction{Port: 9090}}
+		}},
+		{"lifecycle hooks", func(s *v1alpha1.PodSpec) {
+			s.Containers[0].Lifecycle = &v1alpha1.Lifecycle{PostStart: &v1alpha1.LifecycleHandler{HTTPGet: &v1alpha1.HTTPGetAction{Port: v1alpha1.PortNamed("http")}}}
+		}},
 		{"deferContainers", func(s *v1alpha1.PodSpec) { s.DeferContainers = []v1alpha1.DeferContainer{{}} }},
 		{"runAsNonRoot without runAsUser", func(s *v1alpha1.PodSpec) {
 			yes := true

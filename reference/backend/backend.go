@@ -559,6 +559,28 @@ func (b *Backend) Exec(ctx context.Context, id string, argv []string) (int, erro
 	return b.Runtime.Exec(ctx, id, oci.ExecProcess{Args: argv})
 }
 
+// Dial opens a TCP connection to address (IP:port) from inside the pod's network namespace.
+func (b *Backend) Dial(ctx context.Context, pod *engine.PodInfo, raw json.RawMessage, address string) (net.Conn, error) {
+	netns, err := podNetns(raw)
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.DialIn(ctx, netns, "tcp", address)
+}
+
+// podNetns returns the path of the pod's network namespace its sandbox state records.
+func podNetns(raw json.RawMessage) (string, error) {
+	var sb sandboxState
+	if err := json.Unmarshal(raw, &sb); err != nil {
+		return "", fmt.Errorf("sandbox state: %w", err)
+	}
+	netns := sb.Namespaces[oci.NamespaceNetwork]
+	if netns == "" {
+		return "", errors.New("the pod's sandbox has no network namespace of its own")
+	}
+	return netns, nil
+}
+
 // OOMKills reads the oom_kill counter of the instance's memory cgroup (cgroup v1
 // memory.oom_control, or memory.events on v2). Each instance has a cgroup of its own, so the
 // counter is that instance's.
@@ -793,13 +815,9 @@ func (b *Backend) Publish(ctx context.Context, pod *engine.PodInfo, raw json.Raw
 	if len(ports) == 0 {
 		return io.NopCloser(nil), nil
 	}
-	var sb sandboxState
-	if err := json.Unmarshal(raw, &sb); err != nil {
-		return nil, fmt.Errorf("sandbox state: %w", err)
-	}
-	netns := sb.Namespaces[oci.NamespaceNetwork]
-	if netns == "" {
-		return nil, errors.New("published ports: the pod's sandbox has no network namespace of its own")
+	netns, err := podNetns(raw)
+	if err != nil {
+		return nil, fmt.Errorf("published ports: %w", err)
 	}
 	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
 		return sandbox.DialIn(ctx, netns, network, address)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"syscall"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -29,6 +30,9 @@ type Backend interface {
 	Signal(ctx context.Context, id string, sig syscall.Signal) error
 	// Exec runs argv inside the running instance, bounded by ctx, and returns its exit code.
 	Exec(ctx context.Context, id string, argv []string) (int, error)
+	// Dial opens a TCP connection to address (an IP address and port) from inside the pod's
+	// network namespace, the one its sandbox records, bounded by ctx.
+	Dial(ctx context.Context, pod *PodInfo, sandbox json.RawMessage, address string) (net.Conn, error)
 	// OutputWritten returns a channel closed once everything the instance wrote to its
 	// standard output and standard error is in its log at logPath (its output ended). Called
 	// by a supervisor that adopted the instance, it resumes copying the output into the log.

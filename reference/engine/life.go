@@ -137,7 +137,7 @@ func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name s
 	fails := 0
 	for {
 		began := time.Now()
-		ok, msg := e.probeOnce(ctx, inst, p)
+		ok, msg := e.probeOnce(ctx, s, inst, p)
 		if ctx.Err() != nil {
 			return false
 		}
@@ -179,7 +179,7 @@ func (e *Engine) readiness(ctx context.Context, s *slot, inst *instance, p *v1al
 	fails, succ := 0, 0
 	for {
 		began := time.Now()
-		ok, msg := e.probeOnce(ctx, inst, p)
+		ok, msg := e.probeOnce(ctx, s, inst, p)
 		if ctx.Err() != nil {
 			return
 		}
@@ -243,14 +243,24 @@ func probePeriod(p *v1alpha1.Probe) time.Duration {
 	return secondsOf(int64(p.PeriodSeconds))
 }
 
-// probeOnce runs an exec probe once, bounded by its timeout.
-func (e *Engine) probeOnce(ctx context.Context, inst *instance, p *v1alpha1.Probe) (bool, string) {
-	if p.Exec == nil || len(p.Exec.Command) == 0 {
-		return false, "probe has no exec command"
-	}
+// probeOnce runs a probe once, bounded by its timeout.
+func (e *Engine) probeOnce(ctx context.Context, s *slot, inst *instance, p *v1alpha1.Probe) (bool, string) {
 	to := secondsOf(int64(threshold(p.TimeoutSeconds, v1alpha1.DefaultProbeTimeoutSeconds)))
 	pctx, cancel := context.WithTimeout(ctx, to)
 	defer cancel()
+	if p.Exec == nil {
+		err := e.networkProbeOnce(pctx, s.c, p)
+		switch {
+		case err == nil:
+			return true, ""
+		case pctx.Err() != nil && ctx.Err() == nil:
+			return false, fmt.Sprintf("probe timed out after %s", to)
+		}
+		return false, err.Error()
+	}
+	if len(p.Exec.Command) == 0 {
+		return false, "probe has no exec command"
+	}
 	if mutant.ProbeTimeoutNotKilled {
 		return e.mutantProbeLeftRunning(ctx, pctx, inst, p, to)
 	}
@@ -290,6 +300,16 @@ func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook stri
 			result = ResultSucceeded
 		} else {
 			result, msg = ResultTimeout, "interrupted"
+		}
+	case h.HTTPGet != nil:
+		err := e.httpGetHook(ctx, s.c, h.HTTPGet)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			result, msg = ResultTimeout, "the hook did not finish in time"
+		case err != nil:
+			result, msg = ResultFailed, err.Error()
+		default:
+			result = ResultSucceeded
 		}
 	case h.Exec != nil:
 		c, err := e.be.Exec(ctx, inst.id, h.Exec.Command)

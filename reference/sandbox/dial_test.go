@@ -66,12 +66,24 @@ func TestHOOK015_DialInConnectsInsideThePodsNetworkNamespace(t *testing.T) {
 	if err := unix.Stat(netns, &pin); err != nil {
 		t.Fatal(err)
 	}
-	tasks, _ := filepath.Glob("/proc/self/task/*/ns/net")
-	for _, task := range tasks {
-		var st unix.Stat_t
-		if unix.Stat(task, &st) == nil && st.Ino == pin.Ino && st.Dev == pin.Dev {
-			link, _ := os.Readlink(task)
-			t.Errorf("thread %s is still in the pod's network namespace (%s)", task, link)
+	// A locked thread ends after its goroutine returned, so give the two threads that joined
+	// the namespace (the listener's and the dial's) a moment to be gone.
+	var left []string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left = left[:0]
+		tasks, _ := filepath.Glob("/proc/self/task/*/ns/net")
+		for _, task := range tasks {
+			var st unix.Stat_t
+			if unix.Stat(task, &st) == nil && st.Ino == pin.Ino && st.Dev == pin.Dev {
+				link, _ := os.Readlink(task)
+				left = append(left, task+" ("+link+")")
+			}
 		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, task := range left {
+		t.Errorf("thread %s is still in the pod's network namespace", task)
 	}
 }

@@ -101,6 +101,13 @@ func (s *Scenarios) Len() int {
 	return len(s.list)
 }
 
+// List returns the declared scenarios, in declaration order.
+func (s *Scenarios) List() []*Scenario {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Scenario(nil), s.list...)
+}
+
 // Prefetch launches every declared scenario for which want returns true; they run in the
 // background, at most parallel at a time, until they end or CancelAll.
 func (s *Scenarios) Prefetch(want func(*Scenario) bool) {

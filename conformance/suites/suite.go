@@ -53,6 +53,8 @@ type suite struct {
 	opts      Options
 	scenarios *framework.Scenarios
 	f         *framework.Framework // set in BeforeSuite
+	// judged holds the scenarios whose whole history a model spec judges.
+	judged map[*framework.Scenario]bool
 }
 
 // failRecorder is the GinkgoTestingT Run passes when it is not called from `go test`.
@@ -75,7 +77,7 @@ func Run(t GinkgoTestingT, opts Options) bool {
 	if opts.ComplianceLevel == "" {
 		opts.ComplianceLevel = ComplianceMust
 	}
-	s := &suite{opts: opts, scenarios: framework.NewScenarios(opts.Parallel)}
+	s := &suite{opts: opts, scenarios: framework.NewScenarios(opts.Parallel), judged: map[*framework.Scenario]bool{}}
 	s.register()
 	RegisterFailHandler(Fail)
 	return RunSpecs(t, "podspec runtime conformance", opts.Suite, opts.Reporter)
@@ -134,6 +136,7 @@ func (s *suite) register() {
 	s.registerRecovery()
 	s.registerKilledRun()
 	s.registerFullDisk()
+	s.judgeRest()
 }
 
 func (s *suite) beforeSuite(ctx SpecContext) {
@@ -254,6 +257,7 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 			s.keepEvidence(ctx, out)
 		})
 		body(func() *framework.Outcome { return out })
+		s.conforms(sc, func(context.Context) *framework.Outcome { return out })
 	})
 }
 

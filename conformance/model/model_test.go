@@ -1,0 +1,461 @@
+package model
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
+)
+
+// t0 is the moment every hand-written history starts at.
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// hist writes a history event by event, each at a time in milliseconds after t0.
+type hist struct {
+	pod   *v1alpha1.Pod
+	ev    []runtimev1.Event
+	probe []probe.Event
+	final *v1alpha1.PodStatus
+}
+
+type podOpt func(*v1alpha1.Pod)
+
+func pod(opts ...podOpt) *hist {
+	p := &v1alpha1.Pod{Spec: v1alpha1.PodSpec{RestartPolicy: v1alpha1.RestartPolicyNever}}
+	p.Spec.RestartBackoff = &v1alpha1.Backoff{InitialSeconds: f64(0.2), Factor: f64(1), MaxSeconds: f64(0.2), ResetAfterSeconds: f64(600)}
+	grace := int64(3)
+	p.Spec.TerminationGracePeriodSeconds = &grace
+	for _, o := range opts {
+		o(p)
+	}
+	return &hist{pod: p}
+}
+
+func f64(v float64) *float64 { return &v }
+func i32(v int32) *int32     { return &v }
+
+func mains(names ...string) podOpt {
+	return func(p *v1alpha1.Pod) {
+		for _, n := range names {
+			p.Spec.Containers = append(p.Spec.Containers, v1alpha1.Container{Name: n})
+		}
+	}
+}
+
+func inits(names ...string) podOpt {
+	return func(p *v1alpha1.Pod) {
+		for _, n := range names {
+			p.Spec.InitContainers = append(p.Spec.InitContainers, v1alpha1.Container{Name: n})
+		}
+	}
+}
+
+func sidecars(names ...string) podOpt {
+	return func(p *v1alpha1.Pod) {
+		for _, n := range names {
+			always := v1alpha1.RestartPolicyAlways
+			p.Spec.InitContainers = append(p.Spec.InitContainers, v1alpha1.Container{Name: n, RestartPolicy: &always})
+		}
+	}
+}
+
+func defers(phase v1alpha1.DeferPhase, names ...string) podOpt {
+	return func(p *v1alpha1.Pod) {
+		for _, n := range names {
+			p.Spec.DeferContainers = append(p.Spec.DeferContainers, v1alpha1.DeferContainer{Name: n, Phase: phase})
+		}
+	}
+}
+
+func policy(r v1alpha1.RestartPolicy, e v1alpha1.ExitPolicy) podOpt {
+	return func(p *v1alpha1.Pod) { p.Spec.RestartPolicy, p.Spec.ExitPolicy = r, e }
+}
+
+func withC(name string, f func(*v1alpha1.Container)) podOpt {
+	return func(p *v1alpha1.Pod) {
+		for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+			for i := range list {
+				if list[i].Name == name {
+					f(&list[i])
+				}
+			}
+		}
+	}
+}
+
+func preStop(c *v1alpha1.Container) {
+	c.Lifecycle = &v1alpha1.Lifecycle{PreStop: &v1alpha1.LifecycleHandler{Exec: &v1alpha1.ExecAction{Command: []string{"x"}}}}
+}
+
+func postStart(c *v1alpha1.Container) {
+	c.Lifecycle = &v1alpha1.Lifecycle{PostStart: &v1alpha1.LifecycleHandler{Exec: &v1alpha1.ExecAction{Command: []string{"x"}}}}
+}
+
+func dependsOnCompleted(dep string) func(*v1alpha1.Container) {
+	return func(c *v1alpha1.Container) {
+		c.DependsOn = append(c.DependsOn, v1alpha1.Dependency{Name: dep, Condition: v1alpha1.ConditionCompleted})
+	}
+}
+
+func (h *hist) kindOf(name string) string {
+	rp := newReplay(History{Pod: h.pod}, Options{})
+	if c := rp.byName[name]; c != nil {
+		return c.kind
+	}
+	return ""
+}
+
+// add appends an event of type typ at ms, about container c ("" for the pod).
+func (h *hist) add(ms int, typ runtimev1.EventType, c string, mod ...func(*runtimev1.Event)) *hist {
+	e := runtimev1.Event{Seq: int64(len(h.ev) + 1), Time: t0.Add(time.Duration(ms) * time.Millisecond), Type: typ, Container: c}
+	if c != "" {
+		e.ContainerKind = h.kindOf(c)
+	}
+	for _, m := range mod {
+		m(&e)
+	}
+	h.ev = append(h.ev, e)
+	return h
+}
+
+func (h *hist) starts(c string) int {
+	n := 0
+	for _, e := range h.ev {
+		if e.Type == runtimev1.EventContainerStarted && e.Container == c {
+			n++
+		}
+	}
+	return n
+}
+
+func (h *hist) start(ms int, c string, mod ...func(*runtimev1.Event)) *hist {
+	n := int32(h.starts(c))
+	return h.add(ms, runtimev1.EventContainerStarted, c, append(mod, func(e *runtimev1.Event) { e.RestartCount = &n })...)
+}
+
+func (h *hist) exit(ms int, c string, code int32, reason string) *hist {
+	return h.add(ms, runtimev1.EventContainerExited, c, func(e *runtimev1.Event) { e.ExitCode, e.Reason = &code, reason })
+}
+
+func (h *hist) killed(ms int, c string, sig, reason string, mod ...func(*runtimev1.Event)) *hist {
+	return h.add(ms, runtimev1.EventContainerExited, c, append(mod, func(e *runtimev1.Event) { e.Signal, e.Reason = signal(sig), reason })...)
+}
+
+func (h *hist) signal(ms int, c, sig string, mod ...func(*runtimev1.Event)) *hist {
+	return h.add(ms, runtimev1.EventSignalSent, c, append(mod, func(e *runtimev1.Event) { e.Signal = signal(sig) })...)
+}
+
+// id sets an event's containerID.
+func id(cid string) func(*runtimev1.Event) { return func(e *runtimev1.Event) { e.ContainerID = cid } }
+
+func (h *hist) hook(ms int, c string, typ runtimev1.EventType, which string) *hist {
+	return h.add(ms, typ, c, func(e *runtimev1.Event) { e.Hook, e.Result = which, runtimev1.ResultSucceeded })
+}
+
+func (h *hist) stop(ms int, force bool) *hist {
+	return h.add(ms, runtimev1.EventStopRequested, "", func(e *runtimev1.Event) { e.Force = force })
+}
+
+func (h *hist) fire(ms int, c string) *hist {
+	return h.add(ms, runtimev1.EventPolicyFired, c, func(e *runtimev1.Event) {
+		e.Reason = string(h.pod.Spec.ExitPolicy)
+		if e.Reason == "" {
+			e.Reason = string(v1alpha1.ExitPolicyAll)
+		}
+	})
+}
+
+func (h *hist) terminating(ms int) *hist { return h.add(ms, runtimev1.EventPodTerminating, "") }
+
+// finish records PodFinished and the matching final status.
+func (h *hist) finish(ms int, phase v1alpha1.PodPhase, code int32, decidedBy, reason string) *hist {
+	h.add(ms, runtimev1.EventPodFinished, "", func(e *runtimev1.Event) {
+		e.Phase, e.ExitCode, e.DecidedBy, e.Reason = phase, &code, decidedBy, reason
+	})
+	h.final = &v1alpha1.PodStatus{Phase: phase, ExitCode: &code, DecidedBy: decidedBy, Reason: reason}
+	return h
+}
+
+// work records a workload's own report at ms.
+func (h *hist) work(ms int, c, typ string, mod ...func(*probe.Event)) *hist {
+	p := probe.Event{Container: c, Role: probe.RoleWorkload, Type: typ, Received: t0.Add(time.Duration(ms) * time.Millisecond)}
+	for _, m := range mod {
+		m(&p)
+	}
+	h.probe = append(h.probe, p)
+	return h
+}
+
+func signal(name string) *v1alpha1.Signal {
+	n, _ := v1alpha1.SignalNumber(name)
+	return &v1alpha1.Signal{Name: name, Number: n}
+}
+
+func (h *hist) history() History {
+	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final}
+}
+
+var opts = Options{Reaction: time.Second, EarlyMargin: 50 * time.Millisecond}
+
+// twoMains is the base of many cases: a and b run, a exits 0 at 1 s.
+func twoMains(p ...podOpt) *hist {
+	return pod(append([]podOpt{mains("a", "b")}, p...)...).add(0, runtimev1.EventPodCreated, "").
+		start(100, "a").start(110, "b")
+}
+
+// stoppedB ends a pod whose b is stopped by the policy after a's exit 0 at 1 s (exit policy Any).
+func stoppedB(h *hist) *hist {
+	return h.exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+		signal(1003, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
+		finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed")
+}
+
+func TestModel(t *testing.T) {
+	anyNever := policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAny)
+	cases := []struct {
+		name string
+		h    *hist
+		want []string // the rules of the findings, sorted; nil: the history conforms
+	}{
+		{"two main containers exiting 0 under All succeed, decided by the last", twoMains().
+			exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), nil},
+		{"a policy stop under Any succeeds, decided by the first exit", stoppedB(twoMains(anyNever)), nil},
+		{"a stopped container that had reported exiting on its own may be either", twoMains(anyNever).
+			work(100, "a", probe.TypeStart).work(110, "b", probe.TypeStart).work(990, "a", probe.TypeExit, code(0)).
+			work(1000, "b", probe.TypeExit, code(0)).
+			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "b", "SIGTERM").exit(1100, "b", 0, "Completed").
+			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), nil},
+		{"a pod finished Failed that the history makes Succeeded breaks EXIT-014", twoMains(anyNever).
+			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
+			finish(1200, v1alpha1.PodFailed, 143, "b", "Completed"), []string{spec.EXIT014, spec.EXIT014}},
+		{"a Failed pod decided by the later failure breaks EXIT-015", twoMains().
+			exit(1000, "a", 3, "Error").exit(2000, "b", 4, "Error").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodFailed, 4, "b", "Failed"), []string{spec.EXIT015, spec.EXIT015}},
+		{"a Succeeded pod decided by nobody after the policy fired breaks EXIT-016", twoMains().
+			exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodSucceeded, 0, "", "Completed"), []string{spec.EXIT016, spec.EXIT016}},
+		{"a deciding signal death reported as exit code 1 breaks EXIT-017", twoMains().
+			killed(1000, "a", "SIGSEGV", "Signaled").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodFailed, 1, "a", "Failed"), []string{spec.EXIT017, spec.EXIT017}},
+		{"a forced pod with exit code 0 breaks EXIT-018", twoMains().
+			stop(500, true).terminating(501).signal(502, "a", "SIGKILL").signal(502, "b", "SIGKILL").
+			killed(600, "a", "SIGKILL", "Forced").killed(600, "b", "SIGKILL", "Forced").
+			finish(700, v1alpha1.PodFailed, 0, "", "Forced"), []string{spec.EXIT018, spec.EXIT018}},
+		{"a forced stop reported as Stopped breaks FORCE-006", twoMains().
+			stop(500, true).terminating(501).signal(502, "a", "SIGKILL").signal(502, "b", "SIGKILL").
+			killed(600, "a", "SIGKILL", "Forced").killed(600, "b", "SIGKILL", "Forced").
+			finish(700, v1alpha1.PodFailed, 1, "", "Stopped"),
+			// A Stopped pod whose containers were stopped would have Succeeded: the phase follows
+			// the wrong reason.
+			[]string{spec.EXIT014, spec.EXIT014, spec.FORCE006, spec.FORCE006}},
+		{"an Any policy that never fires breaks EXIT-004", twoMains(anyNever).
+			exit(1000, "a", 0, "Completed").stop(5000, false).terminating(5001).
+			signal(5002, "b", "SIGTERM").killed(5100, "b", "SIGTERM", "Stopped").
+			finish(5200, v1alpha1.PodSucceeded, 0, "", "Stopped"), []string{spec.EXIT004}},
+		{"a policy that fires twice breaks EXIT-007", stoppedB(twoMains(anyNever)).fire(1201, "a"), []string{spec.EXIT007}},
+		{"an All policy fired by an exit that restarts breaks EXIT-002", twoMains(policy(v1alpha1.RestartPolicyAlways, v1alpha1.ExitPolicyAll)).
+			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
+			finish(1200, v1alpha1.PodFailed, 1, "", "Completed"), []string{spec.EXIT002, spec.EXIT014, spec.EXIT014}},
+		{"a policy stop after a success reported Failed breaks EXIT-006", twoMains(anyNever).
+			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
+			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Failed"), []string{spec.EXIT006, spec.EXIT006}},
+		{"an instance stopped by the policy reported Completed breaks STAT-006", twoMains(anyNever).
+			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "b", "SIGTERM").exit(1100, "b", 0, "Completed").
+			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.STAT006}},
+		{"an exit code other than the workload's breaks STAT-001", twoMains().
+			work(100, "a", probe.TypeStart).work(110, "b", probe.TypeStart).work(990, "a", probe.TypeExit, code(3)).
+			exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), []string{spec.STAT001}},
+		{"an exit with both a code and a signal breaks STAT-002", stoppedBWith(func(h *hist) *hist {
+			return h.signal(1003, "b", "SIGTERM").add(1100, runtimev1.EventContainerExited, "b", func(e *runtimev1.Event) {
+				e.ExitCode, e.Signal, e.Reason = i32(0), signal("SIGTERM"), "StoppedByPolicy"
+			})
+		}), []string{spec.STAT002}},
+		{"a signal with the wrong number breaks STAT-002", stoppedBWith(func(h *hist) *hist {
+			return h.signal(1003, "b", "SIGTERM").add(1100, runtimev1.EventContainerExited, "b", func(e *runtimev1.Event) {
+				e.Signal, e.Reason = &v1alpha1.Signal{Name: "SIGTERM", Number: 9}, "StoppedByPolicy"
+			})
+		}), []string{spec.STAT002}},
+		{"a crash reported as an exit code breaks STAT-003", twoMains().
+			work(100, "a", probe.TypeStart).work(110, "b", probe.TypeStart).work(990, "a", probe.TypeCrash, func(p *probe.Event) { p.Signal = "SIGSEGV" }).
+			exit(1000, "a", 139, "Error").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodFailed, 139, "a", "Failed"), []string{spec.STAT003}},
+		{"a final state that differs from the last ContainerExited breaks STAT-008", func() *hist {
+			h := twoMains().exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+				finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
+			h.final.ContainerStatuses = []v1alpha1.ContainerStatus{{Name: "a", State: v1alpha1.ContainerState{Terminated: &v1alpha1.ContainerStateTerminated{ExitCode: i32(1), Reason: "Error"}}}}
+			return h
+		}(), []string{spec.STAT008}},
+		{"a main container restarted under Never breaks RST-003", twoMains().
+			exit(1000, "a", 1, "Error").start(1500, "a").exit(1600, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodFailed, 1, "a", "Failed"), []string{spec.RST003}},
+		{"a failure under OnFailure not restarted within its back-off breaks RST-003", twoMains(policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll)).
+			exit(1000, "a", 1, "Error").exit(2000, "b", 0, "Completed").stop(5000, false).terminating(5001).
+			finish(5100, v1alpha1.PodFailed, 1, "a", "Stopped"), []string{spec.RST003}},
+		{"a restart sooner than its back-off breaks RST-008", twoMains(policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll)).
+			exit(1000, "a", 1, "Error").start(1100, "a").exit(1500, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), []string{spec.RST008}},
+		{"a restart counted twice breaks RST-006", twoMains(policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll)).
+			exit(1000, "a", 1, "Error").add(1300, runtimev1.EventContainerStarted, "a", func(e *runtimev1.Event) { e.RestartCount = i32(2) }).
+			exit(1500, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), []string{spec.RST006}},
+		{"a main container started before its init container exited breaks HB-003", pod(inits("i"), mains("a")).
+			start(100, "i").start(200, "a").exit(300, "i", 0, "Completed").exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			finish(1100, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.HB003}},
+		{"an init container started before the previous exited breaks HB-001", pod(inits("i", "j"), mains("a")).
+			start(100, "i").start(150, "j").exit(200, "i", 0, "Completed").exit(250, "j", 0, "Completed").
+			start(300, "a").exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			finish(1100, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.HB001}},
+		{"a sidecar gates the next entry on Started", pod(sidecars("s"), inits("j"), mains("a")).
+			start(100, "s").start(150, "j").exit(250, "j", 0, "Completed").
+			start(300, "a").exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "s", "SIGTERM").killed(1100, "s", "SIGTERM", "StoppedByPolicy").
+			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), nil},
+		{"an init container run again after exiting 0 breaks INIT-001", pod(inits("i"), mains("a")).
+			start(100, "i").exit(200, "i", 0, "Completed").start(500, "i").exit(600, "i", 0, "Completed").
+			start(700, "a").exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			finish(1100, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.INIT001}},
+		{"a main container started after its init container failed breaks INIT-003", pod(inits("i"), mains("a")).
+			start(100, "i").exit(200, "i", 1, "Error").terminating(201).start(300, "a").exit(400, "a", 0, "Completed").
+			finish(500, v1alpha1.PodFailed, 1, "i", "Failed"), []string{spec.HB003, spec.INIT003, spec.MAIN002}},
+		{"a dependent started before its dependency completed breaks HB-004", pod(mains("a", "b"), withC("b", dependsOnCompleted("a"))).
+			start(100, "a").start(200, "b").exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), []string{spec.HB004}},
+		{"two instances of one container at once break HB-008", pod(mains("a", "b"), policy(v1alpha1.RestartPolicyAlways, v1alpha1.ExitPolicyAll)).
+			start(100, "a", id("a1")).start(110, "b").start(500, "a", id("a2")).stop(1000, false).terminating(1001).
+			signal(1002, "a", "SIGTERM", id("a1")).signal(1002, "a", "SIGTERM", id("a2")).signal(1002, "b", "SIGTERM").
+			killed(1100, "a", "SIGTERM", "Stopped", id("a1")).killed(1100, "a", "SIGTERM", "Stopped", id("a2")).killed(1100, "b", "SIGTERM", "Stopped").
+			finish(1200, v1alpha1.PodSucceeded, 0, "", "Stopped"), []string{spec.HB008}},
+		{"a sidecar not restarted before the sidecars' step breaks SIDE-001", pod(sidecars("s"), mains("a")).
+			start(100, "s").start(200, "a").exit(300, "s", 0, "Completed").exit(5000, "a", 0, "Completed").fire(5001, "a").terminating(5002).
+			finish(5100, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.SIDE001}},
+		{"a stop signal sent twice breaks STOP-007", stoppedBWith(func(h *hist) *hist {
+			return h.signal(1003, "b", "SIGTERM").signal(1050, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy")
+		}), []string{spec.STOP007}},
+		{"SIGKILL within the minimum stop window breaks STOP-008", stoppedBWith(func(h *hist) *hist {
+			return h.signal(1003, "b", "SIGTERM").signal(2003, "b", "SIGKILL").killed(2100, "b", "SIGKILL", "StoppedByPolicy")
+		}), []string{spec.STOP008}},
+		{"SIGKILL without a stop signal breaks STOP-006", stoppedBWith(func(h *hist) *hist {
+			return h.signal(4003, "b", "SIGKILL").killed(4100, "b", "SIGKILL", "StoppedByPolicy")
+		}), []string{spec.STOP006}},
+		{"SIGKILL after the window but before the budget end breaks TIME-001", stoppedBWith(func(h *hist) *hist {
+			return h.signal(1003, "b", "SIGTERM").signal(3500, "b", "SIGKILL").killed(3600, "b", "SIGKILL", "StoppedByPolicy")
+		}), []string{spec.TIME001}},
+		{"SIGKILL at the budget end conforms", stoppedBWith(func(h *hist) *hist {
+			return h.signal(1003, "b", "SIGTERM").signal(4002, "b", "SIGKILL").killed(4100, "b", "SIGKILL", "StoppedByPolicy")
+		}), nil},
+		{"a main container created after PodTerminating breaks MAIN-002", stoppedB(twoMains(anyNever)).
+			add(1150, runtimev1.EventContainerCreated, "a"), []string{spec.MAIN002}},
+		{"a stop signal before the preStop hook ended breaks HB-012", stoppedBWith(func(h *hist) *hist {
+			return h.hook(1003, "b", runtimev1.EventHookStarted, runtimev1.HookPreStop).signal(1004, "b", "SIGTERM").
+				hook(1050, "b", runtimev1.EventHookFinished, runtimev1.HookPreStop).killed(1100, "b", "SIGTERM", "StoppedByPolicy")
+		}, withC("b", preStop)), []string{spec.HB012}},
+		{"a postStart hook before its instance runs breaks HB-005", pod(mains("a", "b"), withC("a", postStart)).
+			add(90, runtimev1.EventContainerCreated, "a").hook(95, "a", runtimev1.EventHookStarted, runtimev1.HookPostStart).
+			start(100, "a").hook(120, "a", runtimev1.EventHookFinished, runtimev1.HookPostStart).
+			start(110, "b").exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+			finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), []string{spec.HB005}},
+		{"a preStop hook after a forced stop breaks FORCE-003", twoMains(withC("a", preStop)).
+			stop(500, true).terminating(501).hook(502, "a", runtimev1.EventHookStarted, runtimev1.HookPreStop).
+			signal(503, "a", "SIGKILL").signal(503, "b", "SIGKILL").
+			killed(600, "a", "SIGKILL", "Forced").killed(600, "b", "SIGKILL", "Forced").
+			finish(700, v1alpha1.PodFailed, 1, "", "Forced"), []string{spec.FORCE003}},
+		{"an AfterStop defer before the main containers exited breaks HB-013", twoMains(anyNever, defers(v1alpha1.DeferAfterStop, "d")).
+			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "b", "SIGTERM").start(1010, "d").exit(1050, "d", 0, "Completed").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
+			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.HB013}},
+		{"two defers at once break HB-010", twoMains(anyNever, defers(v1alpha1.DeferAfterStop, "d", "e")).
+			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
+			start(1110, "d").start(1120, "e").exit(1150, "d", 0, "Completed").exit(1160, "e", 0, "Completed").
+			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.HB010}},
+		{"a stop signal before a BeforeStop defer ended breaks HB-009", twoMains(anyNever, defers(v1alpha1.DeferBeforeStop, "d")).
+			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).start(1010, "d").
+			signal(1020, "b", "SIGTERM").exit(1050, "d", 0, "Completed").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
+			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.HB009}},
+		{"a sidecar stopped before the main containers exited breaks HB-014", pod(sidecars("s"), mains("a"), policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAll)).
+			start(100, "s").start(200, "a").stop(1000, false).terminating(1001).signal(1002, "s", "SIGTERM").signal(1002, "a", "SIGTERM").
+			killed(1100, "s", "SIGTERM", "Stopped").killed(1100, "a", "SIGTERM", "Stopped").
+			finish(1200, v1alpha1.PodSucceeded, 0, "", "Stopped"), []string{spec.HB014}},
+		{"sidecars stopped in list order break HB-015", pod(sidecars("s", "t"), mains("a"), policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAll)).
+			start(100, "s").start(150, "t").start(200, "a").stop(1000, false).terminating(1001).signal(1002, "a", "SIGTERM").
+			killed(1100, "a", "SIGTERM", "Stopped").signal(1101, "s", "SIGTERM").killed(1150, "s", "SIGTERM", "Stopped").
+			signal(1151, "t", "SIGTERM").killed(1180, "t", "SIGTERM", "Stopped").
+			finish(1200, v1alpha1.PodSucceeded, 0, "", "Stopped"), []string{spec.HB015}},
+		{"a pod finished before its last exit breaks HB-016", twoMains().
+			exit(1000, "a", 0, "Completed").fire(1001, "b").terminating(1002).
+			finish(1100, v1alpha1.PodSucceeded, 0, "b", "Completed").exit(1200, "b", 0, "Completed"),
+			// The history is broken beyond HB-016: b's late exit fired nothing the model replays.
+			[]string{spec.EXIT002, spec.EXIT016, spec.EXIT016, spec.HB016}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Check(tc.h.history(), opts)
+			var got []string
+			for _, f := range v.Findings {
+				got = append(got, f.Rule)
+			}
+			slices.Sort(got)
+			want := append([]string(nil), tc.want...)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("findings %v, want %v\n%s", got, want, v)
+			}
+			for _, id := range want {
+				if !slices.Contains(v.Checked, id) {
+					t.Errorf("%s found but not listed as checked", id)
+				}
+			}
+		})
+	}
+}
+
+func code(c int) func(*probe.Event) { return func(p *probe.Event) { p.ExitCode = &c } }
+
+// stoppedBWith is stoppedB (exit policy Any, grace 3 s) with b's stop written by stopB.
+func stoppedBWith(stopB func(*hist) *hist, extra ...podOpt) *hist {
+	h := twoMains(append([]podOpt{policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAny)}, extra...)...).
+		exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002)
+	h = stopB(h)
+	last := h.ev[len(h.ev)-1].Time.Sub(t0).Milliseconds()
+	return h.finish(int(last)+100, v1alpha1.PodSucceeded, 0, "a", "Completed")
+}
+
+func TestRulesNameCatalogRequirements(t *testing.T) {
+	for _, r := range rules {
+		for _, id := range r.ids {
+			if _, ok := spec.Lookup(id); !ok {
+				t.Errorf("rule names %s, which the catalog does not hold", id)
+			}
+		}
+	}
+	p := &v1alpha1.Pod{Spec: v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "a"}}}}
+	got := Rules(p)
+	if slices.Contains(got, spec.HB001) || !slices.Contains(got, spec.EXIT014) {
+		t.Errorf("Rules of a one-container pod: %v", got)
+	}
+}
+
+func TestUpdatesAreNotJudgedByRestartRules(t *testing.T) {
+	h := twoMains().exit(1000, "a", 1, "Error").start(1010, "a").add(1020, runtimev1.EventUpdateApplied, "").
+		exit(2000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+		finish(2100, v1alpha1.PodFailed, 1, "a", "Failed")
+	v := Check(h.history(), opts)
+	if !v.Conforms() {
+		t.Fatalf("an updated history is judged by restart rules:\n%s", v)
+	}
+	if !strings.Contains(v.String(), spec.RST003+": an update") {
+		t.Errorf("the verdict does not say why RST-003 was not judged:\n%s", v)
+	}
+}

@@ -1,0 +1,406 @@
+package model
+
+import (
+	"sort"
+	"time"
+
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
+)
+
+// Container kinds as events name them (containerKind).
+const (
+	kindInit    = "init"
+	kindSidecar = "sidecar"
+	kindMain    = "main"
+	kindDefer   = "defer"
+)
+
+// container is what the model knows of one container of the manifest and its instances.
+type container struct {
+	name  string
+	kind  string
+	index int // in its list of the manifest
+	spec  *v1alpha1.Container
+	dspec *v1alpha1.DeferContainer
+	// policy is the effective restart policy (a regular init container's Always is OnFailure).
+	policy v1alpha1.RestartPolicy
+	insts  []*instance
+	// depFailed is the DependencyFailed event of a main container that never started.
+	depFailed *runtimev1.Event
+	// probeOK says the workload's own reports line up with the runtime's starts one to one, so
+	// that instance i's reports are probe[i].
+	probeOK bool
+}
+
+// instance is one run of a container as the events record it.
+type instance struct {
+	c                *container
+	n                int // 0-based, in start order
+	created, started *runtimev1.Event
+	exited           *runtimev1.Event
+	// signals, probeFailed and hooks are the runtime's SignalSent, ProbeFailed and
+	// HookStarted/HookFinished events about this instance, in seq order.
+	signals     []*runtimev1.Event
+	probeFailed []*runtimev1.Event
+	hooks       []*runtimev1.Event
+	// work is what the workload itself reported (start, signals received, exit or crash), in
+	// arrival order; empty unless the container's probeOK.
+	work []probe.Event
+}
+
+// replay is a history indexed for the rules.
+type replay struct {
+	pod   *v1alpha1.Pod
+	opts  Options
+	ev    []runtimev1.Event
+	final *v1alpha1.PodStatus
+
+	order  []*container
+	byName map[string]*container
+
+	terminating *runtimev1.Event   // the first PodTerminating
+	stops       []*runtimev1.Event // StopRequested, in seq order
+	fired       []*runtimev1.Event // PolicyFired, in seq order
+	finished    *runtimev1.Event   // PodFinished
+	updated     bool               // an update was applied (UpdateApplied)
+	lost        string             // why the history holds a supervisor's loss, "" if it does not
+}
+
+func newReplay(h History, opts Options) *replay {
+	rp := &replay{pod: defaulted(h.Pod), opts: opts, final: h.Final, byName: map[string]*container{}}
+	rp.ev = append([]runtimev1.Event(nil), h.Events...)
+	sort.SliceStable(rp.ev, func(i, j int) bool { return rp.ev[i].Seq < rp.ev[j].Seq })
+	s := &rp.pod.Spec
+	add := func(c *container) {
+		rp.order = append(rp.order, c)
+		rp.byName[c.name] = c
+	}
+	for i := range s.InitContainers {
+		c := &s.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1alpha1.RestartPolicyAlways {
+			add(&container{name: c.Name, kind: kindSidecar, index: i, spec: c, policy: v1alpha1.RestartPolicyAlways})
+			continue
+		}
+		pol := effective(c, s.RestartPolicy)
+		if pol == v1alpha1.RestartPolicyAlways {
+			pol = v1alpha1.RestartPolicyOnFailure // INIT-002
+		}
+		add(&container{name: c.Name, kind: kindInit, index: i, spec: c, policy: pol})
+	}
+	for i := range s.Containers {
+		c := &s.Containers[i]
+		add(&container{name: c.Name, kind: kindMain, index: i, spec: c, policy: effective(c, s.RestartPolicy)})
+	}
+	for i := range s.DeferContainers {
+		d := &s.DeferContainers[i]
+		add(&container{name: d.Name, kind: kindDefer, index: i, dspec: d, policy: d.RestartPolicy})
+	}
+	for i := range rp.ev {
+		rp.index(&rp.ev[i])
+	}
+	rp.attachProbe(h.Probe)
+	return rp
+}
+
+// effective is a container's resolved restart policy (RST-002): its own, else the pod's.
+func effective(c *v1alpha1.Container, pod v1alpha1.RestartPolicy) v1alpha1.RestartPolicy {
+	if c.RestartPolicy != nil {
+		return *c.RestartPolicy
+	}
+	return pod
+}
+
+// index files one event under its container and instance.
+func (rp *replay) index(e *runtimev1.Event) {
+	switch e.Type {
+	case runtimev1.EventPodTerminating:
+		if rp.terminating == nil {
+			rp.terminating = e
+		}
+		return
+	case runtimev1.EventStopRequested:
+		rp.stops = append(rp.stops, e)
+		return
+	case runtimev1.EventPolicyFired:
+		rp.fired = append(rp.fired, e)
+		return
+	case runtimev1.EventPodFinished:
+		if rp.finished == nil {
+			rp.finished = e
+		}
+		return
+	case runtimev1.EventUpdateApplied:
+		rp.updated = true
+		return
+	case "SupervisorAdopted":
+		rp.lost = "a supervisor was lost and its pod adopted (" + string(e.Type) + ")"
+		return
+	}
+	c := rp.byName[e.Container]
+	if c == nil {
+		return
+	}
+	switch e.Type {
+	case runtimev1.EventContainerCreated:
+		c.insts = append(c.insts, &instance{c: c, n: len(c.insts), created: e})
+	case runtimev1.EventContainerStarted:
+		in := c.last()
+		if in == nil || in.started != nil || in.exited != nil {
+			in = &instance{c: c, n: len(c.insts)}
+			c.insts = append(c.insts, in)
+		}
+		in.started = e
+	case runtimev1.EventContainerExited:
+		in := c.ending(e.ContainerID)
+		if in == nil {
+			in = &instance{c: c, n: len(c.insts)}
+			c.insts = append(c.insts, in)
+		}
+		in.exited = e
+		if e.Reason == reasonExitStatusLost && rp.lost == "" {
+			rp.lost = "an instance's exit status was lost (" + e.Container + ", ExitStatusLost)"
+		}
+	case runtimev1.EventDependencyFailed:
+		if c.depFailed == nil {
+			c.depFailed = e
+		}
+	case runtimev1.EventSignalSent, runtimev1.EventProbeFailed, runtimev1.EventHookStarted, runtimev1.EventHookFinished:
+		in := c.open()
+		if x := c.ending(e.ContainerID); x != nil && e.ContainerID != "" && x.containerID() == e.ContainerID {
+			in = x
+		}
+		if in == nil {
+			return
+		}
+		switch e.Type {
+		case runtimev1.EventSignalSent:
+			in.signals = append(in.signals, e)
+		case runtimev1.EventProbeFailed:
+			in.probeFailed = append(in.probeFailed, e)
+		default:
+			in.hooks = append(in.hooks, e)
+		}
+	}
+}
+
+// last is the container's latest instance, or nil.
+func (c *container) last() *instance {
+	if len(c.insts) == 0 {
+		return nil
+	}
+	return c.insts[len(c.insts)-1]
+}
+
+// ending is the instance an exit ends: the one with its containerID, else the oldest that has
+// not ended (instances that wrongly overlap keep their own ends: HB-008); nil if none.
+func (c *container) ending(id string) *instance {
+	var oldest *instance
+	for _, in := range c.insts {
+		if in.exited != nil {
+			continue
+		}
+		if id != "" && in.containerID() == id {
+			return in
+		}
+		if oldest == nil {
+			oldest = in
+		}
+	}
+	return oldest
+}
+
+// containerID is the instance's ID as its events give it.
+func (in *instance) containerID() string {
+	for _, e := range []*runtimev1.Event{in.created, in.started} {
+		if e != nil && e.ContainerID != "" {
+			return e.ContainerID
+		}
+	}
+	return ""
+}
+
+// open is the container's instance that has not exited, or nil.
+func (c *container) open() *instance {
+	if in := c.last(); in != nil && in.exited == nil {
+		return in
+	}
+	return nil
+}
+
+// startedInsts are the instances the runtime recorded as running.
+func (c *container) startedInsts() []*instance {
+	var out []*instance
+	for _, in := range c.insts {
+		if in.started != nil {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// stopSignal is the container's stop signal name.
+func (c *container) stopSignal() string {
+	if c.spec != nil && c.spec.StopSignal != "" {
+		return c.spec.StopSignal
+	}
+	return v1alpha1.DefaultStopSignal
+}
+
+// attachProbe gives each started instance the workload's own reports, when the container's
+// reports line up with the runtime's starts one to one (framework.Timeline.Consistent holds the
+// runtime to that separately).
+func (rp *replay) attachProbe(events []probe.Event) {
+	byName := map[string][][]probe.Event{}
+	for _, p := range events {
+		if p.Role != probe.RoleWorkload || p.Fallback || p.Received.IsZero() {
+			continue
+		}
+		runs := byName[p.Container]
+		if p.Type == probe.TypeStart {
+			byName[p.Container] = append(runs, []probe.Event{p})
+			continue
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		i := len(runs) - 1
+		if p.Instance > 0 && p.Instance <= len(runs) {
+			i = p.Instance - 1
+		}
+		runs[i] = append(runs[i], p)
+	}
+	for _, c := range rp.order {
+		started := c.startedInsts()
+		runs := byName[c.name]
+		if len(runs) != len(started) || len(runs) == 0 {
+			continue
+		}
+		c.probeOK = true
+		for i, in := range started {
+			in.work = runs[i]
+		}
+	}
+}
+
+// ended is what the workload said about its own end: an exit code, or the signal it raised, or
+// neither when it reported no end (it was killed, or did not report).
+func (in *instance) ended() (code *int, crash string, at time.Time, ok bool) {
+	for _, p := range in.work {
+		switch p.Type {
+		case probe.TypeExit:
+			return p.ExitCode, "", p.Received, true
+		case probe.TypeCrash:
+			return nil, p.Signal, p.Received, true
+		}
+	}
+	return nil, "", time.Time{}, false
+}
+
+// before reports whether a precedes b in the history (seq order); a nil b is "never".
+func before(a, b *runtimev1.Event) bool {
+	return a != nil && (b == nil || a.Seq < b.Seq)
+}
+
+// stopSent is the first signal of a stop the runtime sent this instance before it ended: its
+// stop signal or SIGKILL after the stop sequence began (nil if none).
+func (rp *replay) stopSent(in *instance) *runtimev1.Event {
+	if rp.terminating == nil {
+		return nil
+	}
+	for _, s := range in.signals {
+		if s.Seq < rp.terminating.Seq || s.Signal == nil || !before(s, in.exited) {
+			continue
+		}
+		if s.Signal.Name == "SIGKILL" || s.Signal.Name == in.c.stopSignal() {
+			return s
+		}
+	}
+	return nil
+}
+
+// stopped says whether the runtime stopped the instance (terminology: it had sent its stop
+// signal or SIGKILL in the stop sequence before the instance ended) and whether that is the
+// only reading: an instance whose workload reported its own end before the signal was sent may
+// have ended on its own, and a runtime may count it either way.
+func (rp *replay) stopped(in *instance) (yes, sure bool) {
+	s := rp.stopSent(in)
+	if s == nil {
+		return false, true
+	}
+	if _, _, at, ok := in.ended(); ok && at.Before(s.Time) {
+		return true, false
+	}
+	return true, true
+}
+
+// killedForHealth says the runtime killed the instance after its liveness or startup probe
+// failed, or after its postStart hook failed (a failure whatever its exit: HOOK-008..010).
+func (in *instance) killedForHealth() bool {
+	for _, pf := range in.probeFailed {
+		if pf.Probe == runtimev1.ProbeLiveness || pf.Probe == runtimev1.ProbeStartup {
+			return true
+		}
+	}
+	for _, h := range in.hooks {
+		if h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPostStart && h.Result != runtimev1.ResultSucceeded {
+			return true
+		}
+	}
+	return false
+}
+
+// failure says which readings of the instance's end count as a failure (EXIT-012, EXIT-013):
+// canFail and canSucceed are both true only when the history allows both.
+func (rp *replay) failure(in *instance) (canFail, canSucceed bool) {
+	e := in.exited
+	if e == nil {
+		return false, false
+	}
+	own := e.Signal != nil || (e.ExitCode != nil && *e.ExitCode != 0) || (e.ExitCode == nil && e.Signal == nil) || in.killedForHealth()
+	byStop := e.ExitCode != nil && *e.ExitCode != 0
+	yes, sure := rp.stopped(in)
+	switch {
+	case !yes:
+		return own, !own
+	case sure:
+		return byStop, !byStop
+	default:
+		return own || byStop, !own || !byStop
+	}
+}
+
+// forced is the first forced stop request, or nil.
+func (rp *replay) forced() *runtimev1.Event {
+	for _, s := range rp.stops {
+		if s.Force || (s.GracePeriodSeconds != nil && *s.GracePeriodSeconds == 0) {
+			return s
+		}
+	}
+	return nil
+}
+
+// mains are the main containers in manifest order.
+func (rp *replay) kind(k string) []*container {
+	var out []*container
+	for _, c := range rp.order {
+		if c.kind == k {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// outOfModel says why the history lets the model not judge a rule's requirements ("" when it
+// does): an update replaces instances outside the restart policy (UPD-007, UPD-008), and a lost
+// supervisor loses exits, both of which this model does not replay yet.
+func (rp *replay) outOfModel(r rule) string {
+	switch {
+	case rp.lost != "" && !r.underLoss:
+		return rp.lost + "; the model does not replay a supervisor's loss"
+	case rp.updated && !r.underUpdate:
+		return "an update was applied; the model does not replay updates"
+	}
+	return ""
+}

@@ -1,0 +1,79 @@
+package model
+
+import (
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/spec"
+)
+
+// rules is the model: every check, with the requirements it judges and the manifests that give
+// it something to judge. A rule left out of this table is neither run nor labelled.
+var rules = []rule{
+	// Start.
+	{ids: []string{spec.HB001, spec.HB002}, applies: func(p *v1alpha1.Pod) bool { return len(p.Spec.InitContainers) > 1 }, check: checkInitOrder, underUpdate: true},
+	{ids: []string{spec.HB003}, applies: hasInit, check: checkMainsAfterInit, underUpdate: true},
+	{ids: []string{spec.HB004}, applies: hasDependencies, check: checkDependencies, underUpdate: true},
+	{ids: []string{spec.HB008}, check: checkInstancesOneAtATime, underUpdate: true, underLoss: true},
+	{ids: []string{spec.INIT001}, applies: hasRegularInit, check: checkInitNotRerun, underUpdate: true},
+	{ids: []string{spec.INIT003}, applies: hasRegularInit, check: checkInitFailureEndsPod},
+	{ids: []string{spec.MAIN002}, check: checkNoMainStartWhileTerminating, underUpdate: true, underLoss: true},
+	// Restarts.
+	{ids: []string{spec.RST003}, check: checkRestartPolicy},
+	{ids: []string{spec.SIDE001}, applies: hasSidecar, check: checkSidecarRestarts},
+	{ids: []string{spec.RST006}, check: checkRestartCount, underUpdate: true},
+	{ids: []string{spec.RST008}, check: checkBackoff},
+	// The pod's end.
+	{ids: []string{spec.EXIT002, spec.EXIT003, spec.EXIT004, spec.EXIT005, spec.EXIT007}, check: checkExitPolicy},
+	{ids: []string{spec.EXIT006, spec.EXIT020, spec.FORCE006, spec.DL002}, check: checkTerminationReason, underUpdate: true},
+	{ids: []string{spec.EXIT014, spec.EXIT015, spec.EXIT016, spec.EXIT017, spec.EXIT018}, check: checkResult},
+	// Exit statuses.
+	{ids: []string{spec.STAT001, spec.STAT002, spec.STAT003}, check: checkExitFields, underUpdate: true},
+	{ids: []string{spec.STAT006}, check: checkReasons},
+	{ids: []string{spec.STAT008}, check: checkFinalStatus, underUpdate: true},
+	// The stop sequence.
+	{ids: []string{spec.STOP006, spec.STOP007, spec.STOP008, spec.TIME001}, check: checkStopSignals},
+	{ids: []string{spec.HB012}, applies: hasPreStop, check: checkPreStopBeforeSignal, underUpdate: true},
+	{ids: []string{spec.HB005}, applies: hasPostStart, check: checkPostStartAfterStart, underUpdate: true, underLoss: true},
+	{ids: []string{spec.FORCE003}, check: checkForced, underUpdate: true},
+	{ids: []string{spec.HB009, spec.HB010, spec.HB013}, applies: hasDefers, check: checkDeferOrder, underUpdate: true},
+	{ids: []string{spec.HB014, spec.HB015}, applies: hasSidecar, check: checkSidecarStopOrder, underUpdate: true},
+	{ids: []string{spec.HB016}, check: checkAllEndedBeforeFinish, underUpdate: true},
+}
+
+func hasSidecar(p *v1alpha1.Pod) bool {
+	for i := range p.Spec.InitContainers {
+		if rp := p.Spec.InitContainers[i].RestartPolicy; rp != nil && *rp == v1alpha1.RestartPolicyAlways {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDependencies(p *v1alpha1.Pod) bool {
+	for i := range p.Spec.Containers {
+		if len(p.Spec.Containers[i].DependsOn) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDefers(p *v1alpha1.Pod) bool { return len(p.Spec.DeferContainers) > 0 }
+
+func hasHook(p *v1alpha1.Pod, pick func(*v1alpha1.Lifecycle) *v1alpha1.LifecycleHandler) bool {
+	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range list {
+			if l := list[i].Lifecycle; l != nil && pick(l) != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasPreStop(p *v1alpha1.Pod) bool {
+	return hasHook(p, func(l *v1alpha1.Lifecycle) *v1alpha1.LifecycleHandler { return l.PreStop })
+}
+
+func hasPostStart(p *v1alpha1.Pod) bool {
+	return hasHook(p, func(l *v1alpha1.Lifecycle) *v1alpha1.LifecycleHandler { return l.PostStart })
+}

@@ -1,0 +1,95 @@
+package suites
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+
+	"podspec.dev/podspec/api/v1alpha1"
+	fw "podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/conformance/model"
+)
+
+// conformsText is the text of the spec that judges a scenario's whole history by the model.
+const conformsText = "its whole history conforms (the lifecycle model)"
+
+// modelLabels are the labels of a scenario's model spec: every requirement the model judges on a
+// pod with the scenario's manifest (nil when the scenario has no pod the model judges).
+func modelLabels(sc *fw.Scenario) Labels {
+	if sc.Refused || sc.Pod == nil {
+		return nil
+	}
+	pod := sc.Pod.Build(fw.BuildEnv{Name: sc.Short})
+	return req(model.Rules(pod)...)
+}
+
+// conforms declares the spec that judges a scenario's whole history by the lifecycle model
+// (package model), inside the scenario's container: every event the specification does not
+// allow at that point, every missing event and every field that does not match fails it, each
+// naming its requirement. get reads the scenario's outcome.
+func (s *suite) conforms(sc *fw.Scenario, get func(context.Context) *fw.Outcome) {
+	labels := modelLabels(sc)
+	if labels == nil {
+		return
+	}
+	s.judged[sc] = true
+	It(conformsText, labels, func(ctx SpecContext) {
+		out := get(ctx)
+		if out == nil || out.Timeline == nil || out.Pod == nil {
+			Fail(fmt.Sprintf("scenario %s has no history to judge", sc.Short))
+		}
+		h, err := history(out)
+		if err != nil {
+			Fail(err.Error())
+		}
+		tol := s.f.Tolerances()
+		v := model.Check(h, model.Options{Reaction: tol.Reaction.Value, EarlyMargin: tol.EarlyMargin.Value})
+		AddReportEntry("model verdict", v.String(), ReportEntryVisibilityFailureOrVerbose)
+		if !v.Conforms() {
+			Fail(fmt.Sprintf("%s\n\n%s", v, out.Timeline))
+		}
+	})
+}
+
+// judgeRest declares a model spec for every scenario that no ordered container judged (the
+// scenarios that feed tables), each in a container of its own.
+func (s *suite) judgeRest() {
+	for _, sc := range s.scenarios.List() {
+		if s.judged[sc] || modelLabels(sc) == nil {
+			continue
+		}
+		labels := profileLabel(profileOf(sc))
+		for _, p := range sc.Needs {
+			labels = append(labels, profileLabel(p)...)
+		}
+		Describe("scenario "+sc.Short, labels, func() {
+			s.conforms(sc, func(ctx context.Context) *fw.Outcome { return s.await(ctx, sc) })
+		})
+	}
+}
+
+// history is what the model judges of a scenario's outcome: the manifest the runtime was given,
+// the runtime's events, the workloads' reports and the final status.
+func history(out *fw.Outcome) (model.History, error) {
+	data, err := os.ReadFile(out.Pod.Manifest)
+	if err != nil {
+		return model.History{}, fmt.Errorf("read the manifest of %s: %w", out.Pod.Name, err)
+	}
+	var pod v1alpha1.Pod
+	if err := json.Unmarshal(data, &pod); err != nil {
+		return model.History{}, fmt.Errorf("decode the manifest of %s: %w", out.Pod.Name, err)
+	}
+	h := model.History{Pod: &pod, Events: out.Timeline.RuntimeEvents()}
+	for _, e := range out.Timeline.Entries {
+		if e.Probe != nil {
+			h.Probe = append(h.Probe, *e.Probe)
+		}
+	}
+	if out.Final != nil {
+		h.Final = out.Final.PodStatus
+	}
+	return h, nil
+}

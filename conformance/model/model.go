@@ -99,7 +99,7 @@ func (v *Verdict) String() string {
 		sort.Strings(ids)
 		b.WriteString("\nnot judged on this history:")
 		for _, id := range ids {
-			b.WriteString("\n  " + id + ": " + v.Skipped[id])
+			b.WriteString("\n  [" + id + "] " + v.Skipped[id])
 		}
 	}
 	return b.String()

@@ -236,6 +236,14 @@ func TestModel(t *testing.T) {
 			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
 			signal(1003, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
 			finish(1200, v1alpha1.PodFailed, 143, "b", "Completed"), []string{spec.EXIT014, spec.EXIT014}},
+		{"a failure whose restart the stop cancelled is terminal and fails the pod (EXIT-014)", twoMains(policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll)).
+			exit(200, "a", 3, "Error").add(201, runtimev1.EventContainerRestarting, "a").
+			stop(500, false).terminating(501).signal(502, "b", "SIGTERM").exit(510, "b", 0, "Stopped").
+			finish(600, v1alpha1.PodSucceeded, 0, "", "Stopped"), []string{spec.EXIT014, spec.EXIT014}},
+		{"the same history finished Failed, decided by the cancelled failure, conforms", twoMains(policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll)).
+			exit(200, "a", 3, "Error").add(201, runtimev1.EventContainerRestarting, "a").
+			stop(500, false).terminating(501).signal(502, "b", "SIGTERM").exit(510, "b", 0, "Stopped").
+			finish(600, v1alpha1.PodFailed, 3, "a", "Stopped"), nil},
 		{"a Failed pod decided by the later failure breaks EXIT-015", twoMains().
 			exit(1000, "a", 3, "Error").exit(2000, "b", 4, "Error").fire(2001, "b").terminating(2002).
 			finish(2100, v1alpha1.PodFailed, 4, "b", "Failed"), []string{spec.EXIT015, spec.EXIT015}},
@@ -352,6 +360,14 @@ func TestModel(t *testing.T) {
 		{"SIGKILL after the window but before the budget end breaks TIME-001", stoppedBWith(func(h *hist) *hist {
 			return h.signal(1003, "b", "SIGTERM").signal(3500, "b", "SIGKILL").killed(3600, "b", "SIGKILL", "StoppedByPolicy")
 		}), []string{spec.TIME001}},
+		{"SIGKILL at the end of a budget shorter than the window conforms", func() *hist {
+			h := stoppedBWith(func(h *hist) *hist {
+				return h.signal(1100, "b", "SIGTERM").signal(2002, "b", "SIGKILL").killed(2100, "b", "SIGKILL", "StoppedByPolicy")
+			})
+			one := int64(1)
+			h.pod.Spec.TerminationGracePeriodSeconds = &one
+			return h
+		}(), nil},
 		{"SIGKILL at the budget end conforms", stoppedBWith(func(h *hist) *hist {
 			return h.signal(1003, "b", "SIGTERM").signal(4002, "b", "SIGKILL").killed(4100, "b", "SIGKILL", "StoppedByPolicy")
 		}), nil},
@@ -455,7 +471,7 @@ func TestUpdatesAreNotJudgedByRestartRules(t *testing.T) {
 	if !v.Conforms() {
 		t.Fatalf("an updated history is judged by restart rules:\n%s", v)
 	}
-	if !strings.Contains(v.String(), spec.RST003+": an update") {
+	if !strings.Contains(v.String(), "["+spec.RST003+"] an update") {
 		t.Errorf("the verdict does not say why RST-003 was not judged:\n%s", v)
 	}
 }

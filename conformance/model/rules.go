@@ -31,7 +31,7 @@ var rules = []rule{
 	{ids: []string{spec.STAT008}, check: checkFinalStatus, underUpdate: true},
 	// The stop sequence.
 	{ids: []string{spec.STOP006, spec.STOP007, spec.STOP008, spec.TIME001}, check: checkStopSignals},
-	{ids: []string{spec.HB012}, applies: hasPreStop, check: checkPreStopBeforeSignal, underUpdate: true},
+	{ids: []string{spec.HB012}, applies: hasPreStop, check: checkPreStopBeforeSignal},
 	{ids: []string{spec.HB005}, applies: hasPostStart, check: checkPostStartAfterStart, underUpdate: true, underLoss: true},
 	{ids: []string{spec.FORCE003}, check: checkForced, underUpdate: true},
 	{ids: []string{spec.HB009, spec.HB010, spec.HB013}, applies: hasDefers, check: checkDeferOrder, underUpdate: true},

@@ -16,6 +16,11 @@ import (
 // conformsText is the text of the spec that judges a scenario's whole history by the model.
 const conformsText = "its whole history conforms (the lifecycle model)"
 
+// ModelLabel labels every model spec, so that a run can select the model's verdicts alone
+// (--label-filter 'model && ...') or leave them out ('!model'): a model spec carries nearly
+// every requirement the model judges, so a filter on one requirement selects every scenario's.
+const ModelLabel = "model"
+
 // modelLabels are the labels of a scenario's model spec: every requirement the model judges on a
 // pod with the scenario's manifest (nil when the scenario has no pod the model judges).
 func modelLabels(sc *fw.Scenario) Labels {
@@ -23,7 +28,7 @@ func modelLabels(sc *fw.Scenario) Labels {
 		return nil
 	}
 	pod := sc.Pod.Build(fw.BuildEnv{Name: sc.Short})
-	return req(model.Rules(pod)...)
+	return append(Labels{ModelLabel}, req(model.Rules(pod)...)...)
 }
 
 // conforms declares the spec that judges a scenario's whole history by the lifecycle model
@@ -35,7 +40,6 @@ func (s *suite) conforms(sc *fw.Scenario, get func(context.Context) *fw.Outcome)
 	if labels == nil {
 		return
 	}
-	s.judged[sc] = true
 	It(conformsText, labels, func(ctx SpecContext) {
 		out := get(ctx)
 		if out == nil || out.Timeline == nil || out.Pod == nil {
@@ -54,21 +58,24 @@ func (s *suite) conforms(sc *fw.Scenario, get func(context.Context) *fw.Outcome)
 	})
 }
 
-// judgeRest declares a model spec for every scenario that no ordered container judged (the
-// scenarios that feed tables), each in a container of its own.
+// judgeRest declares a model spec for every scenario that no ordered container judges (the
+// scenarios that feed tables), each in a container of its own. It is registered last: Ginkgo
+// builds the top-level containers in order, so its body runs once every scenario is declared.
 func (s *suite) judgeRest() {
-	for _, sc := range s.scenarios.List() {
-		if s.judged[sc] || modelLabels(sc) == nil {
-			continue
+	Describe("The lifecycle model on the tables' scenarios", func() {
+		for _, sc := range s.scenarios.List() {
+			if s.judged[sc] || modelLabels(sc) == nil {
+				continue
+			}
+			labels := profileLabel(profileOf(sc))
+			for _, p := range sc.Needs {
+				labels = append(labels, profileLabel(p)...)
+			}
+			Describe("scenario "+sc.Short, labels, func() {
+				s.conforms(sc, func(ctx context.Context) *fw.Outcome { return s.await(ctx, sc) })
+			})
 		}
-		labels := profileLabel(profileOf(sc))
-		for _, p := range sc.Needs {
-			labels = append(labels, profileLabel(p)...)
-		}
-		Describe("scenario "+sc.Short, labels, func() {
-			s.conforms(sc, func(ctx context.Context) *fw.Outcome { return s.await(ctx, sc) })
-		})
-	}
+	})
 }
 
 // history is what the model judges of a scenario's outcome: the manifest the runtime was given,

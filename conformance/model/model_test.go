@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -215,13 +216,66 @@ func stoppedB(h *hist) *hist {
 		finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed")
 }
 
+// modelCase is one hand-written history and the rules of the findings it must produce.
+type modelCase struct {
+	name string
+	h    *hist
+	want []string // the rules of the findings, in any order; nil: the history conforms
+}
+
 func TestModel(t *testing.T) {
+	for _, tc := range modelCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Check(tc.h.history(), opts)
+			got := findingRules(v)
+			want := append([]string(nil), tc.want...)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("findings %v, want %v\n%s", got, want, v)
+			}
+			for _, id := range want {
+				if !slices.Contains(v.Checked, id) {
+					t.Errorf("%s found but not listed as checked", id)
+				}
+			}
+		})
+	}
+}
+
+func findingRules(v *Verdict) []string {
+	var got []string
+	for _, f := range v.Findings {
+		got = append(got, f.Rule)
+	}
+	slices.Sort(got)
+	return got
+}
+
+// Every rule of the table is needed: without it, some hand-written history is judged otherwise.
+func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
+	all := rules
+	defer func() { rules = all }()
+	cases := modelCases()
+	for i, r := range all {
+		rules = append(append([]rule(nil), all[:i]...), all[i+1:]...)
+		needed := false
+		for _, tc := range cases {
+			want := append([]string(nil), tc.want...)
+			slices.Sort(want)
+			if !slices.Equal(findingRules(Check(tc.h.history(), opts)), want) {
+				needed = true
+				break
+			}
+		}
+		if !needed {
+			t.Errorf("the rule of %v can be removed and every case still passes: it has no case", r.ids)
+		}
+	}
+}
+
+func modelCases() []modelCase {
 	anyNever := policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAny)
-	cases := []struct {
-		name string
-		h    *hist
-		want []string // the rules of the findings, sorted; nil: the history conforms
-	}{
+	return []modelCase{
 		{"two main containers exiting 0 under All succeed, decided by the last", twoMains().
 			exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
 			finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), nil},
@@ -414,26 +468,57 @@ func TestModel(t *testing.T) {
 			finish(1100, v1alpha1.PodSucceeded, 0, "b", "Completed").exit(1200, "b", 0, "Completed"),
 			// The history is broken beyond HB-016: b's late exit fired nothing the model replays.
 			[]string{spec.EXIT002, spec.EXIT016, spec.EXIT016, spec.HB016}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			v := Check(tc.h.history(), opts)
-			var got []string
-			for _, f := range v.Findings {
-				got = append(got, f.Rule)
-			}
-			slices.Sort(got)
-			want := append([]string(nil), tc.want...)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("findings %v, want %v\n%s", got, want, v)
-			}
-			for _, id := range want {
-				if !slices.Contains(v.Checked, id) {
-					t.Errorf("%s found but not listed as checked", id)
-				}
-			}
-		})
+		{"an init entry started before the sidecar before it was Started breaks HB-002", pod(sidecars("s"), inits("j"), mains("a"), withC("s", postStart)).
+			start(100, "s").hook(101, "s", runtimev1.EventHookStarted, runtimev1.HookPostStart).start(150, "j").
+			hook(200, "s", runtimev1.EventHookFinished, runtimev1.HookPostStart).exit(250, "j", 0, "Completed").
+			start(300, "a").exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
+			signal(1003, "s", "SIGTERM").killed(1100, "s", "SIGTERM", "StoppedByPolicy").
+			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.HB002}},
+		{"an AnyFailure policy that does not fire at the first failure breaks EXIT-005", twoMains(policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAnyFailure)).
+			exit(1000, "a", 3, "Error").exit(3000, "b", 0, "Completed").fire(3001, "b").terminating(3002).
+			finish(3100, v1alpha1.PodFailed, 3, "a", "Failed"), []string{spec.EXIT005}},
+		{"a deadline's stop reported Stopped breaks DL-002", twoMains().
+			add(500, runtimev1.EventStopRequested, "", func(e *runtimev1.Event) { e.Reason = "DeadlineExceeded" }).terminating(501).
+			signal(502, "a", "SIGTERM").signal(502, "b", "SIGTERM").
+			killed(600, "a", "SIGTERM", "Stopped").killed(600, "b", "SIGTERM", "Stopped").
+			finish(700, v1alpha1.PodFailed, 1, "", "Stopped"),
+			// The instances' reasons follow the pod's wrong reason, and so does the phase.
+			[]string{spec.DL002, spec.DL002, spec.EXIT014, spec.EXIT014}},
+		{"a main container never started in a stopped pod, not skipped, breaks MAIN-003", func() *hist {
+			h := pod(inits("i"), mains("a")).start(100, "i").stop(200, false).terminating(201).
+				signal(202, "i", "SIGTERM").killed(300, "i", "SIGTERM", "Stopped").
+				finish(400, v1alpha1.PodFailed, 1, "", "Stopped")
+			h.final.ContainerStatuses = []v1alpha1.ContainerStatus{{Name: "a", State: v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: "PodInitializing"}}}}
+			return h
+		}(), []string{spec.MAIN003}},
+		{"a defer a forced stop overtook, not skipped Forced, breaks FORCE-004", func() *hist {
+			h := twoMains(defers(v1alpha1.DeferAfterStop, "d")).
+				stop(500, true).terminating(501).signal(502, "a", "SIGKILL").signal(502, "b", "SIGKILL").
+				killed(600, "a", "SIGKILL", "Forced").killed(600, "b", "SIGKILL", "Forced").
+				finish(700, v1alpha1.PodFailed, 1, "", "Forced")
+			h.final.DeferContainerStatuses = []v1alpha1.ContainerStatus{{Name: "d", State: v1alpha1.ContainerState{Skipped: &v1alpha1.ContainerStateSkipped{Reason: "BudgetExhausted"}}}}
+			return h
+		}(), []string{spec.FORCE004}},
+		{"ContainerExited out of finishedAt order breaks STAT-007", twoMains().
+			exit(1000, "a", 0, "Completed").exit(900, "b", 0, "Completed").fire(1001, "b").terminating(1002).
+			finish(1100, v1alpha1.PodSucceeded, 0, "b", "Completed"), []string{spec.STAT007}},
+		{"one delivery to a running instance conforms", delivered(func(h *hist) *hist {
+			return h.notify(300, "a", "n", "x", runtimev1.EventNotifierStarted).notify(400, "a", "n", "x", runtimev1.EventNotifierFinished)
+		}), nil},
+		{"a delivery of a notifier the container does not declare breaks NTF-004", delivered(func(h *hist) *hist {
+			return h.notify(300, "a", "other", "x", runtimev1.EventNotifierStarted).notify(400, "a", "other", "x", runtimev1.EventNotifierFinished)
+		}), []string{spec.NTF004}},
+		{"a delivery to an exited container breaks NTF-009", delivered(func(h *hist) *hist {
+			return h.notify(1500, "a", "n", "x", runtimev1.EventNotifierStarted).notify(1600, "a", "n", "x", runtimev1.EventNotifierFinished)
+		}), []string{spec.NTF009}},
+		{"a Notification delivered twice to one instance breaks NTF-010", delivered(func(h *hist) *hist {
+			return h.notify(300, "a", "n", "x", runtimev1.EventNotifierStarted).notify(400, "a", "n", "x", runtimev1.EventNotifierFinished).
+				notify(500, "a", "n", "x", runtimev1.EventNotifierStarted).notify(600, "a", "n", "x", runtimev1.EventNotifierFinished)
+		}), []string{spec.NTF010}},
+		{"two deliveries of one notifier at once break HB-017", delivered(func(h *hist) *hist {
+			return h.notify(300, "a", "n", "x", runtimev1.EventNotifierStarted).notify(310, "a", "n", "y", runtimev1.EventNotifierStarted).
+				notify(400, "a", "n", "x", runtimev1.EventNotifierFinished).notify(410, "a", "n", "y", runtimev1.EventNotifierFinished)
+		}), []string{spec.HB017}},
 	}
 }
 
@@ -474,4 +559,25 @@ func TestUpdatesAreNotJudgedByRestartRules(t *testing.T) {
 	if !strings.Contains(v.String(), "["+spec.RST003+"] an update") {
 		t.Errorf("the verdict does not say why RST-003 was not judged:\n%s", v)
 	}
+}
+
+// delivered is a pod whose main container a (notifier n) and b run from 0.1 s to 1 s and 2 s,
+// with deliveries written by deliver.
+func delivered(deliver func(*hist) *hist) *hist {
+	h := twoMains(withC("a", func(c *v1alpha1.Container) {
+		c.Notifiers = []v1alpha1.Notifier{{Name: "n", Action: v1alpha1.NotifierAction{Signal: "SIGUSR1"}}}
+	}))
+	h = deliver(h)
+	sort.SliceStable(h.ev, func(i, j int) bool { return h.ev[i].Time.Before(h.ev[j].Time) })
+	h.exit(1000, "a", 0, "Completed")
+	sort.SliceStable(h.ev, func(i, j int) bool { return h.ev[i].Time.Before(h.ev[j].Time) })
+	for i := range h.ev {
+		h.ev[i].Seq = int64(i + 1)
+	}
+	return h.exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+		finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
+}
+
+func (h *hist) notify(ms int, c, notifier, notification string, typ runtimev1.EventType) *hist {
+	return h.add(ms, typ, c, func(e *runtimev1.Event) { e.Notifier, e.Notification = notifier, notification })
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
@@ -117,6 +118,11 @@ func checkExitPolicy(rp *replay) []Finding {
 		case fp == nil || !before(fp.at, f):
 			out = append(out, Finding{Rule: spec.EXIT002, Seq: f.Seq,
 				Message: fmt.Sprintf("the exit policy %s fired, but the terminal ends before it do not fire it (%s)", rp.pod.Spec.ExitPolicy, rp.describeTerminals(f))})
+		}
+		if fp != nil && before(fp.at, f) && f.Time.After(fp.at.Time.Add(rp.opts.Reaction)) {
+			out = append(out, Finding{Rule: id, Seq: f.Seq, Container: fp.c.name,
+				Message: fmt.Sprintf("the exit policy fired %v after the terminal end that fires it (#%d), later than the reaction tolerance %v",
+					f.Time.Sub(fp.at.Time).Round(time.Millisecond), fp.at.Seq, rp.opts.Reaction)})
 		}
 		if f.Reason != "" && f.Reason != string(rp.pod.Spec.ExitPolicy) {
 			out = append(out, Finding{Rule: id, Seq: f.Seq, Message: fmt.Sprintf("PolicyFired has reason %s, the pod's exitPolicy is %s", f.Reason, rp.pod.Spec.ExitPolicy)})

@@ -16,6 +16,7 @@ var rules = []rule{
 	{ids: []string{spec.INIT001}, applies: hasRegularInit, check: checkInitNotRerun, underUpdate: true},
 	{ids: []string{spec.INIT003}, applies: hasRegularInit, check: checkInitFailureEndsPod},
 	{ids: []string{spec.MAIN002}, check: checkNoMainStartWhileTerminating, underUpdate: true, underLoss: true},
+	{ids: []string{spec.MAIN003}, check: checkSkippedMains, underUpdate: true},
 	// Restarts.
 	{ids: []string{spec.RST003}, check: checkRestartPolicy},
 	{ids: []string{spec.SIDE001}, applies: hasSidecar, check: checkSidecarRestarts},
@@ -29,11 +30,15 @@ var rules = []rule{
 	{ids: []string{spec.STAT001, spec.STAT002, spec.STAT003}, check: checkExitFields, underUpdate: true},
 	{ids: []string{spec.STAT006}, check: checkReasons},
 	{ids: []string{spec.STAT008}, check: checkFinalStatus, underUpdate: true},
+	{ids: []string{spec.STAT007}, check: checkExitOrder, underUpdate: true},
 	// The stop sequence.
 	{ids: []string{spec.STOP006, spec.STOP007, spec.STOP008, spec.TIME001}, check: checkStopSignals},
 	{ids: []string{spec.HB012}, applies: hasPreStop, check: checkPreStopBeforeSignal},
 	{ids: []string{spec.HB005}, applies: hasPostStart, check: checkPostStartAfterStart, underUpdate: true, underLoss: true},
 	{ids: []string{spec.FORCE003}, check: checkForced, underUpdate: true},
+	{ids: []string{spec.FORCE004}, applies: hasDefers, check: checkForcedDefersSkipped, underUpdate: true},
+	// Notifier deliveries.
+	{ids: []string{spec.NTF004, spec.NTF009, spec.NTF010, spec.HB017}, applies: hasNotifiers, check: checkDeliveries, underUpdate: true},
 	{ids: []string{spec.HB009, spec.HB010, spec.HB013}, applies: hasDefers, check: checkDeferOrder, underUpdate: true},
 	{ids: []string{spec.HB014, spec.HB015}, applies: hasSidecar, check: checkSidecarStopOrder, underUpdate: true},
 	{ids: []string{spec.HB016}, check: checkAllEndedBeforeFinish, underUpdate: true},
@@ -76,4 +81,15 @@ func hasPreStop(p *v1alpha1.Pod) bool {
 
 func hasPostStart(p *v1alpha1.Pod) bool {
 	return hasHook(p, func(l *v1alpha1.Lifecycle) *v1alpha1.LifecycleHandler { return l.PostStart })
+}
+
+func hasNotifiers(p *v1alpha1.Pod) bool {
+	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range list {
+			if len(list[i].Notifiers) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

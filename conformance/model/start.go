@@ -46,16 +46,24 @@ func (c *container) exitedZeroBefore(e *runtimev1.Event) bool {
 // startupProbe only the parts the history shows are required.
 func (c *container) startedBefore(e *runtimev1.Event) bool {
 	for _, in := range c.insts {
-		if !before(in.started, e) {
-			continue
-		}
-		if c.spec == nil || c.spec.Lifecycle == nil || c.spec.Lifecycle.PostStart == nil {
+		if in.startedBefore(e) {
 			return true
 		}
-		for _, h := range in.hooks {
-			if h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPostStart && h.Result == runtimev1.ResultSucceeded && before(h, e) {
-				return true
-			}
+	}
+	return false
+}
+
+// startedBefore says whether the instance was Started before event e (see the container's).
+func (in *instance) startedBefore(e *runtimev1.Event) bool {
+	if !before(in.started, e) {
+		return false
+	}
+	if s := in.c.spec; s == nil || s.Lifecycle == nil || s.Lifecycle.PostStart == nil {
+		return true
+	}
+	for _, h := range in.hooks {
+		if h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPostStart && h.Result == runtimev1.ResultSucceeded && before(h, e) {
+			return true
 		}
 	}
 	return false
@@ -239,6 +247,31 @@ func checkNoMainStartWhileTerminating(rp *replay) []Finding {
 				out = append(out, Finding{Rule: spec.MAIN002, Seq: first.Seq, Container: m.name,
 					Message: fmt.Sprintf("instance %d was created or started after PodTerminating (#%d)", in.n+1, rp.terminating.Seq)})
 			}
+		}
+	}
+	return out
+}
+
+func checkSkippedMains(rp *replay) []Finding {
+	if rp.terminating == nil || rp.final == nil || rp.final.Reason == "" {
+		return nil
+	}
+	var out []Finding
+	for _, m := range rp.kind(kindMain) {
+		if len(m.insts) > 0 || before(m.depFailed, rp.terminating) {
+			continue
+		}
+		cs := rp.status(m.name)
+		if cs == nil {
+			continue
+		}
+		if sk := cs.State.Skipped; sk == nil || sk.Reason != rp.final.Reason {
+			got := "no skipped state"
+			if sk != nil {
+				got = "skipped reason " + sk.Reason
+			}
+			out = append(out, Finding{Rule: spec.MAIN003, Container: m.name,
+				Message: fmt.Sprintf("never started before the stop sequence began; its final status has %s, want skipped reason %s", got, rp.final.Reason)})
 		}
 	}
 	return out

@@ -228,3 +228,20 @@ func codeText(c *int32) string {
 	}
 	return fmt.Sprint(*c)
 }
+
+func checkExitOrder(rp *replay) []Finding {
+	var out []Finding
+	var prev *runtimev1.Event
+	for i := range rp.ev {
+		e := &rp.ev[i]
+		if e.Type != runtimev1.EventContainerExited || e.Reason == v1alpha1.ReasonDependencyFailed {
+			continue
+		}
+		if prev != nil && e.Time.Before(prev.Time) {
+			out = append(out, Finding{Rule: spec.STAT007, Seq: e.Seq, Container: e.Container,
+				Message: fmt.Sprintf("ContainerExited finished at %s, before the previous one (#%d, %s)", e.Time.Format("15:04:05.000000"), prev.Seq, prev.Time.Format("15:04:05.000000"))})
+		}
+		prev = e
+	}
+	return out
+}

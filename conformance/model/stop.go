@@ -341,3 +341,30 @@ func checkAllEndedBeforeFinish(rp *replay) []Finding {
 	}
 	return out
 }
+
+func checkForcedDefersSkipped(rp *replay) []Finding {
+	f := rp.forced()
+	if f == nil || rp.final == nil {
+		return nil
+	}
+	var out []Finding
+	for _, c := range rp.kind(kindDefer) {
+		settled := false // started, or skipped for another reason, before the forced stop
+		for _, in := range c.insts {
+			settled = settled || before(in.started, f)
+		}
+		for i := range rp.ev {
+			e := &rp.ev[i]
+			settled = settled || (e.Type == runtimev1.EventContainerSkipped && e.Container == c.name && before(e, f))
+		}
+		cs := rp.status(c.name)
+		if settled || cs == nil {
+			continue
+		}
+		if sk := cs.State.Skipped; sk == nil || sk.Reason != v1alpha1.ReasonForced {
+			out = append(out, Finding{Rule: spec.FORCE004, Container: c.name,
+				Message: "had not started when the forced stop came, but its final state is not skipped with reason Forced"})
+		}
+	}
+	return out
+}

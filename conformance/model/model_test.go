@@ -484,6 +484,21 @@ func modelCases() []modelCase {
 			finish(700, v1alpha1.PodFailed, 1, "", "Stopped"),
 			// The instances' reasons follow the pod's wrong reason, and so does the phase.
 			[]string{spec.DL002, spec.DL002, spec.EXIT014, spec.EXIT014}},
+		{"probe attempts after the postStart hook and the startup probe conform", gated(func(h *hist) *hist {
+			return h.report(300, "a", probe.RoleHook, "postStart", probe.TypeHandlerEnd, 0).
+				report(400, "a", probe.RoleCheck, "startup", probe.TypeCheck, 0).
+				report(500, "a", probe.RoleCheck, "readiness", probe.TypeCheck, 0)
+		}), nil},
+		{"a startup attempt before the postStart hook succeeded breaks HB-006", gated(func(h *hist) *hist {
+			return h.report(250, "a", probe.RoleCheck, "startup", probe.TypeCheck, 0).
+				report(300, "a", probe.RoleHook, "postStart", probe.TypeHandlerEnd, 0).
+				report(500, "a", probe.RoleCheck, "readiness", probe.TypeCheck, 0)
+		}), []string{spec.HB006}},
+		{"a readiness attempt before the startup probe passed breaks HB-007", gated(func(h *hist) *hist {
+			return h.report(300, "a", probe.RoleHook, "postStart", probe.TypeHandlerEnd, 0).
+				report(350, "a", probe.RoleCheck, "readiness", probe.TypeCheck, 0).
+				report(400, "a", probe.RoleCheck, "startup", probe.TypeCheck, 0)
+		}), []string{spec.HB007}},
 		{"a main container never started in a stopped pod, not skipped, breaks MAIN-003", func() *hist {
 			h := pod(inits("i"), mains("a")).start(100, "i").stop(200, false).terminating(201).
 				signal(202, "i", "SIGTERM").killed(300, "i", "SIGTERM", "Stopped").
@@ -580,4 +595,29 @@ func delivered(deliver func(*hist) *hist) *hist {
 
 func (h *hist) notify(ms int, c, notifier, notification string, typ runtimev1.EventType) *hist {
 	return h.add(ms, typ, c, func(e *runtimev1.Event) { e.Notifier, e.Notification = notifier, notification })
+}
+
+// gated is a pod whose main container a has a postStart hook, a startup and a readiness probe,
+// with a's workload start reported at 0.1 s and the hook's and probes' reports written by rep.
+func gated(rep func(*hist) *hist) *hist {
+	h := twoMains(withC("a", func(c *v1alpha1.Container) {
+		postStart(c)
+		check := &v1alpha1.Probe{Exec: &v1alpha1.ExecAction{Command: []string{"x"}}}
+		c.StartupProbe, c.ReadinessProbe = check, check
+	})).work(100, "a", probe.TypeStart)
+	return rep(h).exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+		finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
+}
+
+// report records a hook's, probe's or notifier's report: its end or check result with code.
+func (h *hist) report(ms int, c, role, handler, typ string, code int) *hist {
+	p := probe.Event{Container: c, Role: role, Handler: handler, Type: typ, ExitCode: &code, Received: t0.Add(time.Duration(ms) * time.Millisecond)}
+	if typ == probe.TypeCheck {
+		p.Result = "success"
+		if code != 0 {
+			p.Result = "failure"
+		}
+	}
+	h.probe = append(h.probe, p)
+	return h
 }

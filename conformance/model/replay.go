@@ -55,6 +55,7 @@ type replay struct {
 	pod   *v1alpha1.Pod
 	opts  Options
 	ev    []runtimev1.Event
+	probe []probe.Event
 	final *v1alpha1.PodStatus
 
 	order  []*container
@@ -69,7 +70,7 @@ type replay struct {
 }
 
 func newReplay(h History, opts Options) *replay {
-	rp := &replay{pod: defaulted(h.Pod), opts: opts, final: h.Final, byName: map[string]*container{}}
+	rp := &replay{pod: defaulted(h.Pod), opts: opts, probe: h.Probe, final: h.Final, byName: map[string]*container{}}
 	rp.ev = append([]runtimev1.Event(nil), h.Events...)
 	sort.SliceStable(rp.ev, func(i, j int) bool { return rp.ev[i].Seq < rp.ev[j].Seq })
 	s := &rp.pod.Spec

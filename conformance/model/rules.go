@@ -35,6 +35,7 @@ var rules = []rule{
 	{ids: []string{spec.STOP006, spec.STOP007, spec.STOP008, spec.TIME001}, check: checkStopSignals},
 	{ids: []string{spec.HB012}, applies: hasPreStop, check: checkPreStopBeforeSignal},
 	{ids: []string{spec.HB005}, applies: hasPostStart, check: checkPostStartAfterStart, underUpdate: true, underLoss: true},
+	{ids: []string{spec.HB006, spec.HB007}, applies: hasGatedProbes, check: checkProbeGates, underUpdate: true},
 	{ids: []string{spec.FORCE003}, check: checkForced, underUpdate: true},
 	{ids: []string{spec.FORCE004}, applies: hasDefers, check: checkForcedDefersSkipped, underUpdate: true},
 	// Notifier deliveries.
@@ -87,6 +88,21 @@ func hasNotifiers(p *v1alpha1.Pod) bool {
 	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
 		for i := range list {
 			if len(list[i].Notifiers) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasGatedProbes says a container has a probe whose first attempt waits for a postStart hook or
+// a startup probe (HB-006, HB-007).
+func hasGatedProbes(p *v1alpha1.Pod) bool {
+	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range list {
+			c := &list[i]
+			gated := c.StartupProbe != nil || (c.Lifecycle != nil && c.Lifecycle.PostStart != nil)
+			if gated && (c.StartupProbe != nil || c.ReadinessProbe != nil || c.LivenessProbe != nil) {
 				return true
 			}
 		}

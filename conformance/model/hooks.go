@@ -48,6 +48,22 @@ func run(starts []time.Time, t time.Time) int {
 	return i
 }
 
+// firstPerRun maps each workload instance to the arrival of its first report that ok accepts.
+func firstPerRun(starts []time.Time, reps []probe.Event, ok func(probe.Event) bool) map[int]time.Time {
+	out := map[int]time.Time{}
+	for _, p := range reps {
+		if !ok(p) {
+			continue
+		}
+		if i := run(starts, p.Received); i >= 0 {
+			if _, seen := out[i]; !seen {
+				out[i] = p.Received
+			}
+		}
+	}
+	return out
+}
+
 func checkProbeGates(rp *replay) []Finding {
 	var out []Finding
 	for _, c := range rp.order {
@@ -59,27 +75,13 @@ func checkProbeGates(rp *replay) []Finding {
 		// gate[i] is when instance i's postStart hook reported its successful end, the model's
 		// proof that the hook succeeded; judged only for a container whose hook reports at all.
 		postStart := c.spec.Lifecycle != nil && c.spec.Lifecycle.PostStart != nil && len(hookEnds) > 0
-		hookOK := map[int]time.Time{}
-		for _, h := range hookEnds {
-			if h.Type == probe.TypeHandlerEnd && h.ExitCode != nil && *h.ExitCode == 0 {
-				if i := run(starts, h.Received); i >= 0 {
-					if _, seen := hookOK[i]; !seen {
-						hookOK[i] = h.Received
-					}
-				}
-			}
-		}
-		startupOK := map[int]time.Time{}
+		hookOK := firstPerRun(starts, hookEnds, func(p probe.Event) bool {
+			return p.Type == probe.TypeHandlerEnd && p.ExitCode != nil && *p.ExitCode == 0
+		})
 		startupChecks := reports(rp.probe, c.name, probe.RoleCheck, "startup")
-		for _, p := range startupChecks {
-			if p.Type == probe.TypeCheck && p.Result == "success" {
-				if i := run(starts, p.Received); i >= 0 {
-					if _, seen := startupOK[i]; !seen {
-						startupOK[i] = p.Received
-					}
-				}
-			}
-		}
+		startupOK := firstPerRun(starts, startupChecks, func(p probe.Event) bool {
+			return p.Type == probe.TypeCheck && p.Result == "success"
+		})
 		early := func(p probe.Event, gate map[int]time.Time) (int, bool) {
 			i := run(starts, p.Received)
 			if i < 0 {

@@ -73,18 +73,29 @@ func collect(root string, report types.Report) (*trace, error) {
 	return tr, nil
 }
 
-// specsByRequirement maps requirement IDs to the full texts of the specs labelled req:<ID>.
+// specsByRequirement maps requirement IDs to the full texts of the specs labelled req:<ID>. The
+// lifecycle model's specs (label model, one per scenario) count as one line per requirement.
 func specsByRequirement(r types.Report) map[string][]string {
 	out := map[string][]string{}
+	byModel := map[string]int{}
 	for _, sr := range r.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
+		model := slices.Contains(sr.Labels(), "model")
 		for _, l := range sr.Labels() {
-			if id, ok := strings.CutPrefix(l, "req:"); ok && !slices.Contains(out[id], sr.FullText()) {
+			id, ok := strings.CutPrefix(l, "req:")
+			switch {
+			case !ok:
+			case model:
+				byModel[id]++
+			case !slices.Contains(out[id], sr.FullText()):
 				out[id] = append(out[id], sr.FullText())
 			}
 		}
+	}
+	for id, n := range byModel {
+		out[id] = append(out[id], fmt.Sprintf("the lifecycle model's verdict on the whole history of %d scenarios", n))
 	}
 	for _, texts := range out {
 		slices.Sort(texts)

@@ -137,7 +137,7 @@ func checkPreStopBeforeSignal(rp *replay) []Finding {
 						finished = true
 					}
 				}
-				if !finished && (c.kind == kindSidecar || s.Time.Before(reserve.Add(-rp.opts.EarlyMargin))) {
+				if !finished && s.Time.Before(reserve.Add(-rp.opts.EarlyMargin)) {
 					out = append(out, Finding{Rule: spec.HB012, Seq: s.Seq, Container: c.name,
 						Message: fmt.Sprintf("sent its stop signal before its preStop hook (#%d) ended, before the reserve point (ended later: %v)", hook.Seq, ended)})
 				}

@@ -499,6 +499,12 @@ func modelCases() []modelCase {
 				report(350, "a", probe.RoleCheck, "readiness", probe.TypeCheck, 0).
 				report(400, "a", probe.RoleCheck, "startup", probe.TypeCheck, 0)
 		}), []string{spec.HB007}},
+		{"a container left running past the budget end without SIGKILL breaks STOP-010", stoppedBWith(func(h *hist) *hist {
+			return h.signal(1003, "b", "SIGTERM").killed(6000, "b", "SIGTERM", "StoppedByPolicy")
+		}), []string{spec.STOP010}},
+		{"a deadline that fires on time conforms", deadline(1000), nil},
+		{"a deadline that fires early breaks DL-002", deadline(500), []string{spec.DL002}},
+		{"a deadline that fires late breaks DL-002", deadline(3000), []string{spec.DL002}},
 		{"a main container never started in a stopped pod, not skipped, breaks MAIN-003", func() *hist {
 			h := pod(inits("i"), mains("a")).start(100, "i").stop(200, false).terminating(201).
 				signal(202, "i", "SIGTERM").killed(300, "i", "SIGTERM", "Stopped").
@@ -624,5 +630,16 @@ func (h *hist) report(ms int, c, role, handler, typ string, code int) *hist {
 		}
 	}
 	h.probe = append(h.probe, p)
+	return h
+}
+
+// deadline is a pod with activeDeadlineSeconds 1 started at 0 whose deadline fires at ms.
+func deadline(ms int) *hist {
+	h := twoMains(func(p *v1alpha1.Pod) { one := int64(1); p.Spec.ActiveDeadlineSeconds = &one }).
+		add(ms, runtimev1.EventStopRequested, "", func(e *runtimev1.Event) { e.Reason = "DeadlineExceeded" }).terminating(ms+1).
+		signal(ms+2, "a", "SIGTERM").signal(ms+2, "b", "SIGTERM").
+		killed(ms+100, "a", "SIGTERM", "DeadlineExceeded").killed(ms+100, "b", "SIGTERM", "DeadlineExceeded").
+		finish(ms+200, v1alpha1.PodFailed, 1, "", "DeadlineExceeded")
+	h.final.StartedAt = &t0
 	return h
 }

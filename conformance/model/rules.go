@@ -33,6 +33,8 @@ var rules = []rule{
 	{ids: []string{spec.STAT007}, check: checkExitOrder, underUpdate: true},
 	// The stop sequence.
 	{ids: []string{spec.STOP006, spec.STOP007, spec.STOP008, spec.TIME001}, check: checkStopSignals},
+	{ids: []string{spec.STOP010}, check: checkBudgetEnd},
+	{ids: []string{spec.DL002}, applies: func(p *v1alpha1.Pod) bool { return p.Spec.ActiveDeadlineSeconds != nil }, check: checkDeadline},
 	{ids: []string{spec.HB012}, applies: hasPreStop, check: checkPreStopBeforeSignal},
 	{ids: []string{spec.HB005}, applies: hasPostStart, check: checkPostStartAfterStart, underUpdate: true, underLoss: true},
 	{ids: []string{spec.HB006, spec.HB007}, applies: hasGatedProbes, check: checkProbeGates, underUpdate: true},

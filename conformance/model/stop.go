@@ -368,3 +368,64 @@ func checkForcedDefersSkipped(rp *replay) []Finding {
 	}
 	return out
 }
+
+// latestBudgetEnd is the latest budget end the history allows: the sequence's start plus the
+// longest grace period a cause before it gives (a later request never moves it later: STOP-011).
+// It serves "no later than" checks, which it makes lenient.
+func (rp *replay) latestBudgetEnd() time.Time {
+	budget := time.Duration(*rp.pod.Spec.TerminationGracePeriodSeconds) * time.Second
+	for _, s := range rp.stops {
+		if s.GracePeriodSeconds != nil && before(s, rp.terminating) {
+			budget = max(budget, time.Duration(*s.GracePeriodSeconds)*time.Second)
+		}
+	}
+	return rp.terminating.Time.Add(budget)
+}
+
+func checkBudgetEnd(rp *replay) []Finding {
+	if rp.terminating == nil {
+		return nil
+	}
+	due := rp.latestBudgetEnd().Add(rp.opts.Reaction)
+	var out []Finding
+	for _, c := range rp.order {
+		for _, in := range c.startedInsts() {
+			if in.exited == nil || !in.exited.Time.After(due) {
+				continue
+			}
+			killed := false
+			for _, s := range in.signals {
+				killed = killed || (s.Signal != nil && s.Signal.Name == "SIGKILL" && !s.Time.After(due))
+			}
+			if !killed {
+				out = append(out, Finding{Rule: spec.STOP010, Seq: in.exited.Seq, Container: c.name,
+					Message: fmt.Sprintf("instance %d ran until %v after the budget end and was sent no SIGKILL within the reaction tolerance %v",
+						in.n+1, in.exited.Time.Sub(due.Add(-rp.opts.Reaction)).Round(time.Millisecond), rp.opts.Reaction)})
+			}
+		}
+	}
+	return out
+}
+
+func checkDeadline(rp *replay) []Finding {
+	if rp.pod.Spec.ActiveDeadlineSeconds == nil || rp.final == nil || rp.final.StartedAt == nil || rp.finished == nil {
+		return nil
+	}
+	due := rp.final.StartedAt.Add(time.Duration(*rp.pod.Spec.ActiveDeadlineSeconds) * time.Second)
+	var fired *runtimev1.Event
+	for _, s := range rp.stops {
+		if s.Reason == termDeadline {
+			fired = s
+			break
+		}
+	}
+	switch {
+	case fired != nil && fired.Time.Before(due.Add(-rp.opts.EarlyMargin)):
+		return []Finding{{Rule: spec.DL002, Seq: fired.Seq, Message: fmt.Sprintf("the deadline fired %v before activeDeadlineSeconds after status.startedAt", due.Sub(fired.Time).Round(time.Millisecond))}}
+	case fired != nil && fired.Time.After(due.Add(rp.opts.Reaction)) && !before(rp.terminating, fired):
+		return []Finding{{Rule: spec.DL002, Seq: fired.Seq, Message: fmt.Sprintf("the deadline fired %v after its moment, later than the reaction tolerance %v", fired.Time.Sub(due).Round(time.Millisecond), rp.opts.Reaction)}}
+	case fired == nil && (rp.terminating == nil || rp.terminating.Time.After(due.Add(rp.opts.Reaction))) && rp.finished.Time.After(due.Add(rp.opts.Reaction)):
+		return []Finding{{Rule: spec.DL002, Message: fmt.Sprintf("the pod was not terminating within the reaction tolerance %v after its deadline, and no deadline fired", rp.opts.Reaction)}}
+	}
+	return nil
+}

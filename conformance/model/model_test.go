@@ -505,6 +505,8 @@ func modelCases() []modelCase {
 		{"a deadline that fires on time conforms", deadline(1000), nil},
 		{"a deadline that fires early breaks DL-002", deadline(500), []string{spec.DL002}},
 		{"a deadline that fires late breaks DL-002", deadline(3000), []string{spec.DL002}},
+		{"a dependent failed when its dependency failed before completing conforms", depFailure(true), nil},
+		{"a dependent left waiting when its dependency failed before completing breaks DEP-012", depFailure(false), []string{spec.DEP012}},
 		{"a main container never started in a stopped pod, not skipped, breaks MAIN-003", func() *hist {
 			h := pod(inits("i"), mains("a")).start(100, "i").stop(200, false).terminating(201).
 				signal(202, "i", "SIGTERM").killed(300, "i", "SIGTERM", "Stopped").
@@ -642,4 +644,16 @@ func deadline(ms int) *hist {
 		finish(ms+200, v1alpha1.PodFailed, 1, "", "DeadlineExceeded")
 	h.final.StartedAt = &t0
 	return h
+}
+
+// depFailure is a pod whose b depends on a Completed and a exits 3 under Never; b is failed for
+// it (DependencyFailed) or not.
+func depFailure(failed bool) *hist {
+	h := pod(mains("a", "b"), withC("b", dependsOnCompleted("a"))).start(100, "a").exit(200, "a", 3, "Error")
+	if failed {
+		h.add(201, runtimev1.EventDependencyFailed, "b", func(e *runtimev1.Event) { e.Reason = "DependencyFailed" }).
+			fire(202, "b").terminating(203).finish(300, v1alpha1.PodFailed, 3, "a", "Failed")
+		return h
+	}
+	return h.stop(5000, false).terminating(5001).finish(5100, v1alpha1.PodFailed, 3, "a", "Stopped")
 }

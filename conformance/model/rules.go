@@ -12,6 +12,7 @@ var rules = []rule{
 	{ids: []string{spec.HB001, spec.HB002}, applies: func(p *v1alpha1.Pod) bool { return len(p.Spec.InitContainers) > 1 }, check: checkInitOrder, underUpdate: true},
 	{ids: []string{spec.HB003}, applies: hasInit, check: checkMainsAfterInit, underUpdate: true},
 	{ids: []string{spec.HB004}, applies: hasDependencies, check: checkDependencies, underUpdate: true},
+	{ids: []string{spec.DEP012, spec.DEP013}, applies: hasDependencies, check: checkDependencyFailed},
 	{ids: []string{spec.HB008}, check: checkInstancesOneAtATime, underUpdate: true, underLoss: true},
 	{ids: []string{spec.INIT001}, applies: hasRegularInit, check: checkInitNotRerun, underUpdate: true},
 	{ids: []string{spec.INIT003}, applies: hasRegularInit, check: checkInitFailureEndsPod},

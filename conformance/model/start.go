@@ -276,3 +276,87 @@ func checkSkippedMains(rp *replay) []Finding {
 	}
 	return out
 }
+
+// terminalBeforeStop is the container's first end, before the stop sequence, that its restart
+// policy does not restart (a DependencyFailed of a main container included), or nil.
+func (rp *replay) terminalBeforeStop(c *container) *runtimev1.Event {
+	if c.depFailed != nil && c.firstStart() == nil && before(c.depFailed, rp.terminating) {
+		return c.depFailed
+	}
+	for _, in := range c.insts {
+		if in.exited == nil || !before(in.exited, rp.terminating) {
+			continue
+		}
+		if can, _ := rp.restartWanted(in); !can {
+			return in.exited
+		}
+	}
+	return nil
+}
+
+// heldBefore says whether a dependency's condition held before event e, and whether the model
+// can tell (a startup probe's success has no event).
+func (rp *replay) heldBefore(dep *container, cond v1alpha1.DependencyCondition, e *runtimev1.Event) (held, known bool) {
+	switch cond {
+	case v1alpha1.ConditionReady:
+		return rp.readyBefore(dep.name, e), true
+	case v1alpha1.ConditionCompleted:
+		for _, in := range dep.insts {
+			if x := in.exited; before(x, e) && x.ExitCode != nil && *x.ExitCode == 0 && !in.killedForHealth() {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	return dep.startedBefore(e), dep.spec.StartupProbe == nil
+}
+
+func checkDependencyFailed(rp *replay) []Finding {
+	if rp.finished == nil {
+		return nil
+	}
+	var out []Finding
+	for _, m := range rp.kind(kindMain) {
+		for _, d := range m.spec.DependsOn {
+			dep := rp.byName[d.Name]
+			if dep == nil {
+				continue
+			}
+			end := rp.terminalBeforeStop(dep)
+			if end == nil {
+				continue
+			}
+			if held, known := rp.heldBefore(dep, d.Condition, end); held || !known {
+				continue
+			}
+			if s := m.firstStart(); s != nil && s.Seq < end.Seq {
+				continue // it had started before (HB-004 judges its start)
+			}
+			if m.depFailed == nil && !rp.skipped(m) {
+				id := spec.DEP012
+				if dep.depFailed != nil {
+					id = spec.DEP013 // the dependency itself failed for its dependency
+				}
+				out = append(out, Finding{Rule: id, Seq: end.Seq, Container: m.name,
+					Message: fmt.Sprintf("its dependency %s ended terminally before it was %s, but it was not failed with DependencyFailed", dep.name, d.Condition)})
+			}
+		}
+		if cs := rp.status(m.name); m.depFailed != nil && cs != nil && m.firstStart() == nil {
+			if t := cs.State.Terminated; t == nil || t.Reason != v1alpha1.ReasonDependencyFailed || t.ExitCode != nil || t.Signal != nil {
+				out = append(out, Finding{Rule: spec.DEP012, Seq: m.depFailed.Seq, Container: m.name,
+					Message: "failed for its dependency, but its final state is not terminated with reason DependencyFailed and neither exitCode nor signal"})
+			}
+		}
+	}
+	return out
+}
+
+// skipped says whether the runtime recorded the container as never to run (ContainerSkipped).
+func (rp *replay) skipped(c *container) bool {
+	for i := range rp.ev {
+		if rp.ev[i].Type == runtimev1.EventContainerSkipped && rp.ev[i].Container == c.name {
+			return true
+		}
+	}
+	return false
+}

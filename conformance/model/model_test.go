@@ -505,6 +505,9 @@ func modelCases() []modelCase {
 		{"a deadline that fires on time conforms", deadline(1000), nil},
 		{"a deadline that fires early breaks DL-002", deadline(500), []string{spec.DL002}},
 		{"a deadline that fires late breaks DL-002", deadline(3000), []string{spec.DL002}},
+		{"a dependent started once its dependency completed conforms", pod(mains("a", "b"), withC("b", dependsOnCompleted("a"))).
+			start(100, "a").exit(200, "a", 0, "Completed").start(300, "b").exit(1000, "b", 0, "Completed").fire(1001, "b").terminating(1002).
+			finish(1100, v1alpha1.PodSucceeded, 0, "b", "Completed"), nil},
 		{"a dependent failed when its dependency failed before completing conforms", depFailure(true), nil},
 		{"a dependent left waiting when its dependency failed before completing breaks DEP-012", depFailure(false), []string{spec.DEP012}},
 		{"a main container never started in a stopped pod, not skipped, breaks MAIN-003", func() *hist {

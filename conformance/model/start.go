@@ -301,8 +301,9 @@ func (rp *replay) heldBefore(dep *container, cond v1alpha1.DependencyCondition, 
 	case v1alpha1.ConditionReady:
 		return rp.readyBefore(dep.name, e), true
 	case v1alpha1.ConditionCompleted:
+		// The end itself may be the completion: judged up to and with e.
 		for _, in := range dep.insts {
-			if x := in.exited; before(x, e) && x.ExitCode != nil && *x.ExitCode == 0 && !in.killedForHealth() {
+			if x := in.exited; x != nil && x.Seq <= e.Seq && x.ExitCode != nil && *x.ExitCode == 0 && !in.killedForHealth() {
 				return true, true
 			}
 		}

@@ -74,10 +74,10 @@ func collect(root string, report types.Report) (*trace, error) {
 }
 
 // specsByRequirement maps requirement IDs to the full texts of the specs labelled req:<ID>. The
-// lifecycle model's specs (label model, one per scenario) count as one line per requirement.
+// lifecycle model's specs (label model, one per scenario) are one line per requirement.
 func specsByRequirement(r types.Report) map[string][]string {
 	out := map[string][]string{}
-	byModel := map[string]int{}
+	byModel := map[string]bool{}
 	for _, sr := range r.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue
@@ -88,14 +88,15 @@ func specsByRequirement(r types.Report) map[string][]string {
 			switch {
 			case !ok:
 			case model:
-				byModel[id]++
+				byModel[id] = true
 			case !slices.Contains(out[id], sr.FullText()):
 				out[id] = append(out[id], sr.FullText())
 			}
 		}
 	}
-	for id, n := range byModel {
-		out[id] = append(out[id], fmt.Sprintf("the lifecycle model's verdict on the whole history of %d scenarios", n))
+	// No count: a new scenario would change every row the model judges.
+	for id := range byModel {
+		out[id] = append(out[id], "the lifecycle model's verdict on the whole history of the scenarios whose manifests it applies to")
 	}
 	for _, texts := range out {
 		slices.Sort(texts)

@@ -431,6 +431,15 @@ func modelCases() []modelCase {
 			return h.hook(1003, "b", runtimev1.EventHookStarted, runtimev1.HookPreStop).signal(1004, "b", "SIGTERM").
 				hook(1050, "b", runtimev1.EventHookFinished, runtimev1.HookPreStop).killed(1100, "b", "SIGTERM", "StoppedByPolicy")
 		}, withC("b", preStop)), []string{spec.HB012}},
+		{"a stop signal before the preStop hook started breaks HB-012", stoppedBWith(func(h *hist) *hist {
+			return h.signal(1003, "b", "SIGTERM").hook(1004, "b", runtimev1.EventHookStarted, runtimev1.HookPreStop).
+				hook(1050, "b", runtimev1.EventHookFinished, runtimev1.HookPreStop).killed(1100, "b", "SIGTERM", "StoppedByPolicy")
+		}, withC("b", preStop)), []string{spec.HB012}},
+		{"a stop signal after the preStop hook reported its end conforms", stoppedBWith(func(h *hist) *hist {
+			return h.hook(1003, "b", runtimev1.EventHookStarted, runtimev1.HookPreStop).
+				report(1040, "b", probe.RoleHook, "preStop", probe.TypeHandlerEnd, 0).signal(1045, "b", "SIGTERM").
+				hook(1050, "b", runtimev1.EventHookFinished, runtimev1.HookPreStop).killed(1100, "b", "SIGTERM", "StoppedByPolicy")
+		}, withC("b", preStop)), nil},
 		{"a postStart hook before its instance runs breaks HB-005", pod(mains("a", "b"), withC("a", postStart)).
 			add(90, runtimev1.EventContainerCreated, "a").hook(95, "a", runtimev1.EventHookStarted, runtimev1.HookPostStart).
 			start(100, "a").hook(120, "a", runtimev1.EventHookFinished, runtimev1.HookPostStart).

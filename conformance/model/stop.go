@@ -6,6 +6,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
 	"podspec.dev/podspec/spec"
 )
 
@@ -107,41 +108,36 @@ func checkPreStopBeforeSignal(rp *replay) []Finding {
 	}
 	end, budget := rp.earliestBudgetEnd()
 	reserve := end.Add(-stopWindow(budget))
+	force := rp.forced()
 	var out []Finding
 	for _, c := range append(rp.kind(kindMain), rp.kind(kindSidecar)...) {
 		sig := c.stopSignal()
+		if c.spec.Lifecycle == nil || c.spec.Lifecycle.PreStop == nil || c.notifierSignals()[sig] {
+			continue
+		}
+		handlerEnds := reports(rp.probe, c.name, probe.RoleHook, "preStop")
 		for _, in := range c.insts {
-			var hook *runtimev1.Event
+			var signal *runtimev1.Event
+			for _, s := range in.signals {
+				if s.Seq > rp.terminating.Seq && s.Signal != nil && s.Signal.Name == sig {
+					signal = s
+					break
+				}
+			}
+			if signal == nil || before(force, signal) || !signal.Time.Before(reserve.Add(-rp.opts.EarlyMargin)) {
+				continue // no stop signal, a forced stop's, or at the reserve point
+			}
 			ended := false
 			for _, h := range in.hooks {
-				if h.Hook != runtimev1.HookPreStop {
-					continue
-				}
-				if h.Type == runtimev1.EventHookStarted && hook == nil {
-					hook = h
-				}
-				if h.Type == runtimev1.EventHookFinished {
-					ended = true
-				}
+				ended = ended || (h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPreStop && before(h, signal))
 			}
-			if hook == nil {
-				continue
+			// The hook's own report of its end counts too: it is sent before the hook exits.
+			for _, p := range handlerEnds {
+				ended = ended || (p.Type == probe.TypeHandlerEnd && in.started != nil && p.Received.After(in.started.Time) && p.Received.Before(signal.Time))
 			}
-			for _, s := range in.signals {
-				if s.Seq < hook.Seq || s.Signal == nil || s.Signal.Name != sig {
-					continue
-				}
-				finished := false
-				for _, h := range in.hooks {
-					if h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPreStop && before(h, s) {
-						finished = true
-					}
-				}
-				if !finished && s.Time.Before(reserve.Add(-rp.opts.EarlyMargin)) {
-					out = append(out, Finding{Rule: spec.HB012, Seq: s.Seq, Container: c.name,
-						Message: fmt.Sprintf("sent its stop signal before its preStop hook (#%d) ended, before the reserve point (ended later: %v)", hook.Seq, ended)})
-				}
-				break
+			if !ended {
+				out = append(out, Finding{Rule: spec.HB012, Seq: signal.Seq, Container: c.name,
+					Message: fmt.Sprintf("instance %d was sent its stop signal before its preStop hook had ended, before the reserve point", in.n+1)})
 			}
 		}
 	}

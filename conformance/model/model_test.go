@@ -493,6 +493,11 @@ func modelCases() []modelCase {
 			finish(700, v1alpha1.PodFailed, 1, "", "Stopped"),
 			// The instances' reasons follow the pod's wrong reason, and so does the phase.
 			[]string{spec.DL002, spec.DL002, spec.EXIT014, spec.EXIT014}},
+		{"an eviction's stop ends the pod Failed with reason Evicted: conforms", evicted(v1alpha1.PodFailed, "Evicted"), nil},
+		{"an eviction reported Succeeded breaks EXIT-014", evicted(v1alpha1.PodSucceeded, "Evicted"), []string{spec.EXIT014, spec.EXIT014}},
+		{"an eviction reported Stopped breaks VOL-016", evicted(v1alpha1.PodFailed, "Stopped"),
+			// The instances' reasons follow the pod's wrong reason, and so does the phase.
+			[]string{spec.VOL016, spec.VOL016, spec.EXIT014, spec.EXIT014}},
 		{"probe attempts after the postStart hook and the startup probe conform", gated(func(h *hist) *hist {
 			return h.report(300, "a", probe.RoleHook, "postStart", probe.TypeHandlerEnd, 0).
 				report(400, "a", probe.RoleCheck, "startup", probe.TypeCheck, 0).
@@ -656,6 +661,16 @@ func deadline(ms int) *hist {
 		finish(ms+200, v1alpha1.PodFailed, 1, "", "DeadlineExceeded")
 	h.final.StartedAt = &t0
 	return h
+}
+
+// evicted is a pod whose volume outgrew its sizeLimit at 500 ms (the runtime's StopRequested of
+// reason Evicted), finished with phase and reason, its instances stopped with that reason.
+func evicted(phase v1alpha1.PodPhase, reason string) *hist {
+	return twoMains().
+		add(500, runtimev1.EventStopRequested, "", func(e *runtimev1.Event) { e.Reason = "Evicted" }).terminating(501).
+		signal(502, "a", "SIGTERM").signal(502, "b", "SIGTERM").
+		killed(600, "a", "SIGTERM", reason).killed(600, "b", "SIGTERM", reason).
+		finish(700, phase, 1, "", reason)
 }
 
 // depFailure is a pod whose b depends on a Completed and a exits 3 under Never; b is failed for

@@ -21,6 +21,7 @@ const (
 	termCompleted = "Completed"
 	termFailed    = "Failed"
 	termDeadline  = "DeadlineExceeded"
+	termEvicted   = "Evicted"
 	termForced    = "Forced"
 )
 
@@ -169,6 +170,8 @@ func (rp *replay) terminationReasons() map[string]string {
 			out[termForced] = spec.FORCE006
 		case s.Reason == termDeadline:
 			out[termDeadline] = spec.DL002
+		case s.Reason == termEvicted:
+			out[termEvicted] = spec.VOL016
 		default:
 			out[termStopped] = spec.EXIT020
 		}
@@ -277,7 +280,7 @@ func (rp *replay) results(reason string) []result {
 			}
 		}
 		r := result{phase: v1alpha1.PodSucceeded}
-		if reason == termDeadline || reason == termForced || !allStarted || first >= 0 {
+		if reason == termDeadline || reason == termEvicted || reason == termForced || !allStarted || first >= 0 {
 			r.phase = v1alpha1.PodFailed
 		}
 		switch {

@@ -25,7 +25,7 @@ var rules = []rule{
 	{ids: []string{spec.RST008}, check: checkBackoff},
 	// The pod's end.
 	{ids: []string{spec.EXIT002, spec.EXIT003, spec.EXIT004, spec.EXIT005, spec.EXIT007}, check: checkExitPolicy},
-	{ids: []string{spec.EXIT006, spec.EXIT020, spec.FORCE006, spec.DL002}, check: checkTerminationReason, underUpdate: true},
+	{ids: []string{spec.EXIT006, spec.EXIT020, spec.FORCE006, spec.DL002, spec.VOL016}, check: checkTerminationReason, underUpdate: true},
 	{ids: []string{spec.EXIT014, spec.EXIT015, spec.EXIT016, spec.EXIT017, spec.EXIT018}, check: checkResult},
 	// Exit statuses.
 	{ids: []string{spec.STAT001, spec.STAT002, spec.STAT003}, check: checkExitFields, underUpdate: true},

@@ -101,6 +101,8 @@ func stopReason(tr string) string {
 		return v1alpha1.ReasonStoppedByPolicy
 	case termDeadline:
 		return v1alpha1.ReasonDeadlineExceeded
+	case termEvicted:
+		return v1alpha1.ReasonEvicted
 	case termForced:
 		return v1alpha1.ReasonForced
 	}

@@ -281,8 +281,11 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	if ref == "" {
 		ref = sb.Images[c.Name]
 	}
-	if ref == "" || mutant.ImageResolvedAtStart {
-		ref = c.Image // the mutant: the manifest's reference, resolved anew at every start
+	if mutant.ImageResolvedAtStart {
+		ref = "" // the mutant: the manifest's reference, resolved anew at every start
+	}
+	if ref == "" {
+		ref = c.Image
 	}
 	img, err := b.instanceImage(ctx, ref, pod.Dir)
 	if err != nil {

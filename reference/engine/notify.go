@@ -136,7 +136,7 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 				}
 				cd := v1alpha1.ContainerDelivery{Name: s.name, Phase: v1alpha1.NotificationPending}
 				if !e.eligibleLocked(s) && (!req.AtCreation || mutant.AtCreationNotAwaited) {
-					if req.AtCreation {
+					if mutant.AtCreationNotAwaited && req.AtCreation {
 						e.mutantNote("a container not eligible at its pod's creation is skipped at once")
 					}
 					cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, &now // NOTIF-011
@@ -360,10 +360,11 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		e.mutantNote("a delivery is not persisted Running before its action")
 	} else if err := e.writeRecord(ctx, d); err != nil {
 		e.logf("notification %s: persist delivery to %s: %v", d.req.Name, s.name, err)
-		if !mutant.DeletedNotificationDelivered {
+		if mutant.DeletedNotificationDelivered {
+			e.mutantNote("the action runs although its Running delivery was not persisted (a deleted Notification)")
+		} else {
 			return
 		}
-		e.mutantNote("the action runs although its Running delivery was not persisted (a deleted Notification)")
 	}
 	e.notifierStarted(s, inst, nf, d.req.Name)
 

@@ -633,8 +633,11 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 	}
 	r.Running = false
 	r.PID = 0
-	keepReady := mutant.ReadyAfterExit && s.c.ReadinessProbe == nil && st.Ready
-	st.Started, st.Ready = false, keepReady
+	if mutant.ReadyAfterExit && s.c.ReadinessProbe == nil && st.Ready {
+		st.Started = false // the mutant: a container without a readiness probe stays Ready
+	} else {
+		st.Started, st.Ready = false, false
+	}
 	if replaced {
 		e.restartReplacedLocked(s, term, ev) // UPD-007, UPD-008: no policy, no back-off
 		return true

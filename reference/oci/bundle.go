@@ -247,11 +247,9 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	// The seccomp profile depends on the bounding set (moby's rules for CAP_SYS_ADMIN,
 	// CAP_SYS_CHROOT, ...), so it is made once that is final.
 	if !mutant.SeccompRuntimeToolsProfile {
-		profile, err := seccompFor(g.Config)
-		if err != nil {
+		if g.Config.Linux.Seccomp, err = seccompFor(g.Config); err != nil {
 			return nil, fmt.Errorf("container config: %w", err)
 		}
-		g.Config.Linux.Seccomp = profile
 	}
 
 	// Rlimits: never above what this process may have (no CAP_SYS_RESOURCE on some hosts).

@@ -427,17 +427,29 @@ func (f *folder) siteEdits(st *state, name string, src []byte, top ast.Expr, r r
 				return []edit{{file: name, start: off(g.Body.End()), end: off(p.End())}}, nil
 			}
 		}
+		var kept ast.Stmt // what takes the if's place
 		switch {
 		case r.value:
-			return f.inline(st, name, src, p, p.Body), nil
+			kept = p.Body
 		case p.Else == nil:
 			return []edit{deleteLines(st, name, src, p.Pos(), p.End(), true)}, nil
 		default:
-			if b, ok := p.Else.(*ast.BlockStmt); ok {
-				return f.inline(st, name, src, p, b), nil
-			}
-			return replace(p, text(p.Else)), nil
+			kept = p.Else
 		}
+		var es []edit
+		if b, ok := kept.(*ast.BlockStmt); ok {
+			es = f.inline(st, name, src, p, b)
+		} else {
+			es = replace(p, text(kept))
+		}
+		// What followed the if in its block is unreachable when what is kept always ends in
+		// a return, a break, a continue, a goto or a panic: it goes too.
+		if terminates(kept) {
+			if list := stmtList(grand); len(list) > 0 && list[len(list)-1] != p && slices.Contains(list, ast.Stmt(p)) {
+				es[0].end = off(list[len(list)-1].End())
+			}
+		}
+		return es, nil
 	case *ast.CaseClause:
 		if !r.known {
 			return replace(top, r.text), nil
@@ -868,4 +880,39 @@ func braceComment(st *state, name string, b *ast.BlockStmt) *ast.Comment {
 		}
 	}
 	return nil
+}
+
+// stmtList is the statement list of a block, case or select clause.
+func stmtList(n ast.Node) []ast.Stmt {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return n.List
+	case *ast.CaseClause:
+		return n.Body
+	case *ast.CommClause:
+		return n.Body
+	}
+	return nil
+}
+
+// terminates reports whether s always ends in a return, a break, a continue, a goto or a
+// panic (a subset of the specification's terminating statements, the one the folds meet).
+func terminates(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok != token.FALLTHROUGH
+	case *ast.ExprStmt:
+		if c, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	case *ast.BlockStmt:
+		return len(s.List) > 0 && terminates(s.List[len(s.List)-1])
+	case *ast.IfStmt:
+		return s.Else != nil && terminates(s.Body) && terminates(s.Else)
+	}
+	return false
 }

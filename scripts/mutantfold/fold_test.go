@@ -55,6 +55,9 @@ func f(x, y bool, n int) (int, string) {
 		n = 8
 	}
 	ok := x || mutant.B
+	if mutant.A {
+		return 0, "a"
+	}
 	return n, fmt.Sprint(s, ok)
 }
 
@@ -129,7 +132,9 @@ func TestFoldOff(t *testing.T) {
 	}
 }
 
-// TestFoldOn folds A on: its branches stay, inlined, and so do the helpers they call.
+// TestFoldOn folds A on: its branches stay, inlined, and so do the helpers they call; what
+// followed a branch that returns is unreachable and goes, with the variable and the import only
+// it used.
 func TestFoldOn(t *testing.T) {
 	got := foldTest(t, map[string]bool{"A": true})
 	for _, want := range []string{
@@ -140,12 +145,13 @@ func TestFoldOn(t *testing.T) {
 		"func mutantNote(s string) { mutantHelper(s) }",
 		"func mutantHelper(string) {}",
 		"\t\"strings\"\n",
+		"\t\tn = 8\n\t}\n\treturn 0, \"a\"\n}",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("folded with A on lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "mutant.") || strings.Contains(got, "if y {") {
+	if strings.Contains(got, "mutant.") || strings.Contains(got, "if y {") || strings.Contains(got, "fmt") {
 		t.Errorf("folded with A on still tests a switch or keeps the dead else:\n%s", got)
 	}
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The conformance suite tests itself (issue 5, item 8; docs/mutants.md): for each mutant build of
-# the reference runtime (package reference/mutant, one build tag each), run the conformance specs
+# the reference runtime (reference/mutants/NAME.patch, applied into a work directory and built
+# with `go build -overlay`; the tree is never touched), run the conformance specs
 # of the requirement the mutant breaks against it and require that the run FAILS with a failed spec
 # labelled with that requirement. The same specs must PASS against the normal build, so that a
 # failure really is the mutant's. Exits non-zero if a mutant survives, is caught only by other
 # requirements, or the normal build fails. Needs root, runc and a static busybox (like the suite).
 #
-#   scripts/mutants.sh                 # every mutant of reference/mutant/mutants.yaml
+#   scripts/mutants.sh                 # every mutant of reference/mutants/mutants.yaml
 #   scripts/mutants.sh no_backoff ...  # only these
 #
 # Environment: MUTANT_JOBS (conformance runs at once, default 3), MUTANT_SLOW_FACTOR (passed to
@@ -20,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
 
-# The mutants come from the registry, reference/mutant/mutants.yaml (docs/mutants.md), through
+# The mutants come from the registry, reference/mutants/mutants.yaml (docs/mutants.md), through
 # `mutantcheck list`, one line each: name ; label filter ; focus (Ginkgo regexp, may be empty) ;
 # requirements whose specs must catch it ; regexp the catching spec's failure message must match
 # (may be empty) ; compliance level of its run (empty: must; "should" for a mutant of SHOULD
@@ -67,13 +68,20 @@ echo "=== build: normal podspec, probe, mutantcheck and ${#MUTANTS[@]} mutant bu
 go build -o "$bin/" ./cmd/podspec ./cmd/podspec-conformance
 CGO_ENABLED=0 go build -o "$bin/podspec-probe" ./cmd/podspec-probe
 cp bin/mutantcheck "$bin/"
-# The mutant builds, as many at a time as there are CPUs (each recompiles only the engine and
-# what depends on it, then links).
+# The mutant builds, as many at a time as there are CPUs: each applies its patch with no fuzz
+# into $work/build/NAME (mutantcheck overlay) and builds podspec with the patched files in place
+# of the tree's (go build -overlay; it recompiles only the patched packages and what depends on
+# them, then links).
+build_mutant() {
+  local name=$1 ov
+  ov=$(bin/mutantcheck overlay -dir "$work/build/$name" "$name") || return 1
+  go build -overlay "$ov" -o "$bin/podspec-$name" ./cmd/podspec
+}
 building=0
 for m in "${MUTANTS[@]}"; do
   name=${m%%;*}
-  [ -f "reference/mutant/${name}_on.go" ] || { echo "mutants: no switch reference/mutant/${name}_on.go" >&2; exit 1; }
-  go build -tags "mutant_$name" -o "$bin/podspec-$name" ./cmd/podspec &
+  [ -f "reference/mutants/${name}.patch" ] || { echo "mutants: no patch reference/mutants/${name}.patch" >&2; exit 1; }
+  build_mutant "$name" &
   building=$((building + 1))
   if [ "$building" -ge "$(nproc)" ]; then
     wait -n
@@ -84,9 +92,13 @@ while [ "$building" -gt 0 ]; do
   wait -n
   building=$((building - 1))
 done
+for m in "${MUTANTS[@]}"; do
+  name=${m%%;*}
+  [ -x "$bin/podspec-$name" ] || { echo "mutants: the build of mutant $name failed" >&2; exit 1; }
+done
 
-# The normal binary carries none of the mutant code: the switches are false constants, the
-# compiler drops the branches and the linker the helpers. Each mutant binary differs from it.
+# The normal binary carries none of the mutant code (the tree holds none: a patch adds it), and
+# each mutant binary differs from it (its patch took effect).
 # (The symbol table goes through a file: with pipefail, `nm | grep -q` fails when grep's early
 # exit ends nm with SIGPIPE, which read as "no mutant code" exactly when there was some.)
 go tool nm "$bin/podspec" > "$bin/podspec.nm"
@@ -97,7 +109,7 @@ fi
 for m in "${MUTANTS[@]}"; do
   name=${m%%;*}
   if cmp -s "$bin/podspec" "$bin/podspec-$name"; then
-    echo "mutants: the build with tag mutant_$name is identical to the normal build" >&2
+    echo "mutants: the build with the patch of $name is identical to the normal build" >&2
     exit 1
   fi
 done
@@ -168,7 +180,7 @@ fi
 
 # 2. Each mutant fails, caught by the requirement it breaks.
 survivors=()
-printf '\n%-26s %-34s %-28s %-8s %s\n' MUTANT "BUILD TAG" BREAKS VERDICT TIME
+printf '\n%-34s %-28s %-8s %s\n' MUTANT BREAKS VERDICT TIME
 for m in "${MUTANTS[@]}"; do
   IFS=';' read -r name filter focus reqs match level <<<"$m"
   # The model's verdict names each violation's requirement at the start of a line; the mutant's
@@ -193,7 +205,7 @@ for m in "${MUTANTS[@]}"; do
       caught) status=STALE; verdict="caught although waived: remove its waiver in scripts/mutants.sh and docs/mutants.md" ;;
     esac
   fi
-  printf '%-26s %-34s %-28s %-8s %4ss\n' "$name" "mutant_$name" "$reqs" "$status" "$secs"
+  printf '%-34s %-28s %-8s %4ss\n' "$name" "$reqs" "$status" "$secs"
   case $status in
     caught) ;;
     waived) echo "    $verdict" ;;

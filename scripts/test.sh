@@ -114,10 +114,25 @@ fi
 # The mutant check (scripts/mutants.sh, docs/mutants.md): each mutant build of the reference
 # runtime must be caught by the requirement it breaks. CI runs a sample of MUTANT_SAMPLE (default
 # 12) that rotates with the commit; MUTANT_SAMPLE=0 runs all; PODSPEC_MUTANTS=0 skips it. The
-# registry's gate runs with the other go tests (scripts/mutantcheck).
+# registry's gate, and a check that every patch applies with no fuzz and vets, run with the other
+# go tests (scripts/mutantcheck). Besides the sample, every mutant whose patch or patched files
+# the change touched runs too: the change is the diff from MUTANT_BASE (default: the merge base
+# with main, or the previous commit on main itself).
 if [ "${PODSPEC_MUTANTS:-1}" != 0 ]; then
   step "mutants: each mutant build is caught by the requirement it breaks"
   MUTANT_SLOW_FACTOR="${MUTANT_SLOW_FACTOR:-2}" MUTANT_SAMPLE="${MUTANT_SAMPLE:-12}" scripts/mutants.sh
+  base="${MUTANT_BASE:-$(git merge-base HEAD main 2>/dev/null || true)}"
+  if [ -z "$base" ] || [ "$base" = "$(git rev-parse HEAD)" ]; then
+    base=$(git rev-parse HEAD~1 2>/dev/null || true)
+  fi
+  if [ -n "$base" ]; then
+    go build -o bin/mutantcheck ./scripts/mutantcheck
+    mapfile -t touched < <(bin/mutantcheck touched -base "$base")
+    step "mutants whose patched files changed since ${base:0:12}: ${#touched[@]}"
+    if [ "${#touched[@]}" -gt 0 ]; then
+      MUTANT_SLOW_FACTOR="${MUTANT_SLOW_FACTOR:-2}" MUTANT_SAMPLE=0 scripts/mutants.sh "${touched[@]}"
+    fi
+  fi
 fi
 
 step "all tests passed in $(( $(date +%s) - start ))s"

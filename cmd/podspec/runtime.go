@@ -170,8 +170,9 @@ func (f *rtFlags) absRoot() (string, error) {
 // that file is a binary of the same build as this one, else self. A supervisor lives as long
 // as its pod, and the small binary starts faster and maps a fraction of the pages (it links
 // no validator and no conformance suite). "Same build" means the same Go version, module,
-// dependency versions and build settings (build tags included, so a mutant build of podspec
-// never pairs with a plain supervisor); and, when the build is not from a clean VCS checkout
+// dependency versions and build settings (build tags included; a mutant build, made with
+// go build -overlay, changes none of them, so docs/mutants.md builds it to a path with no
+// supervisor beside it); and, when the build is not from a clean VCS checkout
 // (where the revision already tells builds apart), a supervisor written at most a minute
 // before this binary: one left over from an earlier build is not used.
 func supervisorBinary(self string) string {

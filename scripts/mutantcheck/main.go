@@ -12,13 +12,19 @@
 // It prints one line: the verdict and the failed specs with their requirement labels. Exit
 // status: 0 the expectation holds, 1 it does not, 2 usage or an unreadable report.
 //
-// It also reads the mutant registry, reference/mutant/mutants.yaml:
+// It also reads the mutant registry, reference/mutants/mutants.yaml, and the mutants' patches,
+// reference/mutants/NAME.patch (run from the repository root):
 //
 //	mutantcheck list [-registry FILE] [-sample N -seed S] [NAME ...]   # the mutants, one line each, for scripts/mutants.sh
 //	mutantcheck coverage [-registry FILE]                              # how many runtime requirements a mutant breaks
+//	mutantcheck overlay -dir DIR NAME                                  # apply NAME.patch into DIR, print DIR/overlay.json
+//	mutantcheck touched [-registry FILE] -base REV                     # the mutants whose patched files changed since REV
 //
-// The registry's gate (every runtime-level MUST and SHOULD has a mutant or a pending entry) is
-// this package's test, TestTheRegistryCoversEveryRuntimeRequirement.
+// `overlay` applies the patch with no fuzz into DIR/files and writes DIR/overlay.json, for
+// `go build -overlay DIR/overlay.json ./cmd/podspec`: the tree is never touched. The registry's
+// gate (every runtime-level MUST and SHOULD has a mutant or a pending entry) is this package's
+// test, TestTheRegistryCoversEveryRuntimeRequirement; TestEveryPatchAppliesBuildsAndVets
+// applies and vets every patch.
 package main
 
 import (
@@ -162,7 +168,10 @@ func verdict(specs []spec, want string, reqs []string, match *regexp.Regexp) (bo
 }
 
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "list" || os.Args[1] == "coverage") {
+	if len(os.Args) > 1 && os.Args[1] == "overlay" {
+		os.Exit(overlayCommand(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && (os.Args[1] == "list" || os.Args[1] == "coverage" || os.Args[1] == "touched") {
 		os.Exit(registryCommand(os.Args[1], os.Args[2:]))
 	}
 	report := flag.String("report", "", "Ginkgo JSON report (report.json of `podspec conformance run --out DIR`)")
@@ -213,9 +222,10 @@ func matchNote(match *regexp.Regexp) string {
 // registryCommand runs `list` or `coverage` and returns the exit status.
 func registryCommand(verb string, args []string) int {
 	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
-	path := fs.String("registry", "reference/mutant/mutants.yaml", "the mutant registry")
+	path := fs.String("registry", patchDir+"/mutants.yaml", "the mutant registry")
 	n := fs.Int("sample", 0, "list only N mutants, rotating with -seed (0: all)")
 	seed := fs.String("seed", "", "what the sample rotates with (e.g. the commit)")
+	base := fs.String("base", "", "touched: the revision to compare the work tree with")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -223,6 +233,21 @@ func registryCommand(verb string, args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutantcheck:", err)
 		return 2
+	}
+	if verb == "touched" {
+		if *base == "" {
+			fmt.Fprintln(os.Stderr, "mutantcheck: touched needs -base")
+			return 2
+		}
+		ms, err := touched(".", reg, *base)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutantcheck:", err)
+			return 2
+		}
+		for _, m := range ms {
+			fmt.Println(m.Name)
+		}
+		return 0
 	}
 	if verb == "coverage" {
 		b, t := coverage(reg)
@@ -248,5 +273,22 @@ func registryCommand(verb string, args []string) int {
 	for _, m := range sample(ms, *n, *seed) {
 		fmt.Println(m.line())
 	}
+	return 0
+}
+
+// overlayCommand runs `overlay -dir DIR NAME` and returns the exit status.
+func overlayCommand(args []string) int {
+	fs := flag.NewFlagSet("overlay", flag.ContinueOnError)
+	dir := fs.String("dir", "", "where the patched files and overlay.json go")
+	if err := fs.Parse(args); err != nil || *dir == "" || fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: mutantcheck overlay -dir DIR NAME")
+		return 2
+	}
+	ov, _, err := writeOverlay(".", *dir, fs.Arg(0), false)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutantcheck:", err)
+		return 1
+	}
+	fmt.Println(ov)
 	return 0
 }

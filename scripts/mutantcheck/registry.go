@@ -15,10 +15,10 @@ import (
 	catalog "podspec.dev/podspec/spec"
 )
 
-// Mutant is one mutant build of the reference runtime, as reference/mutant/mutants.yaml
+// Mutant is one mutant build of the reference runtime, as reference/mutants/mutants.yaml
 // declares it.
 type Mutant struct {
-	// Name is the switch's file stem in reference/mutant; the build tag is mutant_NAME.
+	// Name is the stem of its patch, reference/mutants/NAME.patch.
 	Name string `yaml:"name"`
 	// Breaks lists the requirements whose specs must catch it.
 	Breaks []string `yaml:"breaks"`
@@ -41,7 +41,7 @@ type Pending struct {
 	Reason string `yaml:"reason"`
 }
 
-// Registry is reference/mutant/mutants.yaml.
+// Registry is reference/mutants/mutants.yaml.
 type Registry struct {
 	Mutants []Mutant  `yaml:"mutants"`
 	Pending []Pending `yaml:"pending"`
@@ -90,12 +90,13 @@ func sample(ms []Mutant, n int, seed string) []Mutant {
 	return out
 }
 
-// tableRow matches a row of the mutant table in docs/mutants.md and captures its build tag.
-var tableRow = regexp.MustCompile("(?m)^\\| .+? \\| `mutant_([a-z0-9_]+)` \\| ")
+// tableRow matches a row of the mutant table in docs/mutants.md and captures the mutant's name
+// from the link to its patch.
+var tableRow = regexp.MustCompile("(?m)^\\| .+? \\| \\[`([a-z0-9_]+)`\\]\\(\\.\\./reference/mutants/([a-z0-9_]+)\\.patch\\) \\| ")
 
-// gate checks the registry against the rule catalog, the switches in mutantDir and the table of
+// gate checks the registry against the rule catalog, the patches in mutantDir and the table of
 // docsFile: every graded runtime requirement has a mutant or a pending entry (not both), every
-// name is known, every mutant has its switch and its row, and every switch has an entry.
+// name is known, every mutant has its patch and its row, and every patch has an entry.
 func gate(r *Registry, mutantDir, docsFile string) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -107,10 +108,8 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 			bad("mutant %s: declared twice", m.Name)
 		}
 		names[m.Name] = true
-		for _, suffix := range []string{"_on.go", "_off.go"} {
-			if _, err := os.Stat(filepath.Join(mutantDir, m.Name+suffix)); err != nil {
-				bad("mutant %s: no switch file %s", m.Name, m.Name+suffix)
-			}
+		if _, err := os.Stat(filepath.Join(mutantDir, m.Name+".patch")); err != nil {
+			bad("mutant %s: no patch %s", m.Name, m.Name+".patch")
 		}
 		if len(m.Breaks) == 0 {
 			bad("mutant %s: breaks no requirement", m.Name)
@@ -174,13 +173,13 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 		}
 	}
 
-	switches, err := filepath.Glob(filepath.Join(mutantDir, "*_on.go"))
+	patches, err := filepath.Glob(filepath.Join(mutantDir, "*.patch"))
 	if err != nil {
 		return err
 	}
-	for _, f := range switches {
-		if name := strings.TrimSuffix(filepath.Base(f), "_on.go"); !names[name] {
-			bad("switch %s has no entry in the registry", name)
+	for _, f := range patches {
+		if name := strings.TrimSuffix(filepath.Base(f), ".patch"); !names[name] {
+			bad("patch %s has no entry in the registry", name)
 		}
 	}
 	doc, err := os.ReadFile(docsFile)
@@ -189,6 +188,9 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 	}
 	rows := map[string]bool{}
 	for _, m := range tableRow.FindAllStringSubmatch(string(doc), -1) {
+		if m[1] != m[2] {
+			bad("%s: the row of mutant %s links the patch of %s", docsFile, m[1], m[2])
+		}
 		rows[m[1]] = true
 	}
 	for name := range names {
@@ -198,7 +200,7 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 	}
 	for name := range rows {
 		if !names[name] {
-			bad("%s has a row for mutant_%s, which the registry does not declare", docsFile, name)
+			bad("%s has a row for mutant %s, which the registry does not declare", docsFile, name)
 		}
 	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })

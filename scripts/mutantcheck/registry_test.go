@@ -9,14 +9,14 @@ import (
 )
 
 const (
-	registryFile = "../../reference/mutant/mutants.yaml"
-	mutantDir    = "../../reference/mutant"
+	registryFile = "../../reference/mutants/mutants.yaml"
+	mutantDir    = "../../reference/mutants"
 	mutantsDoc   = "../../docs/mutants.md"
 )
 
 // TestTheRegistryCoversEveryRuntimeRequirement is the gate of docs/mutants.md: every
 // runtime-level MUST and SHOULD is broken by a declared mutant or pending with a reason, and the
-// registry, the switches of reference/mutant and the table of docs/mutants.md agree.
+// registry, the patches of reference/mutants and the table of docs/mutants.md agree.
 func TestTheRegistryCoversEveryRuntimeRequirement(t *testing.T) {
 	reg, err := loadRegistry(registryFile)
 	if err != nil {
@@ -60,10 +60,10 @@ func TestTheGateFails(t *testing.T) {
 			m.LabelFilter = "req:ID-004"
 			r.Mutants[0] = m
 		}, "selects none"},
-		"a mutant without switch": {func(r *Registry) {
-			r.Mutants = append(r.Mutants, Mutant{Name: "no_such_switch", Breaks: []string{"ID-004"}, LabelFilter: "req:ID-004", What: "x"})
-		}, "no switch file"},
-		"a switch without entry": {func(r *Registry) { r.Mutants = r.Mutants[1:] }, "has no entry in the registry"},
+		"a mutant without patch": {func(r *Registry) {
+			r.Mutants = append(r.Mutants, Mutant{Name: "no_such_patch", Breaks: []string{"ID-004"}, LabelFilter: "req:ID-004", What: "x"})
+		}, "no patch"},
+		"a patch without entry": {func(r *Registry) { r.Mutants = r.Mutants[1:] }, "has no entry in the registry"},
 		"a compliance level that is neither must nor should": {func(r *Registry) {
 			m := r.Mutants[0]
 			m.ComplianceLevel = "may"
@@ -94,7 +94,7 @@ func TestTheGateFails(t *testing.T) {
 		}
 		kept := []string{}
 		for _, l := range strings.Split(string(b), "\n") {
-			if !strings.Contains(l, "`mutant_"+base.Mutants[0].Name+"`") {
+			if !strings.Contains(l, "[`"+base.Mutants[0].Name+"`]") {
 				kept = append(kept, l)
 			}
 		}

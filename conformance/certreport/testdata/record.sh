@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records the two bundles the report tests render, from real conformance runs on the reference
 # runtime (root, runc and a static busybox needed, like the suite):
-#   failing.tar.gz  the mutant build budget_overrun (reference/mutant: SIGKILL at the budget end
+#   failing.tar.gz  the mutant build budget_overrun (reference/mutants: SIGKILL at the budget end
 #                   plus 3 s) against the grace budget spec (req:STOP-010): one spec fails
 #   passing.tar.gz  the normal build against req:STOP-010 || req:HB-001 || req:DEFER-005
 # Both are filtered runs (a whole --certify run takes most of CI's conformance minutes); the
@@ -13,7 +13,8 @@ work="$(mktemp -d /tmp/podspec-certreport.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/bin/" ./cmd/podspec ./cmd/podspec-supervisor ./cmd/podspec-conformance
 CGO_ENABLED=0 go build -o "$work/bin/podspec-probe" ./cmd/podspec-probe
-go build -tags mutant_budget_overrun -o "$work/bin/podspec-budget_overrun" ./cmd/podspec
+go run ./scripts/mutantcheck overlay -dir "$work/budget_overrun" budget_overrun >/dev/null
+go build -overlay "$work/budget_overrun/overlay.json" -o "$work/bin/podspec-budget_overrun" ./cmd/podspec
 record() { # NAME RUNTIME FILTER
   local d="$work/$1"
   mkdir -p "$d/root" "$d/wd"

@@ -11,7 +11,6 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -44,19 +43,9 @@ func newGCCmd() *cobra.Command {
 			}
 			st, err := p.ReadState()
 			if err != nil || st.Pod.Status == nil || st.Pod.Status.FinishedAt == nil {
-				if mutant.GCRemovesRunning && err == nil && olderThan == 0 && f.forceStopAndWait(cmd.Context(), p) == nil &&
-					f.removePod(cmd.Context(), s, p, true) == nil {
-					removed = append(removed, n) // the mutant: a running pod is stopped and removed
-				}
 				continue
 			}
 			age := now.Sub(*st.Pod.Status.FinishedAt)
-			if mutant.GCAgeFromStart && st.Pod.Status.StartedAt != nil {
-				age = now.Sub(*st.Pod.Status.StartedAt) // the mutant: the age counts from the start
-			}
-			if mutant.GCDefaultRetention && olderThan == 0 && age < time.Hour {
-				continue // the mutant: an unset --older-than is a retention of an hour
-			}
 			if age < olderThan {
 				continue
 			}

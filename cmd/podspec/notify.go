@@ -27,7 +27,6 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/finding"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
@@ -295,9 +294,6 @@ func newNotificationCmd() *cobra.Command {
 				return &rtError{code: runtimev1.CodeNotFound, err: fmt.Errorf("notification %q not found", args[0])}
 			}
 			return err
-		}
-		if mutant.ResultsCapped && len(recs) > v1alpha1.MaxNotificationFailures {
-			recs = recs[:v1alpha1.MaxNotificationFailures]
 		}
 		return cli.PrintJSON(recs)
 	})

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +14,6 @@ import (
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -50,7 +48,7 @@ func newRmCmd() *cobra.Command {
 			return err
 		}
 		if st.Pod.Status.FinishedAt == nil {
-			if !force && !mutant.RmRunningForced {
+			if !force {
 				return errf(runtimev1.CodeConflict, "pod %s is %s, not terminal: stop it first or use --force", p.Name, st.Pod.Status.Phase)
 			}
 			if err := f.forceStopAndWait(cmd.Context(), p); err != nil {
@@ -65,12 +63,7 @@ func newRmCmd() *cobra.Command {
 // forceStopAndWait stops a pod forcibly and waits until it is terminal.
 func (f *rtFlags) forceStopAndWait(ctx context.Context, p *store.Pod) error {
 	zero := int64(0)
-	if mutant.RmForceGraceful {
-		// The mutant: a graceful stop with the pod's own grace period.
-		if err := f.requestStop(ctx, p, nil, false); err != nil {
-			return err
-		}
-	} else if err := f.requestStop(ctx, p, &zero, true); err != nil {
+	if err := f.requestStop(ctx, p, &zero, true); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(60 * time.Second)
@@ -154,20 +147,14 @@ func removalLock(ctx context.Context, p *store.Pod, wait bool) (*store.Lock, err
 // removePod removes a terminal pod under the exclusive reader lock. With wait it waits for
 // readers to finish; without (gc) a pod being read is skipped and store.ErrBusy returned.
 func (f *rtFlags) removePod(ctx context.Context, s *store.Store, p *store.Pod, wait bool) error {
-	if !mutant.RmIgnoresReaders {
-		lock, err := removalLock(ctx, p, wait)
-		if err != nil {
-			return err
-		}
-		defer lock.Unlock()
-	}
-	st, err := p.ReadState()
+	lock, err := removalLock(ctx, p, wait)
 	if err != nil {
 		return err
 	}
-	if mutant.RmIgnoresReaders {
-		os.Remove(p.Path(store.EventsFile)) // the mutant: the pod's data first, under its readers
-		os.RemoveAll(p.Path(store.LogsDir))
+	defer lock.Unlock()
+	st, err := p.ReadState()
+	if err != nil {
+		return err
 	}
 	if p.SupervisorAlive() {
 		// The supervisor records PodFinished and then exits; give it a moment.

@@ -24,7 +24,6 @@ import (
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/logs"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/publish"
 	"podspec.dev/podspec/reference/store"
@@ -179,7 +178,7 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 		if v.HostPath == nil {
 			continue
 		}
-		if _, err := os.Stat(v.HostPath.Path); err != nil && !mutant.HostPathCheckedLate {
+		if _, err := os.Stat(v.HostPath.Path); err != nil {
 			// VOL-008: a hostPath that does not exist is refused, never created.
 			return nil, "", errf(runtimev1.CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
 		}
@@ -196,22 +195,9 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 	if err := <-available; err != nil {
 		return nil, "", &rtError{code: runtimev1.CodeRuntimeUnavailable, err: err}
 	}
-	if mutant.RelativeImageFromCwd {
-		base = "." // the mutant: relative to the runtime's working directory
-	}
 	images, err := be.ResolveImages(ctx, &pod.Spec, base)
-	if err != nil && mutant.ImageErrorUnnamed {
-		return nil, "", errf(failedOrIO(err), "resolve images: an image cannot be resolved") // the mutant: which one is not said
-	}
 	if err != nil {
 		return nil, "", errf(failedOrIO(err), "resolve images: %v", err)
-	}
-	if mutant.RunReplacesTerminal {
-		if old, err := s.Pod(pod.Metadata.Name); err == nil {
-			if st, err := old.ReadState(); err == nil && st.Pod.Status != nil && st.Pod.Status.FinishedAt != nil {
-				f.removePod(ctx, s, old, true) // the mutant: a terminal pod's name is free
-			}
-		}
 	}
 	faultPause("resolved")
 	store.CreateHook = faultPause
@@ -272,7 +258,7 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 			if fd.Suppressed {
 				continue
 			}
-			if fd.Severity == finding.Error && !(mutant.SigkillStopSignalAccepted && fd.Rule == spec.STOP001) {
+			if fd.Severity == finding.Error {
 				errs = append(errs, fd)
 			} else {
 				warns = append(warns, fd)
@@ -291,9 +277,6 @@ func loadPod(file string, data []byte) (*v1alpha1.Pod, error) {
 	r, err := onlyDocument(file, results, v1alpha1.KindPod)
 	if err != nil {
 		return nil, err
-	}
-	if mutant.UnsetRestartPolicyOnFailure && mutantRestartPolicyUnset(data) {
-		r.Pod.Spec.RestartPolicy = v1alpha1.RestartPolicyOnFailure // the mutant: the wrong default
 	}
 	return r.Pod, nil
 }

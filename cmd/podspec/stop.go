@@ -18,7 +18,6 @@ import (
 	"podspec.dev/podspec/cmd/internal/cli"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 	"podspec.dev/podspec/reference/supervisor"
 )
@@ -38,9 +37,6 @@ func newStopCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "SIGKILL every container now: no hooks, no defers")
 	cmd.RunE = f.wrap(func(cmd *cobra.Command, args []string) error {
 		p, release, err := f.podMaybeUnreadable(args[0])
-		if re := (*rtError)(nil); mutant.StopMissingPodSucceeds && errors.As(err, &re) && re.code == runtimev1.CodeNotFound {
-			return nil // the mutant: no such pod, nothing to stop
-		}
 		if err != nil {
 			return err
 		}
@@ -87,7 +83,7 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 		if !p.SupervisorAlive() {
 			return f.killUnsupervised(ctx, p, err)
 		}
-	} else if !mutant.StopSkipsAdoption {
+	} else {
 		if err := f.ensureSupervisor(ctx, p); err != nil {
 			return err
 		}
@@ -96,9 +92,6 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 			return err
 		}
 		if st.Pod.Status.FinishedAt != nil {
-			if mutant.StopTerminalConflict {
-				return errf(runtimev1.CodeConflict, "pod %s is %s, not running", p.Name, st.Pod.Status.Phase)
-			}
 			return nil
 		}
 	}
@@ -125,9 +118,6 @@ func (f *rtFlags) requestStop(ctx context.Context, p *store.Pod, grace *int64, f
 		// The supervisor may have finished the pod or died meanwhile.
 		if st, e := p.ReadState(); e == nil && st.Pod.Status.FinishedAt != nil {
 			return nil
-		}
-		if mutant.StopSkipsAdoption {
-			continue // the mutant: stop only talks to the socket
 		}
 		if err := f.ensureSupervisor(ctx, p); err != nil {
 			return err

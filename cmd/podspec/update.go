@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,7 +20,6 @@ import (
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/engine"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/supervisor"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
@@ -63,7 +61,7 @@ func newUpdateCmd() *cobra.Command {
 		if st.Pod.Status.FinishedAt != nil {
 			return errf(runtimev1.CodeConflict, "pod %s is %s: a terminal pod cannot be updated", p.Name, st.Pod.Status.Phase)
 		}
-		if cond(st.Pod.Status, v1alpha1.PodTerminating) && !mutant.UpdateWhileTerminating {
+		if cond(st.Pod.Status, v1alpha1.PodTerminating) {
 			return errf(runtimev1.CodeConflict, "pod %s is terminating: it cannot be updated (%s)", p.Name, spec.UPD004)
 		}
 		images, err := f.resolveChangedImages(cmd.Context(), newPod, &st.Pod, filepath.Dir(args[1]))
@@ -146,11 +144,6 @@ func validateUpdate(file string, stored *v1alpha1.Pod) (*v1alpha1.Pod, error) {
 			default:
 				fmt.Fprintf(os.Stderr, "%s:%d:%d: warning %s: %s\n", fd.Pos.File, fd.Pos.Line, fd.Pos.Column, fd.Rule, fd.Message)
 			}
-		}
-	}
-	if mutant.UpdatePathsRelative {
-		for i := range errs {
-			errs[i].Path = strings.TrimPrefix(errs[i].Path, "spec.") // the mutant: paths relative to the spec
 		}
 	}
 	if len(errs) > 0 {

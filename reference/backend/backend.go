@@ -33,7 +33,6 @@ import (
 	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/logs"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/publish"
 	"podspec.dev/podspec/reference/sandbox"
@@ -145,18 +144,12 @@ func (b *Backend) ResolveImages(ctx context.Context, spec *v1alpha1.PodSpec, bas
 			return nil, err
 		}
 	}
-	for i, c := range spec.Containers {
-		if mutant.ImagesResolvedLazily && i > 0 {
-			break // the mutant: the others are resolved when they first start
-		}
+	for _, c := range spec.Containers {
 		if err := add(c.Name, c.Image, c.ImagePullPolicy); err != nil {
 			return nil, err
 		}
 	}
 	for _, c := range spec.DeferContainers {
-		if mutant.ImagesResolvedLazily {
-			break
-		}
 		if err := add(c.Name, c.Image, c.ImagePullPolicy); err != nil {
 			return nil, err
 		}
@@ -196,9 +189,6 @@ func (b *Backend) TeardownSandbox(ctx context.Context, pod *engine.PodInfo, raw 
 	if err := b.Sandboxes.Destroy(ctx, b, pod, sb.Infra); err != nil {
 		errs = append(errs, err)
 	}
-	if mutant.PodCgroupLeft {
-		return errors.Join(errs...) // the mutant: the pod's cgroup stays
-	}
 	if err := oci.RemoveCgroup(CgroupParent(pod.UID)); err != nil {
 		errs = append(errs, err)
 	}
@@ -213,13 +203,7 @@ func (b *Backend) setupVolumes(pod *engine.PodInfo) error {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return fmt.Errorf("volume %s: %w", v.Name, err)
 			}
-			if mutant.EmptyDirNotEmpty && v.EmptyDir.Medium != "Memory" {
-				// The mutant: the runtime keeps a note of its own in the volume.
-				if err := os.WriteFile(filepath.Join(dir, ".podspec-volume"), []byte(pod.UID+"\n"), 0o644); err != nil {
-					return fmt.Errorf("volume %s: %w", v.Name, err)
-				}
-			}
-			if v.EmptyDir.Medium == "Memory" && !mutant.MemoryEmptyDirOnDisk {
+			if v.EmptyDir.Medium == "Memory" {
 				opts := "mode=0755"
 				if v.EmptyDir.SizeLimit != nil {
 					n, err := v.EmptyDir.SizeLimit.Bytes()
@@ -254,9 +238,6 @@ func (b *Backend) volumeSource(pod *engine.PodInfo, name string) (string, error)
 		case v.EmptyDir != nil:
 			return filepath.Join(pod.Dir, store.VolumesDir, v.Name), nil
 		case v.HostPath != nil:
-			if mutant.HostPathChmod {
-				os.Chmod(v.HostPath.Path, 0o755) // the mutant: the runtime "fixes" the mode of the host directory
-			}
 			return filepath.Clean(v.HostPath.Path), nil
 		case v.Shared != nil:
 			return filepath.Join(b.SharedDir, v.Shared.Name), nil
@@ -281,9 +262,6 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 	if ref == "" {
 		ref = sb.Images[c.Name]
 	}
-	if mutant.ImageResolvedAtStart {
-		ref = "" // the mutant: the manifest's reference, resolved anew at every start
-	}
 	if ref == "" {
 		ref = c.Image
 	}
@@ -304,19 +282,12 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		return 0, fmt.Errorf("bundle %s: %w", bundle, err)
 	}
 	rootfs := filepath.Join(bundle, "rootfs")
-	if mutant.StaleRootfs {
-		if rootfs, err = b.staleRootfs(ctx, pod, c.Name, img); err != nil {
-			return 0, err
-		}
-	} else if _, err := b.Images.NewRootfs(ctx, img, rootfs); err != nil {
+	if _, err := b.Images.NewRootfs(ctx, img, rootfs); err != nil {
 		return 0, err
 	}
 	// The image's User, or the securityContext's runAsUser and runAsGroup, resolved against the
 	// instance's own /etc/passwd and /etc/group; execs in the instance inherit it.
 	user, err := processUser(rootfs, img.User, c.SecurityContext)
-	if err != nil && mutant.UnknownUserAsRoot {
-		user, err = image.User{}, nil // the mutant: an unknown user runs as root
-	}
 	if err != nil {
 		return 0, fmt.Errorf("container %s: %w", c.Name, err)
 	}
@@ -334,9 +305,6 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		CreateRuntime:  []specs.Hook{HeldHook(bundle)},
 	}
 	securityConfig(c.SecurityContext, &cfg)
-	if mutant.UTSPerContainer || mutant.HostNetwork {
-		cfg.JoinNamespaces = mutantNamespaces(sb.Namespaces)
-	}
 	if len(cfg.Args) == 0 {
 		return 0, fmt.Errorf("container %s: no command: the image has no entrypoint or cmd and the container sets none", c.Name)
 	}
@@ -348,13 +316,7 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		if err != nil {
 			return 0, fmt.Errorf("container %s: %w", c.Name, err)
 		}
-		if mutant.EmptyDirClearedOnRestart {
-			mutantClearEmptyDir(pod, m.Name, src)
-		}
-		cfg.Mounts = append(cfg.Mounts, oci.Mount{Source: src, Destination: m.MountPath, ReadOnly: m.ReadOnly && !mutant.ReadOnlyIgnored})
-	}
-	if mutant.HostResolvConf {
-		cfg.Mounts = append(cfg.Mounts, mutantHostResolvConf()...)
+		cfg.Mounts = append(cfg.Mounts, oci.Mount{Source: src, Destination: m.MountPath, ReadOnly: m.ReadOnly})
 	}
 	if cfg.RecursiveReadOnly, err = b.recursiveReadOnly(ctx, cfg.Mounts); err != nil {
 		return 0, fmt.Errorf("container %s: %w", c.Name, err)
@@ -370,9 +332,6 @@ func (b *Backend) CreateInstance(ctx context.Context, pod *engine.PodInfo, raw j
 		return 0, err
 	}
 	defer lf.Close()
-	if mutant.PreviousLogDeleted {
-		mutantDeleteOtherLogs(req.LogPath)
-	}
 	return b.createHeld(ctx, req.ID, bundle, oci.IO{Stdout: lf, Stderr: lf})
 }
 
@@ -430,9 +389,6 @@ func processArgs(c *v1alpha1.Container, img *ocilayout.Image) []string {
 	case len(c.Command) > 0:
 		return append(append([]string{}, c.Command...), c.Args...)
 	case len(c.Args) > 0:
-		if mutant.ArgsReplaceEntrypoint {
-			return append([]string{}, c.Args...) // the mutant: args alone, as if they were the command
-		}
 		return append(append([]string{}, img.Entrypoint...), c.Args...)
 	}
 	return append(append([]string{}, img.Entrypoint...), img.Cmd...)
@@ -476,9 +432,7 @@ const DefaultPidsLimit = 2048
 // resources turns a container's resources into the OCI limits of its instances: the limits it
 // sets, and DefaultPidsLimit when it sets no pids limit.
 func resources(r *v1alpha1.ResourceRequirements, out *oci.Resources) error {
-	if !mutant.NoDefaultPidsLimit {
-		out.PidsLimit = DefaultPidsLimit
-	}
+	out.PidsLimit = DefaultPidsLimit
 	if r == nil {
 		return nil
 	}
@@ -502,9 +456,6 @@ func resources(r *v1alpha1.ResourceRequirements, out *oci.Resources) error {
 			return fmt.Errorf("memory limit: %w", err)
 		}
 		out.MemoryLimitBytes = v
-		if mutant.MemoryLimitDecimal && v%(1<<20) == 0 {
-			out.MemoryLimitBytes = v / (1 << 20) * 1000 * 1000 // the mutant: Mi read as M
-		}
 	}
 	if q, ok := r.Limits[v1alpha1.ResourcePIDs]; ok {
 		v, err := q.Count()

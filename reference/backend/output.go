@@ -3,7 +3,6 @@ package backend
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"sync"
 	"syscall"
@@ -11,7 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/reference/logs"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // PipePath is the named pipe an instance whose log is at logPath writes its standard output
@@ -80,9 +78,6 @@ func (b *Backend) copyOutput(id, logPath string) (<-chan struct{}, error) {
 		return nil, fmt.Errorf("log pipe: %w", err)
 	}
 	lim := b.LogLimits
-	if mutant.LogUnbounded {
-		lim.MaxFiles = math.MaxInt32
-	}
 	w, err := logs.OpenWriter(logPath, lim)
 	if err != nil {
 		r.Close()

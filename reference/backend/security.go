@@ -7,7 +7,6 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/image"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 )
 
@@ -39,14 +38,11 @@ func userSpec(imageUser string, sc *v1alpha1.SecurityContext) string {
 // refuses user 0 when the container says runAsNonRoot (SEC-022).
 func processUser(rootfs, imageUser string, sc *v1alpha1.SecurityContext) (image.User, error) {
 	spec := userSpec(imageUser, sc)
-	if mutant.RunAsUserIgnored {
-		spec = imageUser // the mutant: the image's User, whatever the manifest says
-	}
 	user, err := image.LookupUser(rootfs, spec)
 	if err != nil {
 		return user, err
 	}
-	if sc != nil && sc.RunAsNonRoot != nil && *sc.RunAsNonRoot && user.UID == 0 && !mutant.RunAsNonRootIgnored {
+	if sc != nil && sc.RunAsNonRoot != nil && *sc.RunAsNonRoot && user.UID == 0 {
 		return user, fmt.Errorf("runAsNonRoot is true, but the process would run as user 0 (user %q)", spec)
 	}
 	return user, nil
@@ -58,8 +54,8 @@ func securityConfig(sc *v1alpha1.SecurityContext, cfg *oci.ContainerConfig) {
 	if sc == nil {
 		return
 	}
-	cfg.RootfsReadonly = sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem && !mutant.ReadOnlyRootfsIgnored
-	if c := sc.Capabilities; c != nil && !mutant.CapabilityChangesIgnored {
+	cfg.RootfsReadonly = sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem
+	if c := sc.Capabilities; c != nil {
 		cfg.CapDrop = ociCapabilities(c.Drop)
 		cfg.CapAdd = ociCapabilities(c.Add)
 	}

@@ -9,7 +9,6 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/procstat"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/reaper"
 )
 
@@ -109,7 +108,7 @@ func (e *Engine) runDefers(phase v1alpha1.DeferPhase) func(ctx context.Context) 
 				return // forced or budget over: endDefers records the rest
 			}
 			e.mu.Lock()
-			if s.rec().Terminal && !mutant.EndedDefersRerun {
+			if s.rec().Terminal {
 				e.mu.Unlock()
 				continue
 			}
@@ -118,21 +117,8 @@ func (e *Engine) runDefers(phase v1alpha1.DeferPhase) func(ctx context.Context) 
 				e.mu.Unlock()
 				continue
 			}
-			if mutant.DefersOnlyOnStopRequest && e.st.Stop.Reason != TerminationStopped {
-				e.mutantNote("defers run only on a stop request")
-				e.skipDeferLocked(s, SkipBudgetExhausted, "the stop sequence was not requested")
-				e.mu.Unlock()
-				continue
-			}
 			e.mu.Unlock()
-			if mutant.DefersInParallel {
-				e.mutantDeferInParallel(ctx, s)
-				continue
-			}
 			e.runDefer(ctx, s)
-		}
-		if mutant.DefersInParallel {
-			e.mutantWaitDefers()
 		}
 	}
 }
@@ -144,12 +130,6 @@ func (e *Engine) abortedByLocked(s *slot) string {
 			return ""
 		}
 		abort := e.deferSpec(o).OnFailure == v1alpha1.DeferAbort
-		if mutant.DeferAbortContinues {
-			abort = false
-		}
-		if mutant.DeferContinueAborts {
-			abort = true
-		}
 		if abort && e.deferFailedLocked(o) {
 			return o.name
 		}
@@ -233,7 +213,7 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 	e.mu.Lock()
 	r := s.rec()
 	if r.RunStart == nil && s.inst == nil && s.status().LastState.Terminated == nil {
-		if !time.Now().Before(e.deferLimitLocked(s, nil)) && !mutant.DeferStartsAfterLimit {
+		if !time.Now().Before(e.deferLimitLocked(s, nil)) {
 			e.skipDeferLocked(s, SkipBudgetExhausted, "its turn came at or after the limit of its run")
 			e.mu.Unlock()
 			return
@@ -254,7 +234,7 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 			}
 			e.mu.Lock()
 			now := time.Now()
-			if ctx.Err() != nil || (!now.Before(e.deferLimitLocked(s, r.RunStart)) && !(mutant.DeferStartsAfterLimit && r.RunStart == nil)) || (next != nil && now.Before(*next)) {
+			if ctx.Err() != nil || !now.Before(e.deferLimitLocked(s, r.RunStart)) || (next != nil && now.Before(*next)) {
 				reason, msg := e.stopSkipReasonLocked()
 				e.notStartedLocked(s, reason, msg)
 				e.mu.Unlock()
@@ -296,7 +276,7 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 		case lost:
 			// DEFER-015: an attempt that ended unobserved does not count; start a new one
 			// while the limit allows, else the run failed (DEFER-007).
-			if ctx.Err() == nil && time.Now().Before(e.deferLimitLocked(s, r.RunStart)) && !mutant.LostDeferAttemptFailed {
+			if ctx.Err() == nil && time.Now().Before(e.deferLimitLocked(s, r.RunStart)) {
 				s.status().LastState = v1alpha1.ContainerState{Terminated: term}
 				s.status().State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: waitingStarting, Message: "its previous attempt ended unobserved"}}
 				e.commitLocked()
@@ -305,18 +285,6 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 			}
 			e.endRunLocked(s, term, false)
 		case term.ExitCode != nil && *term.ExitCode == 0 && !killed:
-			if mutant.DeferRerunAfterSuccess && s.policy == v1alpha1.RestartPolicyOnFailure && s.status().RestartCount == 0 {
-				e.mutantNote("a defer started again after its run succeeded")
-				again := e.afterDeferFailureLocked(ctx, s, term)
-				e.mu.Unlock()
-				if again {
-					continue
-				}
-				return
-			}
-			e.endRunLocked(s, term, true)
-		case mutant.DeferSignalSucceeds && term.ExitCode == nil && term.Signal != nil && !killed:
-			e.mutantNote("a defer's death by signal ends its run as a success")
 			e.endRunLocked(s, term, true)
 		case killed:
 			e.endRunLocked(s, term, false) // killed at its limit or by a forced stop: no retry
@@ -337,15 +305,10 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 func (e *Engine) afterDeferFailureLocked(ctx context.Context, s *slot, term *v1alpha1.ContainerStateTerminated) bool {
 	r := s.rec()
 	st := s.status()
-	if s.policy == v1alpha1.RestartPolicyOnFailure && ctx.Err() == nil && !mutant.DeferNoRetry {
+	if s.policy == v1alpha1.RestartPolicyOnFailure && ctx.Err() == nil {
 		delay := backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
 		next := time.Now().UTC().Add(delay)
 		limit := e.deferLimitLocked(s, r.RunStart)
-		if mutant.DeferLateRetry && !next.Before(limit) && r.Consecutive == 0 {
-			e.mutantNote("defer retry after the limit of its run")
-			r.RunStart = nil // the retry's run counts timeoutSeconds anew, so the retry starts
-			limit = e.deferLimitLocked(s, nil)
-		}
 		if next.Before(limit) {
 			r.Consecutive++
 			r.NextStart = &next
@@ -493,9 +456,6 @@ func (e *Engine) recordDeferExit(s *slot, inst *instance, ex reaper.ExitStatus) 
 	fillExit(term, &ex, oom > 0)
 	term.Reason, term.Message = terminatedReason(exitFacts{kind: s.kind, status: term.Reason, statusMsg: term.Message,
 		stopReason: r.StopReason, forced: e.forced})
-	if mutant.DeferTimeoutAsSignaled && term.Reason == v1alpha1.ReasonTimeout && term.Signal != nil {
-		term.Reason = v1alpha1.ReasonSignaled
-	}
 	lost = term.Reason == ReasonExitStatusLost
 	killed = r.StopReason != ""
 	ev := e.instEvent(runtimev1.EventContainerExited, s, inst, term.Reason, term.Message)
@@ -526,18 +486,12 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	id := s.instanceID(n)
 	sandbox := e.st.Sandbox
 	env := []string{EnvTerminationReason + "=" + e.st.Stop.Reason}
-	if mutant.TerminationReasonLowercase {
-		env = []string{EnvTerminationReason + "=" + mutantLower(e.st.Stop.Reason)}
-	}
 	e.mu.Unlock()
 	if e.adopt {
 		// A previous supervisor may have created this instance without recording it.
 		e.be.DeleteInstance(bg, id, e.info)
 	}
 	c := s.c
-	if mutant.DeferWithoutVolumes {
-		c = e.mutantWithoutEmptyDirs(s.c)
-	}
 	pid, err := e.be.CreateInstance(bg, e.info, sandbox, &InstanceRequest{ID: id, Kind: KindDefer, Container: c,
 		LogPath: e.pod.LogPath(s.name, n), ExtraEnv: env})
 	e.mu.Lock()
@@ -566,10 +520,6 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	e.commitLocked(ev)
 	// Creating can take a while: an attempt whose limit passed meanwhile is not started.
 	late := !time.Now().Before(e.deferLimitLocked(s, r.RunStart)) || (e.deferPhase(s) == v1alpha1.DeferBeforeStop && e.reserveReached)
-	if mutant.DeferStartsAfterLimit && r.RunStart == nil {
-		e.mutantNote("a defer starts after the limit of its run")
-		late = false
-	}
 	if ctx.Err() != nil || late {
 		s.inst = nil
 		r.PID = 0
@@ -680,8 +630,6 @@ func (e *Engine) deferCompletedLocked(now time.Time) {
 	}
 	c := v1alpha1.PodCondition{Type: v1alpha1.PodDeferCompleted, Status: v1alpha1.ConditionTrue, LastTransitionTime: &now}
 	switch {
-	case mutant.DeferSkipOutweighsFailure && len(skipped) > 0:
-		c.Status, c.Reason, c.Message = v1alpha1.ConditionFalse, ReasonDeferSkipped, fmt.Sprintf("skipped: %v", skipped)
 	case len(failed) > 0:
 		c.Status, c.Reason, c.Message = v1alpha1.ConditionFalse, ReasonDeferFailed, fmt.Sprintf("failed: %v", failed)
 	case len(skipped) > 0:

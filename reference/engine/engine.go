@@ -21,7 +21,6 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -266,9 +265,6 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.mu.Lock()
 	for _, s := range e.slots {
 		rec := e.st.Containers[s.name]
-		if mutant.AdoptionRerunsCompletedInit && e.adopt && s.kind == KindInit && rec != nil && rec.Terminal && rec.Completed {
-			e.mutantForgetEnd(s)
-		}
 		if s.kind == KindDefer || (rec != nil && rec.Terminal) {
 			continue // defers run in the stop sequence (defer.go)
 		}
@@ -341,10 +337,6 @@ func (e *Engine) armDeadlineLocked() {
 	}
 	e.deadlineArmed = true
 	at := activeDeadline(*e.st.Pod.Status.StartedAt, *d)
-	if mutant.DeadlineLate {
-		e.mutantNote("deadline 3 s late")
-		at = at.Add(3 * time.Second)
-	}
 	go e.deadline(e.runCtx, at)
 }
 
@@ -362,12 +354,6 @@ func (e *Engine) deadline(ctx context.Context, at time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.terminating {
-		if mutant.DeadlineOverridesStopReason && e.st.Stop != nil {
-			e.mutantNote("the deadline overrides the stop reason")
-			e.st.Stop.Reason = TerminationDeadlineExceeded
-			e.st.Pod.Status.Reason = TerminationDeadlineExceeded
-			e.commitLocked()
-		}
 		return
 	}
 	ev := e.event(runtimev1.EventStopRequested, nil, TerminationDeadlineExceeded, "activeDeadlineSeconds exceeded")
@@ -409,14 +395,14 @@ func (e *Engine) StopOnce(ctx context.Context, id string, grace *int64, force bo
 		g = *grace
 	}
 	if g <= 0 {
-		force = !mutant.GraceZeroGraceful
+		force = true
 		g = 0
 	}
 	ev := e.event(runtimev1.EventStopRequested, nil, "", "")
 	ev.GracePeriodSeconds = &g
 	ev.Force = force
 	reason := TerminationStopped
-	if force && !mutant.ForcedReasonStopped {
+	if force {
 		reason = TerminationForced
 	}
 	e.beginStopLocked(ctx, reason, g, force, id, ev)
@@ -483,11 +469,7 @@ func (e *Engine) persistLocked(evs []*runtimev1.Event) {
 	pending, err := e.events.Pending(evs...)
 	if err == nil {
 		e.st.UnwrittenEvents = pending
-		if mutant.DeferStatusUnpersisted {
-			err = e.pod.WriteState(e.mutantWithoutDefers(e.st))
-		} else {
-			err = e.pod.WriteState(e.st)
-		}
+		err = e.pod.WriteState(e.st)
 	}
 	if err == nil {
 		err = e.events.Append(evs...)
@@ -633,7 +615,7 @@ func (e *Engine) initializedLocked() bool {
 				return false
 			}
 		case KindSidecar:
-			if !s.rec().EverStarted && !mutant.InitializedIgnoresSidecars {
+			if !s.rec().EverStarted {
 				return false
 			}
 		}

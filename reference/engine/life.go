@@ -9,7 +9,6 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/procstat"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
@@ -40,41 +39,20 @@ const (
 func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 	// A new instance is not Started yet unless startInstance found nothing to wait for; an
 	// adopted one may have been.
-	if mutant.ReadinessBeforeStarted && s.c.ReadinessProbe != nil {
-		e.mutantNote("readiness probe before Started")
-		go e.readiness(ctx, s, inst, s.c.ReadinessProbe)
-	}
 	if !e.recStarted(s) {
 		if lc := s.c.Lifecycle; lc != nil && lc.PostStart != nil {
 			var res, msg string
-			if mutant.StartupWithPostStart && s.c.StartupProbe != nil {
-				res, msg = e.mutantPostStartWithStartup(ctx, s, inst, lc.PostStart)
-			} else if mutant.PostStartBeforeStart {
-				res, msg = e.mutantEarlyPostStartResult(ctx, inst)
-			} else {
-				res, msg = e.runHook(ctx, s, inst, HookPostStart, lc.PostStart)
-			}
+			res, msg = e.runHook(ctx, s, inst, HookPostStart, lc.PostStart)
 			if ctx.Err() != nil {
 				return
 			}
 			if res != ResultSucceeded {
 				reason := v1alpha1.ReasonStartError
-				if mutant.PostStartFailureReasonError {
-					e.mutantNote("a failed postStart is reason Error")
-					reason = "Error"
-				}
 				e.killInstance(ctx, s, inst, reason, "postStart hook "+strings.ToLower(res)+": "+msg)
 				return
 			}
 		}
-		if mutant.StartedBeforeStartupProbe && s.c.StartupProbe != nil {
-			e.mutantNote("Started before the startup probe passed")
-			e.mu.Lock()
-			s.status().Started = true
-			e.commitLocked()
-			e.mu.Unlock()
-		}
-		if p := s.c.StartupProbe; p != nil && !(mutant.StartupWithPostStart && s.c.Lifecycle != nil && s.c.Lifecycle.PostStart != nil) {
+		if p := s.c.StartupProbe; p != nil {
 			if !e.probeUntil(ctx, s, inst, ProbeStartup, p, true) {
 				if ctx.Err() == nil {
 					e.killInstance(ctx, s, inst, ReasonUnhealthy, "startup probe failed")
@@ -90,19 +68,11 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 		e.commitLocked(e.startedLocked(s, inst)...)
 		e.mu.Unlock()
 	}
-	if p := s.c.ReadinessProbe; p != nil && !mutant.ReadinessBeforeStarted {
+	if p := s.c.ReadinessProbe; p != nil {
 		go e.readiness(ctx, s, inst, p)
 	}
 	if p := s.c.LivenessProbe; p != nil {
 		if !e.probeUntil(ctx, s, inst, ProbeLiveness, p, false) && ctx.Err() == nil {
-			if mutant.PreStopOnProbeKill && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
-				e.mutantNote("preStop run before a liveness kill")
-				e.runHook(ctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
-			}
-			if mutant.LivenessKillWithoutStopSignal {
-				e.mutantKillNow(ctx, s, inst, ReasonUnhealthy, "liveness probe failed")
-				return
-			}
 			e.killInstance(ctx, s, inst, ReasonUnhealthy, "liveness probe failed")
 		}
 	}
@@ -113,7 +83,7 @@ func (e *Engine) instanceLife(ctx context.Context, s *slot, inst *instance) {
 func (e *Engine) startedLocked(s *slot, inst *instance) []*runtimev1.Event {
 	s.status().Started = true
 	s.rec().EverStarted = true
-	if (s.c.ReadinessProbe != nil && !mutant.ReadyAtStarted) || s.kind == KindInit {
+	if s.c.ReadinessProbe != nil || s.kind == KindInit {
 		return nil
 	}
 	s.status().Ready = true
@@ -152,10 +122,6 @@ func (e *Engine) probeUntil(ctx context.Context, s *slot, inst *instance, name s
 		} else {
 			fails++
 			limit := int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold))
-			if mutant.StartupThresholdOneShort && untilSuccess && limit > 1 {
-				e.mutantNote("startup probe gives up one failure early")
-				limit--
-			}
 			if fails >= limit {
 				e.mu.Lock()
 				ev := e.instEvent(runtimev1.EventProbeFailed, s, inst, "ProbeFailed", msg)
@@ -201,10 +167,6 @@ func (e *Engine) readiness(ctx context.Context, s *slot, inst *instance, p *v1al
 			succ = 0
 			fails++
 			limit := int(threshold(p.FailureThreshold, v1alpha1.DefaultProbeFailureThreshold))
-			if mutant.ReadinessThresholdOneLate {
-				e.mutantNote("readiness probe makes its container not Ready one failure late")
-				limit++
-			}
 			if st.Ready && fails >= limit {
 				st.Ready = false
 				ev := e.instEvent(runtimev1.EventProbeFailed, s, inst, "ProbeFailed", msg)
@@ -230,9 +192,6 @@ func threshold(v, def int32) int32 {
 // periodSeconds apart (HOOK-007), not periodSeconds after the previous one ended; an attempt that
 // outlasted the period is followed at once (attempts never overlap).
 func untilNextAttempt(began time.Time, p *v1alpha1.Probe) time.Duration {
-	if mutant.ProbePeriodFromEnd {
-		return probePeriod(p) // the mutant: the period counts from now, the attempt's end
-	}
 	return time.Until(began.Add(probePeriod(p)))
 }
 
@@ -261,16 +220,9 @@ func (e *Engine) probeOnce(ctx context.Context, s *slot, inst *instance, p *v1al
 	if len(p.Exec.Command) == 0 {
 		return false, "probe has no exec command"
 	}
-	if mutant.ProbeTimeoutNotKilled {
-		return e.mutantProbeLeftRunning(ctx, pctx, inst, p, to)
-	}
 	code, err := e.be.Exec(pctx, inst.id, p.Exec.Command)
 	if err != nil {
 		if pctx.Err() != nil && ctx.Err() == nil {
-			if mutant.TimedOutProbeSucceeds {
-				e.mutantNote("a timed-out probe attempt counts as a success")
-				return true, ""
-			}
 			return false, fmt.Sprintf("probe timed out after %s", to)
 		}
 		return false, err.Error()
@@ -291,11 +243,6 @@ func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook stri
 	var code *int32
 	switch {
 	case h.Sleep != nil:
-		if mutant.SleepHookNotWaited {
-			e.mutantNote("a sleep hook returns at once")
-			result = ResultSucceeded
-			break
-		}
 		if sleepCtx(ctx, secondsOf(h.Sleep.Seconds)) {
 			result = ResultSucceeded
 		} else {
@@ -408,9 +355,6 @@ func (e *Engine) adoptInstance(ctx context.Context, s *slot) *instance {
 		e.commitLocked()
 		e.mu.Unlock()
 		return nil
-	}
-	if alive && mutant.AdoptionRecreatesInstances {
-		return e.mutantRecreate(ctx, s, inst)
 	}
 	if alive {
 		inst.exit = e.watch(s, inst)

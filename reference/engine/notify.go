@@ -38,7 +38,6 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/internal/procstat"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/store"
 )
@@ -122,7 +121,7 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 		switch {
 		case e.st.Pod.Status.FinishedAt != nil:
 			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated // NOTIF-009
-		case e.terminating && !mutant.NotifyTerminating:
+		case e.terminating:
 			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating // NOTIF-008
 		default:
 			rec.Containers = []v1alpha1.ContainerDelivery{}
@@ -130,15 +129,8 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 				if (s.kind != KindMain && s.kind != KindSidecar) || declared(s.c, req.Notifier) == nil {
 					continue
 				}
-				if mutant.FirstDeclaringOnly && len(rec.Containers) > 0 {
-					e.mutantNote("delivered to the first declaring container only")
-					break
-				}
 				cd := v1alpha1.ContainerDelivery{Name: s.name, Phase: v1alpha1.NotificationPending}
-				if !e.eligibleLocked(s) && (!req.AtCreation || mutant.AtCreationNotAwaited) {
-					if mutant.AtCreationNotAwaited && req.AtCreation {
-						e.mutantNote("a container not eligible at its pod's creation is skipped at once")
-					}
+				if !e.eligibleLocked(s) && !req.AtCreation {
 					cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, &now // NOTIF-011
 					cd.Message = "the container is not running and Started"
 				}
@@ -150,10 +142,6 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 			rec.Phase = v1alpha1.NotificationRunning
 			if len(rec.Containers) == 0 {
 				rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonNoMatchingContainers // NOTIF-010
-				if mutant.NoMatchingNotEligible {
-					e.mutantNote("no matching container is NotEligible")
-					rec.Reason = v1alpha1.ReasonNotEligible
-				}
 			}
 		}
 	default:
@@ -163,14 +151,6 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 			cd := &rec.Containers[i]
 			switch cd.Phase {
 			case v1alpha1.NotificationRunning:
-				if mutant.LostDeliveryRerun {
-					if s := e.byName[cd.Name]; s != nil && e.st.Pod.Status.FinishedAt == nil {
-						e.mutantNote("a delivery lost with its supervisor runs again")
-						cd.Phase, cd.ContainerID, cd.StartedAt = v1alpha1.NotificationPending, "", nil
-						slots[i] = s
-						continue
-					}
-				}
 				cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationFailed, ReasonExitStatusLost, &now
 				cd.Message = "the supervisor was lost while the action ran; its outcome is unknown"
 			case v1alpha1.NotificationPending:
@@ -266,22 +246,16 @@ func declared(c *v1alpha1.Container, name string) *v1alpha1.Notifier {
 			return &c.Notifiers[i]
 		}
 	}
-	if mutant.UndeclaredRunsFirstNotifier && len(c.Notifiers) > 0 {
-		return &c.Notifiers[0]
-	}
 	return nil
 }
 
 // eligibleLocked reports whether the pod and the container are eligible now (e.mu held).
 func (e *Engine) eligibleLocked(s *slot) bool {
-	if (e.terminating && !mutant.NotifyTerminating) || e.st.Pod.Status.FinishedAt != nil {
+	if e.terminating || e.st.Pod.Status.FinishedAt != nil {
 		return false
 	}
 	if s.kind != KindMain && s.kind != KindSidecar {
 		return false
-	}
-	if mutant.UnstartedEligible {
-		return s.inst != nil && s.rec().Running && s.status().State.Running != nil
 	}
 	return s.inst != nil && s.rec().Running && s.status().Started && s.status().State.Running != nil
 }
@@ -307,7 +281,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		case finished:
 			e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated, "the pod ended before the delivery started", nil)
 			return
-		case terminating && !mutant.NotifyTerminating:
+		case terminating:
 			e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating, "the pod began terminating before the delivery started", nil)
 			return
 		case !eligible && (!d.req.AtCreation || ended):
@@ -326,15 +300,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 			e.logf("notification %s: %v", d.req.Name, err)
 		}
 		if !wait && n.runningEarlier(&d.req, s.name) {
-			if mutant.DeletedEarlierNotAwaited {
-				e.mutantNote("a delivery does not wait for a deleted Notification's running delivery")
-			} else {
-				wait = true
-			}
-		}
-		if wait && mutant.EarlierDeliveryIgnored {
-			e.mutantNote("a delivery does not wait for an earlier Notification's")
-			wait = false
+			wait = true
 		}
 		if wait {
 			waitChange(ctx, ch, notifyPoll)
@@ -346,7 +312,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		break
 	}
 	// NOTIF-020: a deleted Notification starts nothing.
-	if o, err := notify.ReadObject(d.req.Dir); (err != nil || o.UID != d.req.UID) && !mutant.DeletedNotificationDelivered {
+	if o, err := notify.ReadObject(d.req.Dir); err != nil || o.UID != d.req.UID {
 		e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, "the notification was deleted", nil)
 		return
 	}
@@ -356,37 +322,14 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 	cd := &d.rec.Containers[idx]
 	cd.Phase, cd.ContainerID, cd.StartedAt = v1alpha1.NotificationRunning, inst.id, &now
 	d.mu.Unlock()
-	if mutant.RunningNotPersisted {
-		e.mutantNote("a delivery is not persisted Running before its action")
-	} else if err := e.writeRecord(ctx, d); err != nil {
+	if err := e.writeRecord(ctx, d); err != nil {
 		e.logf("notification %s: persist delivery to %s: %v", d.req.Name, s.name, err)
-		if mutant.DeletedNotificationDelivered {
-			e.mutantNote("the action runs although its Running delivery was not persisted (a deleted Notification)")
-		} else {
-			return
-		}
+		return
 	}
 	e.notifierStarted(s, inst, nf, d.req.Name)
 
 	actx := ctx
-	if mutant.DeletionInterruptsDelivery {
-		var cancel context.CancelFunc
-		actx, cancel = e.mutantCancelOnDeletion(ctx, &d.req)
-		defer cancel()
-	}
-	if mutant.DeliveriesSerialPerPod {
-		mutantPodActions.Lock()
-	}
 	phase, reason, msg, code := e.runAction(actx, s, inst, nf)
-	if mutant.FailedDeliveryRepeated && reason == v1alpha1.ReasonHandlerFailed && nf.Action.Exec != nil {
-		e.mutantNote("a failed delivery runs once more in the same instance")
-		e.notifierStarted(s, inst, nf, d.req.Name)
-		phase, reason, msg, code = e.runAction(actx, s, inst, nf)
-	}
-	if mutant.DeliveriesSerialPerPod {
-		mutantPodActions.Unlock()
-		e.mutantNote("the deliveries to a pod run one at a time")
-	}
 
 	result := ResultSucceeded
 	switch {
@@ -445,10 +388,6 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		if mutant.InstanceEndAlwaysRestarted {
-			e.mutantNote("an instance's end under an action is always ContainerRestarted")
-			return true, v1alpha1.ReasonContainerRestarted
-		}
 		if e.terminating || e.st.Pod.Status.FinishedAt != nil {
 			return true, v1alpha1.ReasonPodTerminated
 		}
@@ -478,10 +417,6 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		}
 		cc := int32(c)
 		if c != 0 {
-			if mutant.HandlerExitCodeDropped {
-				e.mutantNote("a failed action's exit code dropped")
-				return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, fmt.Sprintf("the action exited %d", c), nil
-			}
 			return v1alpha1.NotificationFailed, v1alpha1.ReasonHandlerFailed, fmt.Sprintf("the action exited %d", c), &cc
 		}
 		return v1alpha1.NotificationSucceeded, "", "", &cc
@@ -497,10 +432,6 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(num), Number: num}
 		e.commitLocked(ev)
 		e.mu.Unlock()
-		if mutant.SignalActionDropped {
-			e.mutantNote("a signal notifier's signal is not sent")
-			return v1alpha1.NotificationSucceeded, "", "", nil
-		}
 		if err := e.sendSignal(ctx, inst, sig); err != nil {
 			if gone, why := ended(); gone {
 				return v1alpha1.NotificationFailed, why, "the container instance ended before the signal was delivered", nil

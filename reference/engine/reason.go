@@ -2,7 +2,6 @@ package engine
 
 import (
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // exitFacts is what the terminated reason of an instance whose process ran depends on
@@ -55,8 +54,6 @@ func terminatedReason(f exitFacts) (reason, msg string) {
 		return v1alpha1.ReasonForced, msg
 	case f.status == v1alpha1.ReasonOOMKilled:
 		return f.status, msg
-	case f.stopReason != "" && mutant.StoppedReasonCompleted && f.status == v1alpha1.ReasonCompleted:
-		return f.status, msg
 	case f.stopReason != "":
 		return f.stopReason, msg
 	case f.killReason != "":
@@ -75,14 +72,10 @@ func terminatedReason(f exitFacts) (reason, msg string) {
 // terminatedReason says too.
 func countsAsFailure(f exitFacts, code *int32) bool {
 	switch {
-	case f.stopReason != "" && mutant.StoppedKillCountsFailure:
-		return code == nil || *code != 0
 	case f.stopReason != "":
 		return code != nil && *code != 0
 	case f.killReason != "":
 		return true
-	case mutant.SignalNotFailure && f.status == v1alpha1.ReasonSignaled:
-		return false
 	}
 	return code == nil || *code != 0
 }

@@ -10,7 +10,6 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/procstat"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
@@ -98,20 +97,11 @@ func (e *Engine) buildSlots() {
 			kind = KindSidecar
 		}
 		policy := p.Spec.EffectiveRestartPolicy(c, true)
-		if mutant.InitAlwaysAsNever && kind == KindInit && p.Spec.EffectiveRestartPolicy(c, false) == v1alpha1.RestartPolicyAlways {
-			policy = v1alpha1.RestartPolicyNever // the mutant: Always read as Never, not OnFailure
-		}
-		if mutant.ContainerPolicyIgnored && kind == KindInit {
-			policy = p.Spec.EffectiveRestartPolicy(&v1alpha1.Container{}, true) // the pod's policy alone (RST-002)
-		}
 		e.addSlot(&slot{name: c.Name, kind: kind, index: i, c: c, policy: policy})
 	}
 	for i := range p.Spec.Containers {
 		c := &p.Spec.Containers[i]
 		policy := p.Spec.EffectiveRestartPolicy(c, false)
-		if mutant.ContainerPolicyIgnored {
-			policy = p.Spec.EffectiveRestartPolicy(&v1alpha1.Container{}, false)
-		}
 		e.addSlot(&slot{name: c.Name, kind: KindMain, index: i, c: c, policy: policy})
 	}
 	e.buildDeferSlots()
@@ -157,9 +147,6 @@ func (e *Engine) instEvent(typ runtimev1.EventType, s *slot, inst *instance, rea
 		ev.ContainerID = inst.id
 		n := inst.n
 		ev.RestartCount = &n
-		if mutant.RestartEventsNewUID && n > 0 {
-			ev.PodUID = e.mutantInstanceUID(n)
-		}
 	}
 	return ev
 }
@@ -169,30 +156,16 @@ func (e *Engine) instEvent(typ runtimev1.EventType, s *slot, inst *instance, rea
 func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 	switch s.kind {
 	case KindInit, KindSidecar:
-		if mutant.ParallelInit {
-			e.mutantNote("init containers in parallel")
-			return true, ""
-		}
 		if s.index == 0 {
 			return true, ""
 		}
 		prev := e.slots[s.index-1]
 		if prev.kind == KindSidecar {
-			if mutant.SidecarRunningNotStarted {
-				return prev.rec().EverRan, ""
-			}
 			return prev.rec().EverStarted, ""
 		}
 		return prev.rec().Completed, ""
 	}
-	if mutant.SidecarsNotAwaited {
-		if !e.mutantInitsCompletedLocked() {
-			return false, ""
-		}
-	} else if !e.initializedLocked() {
-		return false, ""
-	}
-	if mutant.MainsStartInOrder && !e.mutantEarlierMainsStartedLocked(s) {
+	if !e.initializedLocked() {
 		return false, ""
 	}
 	for _, d := range s.c.DependsOn {
@@ -202,9 +175,6 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 		}
 		r := dep.rec()
 		cond := d.Condition
-		if mutant.ReadyDependencyAsStarted && cond == v1alpha1.ConditionReady {
-			cond = v1alpha1.ConditionStarted
-		}
 		switch cond {
 		case v1alpha1.ConditionReady:
 			if !r.EverReady {
@@ -214,9 +184,6 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 				return false, ""
 			}
 		case v1alpha1.ConditionCompleted:
-			if mutant.CompletedFromFirstExit && e.mutantFirstExitFailedLocked(dep) {
-				return false, fmt.Sprintf("dependency %s did not complete successfully", d.Name)
-			}
 			if !r.Terminal {
 				return false, ""
 			}
@@ -225,9 +192,6 @@ func (e *Engine) gateLocked(s *slot) (ok bool, failed string) {
 			}
 		default:
 			if !r.EverStarted {
-				if mutant.DependencyFailedNotPropagated && r.Terminal && dep.status().State.Terminated != nil && dep.status().State.Terminated.Reason == v1alpha1.ReasonDependencyFailed {
-					return false, "" // the mutant: a DependencyFailed dependency is waited for
-				}
 				if r.Terminal {
 					return false, fmt.Sprintf("dependency %s ended before it was Started", d.Name)
 				}
@@ -247,9 +211,6 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 	e.mu.Unlock()
 	if adopted == nil && next != nil {
 		wait := time.Until(*next)
-		if mutant.AdoptedBackoffRestarted && e.adopt {
-			wait = e.mutantFullBackoff(s, *next)
-		}
 		if !e.sleep(ctx, wait, func() bool { return e.noRestartLocked(s) }) {
 			e.mu.Lock()
 			if e.noRestartLocked(s) {
@@ -273,9 +234,6 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 					return true
 				}
 				if !first {
-					if mutant.RestartWaitsForDependencies && s.kind == KindMain {
-						return e.mutantDependenciesHoldNowLocked(s)
-					}
 					return true
 				}
 				ok, f := e.gateLocked(s)
@@ -311,21 +269,7 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 		}
 		lifeCtx, cancel := context.WithCancel(ctx)
 		inst.cancel = cancel
-		var presumed <-chan struct{}
-		if mutant.RestartAtStopSignal {
-			presumed = mutantPresumedExit(inst)
-		}
 		go e.instanceLife(lifeCtx, s, inst)
-		if mutant.RestartAtStopSignal && e.mutantExitPresumed(ctx, inst, presumed) {
-			// The mutant: the runtime's kill sent the stop signal, and the instance is taken
-			// for exited; its real end is awaited aside while the slot goes on to the restart.
-			cancel()
-			ex := e.mutantAwaitKilled(ctx, s, inst)
-			if !e.afterExit(ctx, s, inst, &ex, nil) {
-				return
-			}
-			continue
-		}
 		var ex reaper.ExitStatus
 		select {
 		case ex = <-inst.exit:
@@ -346,14 +290,7 @@ func (e *Engine) runSlot(ctx context.Context, s *slot, adopted *instance) {
 // containers once the stop sequence began, sidecars once their own stop step began.
 func (e *Engine) noRestartLocked(s *slot) bool {
 	if s.kind == KindSidecar {
-		if mutant.SidecarNotRestartedInStop && e.terminating {
-			e.mutantNote("sidecar not restarted once the stop sequence began")
-			return true
-		}
 		return s.stopStep || e.killingAll || e.forced || (e.terminating && !s.rec().EverRan)
-	}
-	if mutant.MainRestartedInStop && !e.forced && !e.killingAll {
-		return false // until the budget end, so that the pod still ends
 	}
 	return e.terminating
 }
@@ -365,7 +302,7 @@ func (e *Engine) skipLocked(s *slot) {
 	st := s.status()
 	if st.State.Terminated != nil || st.RestartCount > 0 || st.LastState.Terminated != nil {
 		// It ran before: keep its last terminated state as the final one.
-		if st.State.Terminated == nil && st.LastState.Terminated != nil && !mutant.CancelledRestartStaysWaiting {
+		if st.State.Terminated == nil && st.LastState.Terminated != nil {
 			t := *st.LastState.Terminated
 			st.State = v1alpha1.ContainerState{Terminated: &t}
 		}
@@ -375,11 +312,6 @@ func (e *Engine) skipLocked(s *slot) {
 			e.st.Exits = insertExit(e.st.Exits, *x)
 			r.PendingExit = nil
 		}
-		e.commitLocked()
-		return
-	}
-	if mutant.NeverStartedMainWaiting && s.kind == KindMain {
-		e.mutantNote("a never-started main container stays waiting")
 		e.commitLocked()
 		return
 	}
@@ -396,10 +328,6 @@ func (e *Engine) dependencyFailedLocked(s *slot, msg string) {
 	st := s.status()
 	st.State = v1alpha1.ContainerState{Terminated: &v1alpha1.ContainerStateTerminated{
 		Reason: v1alpha1.ReasonDependencyFailed, Message: msg, StartedAt: now, FinishedAt: now}}
-	if mutant.DependencyFailedExitCode {
-		one := int32(1)
-		st.State.Terminated.ExitCode = &one
-	}
 	e.st.Exits = append(e.st.Exits, store.ExitRecord{Container: s.name, Kind: s.kind, Time: now, Reason: v1alpha1.ReasonDependencyFailed, Failure: true})
 	e.commitLocked(e.event(runtimev1.EventDependencyFailed, s, v1alpha1.ReasonDependencyFailed, msg))
 	e.evaluatePolicyLocked(s)
@@ -423,9 +351,6 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	s.rec().NextStart = nil
 	st := s.status()
 	n := st.RestartCount
-	if mutant.RestartCountCountsFirst && n > 0 {
-		n-- // restartCount held the number of instances
-	}
 	if st.ContainerID != "" || st.LastState.Terminated != nil || st.State.Terminated != nil {
 		n++
 	}
@@ -453,7 +378,7 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
 		return nil, fmt.Errorf("create container %s: %w", s.name, err)
 	}
-	if e.noRestartLocked(s) && !mutant.StartAfterStop {
+	if e.noRestartLocked(s) {
 		// The stop began while the instance was being created: it never starts, and nothing of
 		// it is recorded — no ContainerCreated once the stop sequence began, and no restart in
 		// restartCount, which counts the instances started (RST-006). Once this check passed,
@@ -474,10 +399,6 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	s.creating = false
 	st = s.status()
 	st.RestartCount = n
-	if mutant.RestartCountCountsFirst {
-		e.mutantNote("restartCount counts the first instance too")
-		st.RestartCount = n + 1
-	}
 	st.ContainerID = id
 	st.Started, st.Ready = false, false
 	r := s.rec()
@@ -488,9 +409,6 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	e.beginStartLocked()
 	e.mu.Unlock()
 
-	if mutant.PostStartBeforeStart {
-		e.mutantEarlyPostStart(ctx, s, inst)
-	}
 	if err := e.be.StartInstance(ctx, id); err != nil {
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
 		<-inst.exit
@@ -523,11 +441,11 @@ func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*runtim
 	r.PendingExit = nil
 	s.status().State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
 	ps := e.st.Pod.Status
-	if ps.StartedAt == nil && (!mutant.StartedAtFirstMain || s.kind == KindMain) {
+	if ps.StartedAt == nil {
 		ps.StartedAt = &now
 		e.armDeadlineLocked()
 	}
-	if (s.kind == KindMain || mutant.RunningOnFirstContainer) && ps.Phase == v1alpha1.PodPending {
+	if s.kind == KindMain && ps.Phase == v1alpha1.PodPending {
 		ps.Phase = v1alpha1.PodRunning
 	}
 	ev := e.instEvent(runtimev1.EventContainerStarted, s, inst, "", "")
@@ -582,15 +500,10 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		if ex.Known || !inst.adopted {
 			oom = e.be.OOMKills(inst.id, e.info)
 		}
-		if mutant.OOMFromSigkill && s.c.Resources != nil && ex.Known && ex.Status.Signaled() && ex.Status.Signal() == syscall.SIGKILL {
-			if _, limited := s.c.Resources.Limits[v1alpha1.ResourceMemory]; limited {
-				oom++ // the mutant: a SIGKILL under a memory limit is taken for the OOM killer's
-			}
-		}
 	}
 	// The OCI container is deleted once the exit is recorded (deleting first would delay the
 	// record, and the order of exits with it), and before any back-off wait.
-	deleted := inst == nil || (mutant.RestartAtStopSignal && mutantIsDetached(inst))
+	deleted := inst == nil
 	deleteInst := func() {
 		if !deleted {
 			deleted = true
@@ -633,41 +546,30 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 	}
 	r.Running = false
 	r.PID = 0
-	if mutant.ReadyAfterExit && s.c.ReadinessProbe == nil && st.Ready {
-		st.Started = false // the mutant: a container without a readiness probe stays Ready
-	} else {
-		st.Started, st.Ready = false, false
-	}
+	st.Started, st.Ready = false, false
 	if replaced {
 		e.restartReplacedLocked(s, term, ev) // UPD-007, UPD-008: no policy, no back-off
 		return true
 	}
 
 	restart := !e.noRestartLocked(s)
-	if mutant.RestartsNeedCreator && restart && !e.mutantCreatorAliveLocked() {
-		restart = false
-	}
 	if restart {
 		switch s.policy {
 		case v1alpha1.RestartPolicyNever:
 			restart = false
 		case v1alpha1.RestartPolicyOnFailure:
-			restart = failed || mutant.OnFailureRestartsSuccess
+			restart = failed
 		}
 		if s.kind == KindSidecar {
-			restart = !mutant.SidecarNotRestarted // SIDE-001
+			restart = true // SIDE-001
 		}
 	}
 	var delay time.Duration
 	if restart {
-		if !mutant.BackoffNeverReset && inst != nil && !inst.startedAt.IsZero() && now.Sub(inst.startedAt) >= fractionalSeconds(*e.st.Pod.Spec.RestartBackoff.ResetAfterSeconds) {
+		if inst != nil && !inst.startedAt.IsZero() && now.Sub(inst.startedAt) >= fractionalSeconds(*e.st.Pod.Spec.RestartBackoff.ResetAfterSeconds) {
 			r.Consecutive = 0
 		}
 		delay = backoffDelay(e.st.Pod.Spec.RestartBackoff, r.Consecutive)
-		if mutant.NoBackoff {
-			e.mutantNote("restart without back-off")
-			delay = 0
-		}
 		r.Consecutive++
 		next := now.Add(delay)
 		r.NextStart = &next
@@ -676,13 +578,8 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 			r.PendingExit = &rec // terminal after all if the stop sequence cancels the restart
 		}
 		r.StopReason = ""
-		if !mutant.LastStateNotKept {
-			st.LastState = v1alpha1.ContainerState{Terminated: term}
-		}
+		st.LastState = v1alpha1.ContainerState{Terminated: term}
 		waiting := ReasonBackOff
-		if mutant.WaitingReasonCrashLoop {
-			waiting = "CrashLoopBackOff"
-		}
 		st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: waiting,
 			Message: fmt.Sprintf("restarting in %s", delay)}}
 		rev := e.instEvent(runtimev1.EventContainerRestarting, s, nil, "", fmt.Sprintf("back-off %s", delay))
@@ -690,46 +587,25 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 		rev.RestartCount = &n
 		rev.ContainerID = term.ContainerID
 		e.commitLocked(ev, rev)
-		if mutant.RestartedExitCounted && s.kind == KindMain {
-			e.mutantNote("an exit that will be restarted counts for the exit policy")
-			e.evaluatePolicyLocked(s)
-		}
 	} else {
 		st.State = v1alpha1.ContainerState{Terminated: term}
 		r.Terminal = true
 		r.Completed = !failed
-		if mutant.ProbeKillCompleted && term.ExitCode != nil && *term.ExitCode == 0 && term.Signal == nil {
-			r.Completed = true // the mutant: the exit code alone decides, a probe kill or not
-		}
-		if s.kind == KindMain || s.kind == KindInit || (mutant.SidecarCounted && s.kind == KindSidecar) {
+		if s.kind == KindMain || s.kind == KindInit {
 			e.st.Exits = append(e.st.Exits, exitRecord(s, term, failed, now))
 		}
-		if mutant.SidecarExitsBatched && s.kind == KindSidecar && s.stopStep {
-			e.mutantHoldExitLocked(s, ev)
-		} else {
-			e.commitLocked(ev)
-		}
+		e.commitLocked(ev)
 		switch {
 		case s.kind == KindMain:
 			e.evaluatePolicyLocked(s)
 		case s.kind == KindInit && failed && !e.terminating:
 			reason := TerminationFailed
-			if mutant.InitFailureCompleted {
-				e.mutantNote("an init container's failure stops the pod as Completed")
-				reason = TerminationCompleted
-			}
 			e.beginStopLocked(ctx, reason, e.gracePeriod(), false, "") // INIT-003
 		}
 		return false
 	}
 	e.mu.Unlock()
 	deleteInst()
-	if mutant.RestartSignalsOthers && s.kind == KindMain {
-		e.mutantSignalOtherMains(ctx, s)
-	}
-	if mutant.InitRerunOnRestart && s.kind == KindMain {
-		e.mutantRerunInits(ctx)
-	}
 	full := e.sleep(ctx, delay, func() bool { return e.noRestartLocked(s) })
 	e.mu.Lock()
 	if !full {
@@ -743,9 +619,6 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 
 // backoffDelay is initial×factor^k, capped at max.
 func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
-	if mutant.BackoffUncapped {
-		return mutantUncappedBackoff(b, k)
-	}
 	d := *b.InitialSeconds
 	for i := 0; i < k && d < *b.MaxSeconds; i++ {
 		d *= *b.Factor
@@ -762,13 +635,8 @@ func backoffDelay(b *v1alpha1.Backoff, k int) time.Duration {
 // only when SIGKILL ended that process (STAT-006): a shell that exits 1 after the OOM killer
 // killed its child is oomKilled with reason Error.
 func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom bool) {
-	t.OOMKilled = oom && !mutant.OOMOnlyMainSigkill
+	t.OOMKilled = oom
 	switch {
-	case !ex.Known && mutant.LostExitAsZero:
-		c := int32(0) // the mutant: an end nobody saw is taken for a clean exit
-		t.ExitCode = &c
-		t.Reason = v1alpha1.ReasonCompleted
-		return
 	case !ex.Known:
 		t.Reason = ReasonExitStatusLost
 		t.Message = "the instance ended while no supervisor was its parent; its exit status is unknown"
@@ -781,20 +649,9 @@ func fillExit(t *v1alpha1.ContainerStateTerminated, ex *reaper.ExitStatus, oom b
 			t.Reason = v1alpha1.ReasonError
 		}
 	case ex.Status.Signaled():
-		if oom && mutant.OOMOnlyMainSigkill && ex.Status.Signal() == syscall.SIGKILL {
-			t.OOMKilled = true // the mutant: only a SIGKILL of the instance's own process counts
-		}
 		n := int32(ex.Status.Signal())
 		t.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
-		if mutant.SignalAsExitCode {
-			c := 128 + n
-			t.ExitCode, t.Signal = &c, nil
-		}
-		if mutant.ExitCodeWithSignal {
-			c := 128 + n
-			t.ExitCode = &c
-		}
-		t.CoreDumped = ex.Status.CoreDump() && !mutant.CoreDumpNotReported
+		t.CoreDumped = ex.Status.CoreDump()
 		t.Reason = v1alpha1.ReasonSignaled
 	}
 	if t.OOMKilled && ex.Status.Signaled() && ex.Status.Signal() == syscall.SIGKILL {
@@ -839,9 +696,6 @@ func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, reas
 	e.mu.Unlock()
 	sig := stopSignal(s.c)
 	e.signal(ctx, s, sig, msg)
-	if mutant.RestartAtStopSignal && e.mutantPresumeExited(s, inst) {
-		return // the slot restarts now; mutantAwaitKilled sends the SIGKILL at the grace end
-	}
 	e.mu.Lock()
 	grace := secondsOf(e.gracePeriod()) // an update may change it (UPD-015)
 	e.mu.Unlock()

@@ -1,7 +1,5 @@
 package engine
 
-import "podspec.dev/podspec/reference/mutant"
-
 // A start and a stop are ordered (MAIN-004): an instance's start is under way from its last
 // check that no stop forbids it, made with e.mu held, to its ContainerStarted (or its failure),
 // and a stop that begins the stop sequence or forces it waits until no start is under way. So a
@@ -21,18 +19,12 @@ func (e *Engine) awaitStopsLocked() bool {
 
 // beginStartLocked records a start under way (e.mu held), after the caller's check passed.
 func (e *Engine) beginStartLocked() {
-	if mutant.StartAfterStop {
-		return // the mutant: a stop does not wait for a start under way
-	}
 	e.startsUnderWay++
 }
 
 // endStartLocked ends a start under way (e.mu held): its ContainerStarted is committed, or it
 // failed.
 func (e *Engine) endStartLocked() {
-	if mutant.StartAfterStop {
-		return
-	}
 	e.startsUnderWay--
 	e.startCond.Broadcast()
 }

@@ -8,7 +8,6 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -51,20 +50,6 @@ func (e *Engine) stopSteps() []stopStep {
 		stepAfterStopDefers:  {name: "AfterStopDefers", run: e.runDefers(v1alpha1.DeferAfterStop)},
 		stepSidecars:         {name: "Sidecars", run: e.stopSidecars},
 	}
-	if mutant.AfterStopDefersEarly {
-		e.mutantNote("AfterStop defers run during the main containers' stop")
-		steps[stepMainContainers].run = mutantConcurrently(e.stopMains, steps[stepAfterStopDefers].run)
-	}
-	if mutant.SidecarsWithMains {
-		e.mutantNote("sidecars stopped with the main containers")
-		steps[stepMainContainers].run = mutantConcurrently(e.stopMains, e.stopSidecars)
-		steps[stepSidecars].run = func(context.Context) {}
-	}
-	if mutant.BeforeStopDefersWithPreStop {
-		e.mutantNote("BeforeStop defers run during the main containers' stop")
-		steps[stepBeforeStopDefers].run = func(context.Context) {}
-		steps[stepMainContainers].run = mutantConcurrently(e.stopMains, e.runDefers(v1alpha1.DeferBeforeStop))
-	}
 	return steps
 }
 
@@ -87,11 +72,6 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 				e.st.Stop.RequestIDs = e.st.Stop.RequestIDs[n-maxStopIDs:]
 			}
 		}
-		if force && !e.forced && mutant.ForceIgnoredWhileStopping {
-			e.mutantNote("a forced stop during a graceful one is ignored")
-			e.commitLocked(pre...)
-			return
-		}
 		if force && !e.forced {
 			e.st.Stop.Force = true
 			e.forced = true
@@ -101,11 +81,7 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 			}
 			return
 		}
-		if deadline.Before(e.st.Stop.Deadline) || (mutant.StopRequestExtendsBudget && !force) {
-			if mutant.ShorterGraceFromFirstRequest {
-				e.mutantNote("a shorter grace period counted from the first stop request")
-				deadline = stopDeadline(e.st.Stop.RequestedAt, grace)
-			}
+		if deadline.Before(e.st.Stop.Deadline) {
 			e.st.Stop.Deadline = deadline
 			e.commitLocked(pre...)
 			if e.stopCtx != nil {
@@ -123,9 +99,6 @@ func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64
 		e.st.Stop.RequestIDs = []string{id}
 	}
 	e.st.Pod.Status.Reason = reason
-	if mutant.ResultSetAtStop {
-		e.mutantResultAtStopLocked()
-	}
 	for _, s := range e.slots {
 		if s.kind != KindSidecar {
 			s.rec().NextStart = nil
@@ -159,10 +132,6 @@ func (e *Engine) startStopLocked(ctx context.Context) {
 // of an earlier (later-ending) budget may still fire; they find their work done.
 func (e *Engine) startTimersLocked() {
 	end := e.st.Stop.Deadline
-	if mutant.BudgetOverrun {
-		e.mutantNote("budget overrun")
-		end = end.Add(3 * time.Second)
-	}
 	window := minimumStopWindow
 	if budget := end.Sub(e.st.Stop.RequestedAt); budget < window {
 		window = budget
@@ -182,9 +151,6 @@ func (e *Engine) startTimersLocked() {
 	}()
 	go func() {
 		if sleepCtx(ctx, time.Until(end)) {
-			if mutant.StopRequestExtendsBudget && e.mutantBudgetMovedLater(end) {
-				return // the timer of the later budget end takes over
-			}
 			e.stopCancel()
 		}
 	}()
@@ -196,10 +162,6 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 	steps := e.stopSteps()
 	e.mu.Lock()
 	first := e.st.Stop.Step
-	if mutant.ResumedStopSkipsStep && e.adopt && first < len(steps)-1 {
-		e.mutantNote("the resumed stop sequence skips the step that was running at the loss")
-		first++
-	}
 	e.mu.Unlock()
 	for i := first; i < len(steps) && budget.Err() == nil; i++ {
 		steps[i].run(budget)
@@ -209,9 +171,6 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 			e.commitLocked()
 		}
 		e.mu.Unlock()
-	}
-	if mutant.DeferOnForcedStop {
-		e.mutantDefersOnForce(ctx)
 	}
 	// Defers that did not run to their end (budget over or forced) are killed or skipped.
 	e.endDefers(budget)
@@ -240,10 +199,6 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 			why = "forced stop"
 		}
 		e.mu.Unlock()
-		if mutant.TerminalBeforeKill && !e.forced && len(live) > 0 {
-			e.mutantFinishThenKill(ctx, live)
-			return
-		}
 		for _, s := range live {
 			e.signal(ctx, s, syscall.SIGKILL, why)
 		}
@@ -291,12 +246,6 @@ func (e *Engine) anyBusyLocked() bool {
 // init container gets its stop signal at once. The step ends when all of them exited.
 func (e *Engine) stopMains(ctx context.Context) {
 	var wg sync.WaitGroup
-	var everyHook <-chan struct{}
-	var hookEnded func()
-	if mutant.StopSignalAwaitsEveryPreStop {
-		e.mutantNote("stop signals wait for every preStop hook")
-		everyHook, hookEnded = e.mutantEveryHookEnded()
-	}
 	for _, s := range e.slots {
 		switch s.kind {
 		case KindInit:
@@ -316,15 +265,7 @@ func (e *Engine) stopMains(ctx context.Context) {
 				hookDone := make(chan struct{})
 				if inst != nil && !resumed && s.c.Lifecycle != nil && s.c.Lifecycle.PreStop != nil {
 					go func() {
-						if mutant.PreStopHooksSerial {
-							e.mutantNote("preStop hooks one at a time")
-							mutantHookMu.Lock()
-							defer mutantHookMu.Unlock()
-						}
 						hctx := ctx
-						if mutant.ForcedKillAwaitsHook {
-							hctx = context.WithoutCancel(ctx)
-						}
 						e.runHook(hctx, s, inst, HookPreStop, s.c.Lifecycle.PreStop)
 						// Closed before the wake-up: a waiter woken first would find the hook
 						// still running and sleep until some later change (at worst the
@@ -337,34 +278,15 @@ func (e *Engine) stopMains(ctx context.Context) {
 				} else {
 					close(hookDone)
 				}
-				if mutant.PreStopNotAwaited {
-					e.mutantNote("preStop not awaited")
-					hookDone = make(chan struct{})
-					close(hookDone)
-				}
-				if mutant.StopSignalAwaitsEveryPreStop {
-					go func() { <-hookDone; hookEnded() }()
-				}
 				dependents := e.dependentsOf(s)
-				if mutant.ReverseStopOrder {
-					e.mutantNote("reverse stop order")
-					dependents = e.mutantDependencies(s)
-				}
 				ok := e.waitUntil(ctx, func() bool {
-					if e.reserveReached && !mutant.ReservePointIgnored {
+					if e.reserveReached {
 						return true
 					}
 					select {
 					case <-hookDone:
 					default:
 						return false
-					}
-					if mutant.StopSignalAwaitsEveryPreStop {
-						select {
-						case <-everyHook:
-						default:
-							return false
-						}
 					}
 					for _, d := range dependents {
 						if d.busy() {
@@ -373,15 +295,8 @@ func (e *Engine) stopMains(ctx context.Context) {
 					}
 					return true
 				})
-				if ok && mutant.StopSignalPolled {
-					e.mutantNote("the stop signal waits for the next poll")
-					ok = sleepCtx(ctx, 2500*time.Millisecond)
-				}
 				if ok {
 					e.stopOne(ctx, s)
-				} else if mutant.ForcedKillAwaitsHook {
-					e.mutantNote("the final SIGKILL waits for the preStop hook")
-					<-hookDone
 				}
 			}()
 		}
@@ -393,15 +308,8 @@ func (e *Engine) stopMains(ctx context.Context) {
 // stop signal, wait for the exit. A sidecar is no longer restarted once its own step begins;
 // until then it is, also while a later sidecar is being stopped (SIDE-001).
 func (e *Engine) stopSidecars(ctx context.Context) {
-	if mutant.SidecarExitsBatched {
-		defer e.mutantCommitHeldExits()
-	}
 	for i := len(e.slots) - 1; i >= 0; i-- {
 		s := e.slots[i]
-		if mutant.SidecarsForward {
-			e.mutantNote("sidecars stopped in list order")
-			s = e.slots[len(e.slots)-1-i]
-		}
 		if s.kind != KindSidecar {
 			continue
 		}
@@ -453,19 +361,7 @@ func (e *Engine) stopOne(ctx context.Context, s *slot) {
 	}
 	if send {
 		sig := stopSignal(s.c)
-		if mutant.SidecarsKilled && s.kind == KindSidecar {
-			e.mutantNote("a sidecar is killed instead of signalled")
-			sig = syscall.SIGKILL
-		}
-		if mutant.NoStopSignal {
-			e.mutantNote("SIGKILL instead of the stop signal")
-			sig = syscall.SIGKILL
-		}
 		e.signal(ctx, s, sig, why)
-		if mutant.StopSignalTwice && s.kind == KindMain {
-			e.mutantNote("stop signal sent twice")
-			e.signal(ctx, s, sig, why+", again")
-		}
 	}
 	e.waitUntil(ctx, func() bool { return s.inst != inst })
 }
@@ -486,12 +382,6 @@ func (e *Engine) dependentsOf(s *slot) []*slot {
 // container whose terminal exit triggered the evaluation (nil on adoption).
 func (e *Engine) evaluatePolicyLocked(last *slot) {
 	if e.terminating {
-		if mutant.PolicyFiredRepeated && last != nil && e.st.PolicyDecider != "" {
-			e.mutantNote("PolicyFired again")
-			ev := e.event(runtimev1.EventPolicyFired, nil, string(e.st.Pod.Spec.ExitPolicy), "")
-			ev.Container, ev.ContainerKind = last.name, KindMain
-			e.commitLocked(ev)
-		}
 		return
 	}
 	all := true
@@ -527,29 +417,14 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 	switch policy {
 	case v1alpha1.ExitPolicyAny:
 		fire = last != nil || all
-		if mutant.ExitPolicyIgnored {
-			e.mutantNote("exit policy Any behaves like All")
-			fire = all
-		}
 	case v1alpha1.ExitPolicyAnyFailure:
 		fire = all || lastFailed
-		if mutant.AnyFailureFiresOnAnyExit {
-			e.mutantNote("exit policy AnyFailure fires at any terminal exit")
-			fire = last != nil || all
-		}
 	default:
 		policy = v1alpha1.ExitPolicyAll
 		fire = all
-		if mutant.AllFiresOnFailure && lastFailed {
-			e.mutantNote("exit policy All fires at a terminal failure")
-			fire = true
-		}
 	}
 	if !fire {
 		return
-	}
-	if mutant.PolicyListOrder && last != nil {
-		last = e.mutantFirstTerminalMainLocked()
 	}
 	ev := e.event(runtimev1.EventPolicyFired, nil, string(policy), "")
 	if last != nil {
@@ -558,9 +433,6 @@ func (e *Engine) evaluatePolicyLocked(last *slot) {
 		e.st.PolicyDecider = last.name
 	}
 	reason := TerminationCompleted
-	if mutant.TerminationReasonFromLastExit {
-		anyFailed = lastFailed
-	}
 	if anyFailed {
 		reason = TerminationFailed
 	}
@@ -586,20 +458,12 @@ func (e *Engine) finish(ctx context.Context) {
 	s.ExitCode = &code
 	s.DecidedBy = decider
 	s.FinishedAt = &now
-	if mutant.FinishedAtStopBegin && e.st.Stop != nil {
-		e.mutantNote("finishedAt is the time the stop sequence began")
-		t := e.st.Stop.RequestedAt
-		s.FinishedAt = &t
-	}
 	if s.StartedAt == nil {
 		s.StartedAt = &now
 	}
 	e.terminating = false
 	setCondition(s, v1alpha1.PodReady, false, now)
-	setCondition(s, v1alpha1.PodTerminating, mutant.TerminatingStaysTrue, now)
-	if mutant.ReasonRecomputedAtFinish && phase == v1alpha1.PodSucceeded {
-		s.Reason = TerminationCompleted
-	}
+	setCondition(s, v1alpha1.PodTerminating, false, now)
 	e.deferCompletedLocked(now)
 	ev := e.event(runtimev1.EventPodFinished, nil, s.Reason, "")
 	ev.Phase = phase
@@ -615,9 +479,7 @@ func (e *Engine) resultLocked() (v1alpha1.PodPhase, int32, string) {
 	for i := range e.st.Exits {
 		if e.st.Exits[i].Failure {
 			firstFailure = &e.st.Exits[i]
-			if !mutant.DecidedByLastFailure {
-				break
-			}
+			break
 		}
 	}
 	allStarted := true
@@ -630,27 +492,10 @@ func (e *Engine) resultLocked() (v1alpha1.PodPhase, int32, string) {
 	if e.st.Stop != nil {
 		reason = e.st.Stop.Reason
 	}
-	if mutant.DeferFailureFailsPod && firstFailure == nil {
-		for _, s := range e.slots {
-			if s.kind == KindDefer && e.deferFailedLocked(s) {
-				return v1alpha1.PodFailed, 1, s.name
-			}
-		}
-	}
-	if mutant.ForcedSucceeds && reason == TerminationForced {
-		e.mutantNote("a forced stop does not fail the pod")
-		reason = TerminationCompleted
-	}
 	if reason != TerminationDeadlineExceeded && reason != TerminationEvicted && reason != TerminationForced && allStarted && firstFailure == nil {
-		if mutant.SucceededDecidedByEmpty {
-			return v1alpha1.PodSucceeded, 0, ""
-		}
 		return v1alpha1.PodSucceeded, 0, e.st.PolicyDecider
 	}
 	if firstFailure == nil {
-		if mutant.UndecidedFailureExitZero {
-			return v1alpha1.PodFailed, 0, ""
-		}
 		return v1alpha1.PodFailed, 1, ""
 	}
 	return v1alpha1.PodFailed, derivedExitCode(firstFailure), firstFailure.Container
@@ -662,8 +507,6 @@ func derivedExitCode(x *store.ExitRecord) int32 {
 	switch {
 	case x.ExitCode != nil:
 		return *x.ExitCode
-	case x.Signal != nil && mutant.SignalNumberAsPodExitCode:
-		return *x.Signal
 	case x.Signal != nil:
 		return 128 + *x.Signal
 	}

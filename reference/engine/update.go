@@ -13,7 +13,6 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
@@ -161,9 +160,6 @@ func (e *Engine) updLocked() *updateState {
 func (e *Engine) instanceRequestLocked(s *slot, id string, n int32) (*InstanceRequest, int64) {
 	u := e.updLocked()
 	c := *s.c
-	if mutant.WaitingChangeDeferred {
-		c = e.mutantNextDefinitionLocked(s)
-	}
 	ver := u.version[s.name]
 	u.instVersion[id] = ver
 	img := e.st.Images[s.name]
@@ -213,7 +209,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	switch {
 	case ps.FinishedAt != nil:
 		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is %s: %w", e.info.Name, ps.Phase, ErrUpdateConflict)
-	case e.terminating && !mutant.UpdateWhileTerminating:
+	case e.terminating:
 		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is terminating (%s): %w", e.info.Name, spec.UPD004, ErrUpdateConflict)
 	case req.Generation != 0 && req.Generation != gen:
 		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s changed (generation %d, the update was checked against %d); retry: %w", e.info.Name, gen, req.Generation, ErrUpdateConflict)
@@ -224,7 +220,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		return v1alpha1.PodStatus{}, gen, &InvalidUpdateError{Errs: errs}
 	}
 	ch := validation.MutableChanges(newPod, &old)
-	if ch.Empty() && !mutant.NoopUpdateBumpsGeneration {
+	if ch.Empty() {
 		return *deepCopyStatus(ps), gen, nil
 	}
 	for _, cc := range ch.Containers {
@@ -247,9 +243,7 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	p.Metadata.Labels = maps.Clone(newPod.Metadata.Labels)
 	p.Metadata.Annotations = maps.Clone(newPod.Metadata.Annotations)
 	p.Spec.ActiveDeadlineSeconds = newPod.Spec.ActiveDeadlineSeconds
-	if !mutant.GraceUpdateIgnored {
-		p.Spec.TerminationGracePeriodSeconds = newPod.Spec.TerminationGracePeriodSeconds
-	}
+	p.Spec.TerminationGracePeriodSeconds = newPod.Spec.TerminationGracePeriodSeconds
 	// New backing arrays: the slots keep their own (effective) definitions.
 	p.Spec.InitContainers = slices.Clone(newPod.Spec.InitContainers)
 	p.Spec.Containers = slices.Clone(newPod.Spec.Containers)
@@ -285,14 +279,6 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		}
 		r := s.rec()
 		effect := cc.Effect
-		if mutant.ResizeRestarts && effect == validation.EffectResize {
-			e.mutantNote("a resize restarts the container")
-			effect = validation.EffectRestart
-		}
-		if mutant.RestartResizeInPlace && effect == validation.EffectRestart && slices.Equal(cc.Fields, []string{"resources"}) {
-			e.mutantNote("a RestartContainer resize is applied in place")
-			effect = validation.EffectResize
-		}
 		switch effect {
 		case validation.EffectNextRun:
 			// Used only if the init container has not started (UPD-013).
@@ -309,14 +295,8 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 				resizes = append(resizes, resize{s: s, id: s.inst.id, res: nc.Resources})
 			}
 		case validation.EffectRestart:
-			if mutant.WaitingChangeDeferred && s.inst == nil && !s.creating && !r.Terminal {
-				e.mutantKeepDefinitionLocked(s)
-			}
 			e.applyDefinitionLocked(s, nc, cc, req.Images)
 			if r.Terminal {
-				if mutant.UpdateRestartsExited && s.kind == KindMain && e.runCtx != nil {
-					e.mutantRestartExitedLocked(s)
-				}
 				continue // UPD-013: an exited container does not come back
 			}
 			if s.inst == nil && !s.creating {
@@ -331,19 +311,12 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 			go e.awaitRestart(rc, s, u.version[s.name], gen)
 		}
 	}
-	if mutant.UpdateRestartsUnchanged {
-		e.mutantReplaceUnchangedLocked(rc, u, ch, gen)
-	}
 	u.resizing[gen] += len(resizes)
 
 	// UPD-014: the new deadline counts from status.startedAt and takes effect at once.
 	if ch.ActiveDeadlineSeconds && ps.StartedAt != nil && p.Spec.ActiveDeadlineSeconds != nil {
 		if e.deadlineArmed {
 			from := *ps.StartedAt
-			if mutant.DeadlineUpdateFromNow {
-				e.mutantNote("a changed deadline counts from the update")
-				from = time.Now()
-			}
 			go e.deadline(rc, activeDeadline(from, *p.Spec.ActiveDeadlineSeconds))
 		} else if e.runCtx != nil {
 			e.armDeadlineLocked()
@@ -485,18 +458,13 @@ func (e *Engine) replaceInstance(ctx context.Context, s *slot, inst *instance, g
 		return
 	}
 	why := fmt.Sprintf("replaced by update (generation %d)", gen)
-	if mutant.UpdateKillsAtOnce {
-		e.mutantNote("a replaced instance gets SIGKILL at once")
-		e.signalInstance(ctx, s, inst, syscall.SIGKILL, why)
-		return
-	}
 	if !e.signalInstance(ctx, s, inst, stopSignal(s.c), why) {
 		return
 	}
 	e.mu.Lock()
 	grace := secondsOf(e.gracePeriod())
 	e.mu.Unlock()
-	if !e.sleep(ctx, grace, func() bool { return s.inst != inst || (e.terminating && !mutant.UpdateSignalsDuringStop) }) {
+	if !e.sleep(ctx, grace, func() bool { return s.inst != inst || e.terminating }) {
 		return
 	}
 	e.signalInstance(ctx, s, inst, syscall.SIGKILL, why+": grace period over")
@@ -507,10 +475,6 @@ func (e *Engine) replaceInstance(ctx context.Context, s *slot, inst *instance, g
 func (e *Engine) signalInstance(ctx context.Context, s *slot, inst *instance, sig syscall.Signal, why string) bool {
 	e.mu.Lock()
 	terminating := e.terminating
-	if terminating && mutant.UpdateSignalsDuringStop {
-		e.mutantNote("an update keeps signalling its instance during a stop")
-		terminating = false
-	}
 	if s.inst != inst || terminating {
 		e.mu.Unlock()
 		return false
@@ -569,12 +533,7 @@ func (e *Engine) resumeUpdatesLocked() {
 		if g == 0 {
 			continue
 		}
-		if mutant.ResumedUpdateCountsOldInstance {
-			e.mutantNote("a resumed update counts the adopted instance as the new one")
-			u.version[s.name]--
-		} else {
-			u.version[s.name]++ // newer than any adopted instance (version 0)
-		}
+		u.version[s.name]++ // newer than any adopted instance (version 0)
 		u.pending[s.name] = g
 		if inst := s.inst; inst != nil && !r.Terminal {
 			u.replacing[inst.id] = true
@@ -617,9 +576,6 @@ func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTer
 	n := st.RestartCount
 	rev.RestartCount = &n
 	rev.ContainerID = term.ContainerID
-	if mutant.ReplacedExitCounted && s.kind == KindMain {
-		e.mutantCountReplacedLocked(s, term)
-	}
 	e.commitLocked(exited, rev)
 }
 
@@ -628,7 +584,7 @@ func (e *Engine) restartReplacedLocked(s *slot, term *v1alpha1.ContainerStateTer
 func (e *Engine) observeLocked() []*runtimev1.Event {
 	ps := e.st.Pod.Status
 	obs := e.st.Pod.Metadata.Generation
-	if u := e.upd; u != nil && !mutant.ObservedAtAccept {
+	if u := e.upd; u != nil {
 		for _, g := range u.pending {
 			obs = min(obs, g-1)
 		}

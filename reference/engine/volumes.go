@@ -6,7 +6,6 @@ import (
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // VolumeCheckPeriod is how often the engine measures the pod's disk-backed emptyDir volumes
@@ -24,9 +23,6 @@ type volumeLimit struct {
 // sizeLimit, once their volumes exist (a medium: Memory volume is a tmpfs of that size: the
 // kernel bounds it, VOL-006).
 func (e *Engine) armVolumeLimitsLocked() {
-	if mutant.SizeLimitIgnored {
-		return
-	}
 	var limits []volumeLimit
 	for _, v := range e.st.Pod.Spec.Volumes {
 		if v.EmptyDir == nil || v.EmptyDir.SizeLimit == nil || v.EmptyDir.Medium == "Memory" {

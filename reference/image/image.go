@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"podspec.dev/podspec/ocilayout"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // Store resolves images and caches their unpacked root filesystems under Root.
@@ -35,13 +34,7 @@ type Store struct {
 // (which pins every layer digest), layer blobs are not re-hashed, so resolving a cached image
 // costs two small reads.
 func (s *Store) Resolve(ctx context.Context, ref ocilayout.Reference) (*ocilayout.Image, error) {
-	if mutant.UntaggedTakesFirst && ref.Tag == "" && ref.Digest == "" {
-		ref = mutantFirstImage(ref) // the mutant: the first of several
-	}
 	skipLayers := s.unpacked
-	if mutant.LayerDigestUnchecked {
-		skipLayers = mutantLayersUnchecked // the mutant: no layer blob is hashed
-	}
 	return ocilayout.Resolve(ctx, ref, skipLayers)
 }
 

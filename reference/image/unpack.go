@@ -17,7 +17,6 @@ import (
 	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/internal/flock"
 	"podspec.dev/podspec/ocilayout"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // Whiteout markers of the OCI layer format.
@@ -101,9 +100,6 @@ func (s *Store) Unpack(ctx context.Context, img *ocilayout.Image) (string, error
 
 // unpackLayer verifies and extracts one layer blob into root.
 func unpackLayer(ctx context.Context, layout string, d ocispec.Descriptor, diffID, root string) error {
-	if mutant.LayerDigestUnchecked {
-		return mutantUnpackUnverified(layout, d, root) // the mutant: neither digest is checked
-	}
 	l, err := ocilayout.OpenLayer(ctx, layout, d, diffID)
 	if err != nil {
 		return err
@@ -336,9 +332,7 @@ func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, writte
 		}
 	case tar.TypeReg: // archive/tar reads an old layer's TypeRegA as TypeReg
 		flags := unix.O_CREAT | unix.O_EXCL | unix.O_WRONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-		if mutant.RegWrittenThroughLink {
-			flags = unix.O_CREAT | unix.O_TRUNC | unix.O_WRONLY | unix.O_CLOEXEC // the mutant: into what is there, links followed
-		} else if err := removeAt(pfd, base); err != nil {
+		if err := removeAt(pfd, base); err != nil {
 			return err
 		}
 		fd, err := unix.Openat(pfd, base, flags, 0o600)
@@ -407,9 +401,6 @@ func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, writte
 		}
 		if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return err
-		}
-		if mutant.UnpackUmaskApplied {
-			break // the mutant: the FIFO keeps the mode mknod gave it, under the umask
 		}
 		// mknod applies the umask; chmod does not (and after chown, which clears setuid bits).
 		if err := unix.Fchmodat(pfd, base, mode, 0); err != nil {

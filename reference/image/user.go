@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // User is a resolved process identity.
@@ -77,7 +75,7 @@ func LookupUser(rootfs, spec string) (User, error) {
 	if err != nil {
 		return User{}, fmt.Errorf("user %q: %w", spec, err)
 	}
-	if hasGroup && !mutant.UserGroupIgnored { // the mutant: the group part is dropped
+	if hasGroup {
 		if g, err := parseID(groupPart); err == nil {
 			u.GID = g
 		} else {

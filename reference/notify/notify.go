@@ -42,7 +42,6 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -220,9 +219,6 @@ func (s *Store) Create(n *v1alpha1.Notification, pods *store.Store) (*Object, er
 		seen[p.Name] = true
 	}
 	for _, p := range n.Spec.Pods {
-		if mutant.NotFoundNamesDropped {
-			break // the mutant: a name that names no pod gets no record
-		}
 		if !seen[p] {
 			seen[p] = true
 			recs = append(recs, &v1alpha1.PodNotificationRecord{Notification: name, Pod: p, Phase: v1alpha1.NotificationSkipped,
@@ -236,14 +232,6 @@ func (s *Store) Create(n *v1alpha1.Notification, pods *store.Store) (*Object, er
 		}
 	}
 	obj.Notification.Status.Targets = int32(len(recs))
-	if mutant.TargetsWithoutNotFound {
-		obj.Notification.Status.Targets = 0
-		for _, r := range recs {
-			if r.PodUID != "" {
-				obj.Notification.Status.Targets++
-			}
-		}
-	}
 	for _, r := range recs {
 		countPhase(obj.Notification.Status, r.Phase, 1)
 		if r.Phase == v1alpha1.NotificationSkipped {
@@ -428,9 +416,6 @@ func Final(p v1alpha1.NotificationPhase) bool {
 // one failed, else Succeeded if one succeeded, else Skipped.
 func RecordPhase(ds []v1alpha1.ContainerDelivery) v1alpha1.NotificationPhase {
 	ph := v1alpha1.NotificationSkipped
-	if mutant.RecordPhaseSucceededWins {
-		return mutantSucceededWins(ds)
-	}
 	for _, d := range ds {
 		switch d.Phase {
 		case v1alpha1.NotificationFailed:
@@ -464,9 +449,6 @@ func SelectorMatches(sel *v1alpha1.LabelSelector, labels map[string]string) bool
 	}
 	for k, v := range sel.MatchLabels {
 		if got, ok := labels[k]; !ok || got != v {
-			if mutant.SelectorAnyLabel && mutantAnyLabel(sel.MatchLabels, labels) {
-				continue // the mutant: one matching label is enough
-			}
 			return false
 		}
 	}
@@ -530,7 +512,7 @@ func countPhase(st *v1alpha1.NotificationStatus, p v1alpha1.NotificationPhase, d
 // (NOTIF-017): the pod-level outcome if it has a reason, else each failed or skipped delivery.
 func addFailures(st *v1alpha1.NotificationStatus, r *v1alpha1.PodNotificationRecord) {
 	add := func(f v1alpha1.NotificationFailure) {
-		if len(st.Failures) < v1alpha1.MaxNotificationFailures || (mutant.FailuresCapExceeded && len(st.Failures) == v1alpha1.MaxNotificationFailures) {
+		if len(st.Failures) < v1alpha1.MaxNotificationFailures {
 			st.Failures = append(st.Failures, f)
 		}
 	}

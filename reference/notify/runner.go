@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -111,10 +110,6 @@ func (r *Runner) Run(ctx context.Context) error {
 		if f.done() {
 			return f.finish(ctx)
 		}
-		if mutant.AllPodsFinalPhase && f.spec.TargetPolicy == v1alpha1.AllPods && len(f.todo) == 0 && len(f.inflight) == 0 {
-			f.logf("podspec mutant build: an AllPods Notification is final while it exists")
-			f.st.Phase = f.finalPhase()
-		}
 		if err := f.writeStatus(); err != nil && !f.noRoom(err) {
 			if errors.Is(err, ErrNotFound) {
 				return nil
@@ -195,10 +190,6 @@ func (r *Runner) load() (*fanOut, error) {
 	if f.spec.Parallelism != nil {
 		f.par = int(*f.spec.Parallelism)
 	}
-	if mutant.NotifyParallelismExceeded && f.par != 0 {
-		f.logf("podspec mutant build: parallelism exceeded by one")
-		f.par++
-	}
 	f.st.Phase = v1alpha1.NotificationRunning
 	return f, nil
 }
@@ -262,17 +253,8 @@ func (f *fanOut) scanNewPods() error {
 			continue
 		}
 		later := TargetsLater(f.obj, p)
-		if mutant.LaterPodsRedecided {
-			if later = mutantTargetsLaterNow(f.obj, p); !later {
-				continue // not decided: looked at again at the next scan, with the pod's labels then
-			}
-		}
 		f.decided[p.UID] = true
 		if !later {
-			continue
-		}
-		if mutant.AllPodsSkipsLaterPods {
-			f.logf("podspec mutant build: an AllPods Notification does not target pod %s, created after it", p.Name)
 			continue
 		}
 		rec := &v1alpha1.PodNotificationRecord{Notification: f.r.Name, Pod: p.Name, PodUID: p.UID,
@@ -348,10 +330,6 @@ func (f *fanOut) dueTurns() (batch, rest []*target, err error) {
 			now := time.Now().UTC()
 			rec := &v1alpha1.PodNotificationRecord{Notification: f.r.Name, Pod: t.pod, PodUID: t.uid, Phase: v1alpha1.NotificationSkipped,
 				Reason: v1alpha1.ReasonPodTerminated, Containers: []v1alpha1.ContainerDelivery{}, StartedAt: &now, FinishedAt: &now}
-			if mutant.RemovedTargetNotFound && (perr != nil || pi.UID != t.uid) {
-				f.logf("podspec mutant build: a removed target is PodNotFound")
-				rec.Reason = v1alpha1.ReasonPodNotFound
-			}
 			if err := WriteRecord(RecordPath(f.dir, t.pod, t.uid), rec); err != nil {
 				return nil, nil, err
 			}
@@ -441,10 +419,6 @@ func (f *fanOut) finish(ctx context.Context) error {
 // failed, else Succeeded if one succeeded, else Skipped.
 func (f *fanOut) finalPhase() v1alpha1.NotificationPhase {
 	ph := v1alpha1.NotificationSkipped
-	if mutant.SkippedNotificationSucceeds {
-		f.logf("podspec mutant build: a Notification without a failure is Succeeded")
-		ph = v1alpha1.NotificationSucceeded
-	}
 	for _, t := range f.all {
 		if t.phase == v1alpha1.NotificationFailed {
 			return v1alpha1.NotificationFailed
@@ -467,9 +441,6 @@ func (f *fanOut) finalise(rec *v1alpha1.PodNotificationRecord, t *target) {
 func (f *fanOut) writeStatus() error {
 	st := f.st
 	st.Targets, st.Pending, st.Running, st.Succeeded, st.Failed, st.Skipped = int32(len(f.all)), 0, 0, 0, 0, 0
-	if mutant.TargetsWithoutNotFound {
-		st.Targets = mutantExistingTargets(f.all)
-	}
 	for _, t := range f.all {
 		countPhase(st, t.phase, 1)
 	}
@@ -529,7 +500,7 @@ func finishLost(rec *v1alpha1.PodNotificationRecord) {
 
 func sortTargets(ts []*target) {
 	sort.SliceStable(ts, func(i, j int) bool {
-		if !ts[i].createdAt.Equal(ts[j].createdAt) && !mutant.TurnsByName {
+		if !ts[i].createdAt.Equal(ts[j].createdAt) {
 			return ts[i].createdAt.Before(ts[j].createdAt)
 		}
 		return ts[i].pod < ts[j].pod

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/internal/atomicfile"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // Namespace types accepted in ContainerConfig.JoinNamespaces.
@@ -204,7 +203,7 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	g.SetRootReadonly(c.RootfsReadonly)
 	g.SetProcessArgs(c.Args)
 	g.SetProcessTerminal(false)
-	g.SetProcessNoNewPrivileges(!mutant.NewPrivilegesAllowed)
+	g.SetProcessNoNewPrivileges(true)
 	g.ClearProcessEnv()
 	hasPath := false
 	for _, kv := range c.Env {
@@ -233,23 +232,15 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	}
 
 	caps := Capabilities(c.CapDrop, c.CapAdd)
-	if mutant.RuncCapabilities {
-		caps = mutantRuncCapabilities
-	}
 	g.Config.Process.Capabilities = &specs.LinuxCapabilities{Bounding: slices.Clone(caps)}
 	if c.UID == 0 {
 		g.Config.Process.Capabilities.Effective = slices.Clone(caps)
 		g.Config.Process.Capabilities.Permitted = slices.Clone(caps)
 	}
-	if mutant.ExtraCapability {
-		g.Config.Process.Capabilities.Bounding = append(g.Config.Process.Capabilities.Bounding, "CAP_SYS_ADMIN")
-	}
 	// The seccomp profile depends on the bounding set (moby's rules for CAP_SYS_ADMIN,
 	// CAP_SYS_CHROOT, ...), so it is made once that is final.
-	if !mutant.SeccompRuntimeToolsProfile {
-		if g.Config.Linux.Seccomp, err = seccompFor(g.Config); err != nil {
-			return nil, fmt.Errorf("container config: %w", err)
-		}
+	if g.Config.Linux.Seccomp, err = seccompFor(g.Config); err != nil {
+		return nil, fmt.Errorf("container config: %w", err)
 	}
 
 	// Rlimits: never above what this process may have (no CAP_SYS_RESOURCE on some hosts).
@@ -273,7 +264,7 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 		opts := []string{"rbind", "rprivate"}
 		if m.ReadOnly {
 			opts = append(opts, "ro")
-			if c.RecursiveReadOnly != "" && !mutant.ReadOnlyTopOnly {
+			if c.RecursiveReadOnly != "" {
 				opts = append(opts, c.RecursiveReadOnly)
 			}
 		}
@@ -281,15 +272,9 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	}
 
 	for _, p := range defaultMaskedPaths {
-		if mutant.MaskedPathsMissing {
-			break
-		}
 		g.AddLinuxMaskedPaths(p)
 	}
 	for _, p := range defaultReadonlyPaths {
-		if mutant.ReadonlyPathsMissing {
-			break
-		}
 		g.AddLinuxReadonlyPaths(p)
 	}
 

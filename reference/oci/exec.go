@@ -17,7 +17,6 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"podspec.dev/podspec/internal/procstat"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // runtimeGrace is how long Exec lets the runtime report after the exec'd tree was killed.
@@ -178,9 +177,7 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 				// The group is read before, and killed after, the tree: a process killed
 				// before its tree was collected has its children reparented out of reach.
 				pgid, err := syscall.Getpgid(pid)
-				if !mutant.ExecGroupOnlyKill { // the mutant leaves the tree: only the group dies
-					KillProcessTree(pid)
-				}
+				KillProcessTree(pid)
 				if err == nil && pgid != syscall.Getpgrp() {
 					_ = syscall.Kill(-pgid, syscall.SIGKILL)
 				}
@@ -243,9 +240,6 @@ func (r *Runtime) execSpec(ctx context.Context, id string, p ExecProcess) (*spec
 	proc.ConsoleSize = nil
 	proc.Args = append([]string(nil), p.Args...)
 	proc.Env = mergeEnv(proc.Env, p.Env)
-	if mutant.ExecWithoutContainerEnv { // the mutant drops the container's environment
-		proc.Env = mergeEnv([]string{"PATH=" + DefaultPath}, p.Env)
-	}
 	if p.Cwd != "" {
 		proc.Cwd = p.Cwd
 	}
@@ -337,27 +331,25 @@ func (r *Runtime) killSandboxTree(ctx context.Context, id string, pid int) {
 	}
 	tree := []int{pid}
 	signal(syscall.SIGSTOP, pid)
-	if !mutant.ExecGroupOnlyKill { // the mutant leaves the descendants alive
-		seen := map[int]bool{pid: true}
-		deadline := time.Now().Add(sandboxCollectBound)
-		for quiet := 0; quiet < 2 && time.Now().Before(deadline); {
-			quiet++
-			children, err := r.sandboxChildren(ctx, id)
-			if err != nil {
-				break
+	seen := map[int]bool{pid: true}
+	deadline := time.Now().Add(sandboxCollectBound)
+	for quiet := 0; quiet < 2 && time.Now().Before(deadline); {
+		quiet++
+		children, err := r.sandboxChildren(ctx, id)
+		if err != nil {
+			break
+		}
+		var found []int
+		for _, c := range subtree(children, pid) {
+			if !seen[c] {
+				seen[c] = true
+				found = append(found, c)
 			}
-			var found []int
-			for _, c := range subtree(children, pid) {
-				if !seen[c] {
-					seen[c] = true
-					found = append(found, c)
-				}
-			}
-			if len(found) > 0 {
-				quiet = 0
-				tree = append(tree, found...)
-				signal(syscall.SIGSTOP, found...)
-			}
+		}
+		if len(found) > 0 {
+			quiet = 0
+			tree = append(tree, found...)
+			signal(syscall.SIGSTOP, found...)
 		}
 	}
 	signal(syscall.SIGKILL, tree...)

@@ -8,8 +8,6 @@ import (
 	mobyseccomp "github.com/moby/profiles/seccomp"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
-
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // SeccompSource names where the default seccomp profile's rules come from: moby's default
@@ -55,9 +53,6 @@ func defaultSeccomp(s *specs.Spec) (*specs.LinuxSeccomp, error) {
 	profile, err := mobyseccomp.GetDefaultProfile(s)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp profile from %s: %w", SeccompSource, err)
-	}
-	if mutant.SeccompEPERMDefault {
-		return profile, nil
 	}
 	granted := map[string]bool{}
 	for _, rule := range profile.Syscalls {

@@ -35,7 +35,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/internal/atomicfile"
-	"podspec.dev/podspec/reference/mutant"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/store"
 )
@@ -294,7 +293,7 @@ func (s *Sandbox) Destroy(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("remove sandbox dir: %w", err))
 		}
 	}
-	if validUID(s.PodUID) && !mutant.PodCgroupLeft { // the mutant: the pod's cgroup stays
+	if validUID(s.PodUID) {
 		if err := removeCgroup(ctx, s.CgroupParent()); err != nil {
 			errs = append(errs, err)
 		}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // Event types the reference runtime records beyond the contract's (api/runtime/v1; section 5.2
@@ -220,9 +219,6 @@ func (l *EventLog) Hold(evs ...*runtimev1.Event) error {
 	b, err := l.number(evs)
 	if err != nil {
 		return err
-	}
-	if mutant.FailedEventsDropped {
-		return nil // the mutant: numbered, then dropped
 	}
 	l.held = append(l.held, b...)
 	l.nHeld += len(evs)

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	mrand "math/rand"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,8 +22,6 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/sys/unix"
-
-	"podspec.dev/podspec/reference/mutant"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
@@ -54,12 +51,6 @@ var dnsLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
 // ValidName reports whether name is a DNS-1123 label, the only form allowed in host paths.
 func ValidName(name string) error {
-	if mutant.ValidNameUnanchored {
-		if len(name) > 63 || !regexp.MustCompile(`[a-z0-9]([a-z0-9-]*[a-z0-9])?`).MatchString(name) {
-			return fmt.Errorf("invalid name %q: must be a DNS label", name)
-		}
-		return nil // the mutant: any name holding one alphanumeric run passes
-	}
 	if len(name) > 63 || !dnsLabel.MatchString(name) {
 		return fmt.Errorf("invalid name %q: must be a DNS label (at most 63 of [a-z0-9-], starting and ending alphanumeric)", name)
 	}
@@ -115,9 +106,6 @@ func Open(root string) (*Store, error) {
 			return nil, err
 		}
 	}
-	if mutant.StateDirsWritable {
-		return &Store{Root: abs}, nil
-	}
 	if err := os.Chmod(abs, stateDirMode()); err != nil {
 		return nil, fmt.Errorf("state root %s: %w", abs, err)
 	}
@@ -127,9 +115,6 @@ func Open(root string) (*Store, error) {
 // stateDirMode is the mode of the root, ROOT/pods and the pod directories: 0700, so no other
 // user reaches anything of the state (SEC-007).
 func stateDirMode() os.FileMode {
-	if mutant.StateWorldReadable {
-		return 0o755
-	}
 	return 0o700
 }
 
@@ -441,9 +426,6 @@ func (p *Pod) WriteState(st *State) error {
 	if err != nil {
 		return fmt.Errorf("encode state of %s: %w", p.Name, err)
 	}
-	if mutant.StateWrittenInPlace {
-		return mutantWriteInPlace(p.Path(StateFile), append(b, '\n'))
-	}
 	return atomicfile.WriteFile(p.Path(StateFile), append(b, '\n'), 0o600)
 }
 
@@ -604,9 +586,6 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	if err != nil {
 		return nil, err
 	}
-	if mutant.KilledRunHoldsName && s.mutantCreatorAtWork(pod.Metadata.Name) {
-		return nil, fmt.Errorf("pod %s: %w (a run is creating it)", pod.Metadata.Name, ErrExists) // the mutant: a dead creator counts
-	}
 	s.sweepCreating()
 	if _, err := os.Lstat(dir); err == nil && !s.removeHalfMade(dir) {
 		return nil, fmt.Errorf("pod %s: %w", pod.Metadata.Name, ErrExists)
@@ -618,17 +597,8 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	}
 	p := &Pod{Name: pod.Metadata.Name, Dir: tmp}
 	uid := uuid.NewString()
-	if mutant.UIDFixedSeed {
-		uid = uuid.Must(uuid.NewRandomFromReader(mrand.New(mrand.NewSource(1)))).String() // the mutant: the same seed in every process
-	}
-	if mutant.UIDWithoutDashes {
-		uid = strings.ReplaceAll(uid, "-", "")
-	}
 	now := time.Now().UTC()
 	pod.Metadata.Generation = 1
-	if mutant.CreatedAtGenerationZero {
-		pod.Metadata.Generation = 0 // the mutant: its first update is generation 1
-	}
 	pod.Status = &v1alpha1.PodStatus{UID: uid, Phase: v1alpha1.PodPending, ObservedGeneration: 1}
 	st := &State{Pod: *pod, CreatedAt: now, Images: images, Creator: SupervisorInfo{PID: me, StartTime: procstat.StartTime(me)},
 		CreationLabels: maps.Clone(pod.Metadata.Labels)}

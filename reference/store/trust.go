@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // ErrUntrusted is returned for a state root, or a directory of the state below it, that another
@@ -113,10 +111,10 @@ func checkOwnDir(root, dir string) (missing bool, err error) {
 			"remove the link (and find out who made it); the runtime never makes one there")
 	case st.Mode&unix.S_IFMT != unix.S_IFDIR:
 		return false, untrusted(root, dir, st, "not a directory", "move it away")
-	case int(st.Uid) != me && !mutant.StateRootOwnerUnchecked:
+	case int(st.Uid) != me:
 		return false, untrusted(root, dir, st, "owned by "+owner(st.Uid)+", not by this runtime's uid "+strconv.Itoa(me)+": that user could rename what is in it away or plant links in it",
 			"use a state root owned by uid "+strconv.Itoa(me)+" (chown -R "+strconv.Itoa(me)+" "+dir+" if it is yours, or another --root)")
-	case st.Mode&0o022 != 0 && !mutant.StateDirsWritable:
+	case st.Mode&0o022 != 0:
 		if err := os.Chmod(dir, os.FileMode(st.Mode&0o777&^0o022)); err != nil {
 			return false, fmt.Errorf("state root %s: %s is writable by group or others and could not be made private: %w", root, dir, err)
 		}

@@ -13,7 +13,6 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
-	"podspec.dev/podspec/reference/mutant"
 )
 
 // Shared named volumes (docs/spec/gc-volumes.md, VOL-010 … VOL-013) live below the runtime
@@ -126,9 +125,6 @@ func (s *Store) AcquireSharedVolumes(pod, uid string, vols []v1alpha1.Volume) er
 		if err != nil {
 			return err
 		}
-		if mutant.SharedRecreatedEmpty {
-			os.RemoveAll(s.SharedVolumePath(name)) // the mutant: every declaring pod gets it empty
-		}
 		if err := os.MkdirAll(s.SharedVolumePath(name), 0o755); err != nil {
 			return fmt.Errorf("shared volume %s: %w", name, err)
 		}
@@ -166,17 +162,14 @@ func (s *Store) ReleaseSharedVolumes(uid string, vols []v1alpha1.Volume) ([]stri
 			continue
 		}
 		delete(refs.Pods, uid)
-		if len(refs.Pods) > 0 && !(mutant.SharedDeletedWhileUsed && ref.ReclaimPolicy == v1alpha1.ReclaimPolicyDelete) {
+		if len(refs.Pods) > 0 {
 			if err := s.writeRefs(refs); err != nil {
 				errs = append(errs, err)
 			}
 			continue
 		}
 		// The last pod is gone: reclaim, then forget the record.
-		if mutant.SharedRetainDeleted {
-			ref.ReclaimPolicy = v1alpha1.ReclaimPolicyDelete
-		}
-		if ref.ReclaimPolicy == v1alpha1.ReclaimPolicyDelete && !mutant.SharedDeleteKept {
+		if ref.ReclaimPolicy == v1alpha1.ReclaimPolicyDelete {
 			if err := os.RemoveAll(s.SharedVolumePath(name)); err != nil {
 				errs = append(errs, fmt.Errorf("delete shared volume %s: %w", name, err))
 				continue

@@ -1,6 +1,0 @@
-//go:build !mutant_defer_late_retry
-
-package mutant
-
-// DeferLateRetry, when true (build tag mutant_defer_late_retry), makes the runtime break a requirement: under restartPolicy OnFailure a defer retries its first failed attempt although the back-off ends at or after the limit of the run, counting the run's timeoutSeconds anew from the retry (breaks DEFER-017).
-const DeferLateRetry = false

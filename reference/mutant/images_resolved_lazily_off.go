@@ -1,6 +1,0 @@
-//go:build !mutant_images_resolved_lazily
-
-package mutant
-
-// ImagesResolvedLazily, when true (build tag mutant_images_resolved_lazily), makes the runtime break a requirement: only the first main container's image is resolved when the pod is created; every other image is resolved when its container first starts (breaks IMG-002).
-const ImagesResolvedLazily = false

@@ -1,6 +1,0 @@
-//go:build mutant_memory_limit_decimal
-
-package mutant
-
-// MemoryLimitDecimal is true in the mutant build mutant_memory_limit_decimal: a memory limit in binary units (Mi, Gi) is applied as decimal ones: 256Mi becomes 256000000 bytes (breaks RES-002).
-const MemoryLimitDecimal = true

@@ -1,6 +1,0 @@
-//go:build mutant_oom_only_main_sigkill
-
-package mutant
-
-// OOMOnlyMainSigkill is true in the mutant build mutant_oom_only_main_sigkill: oomKilled is set only when the instance's own process dies of SIGKILL, not when the OOM killer killed another of its processes and the main process exited with a code (breaks STAT-004).
-const OOMOnlyMainSigkill = true

@@ -1,6 +1,0 @@
-//go:build !mutant_reason_recomputed_at_finish
-
-package mutant
-
-// ReasonRecomputedAtFinish, when true (build tag mutant_reason_recomputed_at_finish), makes the runtime break a requirement: status.reason is recomputed from the exits when the pod becomes terminal: a stopped pod whose main containers all exited 0 ends Completed, not Stopped (breaks EXIT-020).
-const ReasonRecomputedAtFinish = false

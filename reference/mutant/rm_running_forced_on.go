@@ -1,6 +1,0 @@
-//go:build mutant_rm_running_forced
-
-package mutant
-
-// RmRunningForced is true in the mutant build mutant_rm_running_forced: rm without --force of a pod that is not terminal stops it with a forced stop and removes it instead of failing with Conflict (breaks GC-008).
-const RmRunningForced = true

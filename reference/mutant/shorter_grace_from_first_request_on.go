@@ -1,6 +1,0 @@
-//go:build mutant_shorter_grace_from_first_request
-
-package mutant
-
-// ShorterGraceFromFirstRequest is true in the mutant build mutant_shorter_grace_from_first_request: a second stop request's shorter grace period is counted from the first stop request instead of from its own (breaks STOP-012).
-const ShorterGraceFromFirstRequest = true

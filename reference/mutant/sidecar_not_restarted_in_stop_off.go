@@ -1,6 +1,0 @@
-//go:build !mutant_sidecar_not_restarted_in_stop
-
-package mutant
-
-// SidecarNotRestartedInStop, when true (build tag mutant_sidecar_not_restarted_in_stop), makes the runtime break a requirement: a sidecar that exits after the stop sequence began is not restarted, although its own step has not begun (breaks SIDE-001).
-const SidecarNotRestartedInStop = false

@@ -1,6 +1,0 @@
-//go:build mutant_state_dirs_writable
-
-package mutant
-
-// StateDirsWritable is true in the mutant build mutant_state_dirs_writable: a directory of the state that group or other users may write keeps that permission: neither the ownership check nor the store's open removes it (breaks SUP-012).
-const StateDirsWritable = true

@@ -1,6 +1,0 @@
-//go:build !mutant_user_group_ignored
-
-package mutant
-
-// UserGroupIgnored, when true (build tag mutant_user_group_ignored), makes the runtime break a requirement: the group of an image User USER:GROUP is ignored: the process runs with the user's primary group from /etc/passwd, root's when the image has none (breaks IMG-011).
-const UserGroupIgnored = false

@@ -474,7 +474,7 @@ func stripHeader(s string) string {
 }
 
 var (
-	tableHead = regexp.MustCompile("(?m)^\\| mutant \\| build tag \\|")
+	tableHead = regexp.MustCompile(`(?m)^\| mutant \| build tag \|`)
 	tableTag  = regexp.MustCompile("(?m)^(\\| .+? \\| )`mutant_([a-z0-9_]+)`( \\| )")
 )
 

@@ -80,12 +80,12 @@ func TestConvertBothWays(t *testing.T) {
 	c := cmdline{t: t, root: t.TempDir()}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "k8s.yaml")
-	os.WriteFile(src, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: shop}\nspec:\n  containers:\n  - name: web\n    image: oci:images/web\n    ports: [{containerPort: 80}]\n"), 0o644)
+	os.WriteFile(src, []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: shop}\nspec:\n  containers:\n  - name: web\n    image: oci:images/web\n    ports: [{containerPort: 80, hostPort: 8080}]\n"), 0o644)
 	out, errs, code := c.runRaw("convert", src)
 	if code != 0 {
 		t.Fatalf("convert: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"k8s.yaml:3:23: KUBE-017: metadata.namespace", "k8s.yaml:8:5: KUBE-017: spec.containers[0].ports"} {
+	for _, want := range []string{"k8s.yaml:3:23: KUBE-017: metadata.namespace", "k8s.yaml:8:33: KUBE-017: spec.containers[0].ports[0].hostPort"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr %q lacks %q", errs, want)
 		}

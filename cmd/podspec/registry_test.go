@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/registrytest"
@@ -78,12 +79,18 @@ func TestIMG023_ADeferContainerRunsAfterTheRegistryStopped(t *testing.T) {
 	c, reg, _ := registrySetup(t)
 	manifest := filepath.Join(t.TempDir(), "pod.yaml")
 	os.WriteFile(manifest, []byte("apiVersion: podspec.dev/v1alpha1\nkind: Pod\nmetadata: {name: reg-defer}\nspec:\n  containers:\n  - name: main\n    image: "+
-		reg.Ref("busybox:v1")+"\n    command: [sleep, '300']\n  deferContainers:\n  - name: report\n    image: "+reg.Ref("report:1.0")+
+		reg.Ref("busybox:v1")+"\n    command: [sh, -c, \"trap 'exit 0' TERM; while true; do sleep 0.1; done\"]\n  deferContainers:\n  - name: report\n    image: "+reg.Ref("report:1.0")+
 		"\n    command: [sh, -c, 'echo deferred ran']\n"), 0o644)
 	t.Cleanup(func() { c.run("rm", "--force", "reg-defer") })
 	if _, code := c.run("run", "--detach", manifest); code != 0 {
 		t.Fatalf("run: exit %d", code)
 	}
+	// The main container runs (and traps SIGTERM) before the stop: the defer's turn then comes
+	// after it exits, well within the budget, however fast the machine is.
+	waitFor(t, "the main container to run", 30*time.Second, func() bool {
+		r := readState(t, c.root, "reg-defer").Containers["main"]
+		return r != nil && r.Running
+	})
 	reg.Stop()
 	if _, code := c.run("stop", "reg-defer"); code != 0 {
 		t.Fatalf("stop: exit %d", code)

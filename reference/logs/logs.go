@@ -235,22 +235,24 @@ func (w *Writer) Flush() error {
 	return err
 }
 
-// rotate writes what is buffered, starts the next segment and drops the oldest beyond the
-// limit. The next segment exists only once the last one is whole, which tells a reader it is.
+// rotate writes what is buffered, drops the oldest segments so that the next one keeps the log
+// within the file limit, and starts the next segment. The next segment exists only once the last
+// one is whole, which tells a reader it is.
 func (w *Writer) rotate() error {
 	ferr := w.Flush() // what cannot be written is counted lost; the next segment may have room
 	if err := w.f.Close(); err != nil {
 		return err
 	}
-	w.seqs = append(w.seqs, w.seqs[len(w.seqs)-1]+1)
-	if err := w.open(); err != nil {
-		w.seqs = w.seqs[:len(w.seqs)-1]
-		if oerr := w.open(); oerr != nil {
-			return oerr
+	next := w.seqs[len(w.seqs)-1] + 1
+	// The oldest segments go first, so that the log never holds more than MaxFiles files.
+	for len(w.seqs) > max(w.lim.MaxFiles-1, 0) {
+		if err := os.Remove(Segment(w.path, w.seqs[0])); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
 		}
-		return err
+		w.seqs = w.seqs[1:]
 	}
-	if err := w.drop(); err != nil {
+	w.seqs = append(w.seqs, next)
+	if err := w.open(); err != nil {
 		return err
 	}
 	return ferr

@@ -18,7 +18,6 @@ const (
 	jobNameMaxLength     = 63 // a Job's name is the value of its pods' job-name label
 	maxRestartRules      = 20
 	maxRestartExitCodes  = 255
-	portNameMaxLength    = 15
 	maxPort              = 65535
 )
 
@@ -234,31 +233,6 @@ func validateEnv(env []EnvVar, p *field.Path) field.ErrorList {
 	return errs
 }
 
-// ianaServiceNameProblem says why s is not an IANA service name (a port name), or "".
-func ianaServiceNameProblem(s string) string {
-	if len(s) > portNameMaxLength {
-		return fmt.Sprintf("must be at most %d characters (is %d)", portNameMaxLength, len(s))
-	}
-	letter := false
-	for i, c := range s {
-		switch {
-		case c >= 'a' && c <= 'z':
-			letter = true
-		case c >= '0' && c <= '9':
-		case c == '-':
-			if i == 0 || i == len(s)-1 || strings.Contains(s, "--") {
-				return "must not begin or end with '-' nor hold '--'"
-			}
-		default:
-			return "must consist of lower-case letters, digits and '-'"
-		}
-	}
-	if !letter {
-		return "must contain at least one letter"
-	}
-	return ""
-}
-
 // validatePorts checks container ports (KUBE-008): numbers in range, names that are IANA
 // service names unique in the container, host ports not taken twice in the pod. Ephemeral
 // containers may not declare ports.
@@ -277,7 +251,7 @@ func validatePorts(c *Container, kind containerKind, hostPorts map[string]string
 			errs = append(errs, field.Invalid(rulePorts, pp.Child("hostPort"), port.HostPort, "must be between 1 and 65535"))
 		}
 		if port.Name != "" {
-			if d := ianaServiceNameProblem(port.Name); d != "" {
+			if d := validation.PortNameProblem(port.Name); d != "" {
 				errs = append(errs, field.Invalid(rulePorts, pp.Child("name"), port.Name, d))
 			} else if names[port.Name] {
 				errs = append(errs, field.Duplicate(rulePorts, pp.Child("name"), port.Name, "port names must be unique within a container"))
@@ -522,8 +496,8 @@ func validateHTTPGet(h *HTTPGetAction, p *field.Path) field.ErrorList {
 // validatePortRef checks a port given as a number or as the name of a container port.
 func validatePortRef(v IntOrString, p *field.Path) field.ErrorList {
 	if v.IsString {
-		if d := ianaServiceNameProblem(v.StrVal); d != "" {
-			return field.ErrorList{field.Invalid(ruleProbes, p, v.StrVal, "a port name "+d)}
+		if d := validation.PortNameProblem(v.StrVal); d != "" {
+			return field.ErrorList{field.Invalid(ruleProbes, p, v.StrVal, d)}
 		}
 		return nil
 	}

@@ -34,7 +34,7 @@ func validatePorts(ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorLis
 		if port.Name == "" {
 			continue
 		}
-		if d := portNameProblem(port.Name); d != "" {
+		if d := PortNameProblem(port.Name); d != "" {
 			errs = append(errs, field.Invalid(spec.HOOK020, pp.Child("name"), port.Name, d))
 		}
 		if named[port.Name] {
@@ -77,8 +77,9 @@ func validatePortRef(ref v1alpha1.PortRef, ports []v1alpha1.ContainerPort, p *fi
 	return field.ErrorList{field.NotFound(spec.HOOK014, p, ref.Name, msg)}
 }
 
-// portNameProblem returns why s is not an IANA service name (RFC 6335), or "" if it is one.
-func portNameProblem(s string) string {
+// PortNameProblem returns why s is not an IANA service name (RFC 6335), the name of a
+// container port, or "" if it is one.
+func PortNameProblem(s string) string {
 	switch {
 	case len(s) > 15:
 		return fmt.Sprintf("must be a port name of at most 15 characters (is %d)", len(s))

@@ -79,8 +79,10 @@ func (v *Validator) kubernetesFindings(d *manifest.Document, o *object) (fs []fi
 		return fs, true
 	}
 	for _, ob := range objs {
-		c := convertPod(d, ob)
-		o.converted = append(o.converted, c)
+		c := convertPod(d, ob, v.opts.Objects)
+		if v.opts.Objects {
+			o.converted = append(o.converted, c)
+		}
 		for _, f := range c.Findings {
 			if f.Severity != finding.Error {
 				fs = append(fs, f)
@@ -91,17 +93,23 @@ func (v *Validator) kubernetesFindings(d *manifest.Document, o *object) (fs []fi
 }
 
 // convertPod converts the pod of one valid Kubernetes object and validates it as a podspec Pod,
-// positioning every finding in the Kubernetes document.
-func convertPod(d *manifest.Document, ob *kubernetes.Object) *ConvertedPod {
+// positioning every finding in the Kubernetes document. keep (Options.Objects) says whether the
+// caller keeps the conversion: only then is Pod set, and the pod converted a second time to be
+// defaulted for the checks while Pod stays as converted.
+func convertPod(d *manifest.Document, ob *kubernetes.Object, keep bool) *ConvertedPod {
 	conv, lost := kubernetes.ConvertObject(d.Value, ob)
-	c := &ConvertedPod{Pod: conv.Pod}
+	c := &ConvertedPod{}
 	for _, e := range lost {
 		f := toFinding(d, engineConverted, e)
 		f.Message = e.Detail
 		c.NotCarried = append(c.NotCarried, f)
 	}
-	checked, _ := kubernetes.ConvertObject(d.Value, ob) // a copy to default; Pod stays as converted
-	pod := checked.Pod
+	pod := conv.Pod
+	if keep {
+		c.Pod = conv.Pod
+		checked, _ := kubernetes.ConvertObject(d.Value, ob) // a copy to default; Pod stays as converted
+		pod = checked.Pod
+	}
 	pod.SetDefaults()
 	at := ob.Template().PodPath
 	for _, e := range validation.ValidatePod(pod) {

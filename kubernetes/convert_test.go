@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/corpustest"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation/field"
@@ -257,25 +257,13 @@ type validPod struct {
 // validPodspecPods returns every podspec Pod of the valid corpus and the examples.
 func validPodspecPods(t *testing.T) []validPod {
 	t.Helper()
-	var files []string
-	for _, pattern := range []string{"../testdata/valid/*.yaml", "../testdata/valid/*/*.yaml", "../examples/*.yaml"} {
-		m, _ := filepath.Glob(pattern)
-		files = append(files, m...)
-	}
 	var out []validPod
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, d := range corpustest.ValidDocuments(t, "..") {
+		if d.Kind != v1alpha1.KindPod {
+			continue
 		}
-		docs, _ := manifest.Decode(f, data, manifest.DefaultLimits())
-		for _, d := range docs {
-			if d.APIVersion != v1alpha1.APIVersion || d.Kind != v1alpha1.KindPod {
-				continue
-			}
-			if p, err := d.Pod(); err == nil {
-				out = append(out, validPod{file: f, pod: p})
-			}
+		if p, err := d.Pod(); err == nil {
+			out = append(out, validPod{file: d.File, pod: p})
 		}
 	}
 	return out

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
-	"podspec.dev/podspec/manifest"
+	"podspec.dev/podspec/internal/corpustest"
 	"podspec.dev/podspec/schema"
 )
 
@@ -456,53 +456,38 @@ func asSlice(v any) []any        { s, _ := v.([]any); return s }
 // and the examples (SetDefaults, as the runtime does before it stores a pod) and validates the
 // result against the schema again: a default outside an enumeration or a bound fails here.
 func TestDefaultsAreValuesTheSchemasAllow(t *testing.T) {
-	var files []string
-	for _, pattern := range []string{"../../testdata/valid/*.yaml", "../../testdata/valid/*/*.yaml", "../../examples/*.yaml"} {
-		m, _ := filepath.Glob(pattern)
-		files = append(files, m...)
-	}
 	n := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	for _, d := range corpustest.ValidDocuments(t, "../..") {
+		var obj any
+		switch d.Kind {
+		case v1alpha1.KindPod:
+			p, err := d.Pod()
+			if err != nil {
+				continue
+			}
+			p.SetDefaults()
+			obj = p
+		case v1alpha1.KindNotification:
+			nt, err := d.Notification()
+			if err != nil {
+				continue
+			}
+			nt.SetDefaults()
+			obj = nt
+		default:
+			continue
+		}
+		b, err := json.Marshal(obj)
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs, _ := manifest.Decode(f, data, manifest.DefaultLimits())
-		for _, d := range docs {
-			if d.APIVersion != v1alpha1.APIVersion {
-				continue
-			}
-			var obj any
-			switch d.Kind {
-			case v1alpha1.KindPod:
-				p, err := d.Pod()
-				if err != nil {
-					continue
-				}
-				p.SetDefaults()
-				obj = p
-			case v1alpha1.KindNotification:
-				nt, err := d.Notification()
-				if err != nil {
-					continue
-				}
-				nt.SetDefaults()
-				obj = nt
-			default:
-				continue
-			}
-			b, err := json.Marshal(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var v any
-			if err := json.Unmarshal(b, &v); err != nil {
-				t.Fatal(err)
-			}
-			n++
-			for _, e := range schema.Validate(d.Kind, v) {
-				t.Errorf("%s: the defaulted %s is not valid: %v", f, d.Kind, e)
-			}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		for _, e := range schema.Validate(d.Kind, v) {
+			t.Errorf("%s: the defaulted %s is not valid: %v", d.File, d.Kind, e)
 		}
 	}
 	if n < 10 {

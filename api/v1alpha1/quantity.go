@@ -43,9 +43,10 @@ var decimalSuffixes = map[string]float64{
 	"m": 1e-3, "": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
 }
 
-// value parses the quantity with Kubernetes' suffixes (binary Ki..Ei, decimal m, k..E, or an
-// exponent such as 1e3) and returns its value in base units.
-func (q Quantity) value() (float64, error) {
+// Value parses the quantity with Kubernetes' suffixes (binary Ki..Ei, decimal m, k..E, or an
+// exponent such as 1e3) and returns its value in base units (cores, bytes, a count); an error
+// for a quantity that is not a non-negative number with a known suffix.
+func (q Quantity) Value() (float64, error) {
 	s := strings.TrimSpace(string(q))
 	if s == "" {
 		return 0, fmt.Errorf("empty quantity")
@@ -78,7 +79,7 @@ func (q Quantity) value() (float64, error) {
 
 // MilliCPU returns a cpu quantity in thousandths of a core ("500m" → 500, "2" → 2000).
 func (q Quantity) MilliCPU() (int64, error) {
-	v, err := q.value()
+	v, err := q.Value()
 	if err != nil {
 		return 0, err
 	}
@@ -91,7 +92,7 @@ func (q Quantity) MilliCPU() (int64, error) {
 
 // Bytes returns a memory quantity in bytes ("512Mi" → 536870912).
 func (q Quantity) Bytes() (int64, error) {
-	v, err := q.value()
+	v, err := q.Value()
 	if err != nil {
 		return 0, err
 	}
@@ -103,7 +104,7 @@ func (q Quantity) Bytes() (int64, error) {
 
 // Count returns a whole-number quantity such as a pid limit.
 func (q Quantity) Count() (int64, error) {
-	v, err := q.value()
+	v, err := q.Value()
 	if err != nil {
 		return 0, err
 	}
@@ -112,7 +113,3 @@ func (q Quantity) Count() (int64, error) {
 	}
 	return int64(v), nil
 }
-
-// Value is the quantity in base units (cores, bytes, a count), with Kubernetes' suffixes; an
-// error for a quantity that is not a non-negative number with a known suffix.
-func (q Quantity) Value() (float64, error) { return q.value() }

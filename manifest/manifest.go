@@ -391,21 +391,42 @@ type converter struct {
 	// expanding is the alias being expanded at the top (the one the author wrote outside any
 	// anchor); limit errors point at it.
 	expanding *yaml.Node
-	// path is the field path of the node being converted, one element per level: ".key",
-	// "[key]" for a key that is not an identifier, "[i]" for a sequence index.
-	path []string
+	// path is the field path of the node being converted, one element per level: a mapping
+	// key (index -1) or a sequence index; add writes it out, only for a finding.
+	path []pathElem
+}
+
+// pathElem is one level of converter.path.
+type pathElem struct {
+	key   string
+	index int
 }
 
 func (c *converter) add(rule string, n *yaml.Node, msg string) {
 	c.findings = append(c.findings, finding.Finding{
 		Rule: rule, Severity: spec.SeverityOf(rule), Engine: engineDecode, Document: c.doc, Message: msg,
-		Path: strings.TrimPrefix(strings.Join(c.path, ""), "."),
+		Path: c.pathString(),
 		Pos:  finding.Position{File: c.file, Line: n.Line, Column: n.Column},
 	})
 }
 
-// pathKey is the path element of a mapping key: .name, or [key] for a key such as
-// "podspec.dev/ignore" that is not an identifier (as validation/field writes map keys).
+// pathString writes the path: ".name" for a mapping key, "[key]" for a key such as
+// "podspec.dev/ignore" that is not an identifier (as validation/field writes map keys), "[i]"
+// for a sequence index; without the leading '.'.
+func (c *converter) pathString() string {
+	var b strings.Builder
+	for _, e := range c.path {
+		if e.index >= 0 {
+			b.WriteString("[" + strconv.Itoa(e.index) + "]")
+		} else {
+			b.WriteString(pathKey(e.key))
+		}
+	}
+	return strings.TrimPrefix(b.String(), ".")
+}
+
+// pathKey is the path element of a mapping key: .name, or [key] for a key that is not an
+// identifier.
 func pathKey(key string) string {
 	for i, r := range key {
 		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
@@ -460,7 +481,7 @@ func (c *converter) value(n *yaml.Node, depth int, viaAlias bool) (v any, ok boo
 		}
 		out := make([]any, 0, len(n.Content))
 		for i, e := range n.Content {
-			c.path = append(c.path, "["+strconv.Itoa(i)+"]")
+			c.path = append(c.path, pathElem{index: i})
 			ev, ok := c.value(e, depth+1, viaAlias)
 			c.path = c.path[:len(c.path)-1]
 			if !ok {
@@ -506,7 +527,7 @@ func (c *converter) mapping(n *yaml.Node, depth int, viaAlias bool) (any, bool) 
 			continue
 		}
 		key, r := keyString(k)
-		c.path = append(c.path, pathKey(key))
+		c.path = append(c.path, pathElem{key: key, index: -1})
 		if r.ambiguous != "" && !viaAlias {
 			c.add(spec.MAN008, k, fmt.Sprintf(
 				"ambiguous plain key %q becomes %q: %s; quote it", k.Value, key, r.ambiguous))

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,7 +97,7 @@ func newImageRmCmd() *cobra.Command {
 		for _, a := range args {
 			d, err := r.Forget(a, inUse)
 			if err != nil {
-				if strings.Contains(err.Error(), "used by a pod") {
+				if errors.Is(err, registry.ErrInUse) {
 					return errf(runtimev1.CodeConflict, "%v", err)
 				}
 				return errf(runtimev1.CodeNotFound, "%v", err)

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,9 +46,12 @@ func (s *Store) List() ([]Held, error) {
 	return out, nil
 }
 
+// ErrInUse is Forget's refusal of an image a pod uses.
+var ErrInUse = errors.New("used by a pod")
+
 // Forget removes what the store holds for a reference: its record, and the image itself when
-// no other reference names it and inUse does not hold its digest. It returns the digest
-// removed, "" when the image stays.
+// no other reference names it and inUse does not hold its digest (else ErrInUse). It returns
+// the digest removed, "" when the image stays.
 func (s *Store) Forget(image string, inUse map[string]bool) (string, error) {
 	ref, err := imageref.Parse(image)
 	if err != nil {
@@ -58,7 +62,7 @@ func (s *Store) Forget(image string, inUse map[string]bool) (string, error) {
 		return "", err
 	}
 	if inUse[p.Digest] {
-		return "", fmt.Errorf("image %s (%s) is used by a pod", ref, p.Digest)
+		return "", fmt.Errorf("image %s (%s) is %w", ref, p.Digest, ErrInUse)
 	}
 	if err := os.Remove(s.refPath(ref)); err != nil && !os.IsNotExist(err) {
 		return "", err

@@ -676,13 +676,19 @@ func (a *Adapter) pull(ctx context.Context, ref string, policy v1alpha1.PullPoli
 	if tag != "" {
 		src += ":" + tag
 	}
-	out, err := a.run(ctx, "pull", "-q", src)
+	return a.pullID(ctx, src, "pull", "-q", src)
+}
+
+// pullID runs `podman pull` with args and returns the image ID it prints last; what names the
+// image in the error when it prints none.
+func (a *Adapter) pullID(ctx context.Context, what string, args ...string) (string, error) {
+	out, err := a.run(ctx, args...)
 	if err != nil {
 		return "", err
 	}
 	lines := strings.Fields(string(out))
 	if len(lines) == 0 {
-		return "", errorf(rtv1.CodeFailed, "podman pull %s printed no image ID", src)
+		return "", errorf(rtv1.CodeFailed, "podman pull %s printed no image ID", what)
 	}
 	return lines[len(lines)-1], nil
 }
@@ -700,8 +706,10 @@ func (a *Adapter) pullRegistry(ctx context.Context, ref string, policy v1alpha1.
 	}
 	name := r.String()
 	if policy != v1alpha1.PullAlways {
-		if out, err := a.run(ctx, "image", "inspect", "--format", "{{.Id}}", name); err == nil && strings.TrimSpace(string(out)) != "" {
-			return strings.TrimSpace(string(out)), nil
+		if out, err := a.run(ctx, "image", "inspect", "--format", "{{.Id}}", name); err == nil {
+			if id := strings.TrimSpace(string(out)); id != "" {
+				return id, nil
+			}
 		}
 		if policy == v1alpha1.PullNever {
 			return "", errorf(rtv1.CodeFailed, "image %s: imagePullPolicy is Never and podman holds no such image", ref)
@@ -711,15 +719,7 @@ func (a *Adapter) pullRegistry(ctx context.Context, ref string, policy v1alpha1.
 	if host, _, err := net.SplitHostPort(r.Registry()); err == nil && isLoopback(host) || isLoopback(r.Registry()) {
 		args = append(args, "--tls-verify=false")
 	}
-	out, err := a.run(ctx, append(args, "docker://"+name)...)
-	if err != nil {
-		return "", err
-	}
-	lines := strings.Fields(string(out))
-	if len(lines) == 0 {
-		return "", errorf(rtv1.CodeFailed, "podman pull %s printed no image ID", r)
-	}
-	return lines[len(lines)-1], nil
+	return a.pullID(ctx, name, append(args, "docker://"+name)...)
 }
 
 func isLoopback(host string) bool {

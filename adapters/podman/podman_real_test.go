@@ -457,22 +457,26 @@ func TestARegistryImageIsPulledByPodman(t *testing.T) {
 	if _, err := a.Create(ctx, busyboxPod("from-registry", reg.Ref("busybox:v1"), nil, "true"), ""); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		st, err := a.Status(ctx, "from-registry")
+	if term := appTerminated(t, a, "from-registry"); term.ExitCode == nil || *term.ExitCode != 0 {
+		t.Fatalf("the registry image's container ended %+v", term)
+	}
+}
+
+// appTerminated waits, 90 seconds at most, for the container "app" of a pod to end, and
+// returns how it ended.
+func appTerminated(t *testing.T, a *Adapter, pod string) *v1alpha1.ContainerStateTerminated {
+	t.Helper()
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		st, err := a.Status(context.Background(), pod)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if app := mainStatus(st, "app"); app != nil && app.State.Terminated != nil {
-			if c := app.State.Terminated.ExitCode; c == nil || *c != 0 {
-				t.Fatalf("the registry image's container ended %+v", app.State.Terminated)
-			}
-			return
+			return app.State.Terminated
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the registry image's container never ended: %+v", st)
+			t.Fatalf("app of %s never ended\n%+v", pod, st)
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -490,19 +494,7 @@ func TestSecurityContextReachesPodman(t *testing.T) {
 	if _, err := a.Create(ctx, p, ""); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		st, err := a.Status(ctx, "secctx")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if app := mainStatus(st, "app"); app != nil && app.State.Terminated != nil {
-			if ec := app.State.Terminated.ExitCode; ec == nil || *ec != 0 {
-				t.Errorf("app %+v, want exit 0 (11: user, 12: writable root filesystem, 13: capabilities)", app.State.Terminated)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("app never ended\n%+v", st)
-		}
+	if term := appTerminated(t, a, "secctx"); term.ExitCode == nil || *term.ExitCode != 0 {
+		t.Errorf("app %+v, want exit 0 (11: user, 12: writable root filesystem, 13: capabilities)", term)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/reference/backend"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/registry"
 )
@@ -171,7 +172,7 @@ func (f *rtFlags) imageStores() (*image.Store, *registry.Store, map[string][]str
 			}
 		}
 	}
-	return &image.Store{Root: filepath.Join(s.Root, "images")}, f.puller(s.Root), used, nil
+	return &image.Store{Root: filepath.Join(s.Root, backend.ImagesDir)}, f.puller(s.Root), used, nil
 }
 
 func digests(used map[string][]string) map[string]bool {

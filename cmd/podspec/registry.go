@@ -24,7 +24,7 @@ func addRegistryFlags(cmd *cobra.Command, f *rtFlags) {
 // puller is the registry image store of a runtime root: ROOT/images/registry. Progress goes to
 // stderr when it is a terminal.
 func (f *rtFlags) puller(root string) *registry.Store {
-	s := &registry.Store{Root: filepath.Join(root, "images", backend.RegistryDir), Insecure: f.registries.insecure, CertsDirs: f.registries.certsDirs}
+	s := &registry.Store{Root: filepath.Join(root, backend.ImagesDir, backend.RegistryDir), Insecure: f.registries.insecure, CertsDirs: f.registries.certsDirs}
 	if term.IsTerminal(int(os.Stderr.Fd())) {
 		s.Progress = os.Stderr
 	}

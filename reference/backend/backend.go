@@ -68,7 +68,7 @@ type Backend struct {
 func New(root, ociRuntime string) *Backend {
 	return &Backend{
 		Runtime:   &oci.Runtime{Binary: ociRuntime, Root: filepath.Join(root, "runc"), FeaturesFile: filepath.Join(root, FeaturesFile)},
-		Images:    &image.Store{Root: filepath.Join(root, "images")},
+		Images:    &image.Store{Root: filepath.Join(root, ImagesDir)},
 		Sandboxes: pinnedSandboxer{},
 		SharedDir: filepath.Join(root, store.SharedVolumesDir),
 	}
@@ -80,6 +80,9 @@ type Puller interface {
 	// its imageID (HOST/PATH@sha256:HEX).
 	PullLayout(ctx context.Context, image string, policy v1alpha1.PullPolicy) (ocilayout.Reference, string, error)
 }
+
+// ImagesDir is the image store's root under a runtime root (package image's Store).
+const ImagesDir = "images"
 
 // RegistryDir is where, under the image store's root, pulled registry images live.
 const RegistryDir = "registry"

@@ -130,10 +130,6 @@ func removeRootfs(dest, ov string) error {
 // once the walk is done (entries created in a directory change its time).
 func copyTree(ctx context.Context, src, dst string) error {
 	links := map[[2]uint64]string{}
-	type dirTime struct {
-		path  string
-		mtime time.Time
-	}
 	var dirs []dirTime
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -225,7 +225,7 @@ func extractLayer(r io.Reader, root string) error {
 	defer rfs.close()
 	// Paths written by this layer: an opaque whiteout hides only what lower layers put there.
 	written := map[string]bool{}
-	var dirTimes []*tar.Header // directories of the layer, their times set at its end
+	var dirTimes []dirTime // directories of the layer (paths in the root), their times set at its end
 	tr := tar.NewReader(r)
 	for {
 		hdr, err := tr.Next()
@@ -246,29 +246,34 @@ func extractLayer(r io.Reader, root string) error {
 			return fmt.Errorf("entry %q: %w", hdr.Name, err)
 		}
 		if hdr.Typeflag == tar.TypeDir {
-			h := *hdr
-			h.Name = rel
-			dirTimes = append(dirTimes, &h)
+			dirTimes = append(dirTimes, dirTime{rel, hdr.ModTime})
 		}
 	}
 }
 
-// setDirTimes sets the modification time of each directory of a layer (Name: its path in the
-// root), resolved in the root like every other entry. A directory a later entry of the layer
+// dirTime is a directory whose modification time is set once everything in it is written
+// (entries created in a directory change its time).
+type dirTime struct {
+	path  string
+	mtime time.Time
+}
+
+// setDirTimes sets the modification time of each directory of a layer (path: in the root),
+// resolved in the root like every other entry. A directory a later entry of the layer
 // removed (a whiteout) or replaced by another type is left alone, and nothing is created.
-func setDirTimes(rfs *rootFS, dirs []*tar.Header) error {
-	for _, h := range dirs {
-		pfd, err := rfs.openDir(path.Dir(h.Name), false)
+func setDirTimes(rfs *rootFS, dirs []dirTime) error {
+	for _, d := range dirs {
+		pfd, err := rfs.openDir(path.Dir(d.path), false)
 		if errors.Is(err, unix.ENOENT) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("entry %q: %w", h.Name, err)
+			return fmt.Errorf("entry %q: %w", d.path, err)
 		}
-		base := path.Base(h.Name)
+		base := path.Base(d.path)
 		var st unix.Stat_t
 		if unix.Fstatat(pfd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			setTimes(pfd, base, h.ModTime)
+			setTimes(pfd, base, d.mtime)
 		}
 		unix.Close(pfd)
 	}

@@ -109,6 +109,11 @@ func (s *Store) Prune(inUse map[string]bool, grace time.Duration) ([]string, err
 		if inUse[d] || recent[d] {
 			continue
 		}
+		// A pull renames its layout into place before it writes its reference's record: a
+		// layout that appeared in the grace period is kept as a recent record would keep it.
+		if fi, err := l.Info(); err != nil || fi.ModTime().After(cutoff) {
+			continue
+		}
 		if err := s.removeLayout(d); err != nil {
 			return removed, err
 		}
@@ -132,12 +137,15 @@ func (s *Store) Prune(inUse map[string]bool, grace time.Duration) ([]string, err
 	return removed, nil
 }
 
-// removeLayout removes an image's layout under its lock, renamed away first so that a reader
-// never sees half of it.
+// removeLayout removes an image's layout, renamed away first so that a reader never sees half of
+// it.
 func (s *Store) removeLayout(digest string) error {
 	hexd := strings.TrimPrefix(digest, "sha256:")
 	dir := s.layoutPath(digest)
 	gone := filepath.Join(s.Root, "tmp", "removed-"+hexd)
+	if err := os.MkdirAll(filepath.Dir(gone), 0o700); err != nil {
+		return err
+	}
 	if err := os.Rename(dir, gone); err != nil {
 		if os.IsNotExist(err) {
 			return nil

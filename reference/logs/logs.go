@@ -84,6 +84,9 @@ type Record struct {
 	Partial bool
 }
 
+// encodedLen is the length of r's line in a log file: what encode appends.
+func (r Record) encodedLen() int64 { return int64(len(StampLayout) + len(" F \n") + len(r.Text)) }
+
 // encode appends r as one line of a log file.
 func (r Record) encode(b []byte) []byte {
 	b = r.Time.UTC().AppendFormat(b, StampLayout)
@@ -184,7 +187,7 @@ func OpenWriter(path string, lim Limits) (*Writer, error) {
 	if err := w.open(); err != nil {
 		return nil, err
 	}
-	return w, w.drop()
+	return w, w.drop(w.lim.MaxFiles)
 }
 
 // open opens the last segment for appending.
@@ -205,17 +208,13 @@ func (w *Writer) open() error {
 // Write buffers r (whose text must not hold a newline nor exceed MaxRecord), first rotating
 // when the last segment would grow past the size limit.
 func (w *Writer) Write(r Record) error {
-	start := len(w.buf)
-	w.buf = r.encode(w.buf)
-	n := int64(len(w.buf) - start)
+	n := r.encodedLen()
 	if w.size > 0 && w.size+n > w.lim.MaxSize {
-		rec := append([]byte(nil), w.buf[start:]...)
-		w.buf = w.buf[:start]
 		if err := w.rotate(); err != nil {
 			return err
 		}
-		w.buf = append(w.buf, rec...)
 	}
+	w.buf = r.encode(w.buf)
 	w.size += n
 	return nil
 }
@@ -245,11 +244,8 @@ func (w *Writer) rotate() error {
 	}
 	next := w.seqs[len(w.seqs)-1] + 1
 	// The oldest segments go first, so that the log never holds more than MaxFiles files.
-	for len(w.seqs) > max(w.lim.MaxFiles-1, 0) {
-		if err := os.Remove(Segment(w.path, w.seqs[0])); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		w.seqs = w.seqs[1:]
+	if err := w.drop(w.lim.MaxFiles - 1); err != nil {
+		return err
 	}
 	w.seqs = append(w.seqs, next)
 	if err := w.open(); err != nil {
@@ -258,9 +254,9 @@ func (w *Writer) rotate() error {
 	return ferr
 }
 
-// drop removes the oldest segments beyond the file limit.
-func (w *Writer) drop() error {
-	for len(w.seqs) > w.lim.MaxFiles {
+// drop removes the oldest segments until at most keep remain.
+func (w *Writer) drop(keep int) error {
+	for len(w.seqs) > max(keep, 0) {
 		if err := os.Remove(Segment(w.path, w.seqs[0])); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

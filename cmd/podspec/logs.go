@@ -74,17 +74,19 @@ func newLogsCmd() *cobra.Command {
 			}
 			follow = false
 		}
-		fo := logs.NewFollower(p.LogPath(name, n))
-		defer func() { fo.Close() }()
+		path := p.LogPath(name, n)
+		if !follow {
+			lines, err := logs.Read(path, filter)
+			if err != nil {
+				return &rtError{code: runtimev1.CodeIO, err: fmt.Errorf("read logs: %w", err)}
+			}
+			return logs.Write(os.Stdout, lines, timestamps)
+		}
+		fo := logs.NewFollower(path)
+		defer fo.Close() // followLogs moves fo on to later instances in place
 		lines, err := fo.All()
 		if err != nil {
 			return &rtError{code: runtimev1.CodeIO, err: fmt.Errorf("read logs: %w", err)}
-		}
-		if !follow {
-			if l := fo.Pending(); l != nil {
-				lines = append(lines, *l)
-			}
-			return logs.Write(os.Stdout, filter.Apply(lines), timestamps)
 		}
 		if err := logs.Write(os.Stdout, filter.Apply(lines), timestamps); err != nil {
 			return err

@@ -770,7 +770,7 @@ func (b *Backend) VolumeUsage(pod *engine.PodInfo, name string) (int64, error) {
 // listened on.
 func (b *Backend) Publish(ctx context.Context, pod *engine.PodInfo, raw json.RawMessage, ports []publish.Port) (io.Closer, error) {
 	if len(ports) == 0 {
-		return io.NopCloser(nil), nil
+		return &publish.Forwarder{}, nil // forwards nothing
 	}
 	netns, err := podNetns(raw)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sync"
 	"time"
@@ -230,16 +229,16 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	// The published ports are forwarded by this supervisor, from before the first container
 	// starts (a fresh pod) or at once (an adopted one), until the pod is terminal.
-	fwd, err := e.be.Publish(ctx, e.info, e.st.Sandbox, e.st.Ports)
-	if err != nil {
+	if fwd, err := e.be.Publish(ctx, e.info, e.st.Sandbox, e.st.Ports); err == nil {
+		defer fwd.Close()
+	} else {
 		e.logf("publish: %v", err)
 		if needSandbox {
 			e.failCreation(ctx, err)
 			return err
 		}
-		fwd = io.NopCloser(nil) // an adopted pod runs on, unreachable: its supervisor's log says why
+		// An adopted pod runs on, unreachable: its supervisor's log says why.
 	}
-	defer fwd.Close()
 	if needSandbox {
 		e.mu.Lock()
 		e.commitLocked(e.event(runtimev1.EventPodStarted, nil, "", ""))

@@ -112,6 +112,7 @@ func Check(ports []Port) error {
 type Dialer func(ctx context.Context, network, address string) (net.Conn, error)
 
 // Forwarder holds the listeners of a pod's published ports and the connections they carry.
+// The zero Forwarder forwards nothing; its Close returns at once.
 type Forwarder struct {
 	dial      Dialer
 	logf      func(string, ...any)

@@ -111,3 +111,12 @@ func TestForwarderCarriesAndCloses(t *testing.T) {
 		t.Error("still listening after Close")
 	}
 }
+
+// The zero Forwarder, the backend's for a pod with no published ports, listens on nothing and
+// closes at once.
+func TestTheZeroForwarderForwardsNothing(t *testing.T) {
+	var f Forwarder
+	if err := f.Close(); err != nil || len(f.Addrs()) != 0 {
+		t.Errorf("zero Forwarder: Close %v, Addrs %v", err, f.Addrs())
+	}
+}

@@ -21,13 +21,13 @@ import (
 // idle is a container command that waits for its stop signal.
 const idle = `trap 'exit 0' TERM; while true; do sleep 0.05; done`
 
-// TestHOOK015_NetworkChecksRunInThePodsNamespace runs httpGet and tcpSocket probes and an
+// TestHOOK015_HOOK016_HOOK017_HOOK019_NetworkChecksRunInThePodsNamespace runs httpGet and tcpSocket probes and an
 // httpGet hook against busybox httpd on the pod's loopback: a 200 makes a container Ready
 // (HOOK-016) and a named port resolves to its containerPort (HOOK-015), a 404 fails a probe
 // (HOOK-016) and a hook (HOOK-019), a refused connection fails a tcpSocket probe until the
 // container is killed Unhealthy (HOOK-017), a server listening only on the host's loopback is
 // not reached (HOOK-015), and an httpGet hook answered 200 succeeds (HOOK-019).
-func TestHOOK015_NetworkChecksRunInThePodsNamespace(t *testing.T) {
+func TestHOOK015_HOOK016_HOOK017_HOOK019_NetworkChecksRunInThePodsNamespace(t *testing.T) {
 	t.Parallel()
 	host, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

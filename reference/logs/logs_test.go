@@ -137,8 +137,11 @@ func checkTail(t *testing.T, lines []Line, last int) {
 }
 
 // The log never holds more than MaxFiles files of MaxSize bytes, keeps the newest lines with no
-// gap, and drops the oldest.
-func TestRotationKeepsTheLogWithinItsBound(t *testing.T) {
+// gap, and drops the oldest; by default that is at most SUP-013's 64 MiB.
+func TestSUP013_RotationKeepsTheLogWithinItsBound(t *testing.T) {
+	if bound := DefaultLimits.MaxSize * int64(DefaultLimits.MaxFiles); bound > 64<<20 {
+		t.Errorf("DefaultLimits %+v keep up to %d bytes, more than 64 MiB (SUP-013)", DefaultLimits, bound)
+	}
 	lim := Limits{MaxSize: MinSize, MaxFiles: 3}
 	n := 20000
 	path := copyAll(t, lim, strings.NewReader(numbered(0, n, 50)))

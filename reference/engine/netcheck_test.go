@@ -4,18 +4,17 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/reference/sandbox"
 )
 
 // idle is a container command that waits for its stop signal.
@@ -123,7 +122,11 @@ spec:
 `)
 	defer tp.stop(nil, true)
 	tp.waitEvent(30*time.Second, "PodStarted", func(ev runtimev1.Event) bool { return ev.Type == runtimev1.EventPodStarted })
-	lis := listenInNetns(t, filepath.Join(tp.p.Dir, "sandbox", "net"), "127.0.0.1:9090")
+	lis, err := sandbox.ListenIn(filepath.Join(tp.p.Dir, "sandbox", "net"), "tcp", "127.0.0.1:9090")
+	if err != nil {
+		t.Fatalf("listen in the pod's network namespace: %v", err)
+	}
+	defer lis.Close()
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus("down", healthpb.HealthCheckResponse_NOT_SERVING)
@@ -137,36 +140,4 @@ spec:
 	tp.waitEvent(30*time.Second, "a NOT_SERVING liveness failure of notserving", func(ev runtimev1.Event) bool {
 		return ev.Type == runtimev1.EventProbeFailed && ev.Container == "notserving" && strings.Contains(ev.Message, "NOT_SERVING")
 	})
-}
-
-// listenInNetns listens on address inside the network namespace at netns, from a locked
-// thread that ends with its goroutine (it is never returned to the scheduler).
-func listenInNetns(t *testing.T, netns, address string) net.Listener {
-	t.Helper()
-	type result struct {
-		l   net.Listener
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread leaves with the namespace
-		fd, err := unix.Open(netns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			ch <- result{err: err}
-			return
-		}
-		defer unix.Close(fd)
-		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-			ch <- result{err: err}
-			return
-		}
-		l, err := net.Listen("tcp", address)
-		ch <- result{l, err}
-	}()
-	r := <-ch
-	if r.err != nil {
-		t.Fatalf("listen in the pod's network namespace: %v", r.err)
-	}
-	t.Cleanup(func() { r.l.Close() })
-	return r.l
 }

@@ -15,7 +15,27 @@ import (
 // thread of the process stays in it.
 func DialIn(ctx context.Context, netns, network, address string) (net.Conn, error) {
 	var conn net.Conn
-	err := onThrowawayThread(func() error {
+	err := inNetns(netns, func() (err error) {
+		conn, err = (&net.Dialer{}).DialContext(ctx, network, address)
+		return err
+	})
+	return conn, err
+}
+
+// ListenIn listens on address over network from inside the network namespace pinned at netns,
+// as DialIn connects: the listener belongs to the pod's network, no thread stays in it.
+func ListenIn(netns, network, address string) (net.Listener, error) {
+	var l net.Listener
+	err := inNetns(netns, func() (err error) {
+		l, err = net.Listen(network, address)
+		return err
+	})
+	return l, err
+}
+
+// inNetns runs fn on a throwaway thread that entered the network namespace pinned at netns.
+func inNetns(netns string, fn func() error) error {
+	return onThrowawayThread(func() error {
 		f, err := os.Open(netns)
 		if err != nil {
 			return fmt.Errorf("pod network namespace: %w", err)
@@ -24,8 +44,6 @@ func DialIn(ctx context.Context, netns, network, address string) (net.Conn, erro
 		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
 			return fmt.Errorf("enter the pod's network namespace: %w", err)
 		}
-		conn, err = (&net.Dialer{}).DialContext(ctx, network, address)
-		return err
+		return fn()
 	})
-	return conn, err
 }

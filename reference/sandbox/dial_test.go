@@ -27,19 +27,8 @@ func TestHOOK015_DialInConnectsInsideThePodsNetworkNamespace(t *testing.T) {
 	t.Cleanup(func() { _ = sb.Destroy(context.Background()) })
 	netns := sb.NamespacePaths()["network"]
 
-	var inPod net.Listener
-	if err := onThrowawayThread(func() error {
-		fd, err := unix.Open(netns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return err
-		}
-		defer unix.Close(fd)
-		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-			return err
-		}
-		inPod, err = net.Listen("tcp", "127.0.0.1:0")
-		return err
-	}); err != nil {
+	inPod, err := ListenIn(netns, "tcp", "127.0.0.1:0")
+	if err != nil {
 		t.Fatalf("listen in the pod: %v", err)
 	}
 	defer inPod.Close()

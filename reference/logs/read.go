@@ -96,6 +96,7 @@ type Follower struct {
 	off  int64
 	rest []byte // an unfinished record of the segment being read
 	part *Line  // records of a line whose F record has not come yet
+	buf  []byte // the read buffer, kept from one read to the next
 }
 
 // NewFollower returns a follower of the log at path, at its beginning.
@@ -167,11 +168,16 @@ func (fo *Follower) Next() ([]Line, error) {
 // readFile reads what the open file holds past the last read and returns the lines completed.
 func (fo *Follower) readFile() ([]Line, error) {
 	var out []Line
-	buf := make([]byte, 64<<10)
+	if fo.buf == nil {
+		fo.buf = make([]byte, 64<<10)
+	}
 	for {
-		n, err := fo.f.ReadAt(buf, fo.off)
+		n, err := fo.f.ReadAt(fo.buf, fo.off)
 		fo.off += int64(n)
-		data := append(fo.rest, buf[:n]...)
+		data := fo.buf[:n] // what is kept of it past this read is copied: rest, and each Line's text
+		if len(fo.rest) > 0 {
+			data = append(fo.rest, data...)
+		}
 		for {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {

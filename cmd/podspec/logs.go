@@ -96,19 +96,19 @@ func newLogsCmd() *cobra.Command {
 	return cmd
 }
 
-// currentInstance is the number (restartCount) of container name's current instance.
+// currentInstance is the number (restartCount) of container name's current instance, and
+// whether the pod has a container of that name.
 func currentInstance(st *store.State, name string) (int32, bool) {
-	found := false
-	for _, list := range [][]string{names(st.Pod.Spec.InitContainers), names(st.Pod.Spec.Containers)} {
-		found = found || slices.Contains(list, name)
-	}
-	for _, d := range st.Pod.Spec.DeferContainers {
-		found = found || d.Name == name
-	}
+	spec, status := st.Pod.Spec, st.Pod.Status
+	named := func(c v1alpha1.Container) bool { return c.Name == name }
+	found := slices.ContainsFunc(spec.InitContainers, named) || slices.ContainsFunc(spec.Containers, named) ||
+		slices.ContainsFunc(spec.DeferContainers, func(d v1alpha1.DeferContainer) bool { return d.Name == name })
 	var n int32
-	for _, cs := range append(append(st.Pod.Status.InitContainerStatuses, st.Pod.Status.ContainerStatuses...), st.Pod.Status.DeferContainerStatuses...) {
-		if cs.Name == name {
-			n = cs.RestartCount
+	for _, list := range [][]v1alpha1.ContainerStatus{status.InitContainerStatuses, status.ContainerStatuses, status.DeferContainerStatuses} {
+		for _, cs := range list {
+			if cs.Name == name {
+				n = cs.RestartCount
+			}
 		}
 	}
 	return n, found
@@ -174,12 +174,4 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%q is neither a duration (10s, 5m, 1h) nor an RFC 3339 time (2026-12-07T10:00:00Z)", s)
 	}
 	return t, nil
-}
-
-func names(cs []v1alpha1.Container) []string {
-	out := make([]string, len(cs))
-	for i := range cs {
-		out[i] = cs[i].Name
-	}
-	return out
 }

@@ -77,8 +77,7 @@ func (b *Backend) copyOutput(id, logPath string) (<-chan struct{}, error) {
 	if err != nil {
 		return nil, fmt.Errorf("log pipe: %w", err)
 	}
-	lim := b.LogLimits
-	w, err := logs.OpenWriter(logPath, lim)
+	w, err := logs.OpenWriter(logPath, b.LogLimits)
 	if err != nil {
 		r.Close()
 		return nil, err

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -409,12 +410,14 @@ func humanEvent(ev runtimev1.Event) string {
 
 // logTailer copies new output of every instance log of a pod to stderr, line-prefixed.
 type logTailer struct {
-	p    *store.Pod
+	dir  string // the pod's logs directory: one directory per container
+	out  io.Writer
 	logs map[string]*logs.Follower // by instance log path
+	done map[string]bool           // instance logs read to their end
 }
 
 func newLogTailer(p *store.Pod) *logTailer {
-	return &logTailer{p: p, logs: map[string]*logs.Follower{}}
+	return &logTailer{dir: p.Path(store.LogsDir), out: os.Stderr, logs: map[string]*logs.Follower{}, done: map[string]bool{}}
 }
 
 func (t *logTailer) run(ctx context.Context, mu *sync.Mutex) {
@@ -435,20 +438,33 @@ func (t *logTailer) run(ctx context.Context, mu *sync.Mutex) {
 	}
 }
 
-// poll prints the lines completed since the last poll; a line is printed once complete.
+// poll prints the lines completed since the last poll; a line is printed once complete. Every
+// log of the pod is followed, also once the rotation dropped its first segment; an instance's
+// follower is closed once a later instance of its container has a log and it has nothing more.
 func (t *logTailer) poll() {
-	files, _ := filepath.Glob(t.p.Path(store.LogsDir, "*", "*.log"))
-	sort.Strings(files)
-	for _, path := range files {
-		fo := t.logs[path]
-		if fo == nil {
-			fo = logs.NewFollower(path)
-			t.logs[path] = fo
-		}
-		lines, _ := fo.All()
-		container := filepath.Base(filepath.Dir(path))
-		for _, l := range lines {
-			fmt.Fprintf(os.Stderr, "[%s] %s\n", container, l.Text)
+	dirs, _ := filepath.Glob(filepath.Join(t.dir, "*"))
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		paths, _ := logs.Paths(dir)
+		container := filepath.Base(dir)
+		for i, path := range paths {
+			fo := t.logs[path]
+			if fo == nil {
+				if t.done[path] {
+					continue
+				}
+				fo = logs.NewFollower(path)
+				t.logs[path] = fo
+			}
+			lines, _ := fo.All()
+			for _, l := range lines {
+				fmt.Fprintf(t.out, "[%s] %s\n", container, l.Text)
+			}
+			if len(lines) == 0 && i < len(paths)-1 {
+				fo.Close() // an earlier instance: it ended before the later one started
+				delete(t.logs, path)
+				t.done[path] = true
+			}
 		}
 	}
 }

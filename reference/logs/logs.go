@@ -149,6 +149,36 @@ func segments(path string) ([]int, error) {
 	return out, nil
 }
 
+// Paths returns the logs in dir, each by its path (its segment 0's, whether that segment still
+// exists or was dropped by the rotation), sorted. Files of other names are not logs.
+func Paths(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		if i := strings.LastIndexByte(name, '.'); i > 0 {
+			if n, err := strconv.Atoi(name[i+1:]); err == nil && n > 0 && strconv.Itoa(n) == name[i+1:] {
+				name = name[:i] // a later segment: the log is the name before it
+			}
+		}
+		if strings.HasSuffix(name, ".log") {
+			seen[filepath.Join(dir, name)] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // Files returns the segments of the log at path that exist, oldest first.
 func Files(path string) []string {
 	seqs, _ := segments(path)

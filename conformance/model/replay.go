@@ -299,6 +299,16 @@ func (in *instance) ended() (code *int, crash string, at time.Time, ok bool) {
 	return nil, "", time.Time{}, false
 }
 
+// firstEvent is the history's first event of type typ about the container name, or nil.
+func (rp *replay) firstEvent(typ runtimev1.EventType, name string) *runtimev1.Event {
+	for i := range rp.ev {
+		if e := &rp.ev[i]; e.Type == typ && e.Container == name {
+			return e
+		}
+	}
+	return nil
+}
+
 // before reports whether a precedes b in the history (seq order); a nil b is "never".
 func before(a, b *runtimev1.Event) bool {
 	return a != nil && (b == nil || a.Seq < b.Seq)
@@ -382,7 +392,7 @@ func (rp *replay) forced() *runtimev1.Event {
 	return nil
 }
 
-// mains are the main containers in manifest order.
+// kind is the containers of kind k in manifest order.
 func (rp *replay) kind(k string) []*container {
 	var out []*container
 	for _, c := range rp.order {

@@ -71,13 +71,7 @@ func (in *instance) startedBefore(e *runtimev1.Event) bool {
 
 // readyBefore says whether the container was recorded Ready (ContainerReady) before event e.
 func (rp *replay) readyBefore(name string, e *runtimev1.Event) bool {
-	for i := range rp.ev {
-		x := &rp.ev[i]
-		if x.Type == runtimev1.EventContainerReady && x.Container == name && before(x, e) {
-			return true
-		}
-	}
-	return false
+	return before(rp.firstEvent(runtimev1.EventContainerReady, name), e)
 }
 
 // initGate checks that an init entry was done (HB-001: exited 0; HB-002: Started) before start.
@@ -354,10 +348,5 @@ func checkDependencyFailed(rp *replay) []Finding {
 
 // skipped says whether the runtime recorded the container as never to run (ContainerSkipped).
 func (rp *replay) skipped(c *container) bool {
-	for i := range rp.ev {
-		if rp.ev[i].Type == runtimev1.EventContainerSkipped && rp.ev[i].Container == c.name {
-			return true
-		}
-	}
-	return false
+	return rp.firstEvent(runtimev1.EventContainerSkipped, c.name) != nil
 }

@@ -349,10 +349,7 @@ func checkForcedDefersSkipped(rp *replay) []Finding {
 		for _, in := range c.insts {
 			settled = settled || before(in.started, f)
 		}
-		for i := range rp.ev {
-			e := &rp.ev[i]
-			settled = settled || (e.Type == runtimev1.EventContainerSkipped && e.Container == c.name && before(e, f))
-		}
+		settled = settled || before(rp.firstEvent(runtimev1.EventContainerSkipped, c.name), f)
 		cs := rp.status(c.name)
 		if settled || cs == nil {
 			continue

@@ -67,11 +67,7 @@ func (s *suite) judgeRest() {
 			if s.judged[sc] || modelLabels(sc) == nil {
 				continue
 			}
-			labels := profileLabel(profileOf(sc))
-			for _, p := range sc.Needs {
-				labels = append(labels, profileLabel(p)...)
-			}
-			Describe("scenario "+sc.Short, labels, func() {
+			Describe("scenario "+sc.Short, scenarioLabels(sc), func() {
 				s.conforms(sc, func(ctx context.Context) *fw.Outcome { return s.await(ctx, sc) })
 			})
 		}

@@ -236,12 +236,8 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 	s.scenarios.Add(sc)
 	s.judged[sc] = true // by the model spec inside the container (conforms)
 	var out *framework.Outcome
-	labels := profileLabel(profileOf(sc))
-	for _, p := range sc.Needs {
-		labels = append(labels, profileLabel(p)...)
-	}
 	// ContinueOnFailure: one failed requirement must not hide the verdicts of the others.
-	Describe(text, Ordered, ContinueOnFailure, labels, func() {
+	Describe(text, Ordered, ContinueOnFailure, scenarioLabels(sc), func() {
 		BeforeAll(func(ctx SpecContext) {
 			s.requireScenario(sc)
 			out = s.scenarios.Await(ctx, sc)
@@ -260,6 +256,16 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 		body(func() *framework.Outcome { return out })
 		s.conforms(sc, func(context.Context) *framework.Outcome { return out })
 	})
+}
+
+// scenarioLabels are the profile labels of a scenario's container: its profile's and those it
+// needs.
+func scenarioLabels(sc *framework.Scenario) Labels {
+	labels := profileLabel(profileOf(sc))
+	for _, p := range sc.Needs {
+		labels = append(labels, profileLabel(p)...)
+	}
+	return labels
 }
 
 // attachTimeline records the scenario's merged timeline with a failed spec (not printed: the

@@ -22,13 +22,12 @@ func withSecurityContext(sc v1alpha1.SecurityContext) fw.ContainerOpt {
 // and no /etc/passwd: its processes run as root, and a runAsUser without runAsGroup gets
 // group 0.
 func (s *suite) registerSecurityContext() {
-	id := func(n int64) *int64 { return &n }
 	yes := true
 	sc := &fw.Scenario{
 		Short: "security-context",
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
-			Main("user", fw.Exit(0).Report(), withSecurityContext(v1alpha1.SecurityContext{RunAsUser: id(1234), RunAsGroup: id(5678)})).
-			Main("user-only", fw.Exit(0).Report(), withSecurityContext(v1alpha1.SecurityContext{RunAsUser: id(1234)})).
+			Main("user", fw.Exit(0).Report(), withSecurityContext(v1alpha1.SecurityContext{RunAsUser: i64(1234), RunAsGroup: i64(5678)})).
+			Main("user-only", fw.Exit(0).Report(), withSecurityContext(v1alpha1.SecurityContext{RunAsUser: i64(1234)})).
 			Main("read-only", fw.Exit(0).Report(), withSecurityContext(v1alpha1.SecurityContext{ReadOnlyRootFilesystem: &yes})).
 			Main("caps", fw.Exit(0).Report(), withSecurityContext(v1alpha1.SecurityContext{Capabilities: &v1alpha1.Capabilities{
 				Drop: []v1alpha1.Capability{"ALL"}, Add: []v1alpha1.Capability{"CHOWN", "DAC_OVERRIDE", "FOWNER"},

@@ -82,7 +82,7 @@ func specsByRequirement(r types.Report) map[string][]string {
 		if sr.LeafNodeType != types.NodeTypeIt {
 			continue
 		}
-		model := slices.Contains(sr.Labels(), "model")
+		model := slices.Contains(sr.Labels(), suites.ModelLabel)
 		for _, l := range sr.Labels() {
 			id, ok := strings.CutPrefix(l, "req:")
 			switch {

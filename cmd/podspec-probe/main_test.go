@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -650,5 +651,58 @@ func TestWorkloadEatsInAChildAndReportsStats(t *testing.T) {
 	st := evs[1].Report.Stats[fifo]
 	if st.Mode != syscall.S_IFIFO|0o600 || st.UID != uint32(os.Getuid()) || st.Mtime != mtime.Unix() {
 		t.Errorf("stat of the FIFO = %+v, want mode %o, uid %d, mtime %d", st, syscall.S_IFIFO|0o600, os.Getuid(), mtime.Unix())
+	}
+}
+
+// TestFloodWritesNumberedLinesOfFloodLineBytes: the log-bound spec reads a kept log by these
+// line numbers and lengths.
+func TestFloodWritesNumberedLinesOfFloodLineBytes(t *testing.T) {
+	for _, n := range []int64{3 * probe.FloodLine, 3*probe.FloodLine + 100} {
+		var b strings.Builder
+		if err := flood(&b, n); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if int64(len(out)) != n {
+			t.Errorf("flood %d wrote %d bytes", n, len(out))
+		}
+		lines := strings.SplitAfter(out, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if want := int((n + probe.FloodLine - 1) / probe.FloodLine); len(lines) != want {
+			t.Fatalf("flood %d wrote %d lines, want %d", n, len(lines), want)
+		}
+		for i, l := range lines {
+			if !strings.HasPrefix(l, fmt.Sprintf("%08d ", i)) || !strings.HasSuffix(l, "\n") {
+				t.Errorf("flood %d: line %d is %.20q…", n, i, l)
+			}
+			if i < len(lines)-1 && len(l) != probe.FloodLine {
+				t.Errorf("flood %d: line %d has %d bytes, want %d", n, i, len(l), probe.FloodLine)
+			}
+		}
+	}
+}
+
+func TestFillWritesAFileOfTheGivenSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	const n = 100_000
+	if err := fillWith(path, n); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() != n {
+		t.Errorf("size %d, want %d", fi.Size(), n)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); st.Blocks*512 < n {
+		t.Errorf("%d bytes allocated: the file is sparse", st.Blocks*512)
+	}
+	for _, bad := range []string{"/x", "/x=", "=5", "/x=-1", "/x=1k"} {
+		if _, err := parseWorkload([]string{"-fill", bad}); err == nil {
+			t.Errorf("-fill %q accepted", bad)
+		}
 	}
 }

@@ -439,8 +439,7 @@ func runEat(args []string) (int, error) {
 	if err := fs.Parse(args); err != nil {
 		return 2, err
 	}
-	eaten := eat(*n)
-	_ = eaten
+	eat(*n)
 	return 0, nil
 }
 

@@ -41,18 +41,10 @@ func (s *suite) registerRealPrograms() {
 			Expect(err).NotTo(HaveOccurred())
 			b := fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever)
 			for _, m := range glibcModes {
-				b.Main(m.container, fw.Exit(0))
+				b.Main(m.container, fw.Exit(0), fw.WithImage(ref), func(c *v1alpha1.Container) {
+					c.Command, c.Args = []string{fw.GlibcProbePath}, m.args
+				})
 			}
-			b.Mutate(func(pod *v1alpha1.Pod) {
-				for i := range pod.Spec.Containers {
-					c := &pod.Spec.Containers[i]
-					for _, m := range glibcModes {
-						if m.container == c.Name {
-							c.Image, c.Command, c.Args = ref, []string{fw.GlibcProbePath}, m.args
-						}
-					}
-				}
-			})
 			p, err = s.f.Submit(ctx, "glibc", b)
 			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
 			Expect(err).NotTo(HaveOccurred())

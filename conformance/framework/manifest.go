@@ -429,6 +429,12 @@ func (b *PodBuilder) EmptyDirLimit(name, limit string) *PodBuilder {
 	return b
 }
 
+// HostPath declares a hostPath volume of the host directory path.
+func (b *PodBuilder) HostPath(name, path string) *PodBuilder {
+	b.pod.Spec.Volumes = append(b.pod.Spec.Volumes, v1alpha1.Volume{Name: name, HostPath: &v1alpha1.HostPathVolumeSource{Path: path}})
+	return b
+}
+
 // WithMount mounts a declared volume into the container.
 func WithMount(volume, path string, readOnly bool) ContainerOpt {
 	return func(c *v1alpha1.Container) {

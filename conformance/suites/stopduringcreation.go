@@ -34,12 +34,9 @@ func (s *suite) registerStopDuringCreation() {
 				Skip(fmt.Sprintf("not checkable: %v; %s is untested here", err, spec.MAIN004))
 			}
 			DeferCleanup(func() { Expect(gate.Close()).To(Succeed()) })
-			p, err := s.f.Start(ctx, short, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
+			p, err := s.f.Start(ctx, short, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).HostPath("gated", gate.Dir).
 				Init("i1", fw.ExitAfter(0, 2*time.Second)).
-				Main("app", fw.Loop(), fw.WithMount("gated", "/gated", true)).
-				Mutate(func(p *v1alpha1.Pod) {
-					p.Spec.Volumes = append(p.Spec.Volumes, v1alpha1.Volume{Name: "gated", HostPath: &v1alpha1.HostPathVolumeSource{Path: gate.Dir}})
-				}))
+				Main("app", fw.Loop(), fw.WithMount("gated", "/gated", true)))
 			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
 			DeferCleanup(gate.Open) // first of the clean-ups: nothing stays held
 			Expect(err).NotTo(HaveOccurred())

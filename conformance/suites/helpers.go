@@ -7,6 +7,7 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
+	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
@@ -32,6 +33,20 @@ func endsOrIsStopped(ctx context.Context, p *fw.Pod) error {
 		return err
 	}
 	return p.Stop(ctx, nil, false)
+}
+
+// runToEnd starts pod short, waits for its end and returns its timeline; the pod is removed
+// after the spec.
+func (s *suite) runToEnd(ctx SpecContext, short string, b *fw.PodBuilder) *fw.Timeline {
+	GinkgoHelper()
+	p, err := s.f.Start(ctx, short, b)
+	DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
+	Expect(err).NotTo(HaveOccurred())
+	_, err = p.Wait(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	tl, err := p.Timeline(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	return tl
 }
 
 // fastBackoff makes restarts quick (0.2 s, no growth) so restart tests take little time.

@@ -185,16 +185,8 @@ func (s *suite) registerImageAttacks() {
 			for _, e := range entries {
 				w = w.Stat("/" + strings.TrimSuffix(e.Name, "/"))
 			}
-			p, err := s.f.Start(ctx, "image-modes", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", w).
-				Mutate(func(p *v1alpha1.Pod) { p.Spec.Containers[0].Image = ref }))
-			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-			Expect(err).NotTo(HaveOccurred())
-			_, err = p.Wait(ctx)
-			Expect(err).NotTo(HaveOccurred())
-			tl, err := p.Timeline(ctx)
-			Expect(err).NotTo(HaveOccurred())
-			r, ok := tl.First(fw.ProbeEvent("a", probe.TypeReport))
-			Expect(ok).To(BeTrue(), "a reports\n%s", tl)
+			tl := s.runToEnd(ctx, "image-modes", fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", w, fw.WithImage(ref)))
+			stats := workloadReport(tl, "a").Stats
 			types := map[byte]uint32{tar.TypeDir: syscall.S_IFDIR, tar.TypeReg: syscall.S_IFREG, tar.TypeFifo: syscall.S_IFIFO, tar.TypeSymlink: syscall.S_IFLNK}
 			for _, e := range entries {
 				path := "/" + strings.TrimSuffix(e.Name, "/")
@@ -203,7 +195,7 @@ func (s *suite) registerImageAttacks() {
 					mode = 0o777
 				}
 				want := probe.FileStat{Mode: types[e.Type] | uint32(mode), UID: uint32(e.UID), GID: uint32(e.GID), Mtime: e.ModTime.Unix()}
-				Expect(r.Probe.Report.Stats).To(HaveKeyWithValue(path, want), "%s (mode %o) is not as its layer made it (mode %o): the unpacker's umask or its own times got in", path, r.Probe.Report.Stats[path].Mode, want.Mode)
+				Expect(stats).To(HaveKeyWithValue(path, want), "%s (mode %o) is not as its layer made it (mode %o): the unpacker's umask or its own times got in", path, stats[path].Mode, want.Mode)
 			}
 		})
 	})

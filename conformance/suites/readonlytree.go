@@ -12,7 +12,6 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
-	"podspec.dev/podspec/conformance/probe"
 	"podspec.dev/podspec/spec"
 )
 
@@ -39,21 +38,11 @@ func (s *suite) registerReadOnlyTree() {
 			file := filepath.Join(sub, "f")
 			Expect(os.WriteFile(file, []byte("host"), 0o666)).To(Succeed())
 
-			p, err := s.f.Start(ctx, short, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
-				Main("app", fw.Exit(0).Read("/tree/sub/f").Write("/tree/sub/f", "container").Report(), fw.WithMount("tree", "/tree", true)).
-				Mutate(func(p *v1alpha1.Pod) {
-					p.Spec.Volumes = append(p.Spec.Volumes, v1alpha1.Volume{Name: "tree", HostPath: &v1alpha1.HostPathVolumeSource{Path: dir}})
-				}))
-			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-			Expect(err).NotTo(HaveOccurred())
-			_, err = p.Wait(ctx)
-			Expect(err).NotTo(HaveOccurred())
-			tl, err := p.Timeline(ctx)
-			Expect(err).NotTo(HaveOccurred())
-			rep, ok := tl.First(fw.ProbeEvent("app", probe.TypeReport))
-			Expect(ok).To(BeTrue(), "no report from app\n%s", tl)
+			tl := s.runToEnd(ctx, short, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).HostPath("tree", dir).
+				Main("app", fw.Exit(0).Read("/tree/sub/f").Write("/tree/sub/f", "container").Report(), fw.WithMount("tree", "/tree", true)))
+			rep := workloadReport(tl, "app")
 			var below []string
-			for _, m := range rep.Probe.Report.Mounts {
+			for _, m := range rep.Mounts {
 				if m.Path == "/tree" || strings.HasPrefix(m.Path, "/tree/") {
 					below = append(below, fmt.Sprintf("%s (%s, read-only %v)", m.Path, m.FSType, m.ReadOnly))
 					Expect(m.ReadOnly).To(BeTrue(), "%s is writable in the container, below the read-only volume at /tree", m.Path)
@@ -61,7 +50,7 @@ func (s *suite) registerReadOnlyTree() {
 			}
 			// Not vacuous: the container reached the file on the submount (as a mount of its own,
 			// or, in a sandbox kernel, through the one filesystem of the volume).
-			Expect(rep.Probe.Report.Files).To(HaveKeyWithValue("/tree/sub/f", "host"), "the container reads the host's file on the submount (mounts at or below /tree: %v; errors %v)", below, rep.Probe.Report.FileErrors)
+			Expect(rep.Files).To(HaveKeyWithValue("/tree/sub/f", "host"), "the container reads the host's file on the submount (mounts at or below /tree: %v; errors %v)", below, rep.FileErrors)
 			got, err := os.ReadFile(file)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(got)).To(Equal("host"), "the container wrote through the read-only volume to the host's %s", file)

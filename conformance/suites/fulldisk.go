@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -107,10 +106,7 @@ func (s *suite) registerFullDisk() {
 // runtime's state: it must mount a tmpfs (root), and the supervisor's loss needs `crash` (the
 // optional recovery profile).
 func (s *suite) requireFullDisk() {
-	if os.Geteuid() != 0 {
-		Skip(fmt.Sprintf("not checkable: the harness runs as uid %d and cannot mount the small file system it fills under the runtime's state (run it as root); %s and %s are untested here",
-			os.Geteuid(), spec.SUP002, spec.SUP009))
-	}
+	requireRoot("mount the small file system it fills under the runtime's state", spec.SUP002+" and "+spec.SUP009+" are")
 	if !s.f.Version.Has(runtimev1.ProfileRecovery) {
 		Skip(fmt.Sprintf("not checkable: the runtime does not declare the optional profile %q, whose verb crash loses the supervisor on the full disk; %s and %s are untested here",
 			runtimev1.ProfileRecovery, spec.SUP002, spec.SUP009))

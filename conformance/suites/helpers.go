@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"time"
 
@@ -33,6 +34,15 @@ func endsOrIsStopped(ctx context.Context, p *fw.Pod) error {
 		return err
 	}
 	return p.Stop(ctx, nil, false)
+}
+
+// requireRoot skips the spec unless the harness runs as root: without root it cannot do what
+// cannot says, and untested goes untested (the subject and its verb: "MAIN-004 is").
+func requireRoot(cannot, untested string) {
+	GinkgoHelper()
+	if uid := os.Geteuid(); uid != 0 {
+		Skip(fmt.Sprintf("not checkable: the harness runs as uid %d and cannot %s (run it as root); %s untested here", uid, cannot, untested))
+	}
 }
 
 // runToEnd starts pod short, waits for its end and returns its timeline; the pod is removed

@@ -25,9 +25,7 @@ func (s *suite) registerReadOnlyTree() {
 	const short = "read-only-tree"
 	Describe("A read-only volume with a mount below its source", func() {
 		It("is read-only all the way down: the submount is read-only and a write does not reach the host", req(spec.VOL009), func(ctx SpecContext) {
-			if os.Geteuid() != 0 {
-				Skip(fmt.Sprintf("not checkable: the harness runs as uid %d and cannot mount a tmpfs below the hostPath directory (run it as root); %s's recursive clause is untested here", os.Geteuid(), spec.VOL009))
-			}
+			requireRoot("mount a tmpfs below the hostPath directory", spec.VOL009+"'s recursive clause is")
 			dir, err := os.MkdirTemp("", "podspec-conformance-"+short+"-")
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(func() { Expect(os.RemoveAll(dir)).To(Succeed()) })

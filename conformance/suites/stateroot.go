@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,9 +20,7 @@ import (
 func (s *suite) registerStateRoot() {
 	Describe("The state root", func() {
 		It("is refused, naming it, when another user owns it, and nothing is written in it", req(spec.SUP011), func(ctx SpecContext) {
-			if os.Geteuid() != 0 {
-				Skip(fmt.Sprintf("not checkable: the harness runs as uid %d and cannot give a directory to another user (run it as root); %s is untested here", os.Geteuid(), spec.SUP011))
-			}
+			requireRoot("give a directory to another user", spec.SUP011+" is")
 			dir, err := os.MkdirTemp("", "podspec-conformance-root-")
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(func() { Expect(os.RemoveAll(dir)).To(Succeed()) })

@@ -26,9 +26,7 @@ func (s *suite) registerStopDuringCreation() {
 	const short = "stop-during-creation"
 	Describe("A stop requested while a main container is being created", func() {
 		It("is never followed by that container's start", req(spec.MAIN004, spec.MAIN002), func(ctx SpecContext) {
-			if os.Geteuid() != 0 {
-				Skip(fmt.Sprintf("not checkable: the harness runs as uid %d and cannot mount the FUSE directory that holds the creation (run it as root); %s is untested here", os.Geteuid(), spec.MAIN004))
-			}
+			requireRoot("mount the FUSE directory that holds the creation", spec.MAIN004+" is")
 			gate, err := fw.MountLookupGate(os.TempDir())
 			if err != nil {
 				Skip(fmt.Sprintf("not checkable: %v; %s is untested here", err, spec.MAIN004))

@@ -29,9 +29,6 @@ type container struct {
 	insts  []*instance
 	// depFailed is the DependencyFailed event of a main container that never started.
 	depFailed *runtimev1.Event
-	// probeOK says the workload's own reports line up with the runtime's starts one to one, so
-	// that instance i's reports are probe[i].
-	probeOK bool
 }
 
 // instance is one run of a container as the events record it.
@@ -46,7 +43,8 @@ type instance struct {
 	probeFailed []*runtimev1.Event
 	hooks       []*runtimev1.Event
 	// work is what the workload itself reported (start, signals received, exit or crash), in
-	// arrival order; empty unless the container's probeOK.
+	// arrival order; empty unless the container's reports line up with the runtime's starts one
+	// to one (attachProbe).
 	work []probe.Event
 }
 
@@ -275,10 +273,9 @@ func (rp *replay) attachProbe(events []probe.Event) {
 	for _, c := range rp.order {
 		started := c.startedInsts()
 		runs := byName[c.name]
-		if len(runs) != len(started) || len(runs) == 0 {
+		if len(runs) != len(started) {
 			continue
 		}
-		c.probeOK = true
 		for i, in := range started {
 			in.work = runs[i]
 		}

@@ -21,7 +21,6 @@ const (
 type container struct {
 	name  string
 	kind  string
-	index int // in its list of the manifest
 	spec  *v1alpha1.Container
 	dspec *v1alpha1.DeferContainer
 	// policy is the effective restart policy (a regular init container's Always is OnFailure).
@@ -56,7 +55,7 @@ type replay struct {
 	probe []probe.Event
 	final *v1alpha1.PodStatus
 
-	order  []*container
+	order  []*container // in manifest order: initContainers, containers, deferContainers
 	byName map[string]*container
 
 	terminating *runtimev1.Event   // the first PodTerminating
@@ -79,22 +78,22 @@ func newReplay(h History, opts Options) *replay {
 	for i := range s.InitContainers {
 		c := &s.InitContainers[i]
 		if c.RestartPolicy != nil && *c.RestartPolicy == v1alpha1.RestartPolicyAlways {
-			add(&container{name: c.Name, kind: kindSidecar, index: i, spec: c, policy: v1alpha1.RestartPolicyAlways})
+			add(&container{name: c.Name, kind: kindSidecar, spec: c, policy: v1alpha1.RestartPolicyAlways})
 			continue
 		}
 		pol := effective(c, s.RestartPolicy)
 		if pol == v1alpha1.RestartPolicyAlways {
 			pol = v1alpha1.RestartPolicyOnFailure // INIT-002
 		}
-		add(&container{name: c.Name, kind: kindInit, index: i, spec: c, policy: pol})
+		add(&container{name: c.Name, kind: kindInit, spec: c, policy: pol})
 	}
 	for i := range s.Containers {
 		c := &s.Containers[i]
-		add(&container{name: c.Name, kind: kindMain, index: i, spec: c, policy: effective(c, s.RestartPolicy)})
+		add(&container{name: c.Name, kind: kindMain, spec: c, policy: effective(c, s.RestartPolicy)})
 	}
 	for i := range s.DeferContainers {
 		d := &s.DeferContainers[i]
-		add(&container{name: d.Name, kind: kindDefer, index: i, dspec: d, policy: d.RestartPolicy})
+		add(&container{name: d.Name, kind: kindDefer, dspec: d, policy: d.RestartPolicy})
 	}
 	for i := range rp.ev {
 		rp.index(&rp.ev[i])

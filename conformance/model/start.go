@@ -101,15 +101,11 @@ func pick(id, def string) string {
 
 func checkInitOrder(rp *replay) []Finding {
 	var out []Finding
-	inits := append(rp.kind(kindInit), rp.kind(kindSidecar)...)
-	byIndex := make([]*container, len(rp.pod.Spec.InitContainers))
-	for _, c := range inits {
-		byIndex[c.index] = c
-	}
-	for i := 0; i+1 < len(byIndex); i++ {
-		next := byIndex[i+1]
+	entries := rp.order[:len(rp.pod.Spec.InitContainers)] // initContainers, sidecars included, in manifest order
+	for i := 0; i+1 < len(entries); i++ {
+		next := entries[i+1]
 		if s := next.firstStart(); s != nil {
-			out = append(out, initGate(byIndex[i], s, "", "init entry "+next.name)...)
+			out = append(out, initGate(entries[i], s, "", "init entry "+next.name)...)
 		}
 	}
 	return out

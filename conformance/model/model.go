@@ -16,6 +16,8 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -92,13 +94,8 @@ func (v *Verdict) String() string {
 		}
 	}
 	if len(v.Skipped) > 0 {
-		ids := make([]string, 0, len(v.Skipped))
-		for id := range v.Skipped {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
 		b.WriteString("\nnot judged on this history:")
-		for _, id := range ids {
+		for _, id := range sortedKeys(v.Skipped) {
 			b.WriteString("\n  [" + id + "] " + v.Skipped[id])
 		}
 	}
@@ -161,14 +158,8 @@ func Check(h History, opts Options) *Verdict {
 	return v
 }
 
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// sortedKeys are the map's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // defaulted is a copy of the pod with every default filled in.
 func defaulted(pod *v1alpha1.Pod) *v1alpha1.Pod {

@@ -188,12 +188,9 @@ func checkTerminationReason(rp *replay) []Finding {
 		return nil
 	}
 	ids := map[string]bool{}
-	var names []string
-	for r, id := range want {
-		names = append(names, r)
+	for _, id := range want {
 		ids[id] = true
 	}
-	sort.Strings(names)
 	rule := spec.EXIT020
 	if len(ids) == 1 {
 		for id := range ids {
@@ -203,12 +200,12 @@ func checkTerminationReason(rp *replay) []Finding {
 	var out []Finding
 	if rp.final != nil && rp.final.Reason != "" {
 		if _, ok := want[rp.final.Reason]; !ok {
-			out = append(out, Finding{Rule: rule, Message: fmt.Sprintf("status.reason is %s; the causes before PodTerminating give %s", rp.final.Reason, strings.Join(names, " or "))})
+			out = append(out, Finding{Rule: rule, Message: fmt.Sprintf("status.reason is %s; the causes before PodTerminating give %s", rp.final.Reason, orList(want))})
 		}
 	}
 	if rp.finished != nil && rp.finished.Reason != "" {
 		if _, ok := want[rp.finished.Reason]; !ok {
-			out = append(out, Finding{Rule: rule, Seq: rp.finished.Seq, Message: fmt.Sprintf("PodFinished has reason %s; the causes before PodTerminating give %s", rp.finished.Reason, strings.Join(names, " or "))})
+			out = append(out, Finding{Rule: rule, Seq: rp.finished.Seq, Message: fmt.Sprintf("PodFinished has reason %s; the causes before PodTerminating give %s", rp.finished.Reason, orList(want))})
 		}
 	}
 	return out

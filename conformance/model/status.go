@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
@@ -160,14 +159,8 @@ func checkReasons(rp *replay) []Finding {
 	return out
 }
 
-func orList(set map[string]bool) string {
-	var names []string
-	for k := range set {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return strings.Join(names, " or ")
-}
+// orList is the map's keys, sorted, joined by "or".
+func orList[V any](set map[string]V) string { return strings.Join(sortedKeys(set), " or ") }
 
 func checkFinalStatus(rp *replay) []Finding {
 	if rp.final == nil {

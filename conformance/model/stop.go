@@ -55,6 +55,19 @@ func (c *container) notifierSignals() map[string]bool {
 	return out
 }
 
+// stopSignalsSent are the SignalSent events of the instance's stop signal after PodTerminating,
+// in seq order (the stop sequence has begun).
+func (rp *replay) stopSignalsSent(in *instance) []*runtimev1.Event {
+	var out []*runtimev1.Event
+	sig := in.c.stopSignal()
+	for _, s := range in.signals {
+		if s.Seq > rp.terminating.Seq && s.Signal != nil && s.Signal.Name == sig {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func checkStopSignals(rp *replay) []Finding {
 	if rp.terminating == nil {
 		return nil
@@ -66,12 +79,7 @@ func checkStopSignals(rp *replay) []Finding {
 	for _, c := range rp.kind(kindMain) {
 		sig := c.stopSignal()
 		for _, in := range c.insts {
-			var stops []*runtimev1.Event
-			for _, s := range in.signals {
-				if s.Seq > rp.terminating.Seq && s.Signal != nil && s.Signal.Name == sig {
-					stops = append(stops, s)
-				}
-			}
+			stops := rp.stopSignalsSent(in)
 			if len(stops) > 1 && !c.notifierSignals()[sig] {
 				out = append(out, Finding{Rule: spec.STOP007, Seq: stops[1].Seq, Container: c.name,
 					Message: fmt.Sprintf("sent its stop signal %s %d times in the stop sequence", sig, len(stops))})
@@ -117,15 +125,13 @@ func checkPreStopBeforeSignal(rp *replay) []Finding {
 		}
 		handlerEnds := reports(rp.probe, c.name, probe.RoleHook, "preStop")
 		for _, in := range c.insts {
-			var signal *runtimev1.Event
-			for _, s := range in.signals {
-				if s.Seq > rp.terminating.Seq && s.Signal != nil && s.Signal.Name == sig {
-					signal = s
-					break
-				}
+			stops := rp.stopSignalsSent(in)
+			if len(stops) == 0 {
+				continue
 			}
-			if signal == nil || before(force, signal) || !signal.Time.Before(reserve.Add(-rp.opts.EarlyMargin)) {
-				continue // no stop signal, a forced stop's, or at the reserve point
+			signal := stops[0]
+			if before(force, signal) || !signal.Time.Before(reserve.Add(-rp.opts.EarlyMargin)) {
+				continue // a forced stop's, or at the reserve point
 			}
 			ended := false
 			for _, h := range in.hooks {
@@ -271,10 +277,8 @@ func (rp *replay) sidecarStopActs(c *container) []*runtimev1.Event {
 				out = append(out, h)
 			}
 		}
-		for _, s := range in.signals {
-			if s.Seq > rp.terminating.Seq && s.Signal != nil && s.Signal.Name == c.stopSignal() && !c.notifierSignals()[c.stopSignal()] {
-				out = append(out, s)
-			}
+		if !c.notifierSignals()[c.stopSignal()] {
+			out = append(out, rp.stopSignalsSent(in)...)
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
@@ -79,24 +80,16 @@ func initGate(c *container, start *runtimev1.Event, id, what string) []Finding {
 	switch c.kind {
 	case kindInit:
 		if !c.exitedZeroBefore(start) {
-			return []Finding{{Rule: pick(id, spec.HB001), Seq: start.Seq, Container: start.Container,
+			return []Finding{{Rule: cmp.Or(id, spec.HB001), Seq: start.Seq, Container: start.Container,
 				Message: fmt.Sprintf("%s started before init container %s had exited 0", what, c.name)}}
 		}
 	case kindSidecar:
 		if !c.startedBefore(start) {
-			return []Finding{{Rule: pick(id, spec.HB002), Seq: start.Seq, Container: start.Container,
+			return []Finding{{Rule: cmp.Or(id, spec.HB002), Seq: start.Seq, Container: start.Container,
 				Message: fmt.Sprintf("%s started before sidecar %s was Started", what, c.name)}}
 		}
 	}
 	return nil
-}
-
-// pick is id if set, else def.
-func pick(id, def string) string {
-	if id != "" {
-		return id
-	}
-	return def
 }
 
 func checkInitOrder(rp *replay) []Finding {

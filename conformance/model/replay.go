@@ -381,11 +381,16 @@ func (rp *replay) failure(in *instance) (canFail, canSucceed bool) {
 // forced is the first forced stop request, or nil.
 func (rp *replay) forced() *runtimev1.Event {
 	for _, s := range rp.stops {
-		if s.Force || (s.GracePeriodSeconds != nil && *s.GracePeriodSeconds == 0) {
+		if isForced(s) {
 			return s
 		}
 	}
 	return nil
+}
+
+// isForced says whether a stop request is forced: --force, or a grace period of 0.
+func isForced(s *runtimev1.Event) bool {
+	return s.Force || (s.GracePeriodSeconds != nil && *s.GracePeriodSeconds == 0)
 }
 
 // kind is the containers of kind k in manifest order.

@@ -166,7 +166,7 @@ func (rp *replay) terminationReasons() map[string]string {
 			continue
 		}
 		switch {
-		case s.Force || (s.GracePeriodSeconds != nil && *s.GracePeriodSeconds == 0):
+		case isForced(s):
 			out[termForced] = spec.FORCE006
 		case s.Reason == termDeadline:
 			out[termDeadline] = spec.DL002
@@ -269,13 +269,7 @@ func (rp *replay) results(reason string) []result {
 		for k, i := range amb {
 			fails[i] = mask&(1<<k) != 0
 		}
-		first := -1
-		for i := range ends {
-			if fails[i] {
-				first = i
-				break
-			}
-		}
+		first := slices.Index(fails, true)
 		r := result{phase: v1alpha1.PodSucceeded}
 		if reason == termDeadline || reason == termEvicted || reason == termForced || !allStarted || first >= 0 {
 			r.phase = v1alpha1.PodFailed

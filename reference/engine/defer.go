@@ -530,8 +530,7 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		inst.pidfd.close()
 		return nil, errStopped
 	}
-	e.beginStartLocked() // a forced stop now waits for the ContainerStarted (start.go)
-	e.mu.Unlock()
+	e.mu.Unlock() // a forced stop now waits for the ContainerStarted (start.go)
 	if err := e.be.StartInstance(bg, id); err != nil {
 		e.be.DeleteInstance(bg, id, e.info)
 		<-inst.exit
@@ -540,7 +539,6 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		s.inst = nil
 		r.PID = 0
 		e.commitLocked()
-		e.endStartLocked()
 		e.mu.Unlock()
 		return nil, fmt.Errorf("start container %s: %w", s.name, err)
 	}
@@ -559,7 +557,6 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	ev.PID = pid
 	ev.Time = now
 	e.commitLocked(ev)
-	e.endStartLocked()
 	e.mu.Unlock()
 	return inst, nil
 }

@@ -105,12 +105,11 @@ type Engine struct {
 	endLife context.CancelFunc
 	// upd is the bookkeeping of in-place updates (update.go); nil until the first one.
 	upd *updateState
-	// startsUnderWay counts the instance starts between their last check that no stop forbids
-	// them and their ContainerStarted (or failure); stopsWaiting counts the stops waiting for
-	// them to end before they begin or become forced; startCond (on mu) is signalled when
-	// either falls (MAIN-004, start.go).
-	startsUnderWay, stopsWaiting int
-	startCond                    *sync.Cond
+	// stopsWaiting counts the stops waiting for the starts under way to end before they begin
+	// or become forced; startCond (on mu) is signalled when it falls and at every wakeLocked
+	// (MAIN-004, start.go).
+	stopsWaiting int
+	startCond    *sync.Cond
 }
 
 // New loads the pod's state and prepares an engine; Run starts it.
@@ -525,6 +524,7 @@ func (e *Engine) retryPersist() {
 func (e *Engine) wakeLocked() {
 	close(e.changed)
 	e.changed = make(chan struct{})
+	e.startCond.Broadcast() // a stop waiting for the starts under way (start.go)
 }
 
 // waitUntil blocks until cond (evaluated with e.mu held) is true or ctx ends; it reports

@@ -141,6 +141,10 @@ func (s *slot) rec() *store.Instance { return s.e.st.Containers[s.name] }
 // busy reports whether the slot has an instance or is creating one (e.mu held).
 func (s *slot) busy() bool { return s.inst != nil || s.creating }
 
+// starting reports whether the slot's instance is being started (e.mu held): created, its start
+// under way, its ContainerStarted not recorded yet (MAIN-004, start.go).
+func (s *slot) starting() bool { return s.inst != nil && !s.rec().Running }
+
 func (e *Engine) instEvent(typ runtimev1.EventType, s *slot, inst *instance, reason, msg string) *runtimev1.Event {
 	ev := e.event(typ, s, reason, msg)
 	if inst != nil {
@@ -406,7 +410,6 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	ev := e.instEvent(runtimev1.EventContainerCreated, s, inst, "", "")
 	ev.PID = pid
 	e.commitLocked(ev)
-	e.beginStartLocked()
 	e.mu.Unlock()
 
 	if err := e.be.StartInstance(ctx, id); err != nil {
@@ -415,15 +418,13 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		inst.pidfd.close()
 		e.mu.Lock()
 		s.inst = nil
-		e.wakeLocked() // a signal waiting for the start (signal) has nothing to signal
-		e.endStartLocked()
+		e.wakeLocked() // a signal or a stop waiting for the start has nothing to wait for
 		e.mu.Unlock()
 		return nil, fmt.Errorf("start container %s: %w", s.name, err)
 	}
 	e.waitExecuted(ctx, pid)
 	e.mu.Lock()
 	e.commitLocked(e.runningLocked(s, inst, time.Now().UTC())...)
-	e.endStartLocked()
 	e.mu.Unlock()
 	return inst, nil
 }
@@ -667,7 +668,7 @@ func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why st
 	// its start fails. Sent now, it would reach the runtime's init process and kill the
 	// container before its program ran, turning a stop into a StartError. The wait is bounded
 	// by the start itself; it ignores ctx so that a signal is never lost.
-	e.waitUntil(context.WithoutCancel(ctx), func() bool { return s.inst == nil || s.rec().Running })
+	e.waitUntil(context.WithoutCancel(ctx), func() bool { return !s.starting() })
 	e.mu.Lock()
 	inst := s.inst
 	if inst == nil {

@@ -402,7 +402,7 @@ func command(ctx context.Context, name string, args ...string) (string, error) {
 }
 
 // pidsOf returns the pids of the processes whose executable's base name is exe and whose
-// command line contains marker.
+// command line, its arguments joined by spaces, contains marker.
 func pidsOf(exe, marker string) []int {
 	ents, _ := os.ReadDir("/proc")
 	var out []int
@@ -416,7 +416,7 @@ func pidsOf(exe, marker string) []int {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		if filepath.Base(args[0]) == exe && strings.Contains(string(cmdline), marker) {
+		if filepath.Base(args[0]) == exe && strings.Contains(strings.Join(args, " "), marker) {
 			out = append(out, pid)
 		}
 	}

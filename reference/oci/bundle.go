@@ -130,11 +130,9 @@ var DefaultCapabilities = []string{
 // ones outside it, each once.
 func Capabilities(drop, add []string) []string {
 	var caps []string
-	if !slices.Contains(drop, "ALL") {
-		for _, c := range DefaultCapabilities {
-			if !slices.Contains(drop, c) {
-				caps = append(caps, c)
-			}
+	for _, c := range DefaultCapabilities {
+		if slices.Contains(add, c) || !(slices.Contains(drop, "ALL") || slices.Contains(drop, c)) {
+			caps = append(caps, c)
 		}
 	}
 	for _, c := range add {
@@ -142,16 +140,7 @@ func Capabilities(drop, add []string) []string {
 			caps = append(caps, c)
 		}
 	}
-	slices.SortStableFunc(caps, func(a, b string) int { return capabilityRank(a) - capabilityRank(b) })
 	return caps
-}
-
-// capabilityRank orders capabilities as DefaultCapabilities lists them, others after.
-func capabilityRank(c string) int {
-	if i := slices.Index(DefaultCapabilities, c); i >= 0 {
-		return i
-	}
-	return len(DefaultCapabilities)
 }
 
 // runc spec's defaults, kept identical so containers get what `runc spec` gives.

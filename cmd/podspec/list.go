@@ -47,7 +47,7 @@ func newListCmd() *cobra.Command {
 		}
 		out := []listEntry{}
 		for _, n := range names {
-			p, release, err := f.podMaybeUnreadable(n)
+			p, release, err := podIn(s, n)
 			if err != nil {
 				continue // removed meanwhile
 			}

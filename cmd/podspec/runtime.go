@@ -108,6 +108,11 @@ func (f *rtFlags) podMaybeUnreadable(name string) (*store.Pod, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return podIn(s, name)
+}
+
+// podIn is podMaybeUnreadable in a store already open (list opens it once for every pod).
+func podIn(s *store.Store, name string) (*store.Pod, func(), error) {
 	if err := store.ValidName(name); err != nil {
 		return nil, nil, podNotFound(name)
 	}

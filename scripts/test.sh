@@ -115,24 +115,33 @@ fi
 # runtime must be caught by the requirement it breaks. CI runs a sample of MUTANT_SAMPLE (default
 # 12) that rotates with the commit; MUTANT_SAMPLE=0 runs all; PODSPEC_MUTANTS=0 skips it. The
 # registry's gate, and a check that every patch applies with no fuzz and vets, run with the other
-# go tests (scripts/mutantcheck). Besides the sample, every mutant whose patch or patched files
-# the change touched runs too: the change is the diff from MUTANT_BASE (default: the merge base
-# with main, or the previous commit on main itself).
+# go tests (scripts/mutantcheck). Besides the sample, the mutants whose patch or patched files the
+# change touched run too, at most MUTANT_TOUCHED_MAX of them (default 12, rotating with the commit
+# like the sample; 0: all): a change to a file many patches touch, such as reference/engine/slot.go,
+# would otherwise run a hundred, and a broad last commit every one. The change is the diff from
+# MUTANT_BASE (default: the merge base with main; on main itself, or in a clone without a main
+# branch, the previous commit; in a clone of one commit, none). Both sets go to one
+# scripts/mutants.sh run, so the normal build runs their specs once.
 if [ "${PODSPEC_MUTANTS:-1}" != 0 ]; then
   step "mutants: each mutant build is caught by the requirement it breaks"
-  MUTANT_SLOW_FACTOR="${MUTANT_SLOW_FACTOR:-2}" MUTANT_SAMPLE="${MUTANT_SAMPLE:-12}" scripts/mutants.sh
+  go build -o bin/mutantcheck ./scripts/mutantcheck
+  head=$(git rev-parse HEAD)
+  # pick N [NAME ...]: the names of N of the mutants (of NAMEs, if given), rotating with the commit.
+  pick() { bin/mutantcheck list -sample "$1" -seed "$head" "${@:2}" | cut -d';' -f1; }
+  mapfile -t selected < <(pick "${MUTANT_SAMPLE:-12}")
   base="${MUTANT_BASE:-$(git merge-base HEAD main 2>/dev/null || true)}"
-  if [ -z "$base" ] || [ "$base" = "$(git rev-parse HEAD)" ]; then
-    base=$(git rev-parse HEAD~1 2>/dev/null || true)
+  if [ -z "$base" ] || [ "$base" = "$head" ]; then
+    base=$(git rev-parse -q --verify HEAD~1 || true)
   fi
   if [ -n "$base" ]; then
-    go build -o bin/mutantcheck ./scripts/mutantcheck
     mapfile -t touched < <(bin/mutantcheck touched -base "$base")
-    step "mutants whose patched files changed since ${base:0:12}: ${#touched[@]}"
+    echo "mutants whose patched files changed since ${base:0:12}: ${#touched[@]} (at most ${MUTANT_TOUCHED_MAX:-12} run)"
     if [ "${#touched[@]}" -gt 0 ]; then
-      MUTANT_SLOW_FACTOR="${MUTANT_SLOW_FACTOR:-2}" MUTANT_SAMPLE=0 scripts/mutants.sh "${touched[@]}"
+      mapfile -t -O "${#selected[@]}" selected < <(pick "${MUTANT_TOUCHED_MAX:-12}" "${touched[@]}")
     fi
   fi
+  mapfile -t selected < <(printf '%s\n' "${selected[@]}" | sort -u)
+  MUTANT_SLOW_FACTOR="${MUTANT_SLOW_FACTOR:-2}" MUTANT_SAMPLE=0 scripts/mutants.sh "${selected[@]}"
 fi
 
 step "all tests passed in $(( $(date +%s) - start ))s"

@@ -14,8 +14,8 @@
 // replaced by the token its mutator type maps it to), and for each mutant:
 //
 //  1. builds podspec and podspec-supervisor from a copy of the source with the mutation, with
-//     -trimpath and an empty build ID, so that a mutation the compiler removes (code that only a
-//     mutant build tag compiles, a comparison whose result nothing reads) yields a binary
+//     -trimpath and an empty build ID, so that a mutation the compiler removes (code behind a
+//     constant false condition, a comparison whose result nothing reads) yields a binary
 //     byte-identical to the normal build: EQUIVALENT, not run; a mutation that does not compile
 //     is NOT VIABLE (gremlins' name);
 //  2. runs the conformance specs of the requirements whose code the mutated function is (the
@@ -236,8 +236,7 @@ func fatal(err error) {
 }
 
 // load reads gremlins' reports and resolves every mutation: the token at its position (which
-// must be one its type maps), the enclosing function and its label filter. Files named
-// mutant.go (helpers that only mutant builds link) are left out.
+// must be one its type maps), the enclosing function and its label filter.
 func load(reports []string, src string) ([]*mutant, error) {
 	var all []*mutant
 	dup := map[string]bool{}
@@ -257,9 +256,6 @@ func load(reports []string, src string) ([]*mutant, error) {
 		}
 		for _, f := range rep.Files {
 			f.Filename = filepath.Join(pkgDir, f.Filename)
-			if filepath.Base(f.Filename) == "mutant.go" {
-				continue
-			}
 			text, err := os.ReadFile(filepath.Join(src, f.Filename))
 			if err != nil {
 				return nil, err

@@ -4,8 +4,8 @@
 # the example and test images), and crun and runsc (gVisor), the other OCI runtimes the tests run
 # the demo pod on, and podman for its adapter (PODSPEC_PEER_RUNTIMES=0 skips these three), glibc's
 # static libraries (libc6-dev) for the suite's real-program probe, mmdebstrap for the test that runs
-# Debian's own nginx, curl and Python; with
-# --browser also chromium, in which the timeline and conformance report tests render their pages
+# Debian's own nginx, curl and Python, docker-registry and apache2-utils (htpasswd) for the registry
+# image tests; with --browser also chromium, in which the timeline and conformance report tests render their pages
 # (scripts/test.sh asks for it; the demo does not). Go modules come from the module proxy on first
 # build.
 set -euo pipefail

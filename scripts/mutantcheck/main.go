@@ -19,12 +19,15 @@
 //	mutantcheck coverage [-registry FILE]                              # how many runtime requirements a mutant breaks
 //	mutantcheck overlay -dir DIR NAME                                  # apply NAME.patch into DIR, print DIR/overlay.json
 //	mutantcheck touched [-registry FILE] -base REV                     # the mutants whose patched files changed since REV
+//	mutantcheck refit [-registry FILE] [NAME ...]                      # move the patches' hunks to where their lines moved
 //
 // `overlay` applies the patch with no fuzz into DIR/files and writes DIR/overlay.json, for
 // `go build -overlay DIR/overlay.json ./cmd/podspec`: the tree is never touched. The registry's
 // gate (every runtime-level MUST and SHOULD has a mutant or a pending entry) is this package's
 // test, TestTheRegistryCoversEveryRuntimeRequirement; TestEveryPatchAppliesBuildsAndVets
-// applies and vets every patch.
+// applies and vets every patch. `refit` rewrites a patch whose code only moved (its hunks' old
+// lines are all still there, elsewhere) so that it applies strictly again; a patch whose code
+// changed stays as it is and is named.
 package main
 
 import (
@@ -170,6 +173,9 @@ func verdict(specs []spec, want string, reqs []string, match *regexp.Regexp) (bo
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "overlay" {
 		os.Exit(overlayCommand(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "refit" {
+		os.Exit(refitCommand(os.Args[2:]))
 	}
 	if len(os.Args) > 1 && (os.Args[1] == "list" || os.Args[1] == "coverage" || os.Args[1] == "touched") {
 		os.Exit(registryCommand(os.Args[1], os.Args[2:]))

@@ -49,16 +49,7 @@ func TestEveryPatchAppliesBuildsAndVets(t *testing.T) {
 // file it was made from, and not once a context line has changed or moved.
 func TestAPatchAppliesWithNoFuzz(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, s string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, s string) { writeFile(t, root, rel, s) }
 	orig := "package x\n\nfunc f() int {\n\ta := 1\n\treturn a\n}\n"
 	write("x/x.go", orig)
 	write(patchDir+"/m.patch", `diff --git a/x/x.go b/x/x.go
@@ -94,16 +85,7 @@ func TestAPatchAppliesWithNoFuzz(t *testing.T) {
 // patch applies strictly again, and refuses a patch whose lines changed.
 func TestRefitFollowsMovedLinesOnly(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, s string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, s string) { writeFile(t, root, rel, s) }
 	patch := `diff --git a/x/x.go b/x/x.go
 --- a/x/x.go
 +++ b/x/x.go
@@ -152,5 +134,17 @@ func TestRefitFollowsMovedLinesOnly(t *testing.T) {
 	write("x/x.go", strings.Replace(moved, "b := 1", "b := 3", 1))
 	if _, _, err := refitPatch(root, "m"); !errors.Is(err, errContextChanged) {
 		t.Errorf("refit of a patch whose removed line changed: %v, want errContextChanged", err)
+	}
+}
+
+// writeFile writes s to rel under root, making its directory.
+func writeFile(t *testing.T, root, rel, s string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -15,3 +15,4 @@
 package kubernetes
 
 //go:generate go run ./internal/apigen -o zz_generated_api.go
+//go:generate go run ./internal/versiongen -o zz_generated_versions.go

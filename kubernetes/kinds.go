@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"podspec.dev/podspec/validation/field"
@@ -26,21 +27,22 @@ const (
 
 // kindInfo describes one modelled kind.
 type kindInfo struct {
-	group, version, kind string
-	new                  func() any
+	kind string
+	new  func() any
 }
 
-// kinds are the objects that carry a pod, with the one API version Kubernetes serves each at.
+// kinds are the objects that carry a pod; the API versions each Kubernetes version serves them
+// at are in servedVersions.
 var kinds = []kindInfo{
-	{"", "v1", "Pod", func() any { return new(Pod) }},
-	{"apps", "v1", "Deployment", func() any { return new(Deployment) }},
-	{"apps", "v1", "StatefulSet", func() any { return new(StatefulSet) }},
-	{"apps", "v1", "DaemonSet", func() any { return new(DaemonSet) }},
-	{"apps", "v1", "ReplicaSet", func() any { return new(ReplicaSet) }},
-	{"batch", "v1", "Job", func() any { return new(Job) }},
-	{"batch", "v1", "CronJob", func() any { return new(CronJob) }},
-	{"", "v1", "ReplicationController", func() any { return new(ReplicationController) }},
-	{"", "v1", "PodTemplate", func() any { return new(PodTemplate) }},
+	{"Pod", func() any { return new(Pod) }},
+	{"Deployment", func() any { return new(Deployment) }},
+	{"StatefulSet", func() any { return new(StatefulSet) }},
+	{"DaemonSet", func() any { return new(DaemonSet) }},
+	{"ReplicaSet", func() any { return new(ReplicaSet) }},
+	{"Job", func() any { return new(Job) }},
+	{"CronJob", func() any { return new(CronJob) }},
+	{"ReplicationController", func() any { return new(ReplicationController) }},
+	{"PodTemplate", func() any { return new(PodTemplate) }},
 }
 
 // typedListSuffix ends the kind of a typed list (DeploymentList, PodList): its items are objects
@@ -102,8 +104,8 @@ func Classify(apiVersion, kind string) Kind {
 	return OtherKubernetes
 }
 
-// ServedAPIVersion is the apiVersion Kubernetes serves a kind podspec reads at (apps/v1 for
-// Deployment, v1 for Pod; a typed list's is its items'), or "" for another kind.
+// ServedAPIVersion is the apiVersion the newest Kubernetes serves a kind podspec reads at
+// (apps/v1 for Deployment, v1 for Pod; a typed list's is its items'), or "" for another kind.
 func ServedAPIVersion(kind string) string {
 	if kind == kindList {
 		return "v1"
@@ -111,32 +113,25 @@ func ServedAPIVersion(kind string) string {
 	if item := listItemKind(kind); item != "" {
 		kind = item
 	}
-	for _, k := range kinds {
-		if k.kind == kind {
-			if k.group == "" {
-				return k.version
-			}
-			return k.group + "/" + k.version
-		}
+	served := servedAt(kind, Newest())
+	if len(served) == 0 {
+		return ""
 	}
-	return ""
+	return served[len(served)-1]
 }
 
-func lookupKind(apiVersion, kind string) (kindInfo, error) {
-	group, version := splitAPIVersion(apiVersion)
+// lookupKind finds the kind and checks that Kubernetes version v serves it at apiVersion.
+func lookupKind(apiVersion, kind string, v Version) (kindInfo, error) {
 	for _, k := range kinds {
 		if k.kind != kind {
 			continue
 		}
-		if k.group == group && k.version == version {
+		served := servedAt(kind, v)
+		if slices.Contains(served, apiVersion) {
 			return k, nil
 		}
-		want := k.version
-		if k.group != "" {
-			want = k.group + "/" + k.version
-		}
 		//lint:ignore ST1005 the message starts with a proper noun
-		return k, fmt.Errorf("Kubernetes %s serves %s at apiVersion %s, not %s", KubernetesVersion(), kind, want, apiVersion)
+		return k, fmt.Errorf("Kubernetes %s serves %s at apiVersion %s, not %s", v, kind, strings.Join(served, " or "), apiVersion)
 	}
 	return kindInfo{}, fmt.Errorf("kind %s is not one podspec reads", kind)
 }
@@ -222,9 +217,9 @@ func (o *Object) Template() *Template {
 
 // Decode reads a document's value (as package manifest decodes it) as the Kubernetes objects
 // it holds: one, or a List's items of modelled kinds, in order. The errors are every departure
-// from the API types and kinds (KUBE-001 to KUBE-005); the objects are decoded as far as they
-// could be, so that the semantic checks still run.
-func Decode(value any) ([]*Object, field.ErrorList) {
+// from the API types and kinds of Kubernetes version v (KUBE-001 to KUBE-005, KUBE-025); the
+// objects are decoded as far as they could be, so that the semantic checks still run.
+func Decode(value any, v Version) ([]*Object, field.ErrorList) {
 	m, ok := value.(map[string]any)
 	if !ok {
 		return nil, field.ErrorList{field.Invalid(ruleType, nil, nil, "a Kubernetes object must be a JSON object, not "+jsonType(value))}
@@ -232,12 +227,12 @@ func Decode(value any) ([]*Object, field.ErrorList) {
 	av, _ := m["apiVersion"].(string)
 	kind, _ := m["kind"].(string)
 	if kind == kindList {
-		return decodeList(m)
+		return decodeList(m, v)
 	}
 	if item := listItemKind(kind); item != "" {
-		return decodeTypedList(m, av, kind, item)
+		return decodeTypedList(m, av, kind, item, v)
 	}
-	o, errs := decodeObject(m, av, kind, nil)
+	o, errs := decodeObject(m, av, kind, nil, v)
 	if o == nil {
 		return nil, errs
 	}
@@ -246,12 +241,12 @@ func Decode(value any) ([]*Object, field.ErrorList) {
 
 // listItems checks the envelope of a list of kind (apiVersion, kind, metadata and items) and
 // returns its items; ok is false when it has no array of items.
-func listItems(m map[string]any, kind string) (items []any, errs field.ErrorList, ok bool) {
+func listItems(m map[string]any, kind string, v Version) (items []any, errs field.ErrorList, ok bool) {
 	for _, k := range sortedKeys(m) {
 		switch k {
 		case "apiVersion", "kind", "items":
 		case "metadata":
-			d := newDecoder()
+			d := newDecoder(v)
 			d.decode(m[k], reflect.ValueOf(new(ListMeta)).Elem(), field.NewPath(k))
 			errs = append(errs, d.errs...)
 		default:
@@ -269,9 +264,9 @@ func listItems(m map[string]any, kind string) (items []any, errs field.ErrorList
 	return items, errs, ok
 }
 
-func decodeList(m map[string]any) ([]*Object, field.ErrorList) {
+func decodeList(m map[string]any, v Version) ([]*Object, field.ErrorList) {
 	var objs []*Object
-	items, errs, ok := listItems(m, kindList)
+	items, errs, ok := listItems(m, kindList, v)
 	if !ok {
 		return nil, errs
 	}
@@ -295,7 +290,7 @@ func decodeList(m map[string]any) ([]*Object, field.ErrorList) {
 		case Classify(av, kind) != Modelled || kind == kindList || listItemKind(kind) != "":
 			continue // an object that carries no pod: passed over
 		}
-		o, oerrs := decodeObject(im, av, kind, p)
+		o, oerrs := decodeObject(im, av, kind, p, v)
 		errs = append(errs, oerrs...)
 		if o != nil {
 			objs = append(objs, o)
@@ -306,11 +301,11 @@ func decodeList(m map[string]any) ([]*Object, field.ErrorList) {
 
 // decodeTypedList reads a typed list (DeploymentList): its items are objects of the item kind at
 // the list's apiVersion, with apiVersion and kind optional in each item (and then the list's).
-func decodeTypedList(m map[string]any, apiVersion, kind, item string) ([]*Object, field.ErrorList) {
-	if _, err := lookupKind(apiVersion, item); err != nil {
+func decodeTypedList(m map[string]any, apiVersion, kind, item string, v Version) ([]*Object, field.ErrorList) {
+	if _, err := lookupKind(apiVersion, item, v); err != nil {
 		return nil, field.ErrorList{field.Invalid(ruleKind, field.NewPath("apiVersion"), apiVersion, strings.Replace(err.Error(), item, kind, 1))}
 	}
-	items, errs, ok := listItems(m, kind)
+	items, errs, ok := listItems(m, kind, v)
 	if !ok {
 		return nil, errs
 	}
@@ -330,7 +325,7 @@ func decodeTypedList(m map[string]any, apiVersion, kind, item string) ([]*Object
 		if a, ok := im["apiVersion"].(string); ok {
 			av = a
 		}
-		o, oerrs := decodeObject(im, av, item, p)
+		o, oerrs := decodeObject(im, av, item, p, v)
 		errs = append(errs, oerrs...)
 		if o != nil {
 			objs = append(objs, o)
@@ -347,14 +342,14 @@ type ListMeta struct {
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
 }
 
-func decodeObject(m map[string]any, apiVersion, kind string, at *field.Path) (*Object, field.ErrorList) {
+func decodeObject(m map[string]any, apiVersion, kind string, at *field.Path, v Version) (*Object, field.ErrorList) {
 	child := func(name string) *field.Path {
 		if at == nil {
 			return field.NewPath(name)
 		}
 		return at.Child(name)
 	}
-	info, err := lookupKind(apiVersion, kind)
+	info, err := lookupKind(apiVersion, kind, v)
 	if info.new == nil {
 		return nil, field.ErrorList{field.Invalid(ruleKind, child("kind"), kind, err.Error())}
 	}
@@ -362,8 +357,8 @@ func decodeObject(m map[string]any, apiVersion, kind string, at *field.Path) (*O
 	if err != nil {
 		errs = append(errs, field.Invalid(ruleKind, child("apiVersion"), apiVersion, err.Error()))
 	}
-	v := info.new()
-	d := newDecoder()
-	d.decode(m, reflect.ValueOf(v).Elem(), at)
-	return &Object{Kind: kind, Path: at, Value: v}, append(errs, d.errs...)
+	obj := info.new()
+	d := newDecoder(v)
+	d.decode(m, reflect.ValueOf(obj).Elem(), at)
+	return &Object{Kind: kind, Path: at, Value: obj}, append(errs, d.errs...)
 }

@@ -26,6 +26,8 @@ const (
 	ruleSecurity       = spec.KUBE023 // security contexts
 	rulePortWarnings   = spec.KUBE024 // the API server's warning on duplicate ports
 
+	ruleVersionField = spec.KUBE025 // a field the chosen Kubernetes version does not have
+
 	rulePreStopBudget  = spec.KUBE014 // a preStop that leaves no time for the stop signal
 	ruleSidecarStartup = spec.KUBE015 // a sidecar later init containers start beside without a startup probe
 	ruleJobNeverFinish = spec.KUBE016 // a Job pod a container keeps running forever

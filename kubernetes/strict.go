@@ -72,19 +72,24 @@ var specialTypes = []reflect.Type{
 func isSpecial(t reflect.Type) bool { return slices.Contains(specialTypes, t) }
 
 // decoder fills a generated API value from a document's JSON-compatible tree, the way the API
-// server's strict decoding reads the same JSON, and records every departure from the API type:
-// an unknown field (KUBE-002), a value of the wrong type (KUBE-003), a value outside an
+// server of Kubernetes version v's strict decoding reads the same JSON, and records every
+// departure from the API type: an unknown field (KUBE-002), a field another Kubernetes version
+// has but v does not (KUBE-025), a value of the wrong type (KUBE-003), a value outside an
 // enumeration (KUBE-004), a required field left out (KUBE-005). A value it cannot use is left
 // at its zero value, so the semantic checks still run on the rest.
 type decoder struct {
 	infos map[reflect.Type]*structInfo
+	v     Version
 	errs  field.ErrorList
 	// inStatus is set below an object's status, which the API server ignores on create: no
 	// field is required there.
 	inStatus bool
+	// inAbsent is set below a field version v does not have: what is in it is reported once,
+	// at the field.
+	inAbsent bool
 }
 
-func newDecoder() *decoder { return &decoder{infos: structInfos()} }
+func newDecoder(v Version) *decoder { return &decoder{infos: structInfos(), v: v} }
 
 func (d *decoder) wrongType(p *field.Path, detail string) {
 	d.errs = append(d.errs, field.Invalid(ruleType, p, nil, detail))
@@ -190,19 +195,31 @@ func (d *decoder) decode(v any, rv reflect.Value, p *field.Path) {
 		}
 		for _, k := range sortedKeys(m) {
 			idx, known := info.fields[k]
-			if !known {
+			versions, listed := fieldMinors(t.Name(), k)
+			absent := listed && !versions.has(d.v)
+			switch {
+			case absent:
+				if !d.inAbsent {
+					d.errs = append(d.errs, field.Invalid(ruleVersionField, p.Child(k), nil,
+						fmt.Sprintf("Kubernetes %s has no field %q in %s: %s", d.v, k, t.Name(), versions)).AtKey())
+				}
+			case !known && listed:
+				continue // a field v has and the newest version removed: its value is not checked
+			case !known:
 				d.errs = append(d.errs, field.Invalid(ruleUnknown, p.Child(k), nil,
-					fmt.Sprintf("unknown field %q: %s has no such field in Kubernetes %s", k, t.Name(), KubernetesVersion())).AtKey())
+					fmt.Sprintf("unknown field %q: %s has no such field in Kubernetes %s", k, t.Name(), d.v)).AtKey())
+			}
+			if !known {
 				continue
 			}
 			fv := rv.FieldByIndex(idx)
-			if k == "status" && !d.inStatus && strings.HasSuffix(fv.Type().Name(), "Status") {
+			wasStatus, wasAbsent := d.inStatus, d.inAbsent
+			if k == "status" && strings.HasSuffix(fv.Type().Name(), "Status") {
 				d.inStatus = true
-				d.decode(m[k], fv, p.Child(k))
-				d.inStatus = false
-				continue
 			}
+			d.inAbsent = wasAbsent || absent
 			d.decode(m[k], fv, p.Child(k))
+			d.inStatus, d.inAbsent = wasStatus, wasAbsent
 		}
 		if d.inStatus {
 			return
@@ -231,14 +248,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// KubernetesVersion is the Kubernetes minor version the API types describe ("1.37" for
-// k8s.io/api v0.37.x).
-func KubernetesVersion() string {
-	v := strings.TrimPrefix(APIModuleVersion, "v0.")
-	minor, _, _ := strings.Cut(v, ".")
-	return "1." + minor
 }
 
 func marshalJSON(v any) ([]byte, error) {

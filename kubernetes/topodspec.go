@@ -22,7 +22,7 @@ type Converted struct {
 // that is not carried over (KUBE-017) and, first, every error the Kubernetes profile finds: a
 // document with such an error is not converted.
 func ToPodspec(value any) ([]Converted, field.ErrorList) {
-	objs, errs := Decode(value)
+	objs, errs := Decode(value, Newest())
 	for _, o := range objs {
 		errs = append(errs, ValidateObject(o)...)
 	}

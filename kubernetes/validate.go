@@ -25,7 +25,7 @@ const (
 // Kubernetes profile: the schema of the API types (KUBE-001 to KUBE-005), what the API server's
 // validation rejects (KUBE-006 to KUBE-013) and the lifecycle advice (KUBE-014 to KUBE-016).
 func Validate(value any) field.ErrorList {
-	objs, errs := Decode(value)
+	objs, errs := Decode(value, Newest())
 	for _, o := range objs {
 		errs = append(errs, ValidateObject(o)...)
 	}

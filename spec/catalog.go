@@ -598,7 +598,7 @@ const (
 	TIME002 = "TIME-002"
 	// TIME003 A runtime MUST perform an immediate action no later than the reaction tolerance after the event that calls for it.
 	TIME003 = "TIME-003"
-	// KUBE001 A Kubernetes object of a kind podspec reads MUST name the API version Kubernetes serves that kind at: `v1` for `Pod`, `ReplicationController`, `PodTemplate` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`, and a typed list (`DeploymentList`, `PodList`) the API version of its items.
+	// KUBE001 A Kubernetes object of a kind podspec reads MUST name an API version that the Kubernetes version it is checked against serves that kind at: in Kubernetes 1.29 to 1.37, `v1` for `Pod`, `ReplicationController`, `PodTemplate` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`, and a typed list (`DeploymentList`, `PodList`) the API version of its items.
 	KUBE001 = "KUBE-001"
 	// KUBE002 A Kubernetes object MUST NOT contain a field that its API type does not define (the API server's strict field validation).
 	KUBE002 = "KUBE-002"
@@ -608,6 +608,8 @@ const (
 	KUBE004 = "KUBE-004"
 	// KUBE005 A Kubernetes object MUST set every field its API type requires, such as a container's `name`, a port's `containerPort`, a Deployment's `selector` and `template`, and a CronJob's `schedule` and `jobTemplate`.
 	KUBE005 = "KUBE-005"
+	// KUBE025 A Kubernetes object MUST NOT contain a field that the Kubernetes version it is checked against (`podspec validate --kubernetes-version`, the newest by default) does not have, though another version does: a field added after that version or removed before it.
+	KUBE025 = "KUBE-025"
 	// KUBE006 The metadata of a Kubernetes object MUST be what the API server accepts: a `name` (or `generateName`) that is a DNS-1123 subdomain, at most 63 characters for a Job and 52 for a CronJob, a `namespace` that is a DNS label, and label keys, label values and annotation keys in Kubernetes' syntax, in the object and in its pod template.
 	KUBE006 = "KUBE-006"
 	// KUBE007 Every container of a Kubernetes pod MUST have a name that is a DNS-1123 label, unique across `initContainers`, `containers` and `ephemeralContainers`, and every init and regular container an `image`, with environment variable names of printable ASCII characters other than `=`.
@@ -1245,7 +1247,7 @@ var requirements = [...]Requirement{
 	{ID: TIME003, Level: Must, Severity: Error, Area: "TIME", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",
 		Text: "A runtime MUST perform an immediate action no later than the reaction tolerance after the event that calls for it."},
 	{ID: KUBE001, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
-		Text: "A Kubernetes object of a kind podspec reads MUST name the API version Kubernetes serves that kind at: `v1` for `Pod`, `ReplicationController`, `PodTemplate` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`, and a typed list (`DeploymentList`, `PodList`) the API version of its items."},
+		Text: "A Kubernetes object of a kind podspec reads MUST name an API version that the Kubernetes version it is checked against serves that kind at: in Kubernetes 1.29 to 1.37, `v1` for `Pod`, `ReplicationController`, `PodTemplate` and `List`, `apps/v1` for `Deployment`, `StatefulSet`, `DaemonSet` and `ReplicaSet`, `batch/v1` for `Job` and `CronJob`, and a typed list (`DeploymentList`, `PodList`) the API version of its items."},
 	{ID: KUBE002, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A Kubernetes object MUST NOT contain a field that its API type does not define (the API server's strict field validation)."},
 	{ID: KUBE003, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
@@ -1254,6 +1256,8 @@ var requirements = [...]Requirement{
 		Text: "A value of an enumerated Kubernetes field MUST be one of the values the API defines for it, such as `restartPolicy`, `imagePullPolicy`, `protocol`, `dnsPolicy` and `stopSignal`."},
 	{ID: KUBE005, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "A Kubernetes object MUST set every field its API type requires, such as a container's `name`, a port's `containerPort`, a Deployment's `selector` and `template`, and a CronJob's `schedule` and `jobTemplate`."},
+	{ID: KUBE025, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
+		Text: "A Kubernetes object MUST NOT contain a field that the Kubernetes version it is checked against (`podspec validate --kubernetes-version`, the newest by default) does not have, though another version does: a field added after that version or removed before it."},
 	{ID: KUBE006, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",
 		Text: "The metadata of a Kubernetes object MUST be what the API server accepts: a `name` (or `generateName`) that is a DNS-1123 subdomain, at most 63 characters for a Job and 52 for a CronJob, a `namespace` that is a DNS label, and label keys, label values and annotation keys in Kubernetes' syntax, in the object and in its pod template."},
 	{ID: KUBE007, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/kubernetes.md",

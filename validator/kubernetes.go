@@ -47,7 +47,7 @@ func (v *Validator) kubernetesFindings(d *manifest.Document, o *object) (fs []fi
 		o.skipped = fmt.Sprintf("%s %s is not a kind podspec checks: it carries no pod", d.APIVersion, d.Kind)
 		return nil, true
 	}
-	objs, errs := kubernetes.Decode(d.Value)
+	objs, errs := kubernetes.Decode(d.Value, v.opts.KubernetesVersion)
 	// A value the schema rejects (a port out of the int32 range, a name left out) is left at
 	// its zero value in the decoded object; the semantic checks would judge that zero again,
 	// so their findings at a position the schema already reported are dropped.

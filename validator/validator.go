@@ -68,6 +68,9 @@ type Options struct {
 	// when it walks a directory: a pattern without a '/' matches an entry's name, one with a '/'
 	// its path relative to the directory named. Files named explicitly are always read.
 	Exclude []string
+	// KubernetesVersion is the Kubernetes version whose API versions and fields Kubernetes
+	// objects are checked against; the zero Version is the newest podspec knows.
+	KubernetesVersion kubernetes.Version
 	// Skipped, when set, is told of every file with a manifest name that Run found under a
 	// directory and did not read because it is not a regular file (a named pipe, a socket, a
 	// device, a dangling symbolic link), with the reason. It is called from Run's reader.

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/kubernetes"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/report"
 	"podspec.dev/podspec/spec"
@@ -37,6 +38,7 @@ type validateFlags struct {
 	limits     manifest.Limits
 	cpuProfile string
 	exclude    []string
+	kubeVer    string
 }
 
 func newValidateCmd() *cobra.Command {
@@ -75,6 +77,7 @@ See docs/validate.md.`,
 	fl.IntVar(&f.limits.MaxAliasExpansion, "max-alias-nodes", f.limits.MaxAliasExpansion, "most nodes a document may reach through YAML aliases")
 	fl.IntVar(&f.limits.MaxDocuments, "max-documents", f.limits.MaxDocuments, "most documents in one file")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "leave out files and directories matching GLOB when walking a directory (a name such as kustomization.yaml or charts, or a relative path such as base/*.yaml); repeatable")
+	fl.StringVar(&f.kubeVer, "kubernetes-version", kubernetes.Newest().String(), "check Kubernetes objects against the API versions and fields of this Kubernetes version: "+strings.Join(kubernetes.Versions(), ", "))
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to FILE (for performance reports)")
 	_ = fl.MarkHidden("cpuprofile")
 	return cmd
@@ -100,6 +103,10 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 	if f.limits.MaxBytes <= 0 || f.limits.MaxDepth <= 0 || f.limits.MaxAliasExpansion <= 0 || f.limits.MaxDocuments <= 0 {
 		return usageErr("limits must be positive")
 	}
+	kubeVer, err := kubernetes.ParseVersion(f.kubeVer)
+	if err != nil {
+		return usageErr("--kubernetes-version: %w", err)
+	}
 	tuneGC()
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
@@ -114,7 +121,7 @@ func runValidate(cmd *cobra.Command, args []string, f validateFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	skipped := func(name, why string) { fmt.Fprintf(stderr, "podspec: skipped %s: %s\n", name, why) }
-	v, err := validator.New(validator.Options{Engines: f.engines, Limits: f.limits, Workers: f.workers, FailFast: f.failFast, Skipped: skipped, Exclude: f.exclude})
+	v, err := validator.New(validator.Options{Engines: f.engines, Limits: f.limits, Workers: f.workers, FailFast: f.failFast, Skipped: skipped, Exclude: f.exclude, KubernetesVersion: kubeVer})
 	if err != nil {
 		return usageErr("%w", err)
 	}

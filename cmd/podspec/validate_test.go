@@ -153,3 +153,63 @@ func TestRunRefusesNumbersBeyondTheirFieldsWithTheValidatorsFindings(t *testing.
 		}
 	}
 }
+
+// --kubernetes-version checks Kubernetes objects against that version's fields and served API
+// versions: a Pod field 1.29 does not have (pod-level resources, 1.32) is KUBE-025 at its key
+// on 1.29 and fine on the default version, an apps/v1 Deployment is accepted on 1.29, and a
+// version podspec does not know is a usage error.
+func TestValidateKubernetesVersion(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "k8s.yaml")
+	if err := os.WriteFile(file, []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  resources:
+    limits: {cpu: "2"}
+  containers: [{name: app, image: nginx:1.27}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      containers: [{name: web, image: nginx:1.27}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := execute(t, "", "validate", "-o", "json", "--kubernetes-version", "1.29", file)
+	var rep struct {
+		Results []struct {
+			Kind     string
+			Findings []struct {
+				Rule, Path, Message string
+				Position            struct{ Line, Column int }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if code != cli.ExitFindings || len(rep.Results) != 2 || len(rep.Results[0].Findings) != 1 || len(rep.Results[1].Findings) != 0 {
+		t.Fatalf("1.29: exit %d, want 1 with one finding on the Pod and none on the Deployment\n%s", code, out)
+	}
+	f := rep.Results[0].Findings[0]
+	if f.Rule != "KUBE-025" || f.Path != "spec.resources" || f.Position.Line != 5 || f.Position.Column != 3 ||
+		!strings.Contains(f.Message, "Kubernetes 1.29") || !strings.Contains(f.Message, "1.32") {
+		t.Errorf("1.29: finding %+v, want KUBE-025 at spec.resources 5:3 naming 1.29 and 1.32", f)
+	}
+	for _, args := range [][]string{{"validate", file}, {"validate", "--kubernetes-version", "v1.32.4", file}} {
+		if code, out := execute(t, "", args...); code != cli.ExitOK {
+			t.Errorf("%v: exit %d, want 0\n%s", args, code, out)
+		}
+	}
+	for _, bad := range []string{"1.20", "1.99", "latest"} {
+		if code, _ := execute(t, "", "validate", "--kubernetes-version", bad, file); code != cli.ExitUsage {
+			t.Errorf("--kubernetes-version %s: exit %d, want %d", bad, code, cli.ExitUsage)
+		}
+	}
+}

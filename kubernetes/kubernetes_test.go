@@ -50,18 +50,26 @@ func TestGeneratedMirrorIsUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the generator")
 	}
+	requireGenerated(t, "zz_generated_api.go", nil, "./internal/apigen")
+}
+
+// requireGenerated runs the generator (go run args... -o FILE) with the extra environment env
+// and requires its output to be the committed file.
+func requireGenerated(t *testing.T, file string, env []string, args ...string) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "zz.go")
-	cmd := exec.Command("go", "run", "./internal/apigen", "-o", out)
+	cmd := exec.Command("go", append(append([]string{"run"}, args...), "-o", out)...)
+	cmd.Env = append(os.Environ(), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("apigen: %v\n%s", err, b)
+		t.Fatalf("%s: %v\n%s", args[0], err, b)
 	}
 	want, _ := os.ReadFile(out)
-	got, err := os.ReadFile("zz_generated_api.go")
+	got, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("zz_generated_api.go is stale: run `go generate ./kubernetes/`")
+		t.Errorf("%s is not what %s writes: run `go generate ./kubernetes/`", file, args[0])
 	}
 }
 

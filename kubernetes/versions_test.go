@@ -2,6 +2,9 @@ package kubernetes
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -79,7 +82,7 @@ func TestVersionTableKnowsFieldsAddedAndRemoved(t *testing.T) {
 	for _, c := range cases {
 		m, ok := fieldMinors(c.typ, c.field)
 		if !ok || m != (minors{c.first, c.last}) {
-			t.Errorf("%s.%s: the table gives %+v (listed %t), want 1.%d to 1.%d", c.typ, c.field, m, ok, c.first, c.last)
+			t.Errorf("%s.%s: the table gives 1.%d to 1.%d (listed %t), want 1.%d to 1.%d", c.typ, c.field, m.first, m.last, ok, c.first, c.last)
 		}
 	}
 }
@@ -189,4 +192,23 @@ func ExampleParseVersion() {
 	// Output:
 	// 1.29 <nil>
 	// podspec knows the API of Kubernetes 1.29, 1.30, 1.31, 1.32, 1.33, 1.34, 1.35, 1.36, 1.37, not of 1.20
+}
+
+// The table is what internal/versiongen writes from the releases it names, when their OpenAPI
+// documents are in the module cache (the generator needs the network to fetch them otherwise,
+// and the test never does: GOPROXY=off).
+func TestGeneratedVersionTableIsUpToDate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the generator")
+	}
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range openAPISources {
+		if _, err := os.Stat(filepath.Join(strings.TrimSpace(string(cache)), "k8s.io", "kubernetes@"+r, "api", "openapi-spec", "v3")); err != nil {
+			t.Skipf("k8s.io/kubernetes@%s is not in the module cache (go mod download k8s.io/kubernetes@%s)", r, r)
+		}
+	}
+	requireGenerated(t, "zz_generated_versions.go", []string{"GOPROXY=off"}, "./internal/versiongen", "-releases", strings.Join(openAPISources[:], ","))
 }

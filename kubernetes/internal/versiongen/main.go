@@ -6,8 +6,9 @@
 // (api/openapi-spec/v3/*.json of the k8s.io/kubernetes module), which it fetches with
 // `go mod download -json k8s.io/kubernetes@vX` (the module cache keeps them), for every minor
 // from -oldest to the minor of the k8s.io/api the build uses (the newest, which the API types of
-// zz_generated_api.go describe), each at its newest patch release the module proxy lists. It
-// runs under go generate only, never at build or test time.
+// zz_generated_api.go describe), each at its newest patch release the module proxy lists, or the
+// releases -releases names (the test that the table is up to date names the ones it was made
+// from, and reads them from the module cache). It runs under go generate only, never at build.
 package main
 
 import (
@@ -55,8 +56,15 @@ type fieldKey struct{ typ, field string }
 func main() {
 	out := flag.String("o", "zz_generated_versions.go", "output file")
 	oldest := flag.Int("oldest", 29, "oldest Kubernetes minor version (1.N) to describe")
+	pinned := flag.String("releases", "", "comma-separated k8s.io/kubernetes versions to read, one per minor, oldest first (default: the newest patch of each minor from -oldest)")
 	flag.Parse()
-	releases, err := findReleases(*oldest)
+	var releases []release
+	var err error
+	if *pinned != "" {
+		releases, err = download(strings.Split(*pinned, ","))
+	} else {
+		releases, err = findReleases(*oldest)
+	}
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -105,7 +113,7 @@ func newestMinor() (int, error) {
 }
 
 // findReleases picks the newest patch release of each minor from oldest to the build's newest
-// and downloads it.
+// and downloads them.
 func findReleases(oldest int) ([]release, error) {
 	newest, err := newestMinor()
 	if err != nil {
@@ -130,13 +138,28 @@ func findReleases(oldest int) ([]release, error) {
 			patch[minor] = p
 		}
 	}
-	var rs []release
+	var versions []string
 	for minor := oldest; minor <= newest; minor++ {
 		p, ok := patch[minor]
 		if !ok {
 			return nil, fmt.Errorf("the module proxy lists no release of k8s.io/kubernetes 1.%d", minor)
 		}
-		version := fmt.Sprintf("v1.%d.%d", minor, p)
+		versions = append(versions, fmt.Sprintf("v1.%d.%d", minor, p))
+	}
+	return download(versions)
+}
+
+// download fetches the releases (v1.N.P, one per minor, oldest first) into the module cache.
+func download(versions []string) ([]release, error) {
+	var rs []release
+	for i, version := range versions {
+		var minor, p int
+		if _, err := fmt.Sscanf(version, "v1.%d.%d", &minor, &p); err != nil {
+			return nil, fmt.Errorf("release %q: want v1.N.P", version)
+		}
+		if i > 0 && minor != rs[i-1].minor+1 {
+			return nil, fmt.Errorf("release %s does not follow 1.%d: one release per minor, oldest first", version, rs[i-1].minor)
+		}
 		out, err := goCommand("mod", "download", "-json", "k8s.io/kubernetes@"+version)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"podspec.dev/podspec/manifest"
@@ -28,6 +30,28 @@ func FuzzValidate(f *testing.F) {
 				}
 			}
 			ToPodspec(d.Value)
+		}
+	})
+}
+
+// ParseVersion either reads a version that prints as 1.N and reads back the same, or refuses
+// the input with the list of known versions.
+func FuzzParseVersion(f *testing.F) {
+	for _, s := range []string{"1.29", "v1.37.2", "1.20", "", "1.", "v1.3x", "1.29.6.1", "١.٢٩"} {
+		f.Add(s)
+	}
+	known := strings.Join(Versions(), ", ")
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseVersion(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), known) {
+				t.Errorf("ParseVersion(%q): %v does not list %s", s, err, known)
+			}
+			return
+		}
+		back, err := ParseVersion(v.String())
+		if err != nil || back != v || !slices.Contains(Versions(), v.String()) {
+			t.Errorf("ParseVersion(%q) = %s, which reads back as %v, %v", s, v, back, err)
 		}
 	})
 }

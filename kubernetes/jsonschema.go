@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -80,7 +81,11 @@ func (g *schemaGen) schema(t reflect.Type) any {
 			info := g.infos[t]
 			props := map[string]any{}
 			for jsonName, idx := range info.fields {
-				props[jsonName] = g.schema(t.FieldByIndex(idx).Type)
+				s := g.schema(t.FieldByIndex(idx).Type)
+				if !slices.Contains(info.required, jsonName) {
+					s = orNull(s)
+				}
+				props[jsonName] = s
 			}
 			def := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 			if len(info.required) > 0 && !strings.HasSuffix(name, "Status") {
@@ -91,4 +96,10 @@ func (g *schemaGen) schema(t reflect.Type) any {
 		return map[string]any{"$ref": "#/definitions/" + name}
 	}
 	return map[string]any{}
+}
+
+// orNull lets a field's value be null too, which Kubernetes (and the strict decoder) read as
+// absent: `rollingUpdate:` with nothing after the colon. A required field stays non-null.
+func orNull(s any) any {
+	return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
 }

@@ -2,14 +2,21 @@ package kubernetes
 
 import (
 	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"podspec.dev/podspec/internal/corpustest"
+	"podspec.dev/podspec/manifest"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The JSON Schema handed to other validators says what the strict decoder says about unknown
-// fields, types and enumerations: a general JSON Schema library accepts the corpus's valid
-// workloads with it and rejects every corpus document the decoder finds such an error in.
+// fields, types, enumerations and null (absent, as in Kubernetes): a general JSON Schema library
+// accepts the valid workloads of the test corpus and of the real-world corpus
+// (../shared/realworld) with it and rejects every document the decoder finds such an error in.
 func TestJSONSchemaAgreesWithTheStrictDecoder(t *testing.T) {
 	compiled := map[string]*jsonschema.Schema{}
 	schemaOf := func(kind string) *jsonschema.Schema {
@@ -35,9 +42,15 @@ func TestJSONSchemaAgreesWithTheStrictDecoder(t *testing.T) {
 		compiled[kind] = s
 		return s
 	}
+	corpora := []map[string][]*manifest.Document{corpusDocs(t, "valid"), corpusDocs(t, "invalid")}
+	if dir := corpustest.RealWorldDir(".."); dir != "" {
+		corpora = append(corpora, realWorldDocs(t, filepath.Join(dir, "corpus")))
+	} else {
+		t.Log("the real-world corpus is not on this machine: the test corpus alone")
+	}
 	checked := 0
-	for _, dir := range []string{"valid", "invalid"} {
-		for file, docs := range corpusDocs(t, dir) {
+	for _, corpus := range corpora {
+		for file, docs := range corpus {
 			for _, d := range docs {
 				if Classify(d.APIVersion, d.Kind) != Modelled || d.Kind == kindList {
 					continue
@@ -63,4 +76,28 @@ func TestJSONSchemaAgreesWithTheStrictDecoder(t *testing.T) {
 	if checked < 20 {
 		t.Errorf("checked %d documents", checked)
 	}
+}
+
+// realWorldDocs decodes every manifest of the real-world corpus, by file.
+func realWorldDocs(t *testing.T, dir string) map[string][]*manifest.Document {
+	t.Helper()
+	out := map[string][]*manifest.Document{}
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" && ext != ".json" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out[path], _ = manifest.Decode(path, data, manifest.DefaultLimits())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

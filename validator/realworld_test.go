@@ -11,24 +11,9 @@ import (
 	"testing"
 
 	"podspec.dev/podspec/finding"
+	"podspec.dev/podspec/internal/corpustest"
 	"podspec.dev/podspec/spec"
 )
-
-// realworldDir finds the corpus of real Kubernetes manifests (../shared/realworld/ beside the
-// repository, read in place and never copied into it): $PODSPEC_REALWORLD, then the directory
-// beside the repository, then /work/shared/realworld.
-func realworldDir() string {
-	candidates := []string{os.Getenv("PODSPEC_REALWORLD"), filepath.Join("..", "..", "shared", "realworld"), "/work/shared/realworld"}
-	for _, c := range candidates {
-		if c == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(c, "expected-errors.txt")); err == nil {
-			return c
-		}
-	}
-	return ""
-}
 
 // realworldJudgements are where podspec reports other errors than expected-errors.txt lists, each
 // judged better, with the reason: "-" an expected error no longer reported, "+" a new one.
@@ -58,7 +43,7 @@ var realworldWarnings = map[string]int{"note MAN-008": 35, "warning KUBE-024": 1
 // exactly those of its expected-errors.txt (all true positives: the API server rejects each),
 // corrected by realworldJudgements, and the warnings are the ones listed above.
 func TestRealWorldCorpusHasNoFalsePositive(t *testing.T) {
-	dir := realworldDir()
+	dir := corpustest.RealWorldDir("..")
 	if dir == "" {
 		t.Skip("the real-world corpus (../shared/realworld/ beside the repository, or $PODSPEC_REALWORLD) is not on this machine")
 	}

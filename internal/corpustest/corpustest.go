@@ -1,5 +1,6 @@
 // Package corpustest is test-only: it reads the valid podspec documents of the test corpus and
-// the examples, for the tests that hold every one of them to a property.
+// the examples, and finds the corpus of real Kubernetes manifests, for the tests that hold
+// every one of them to a property.
 package corpustest
 
 import (
@@ -36,4 +37,21 @@ func ValidDocuments(t testing.TB, root string) []*manifest.Document {
 		}
 	}
 	return out
+}
+
+// RealWorldDir finds the corpus of real Kubernetes manifests (../shared/realworld/ beside the
+// repository, read in place and never copied into it): $PODSPEC_REALWORLD, then the directory
+// beside the repository (root is the repository's root as a path from the test's package),
+// then /work/shared/realworld; "" when none holds its expected-errors.txt.
+func RealWorldDir(root string) string {
+	candidates := []string{os.Getenv("PODSPEC_REALWORLD"), filepath.Join(root, "..", "shared", "realworld"), "/work/shared/realworld"}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(c, "expected-errors.txt")); err == nil {
+			return c
+		}
+	}
+	return ""
 }

@@ -13,34 +13,27 @@
 // podspec validate before any check (floor-parse), with as many workers as podspec uses. Each
 // runs as a child process (this program, re-executed) so it is timed like the tools.
 //
-// Peak RSS is each tool's own maximum resident set size, as GNU time (/usr/bin/time, which
-// every run goes through) reports it from its wait4 of the tool. It is not this program's
-// wait4 of its child: Go starts a child with vfork, sharing this process's address space until
-// exec, and Linux counts that address space's peak into the child's ru_maxrss, so every tool
-// would report at least this program's own resident size. GNU time forks a copy of its own
-// small address space instead (about 2 MB, which is the floor of the column).
+// Peak RSS is each tool's own, as GNU time reports it (package bench/internal/timing says why).
 package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"podspec.dev/podspec/bench/internal/host"
+	"podspec.dev/podspec/bench/internal/timing"
 	"podspec.dev/podspec/bench/podgen"
 	"podspec.dev/podspec/kubernetes"
 	"podspec.dev/podspec/manifest"
@@ -103,13 +96,6 @@ type tool struct {
 	args []string
 }
 
-// sample is one timed run.
-type sample struct {
-	wall     time.Duration
-	cpu      time.Duration // user + system
-	maxRSSKB int64
-}
-
 func (c *config) run() error {
 	work := c.work
 	if work == "" {
@@ -147,9 +133,9 @@ func (c *config) run() error {
 	if err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
+	hostname, _ := os.Hostname()
 	fmt.Printf("date: %s\nhost: %s, %d CPUs (GOMAXPROCS %d), %s\nload average before: %s\nrounds: %d (every tool once per round, in turn)\nmanifests: %s\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), runtime.GOMAXPROCS(0), cpuModel(), loadAvg(), c.runs, c.kind)
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), hostname, runtime.NumCPU(), runtime.GOMAXPROCS(0), cpuModel(), host.Loadavg(), c.runs, c.kind)
 
 	type key struct {
 		size  int
@@ -198,26 +184,26 @@ func (c *config) run() error {
 	for _, n := range c.sizes[:1] {
 		for _, shape := range c.shapes {
 			for _, t := range tools(n, shape, inputs[key{n, shape}]) {
-				if _, err := timeRun(t.args); err != nil {
+				if _, err := timing.Run(t.args); err != nil {
 					return fmt.Errorf("%s on %d %s: %w", t.name, n, shape, err)
 				}
 			}
 		}
 	}
-	results := map[key]map[string][]sample{}
+	results := map[key]map[string][]timing.Sample{}
 	for round := range c.runs {
 		for _, n := range c.sizes {
 			for _, shape := range c.shapes {
 				k := key{n, shape}
 				if results[k] == nil {
-					results[k] = map[string][]sample{}
+					results[k] = map[string][]timing.Sample{}
 				}
 				ts := tools(n, shape, inputs[k])
 				if round%2 == 1 {
 					slices.Reverse(ts) // nobody always runs first, right after another tool's I/O
 				}
 				for _, t := range ts {
-					s, err := timeRun(t.args)
+					s, err := timing.Run(t.args)
 					if err != nil {
 						return fmt.Errorf("%s on %d %s: %w", t.name, n, shape, err)
 					}
@@ -236,19 +222,19 @@ func (c *config) run() error {
 			ps := results[k]["podspec"]
 			for _, t := range tools(n, shape, inputs[k]) {
 				ss := results[k][t.name]
-				walls := durs(ss, func(s sample) float64 { return s.wall.Seconds() })
-				cpus := durs(ss, func(s sample) float64 { return s.cpu.Seconds() })
-				rss := durs(ss, func(s sample) float64 { return float64(s.maxRSSKB) / 1024 })
+				walls := timing.Of(ss, func(s timing.Sample) float64 { return s.Wall.Seconds() })
+				cpus := timing.Of(ss, func(s timing.Sample) float64 { return s.CPU.Seconds() })
+				rss := timing.Of(ss, func(s timing.Sample) float64 { return float64(s.MaxRSSKB) / 1024 })
 				var ratios, cpuRatios []float64
 				for i := range ss {
-					ratios = append(ratios, ss[i].wall.Seconds()/ps[i].wall.Seconds())
-					cpuRatios = append(cpuRatios, ss[i].cpu.Seconds()/ps[i].cpu.Seconds())
+					ratios = append(ratios, ss[i].Wall.Seconds()/ps[i].Wall.Seconds())
+					cpuRatios = append(cpuRatios, ss[i].CPU.Seconds()/ps[i].CPU.Seconds())
 				}
-				_, crmed, _ := stats(cpuRatios)
-				rmin, rmed, rmax := stats(ratios)
-				wmin, wmed, wmax := stats(walls)
-				_, cmed, _ := stats(cpus)
-				_, mmed, mmax := stats(rss)
+				_, crmed, _ := timing.Stats(cpuRatios)
+				rmin, rmed, rmax := timing.Stats(ratios)
+				wmin, wmed, wmax := timing.Stats(walls)
+				_, cmed, _ := timing.Stats(cpus)
+				_, mmed, mmax := timing.Stats(rss)
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
 					n, shape, t.name, wmin, wmed, wmax, cmed, mmed, mmax, rmin, rmed, rmax, crmed)
 			}
@@ -262,83 +248,17 @@ func (c *config) run() error {
 		if small == nil || big == nil {
 			continue
 		}
-		_, ws, _ := stats(durs(small, func(s sample) float64 { return s.wall.Seconds() }))
-		_, wb, _ := stats(durs(big, func(s sample) float64 { return s.wall.Seconds() }))
-		_, cs, _ := stats(durs(small, func(s sample) float64 { return s.cpu.Seconds() }))
-		_, cb, _ := stats(durs(big, func(s sample) float64 { return s.cpu.Seconds() }))
-		_, ms, _ := stats(durs(small, func(s sample) float64 { return float64(s.maxRSSKB) }))
-		_, mb, _ := stats(durs(big, func(s sample) float64 { return float64(s.maxRSSKB) }))
+		_, ws, _ := timing.Stats(timing.Of(small, func(s timing.Sample) float64 { return s.Wall.Seconds() }))
+		_, wb, _ := timing.Stats(timing.Of(big, func(s timing.Sample) float64 { return s.Wall.Seconds() }))
+		_, cs, _ := timing.Stats(timing.Of(small, func(s timing.Sample) float64 { return s.CPU.Seconds() }))
+		_, cb, _ := timing.Stats(timing.Of(big, func(s timing.Sample) float64 { return s.CPU.Seconds() }))
+		_, ms, _ := timing.Stats(timing.Of(small, func(s timing.Sample) float64 { return float64(s.MaxRSSKB) }))
+		_, mb, _ := timing.Stats(timing.Of(big, func(s timing.Sample) float64 { return float64(s.MaxRSSKB) }))
 		fmt.Printf("\npodspec, stream of %d against %d: %.2fx the wall time, %.2fx the CPU time, %.2fx the peak RSS (medians)\n",
 			n*10, n, wb/ws, cb/cs, mb/ms)
 	}
-	fmt.Printf("load average after: %s\n", loadAvg())
+	fmt.Printf("load average after: %s\n", host.Loadavg())
 	return nil
-}
-
-func durs(ss []sample, f func(sample) float64) []float64 {
-	out := make([]float64, len(ss))
-	for i, s := range ss {
-		out[i] = f(s)
-	}
-	return out
-}
-
-// stats returns the minimum, median and maximum.
-func stats(xs []float64) (lo, med, hi float64) {
-	if len(xs) == 0 {
-		return 0, 0, 0
-	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	med = s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return s[0], med, s[len(s)-1]
-}
-
-// gnuTime runs every timed command, to measure its peak RSS (see the package comment).
-const gnuTime = "/usr/bin/time"
-
-// timeRun runs args with output discarded and returns its wall time, CPU time and peak RSS; a
-// non-zero exit is an error (every generated manifest is valid). Wall and CPU time are those
-// of GNU time and the tool together (time's own are about a millisecond); the peak RSS is the
-// tool's, as time reports it.
-func timeRun(args []string) (sample, error) {
-	rssFile, err := os.CreateTemp("", "peers-rss-")
-	if err != nil {
-		return sample{}, err
-	}
-	rssFile.Close()
-	defer os.Remove(rssFile.Name())
-	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", rssFile.Name(), "--"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stdout = io.Discard
-	cmd.Stderr = &stderr
-	start := time.Now()
-	err = cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		msg := stderr.String()
-		if len(msg) > 2000 {
-			msg = msg[:2000] + "..."
-		}
-		return sample{}, fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, msg)
-	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return sample{}, errors.New("no resource usage for the child")
-	}
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	out, err := os.ReadFile(rssFile.Name())
-	if err != nil {
-		return sample{}, err
-	}
-	rssKB, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	if err != nil {
-		return sample{}, fmt.Errorf("%s: peak RSS %q: %w", gnuTime, out, err)
-	}
-	return sample{wall: wall, cpu: cpu, maxRSSKB: rssKB}, nil
 }
 
 // generate writes n manifests as files (DIR/pod-NNNNN.yaml) or one stream (a file of n
@@ -477,18 +397,6 @@ func floor(mode, path string) error {
 		return errors.New("no documents decoded")
 	}
 	return nil
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func cpuModel() string {

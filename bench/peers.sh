@@ -29,19 +29,7 @@ cd "$repo"
 mkdir -p "$PEERS_DIR/bin"
 has() { [[ ",$PEERS," == *",$1,"* ]]; }
 
-# go_install NAME PACKAGE VERSION installs a command through the Go module proxy once, as
-# $PEERS_DIR/bin/NAME-VERSION, and prints its path.
-go_install() {
-	local bin=$PEERS_DIR/bin/$1-$3 tmp
-	if [[ ! -x "$bin" ]]; then
-		echo "installing $1 $3 (Go module proxy)" >&2
-		tmp=$(mktemp -d)
-		GOBIN=$tmp go install "$2@$3" >&2
-		mv "$tmp/$1" "$bin"
-		rmdir "$tmp"
-	fi
-	echo "$bin"
-}
+go_install() { PEERS_DIR=$PEERS_DIR bench/install-peer.sh "$@"; } # prints the path of NAME-VERSION
 args=()
 
 if has kubeconform; then
@@ -65,12 +53,6 @@ if has ajv; then
 		npm install --silent --no-audit --no-fund --prefix "$prefix" "ajv-cli@$AJV_CLI_VERSION" "ajv-formats@$AJV_FORMATS_VERSION" >&2
 	fi
 	args+=(-ajv "$prefix/node_modules/.bin/ajv")
-fi
-
-# Every run goes through GNU time, for each tool's own peak RSS (bench/peers/main.go says why).
-if [[ ! -x /usr/bin/time ]]; then
-	echo "installing time (Debian packages)" >&2
-	apt-get install -y time >/dev/null
 fi
 
 work=$(mktemp -d)

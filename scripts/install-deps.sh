@@ -5,7 +5,7 @@
 # the demo pod on, and podman for its adapter (PODSPEC_PEER_RUNTIMES=0 skips these three), glibc's
 # static libraries (libc6-dev) for the suite's real-program probe, mmdebstrap for the test that runs
 # Debian's own nginx, curl and Python, docker-registry and apache2-utils (htpasswd) for the registry
-# image tests; with --browser also chromium, in which the timeline and conformance report tests render their pages
+# image tests, GNU time for the benchmarks; with --browser also chromium, in which the timeline and conformance report tests render their pages
 # (scripts/test.sh asks for it; the demo does not). Go modules come from the module proxy on first
 # build.
 set -euo pipefail
@@ -29,6 +29,8 @@ command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
 # tests start a registry on loopback, with basic auth (internal/registrytest).
 [ -x /usr/bin/docker-registry ] || need+=(docker-registry)
 command -v htpasswd >/dev/null 2>&1 || need+=(apache2-utils)
+# GNU time: the benchmarks time every tool through it, for its own peak RSS (bench/internal/timing).
+[ -x /usr/bin/time ] || need+=(time)
 # chromium without its recommends (fonts, drivers, language packs): headless needs none of them.
 lean=()
 [ -z "$browser" ] || command -v chromium >/dev/null 2>&1 || lean+=(chromium)

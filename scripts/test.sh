@@ -39,6 +39,13 @@ other_pkgs=$(go list ./... | grep -v -e '^podspec.dev/podspec/reference/' -e '^p
 step "go test (API, spec registry, encodings, validator, conformance framework)"
 go test -count=1 $other_pkgs
 
+# The agreement test holds podspec's verdicts on ../shared/realworld to kubectl-validate's,
+# disagreement by disagreement (bench/corpus/agree_test.go); kubectl-validate is installed at a
+# pinned version through the module proxy into a cache, out of podspec's go.mod.
+step "kubectl-validate agreement on the real-world corpus"
+PODSPEC_KUBECTL_VALIDATE=$(bench/install-peer.sh kubectl-validate sigs.k8s.io/kubectl-validate v0.0.4) \
+  go test -count=1 -run '^TestKubectlValidateAgreesOnTheRealWorldCorpus$' ./bench/corpus/
+
 step "go test -race (reference runtime and commands: real runc, as root)"
 go test -race -count=1 -timeout 40m $runtime_pkgs
 
@@ -68,6 +75,7 @@ fuzz FuzzValidateNotification ./validation/
 fuzz FuzzTheEngineAgreesWithTheLibrary ./schema/oracle/
 fuzz FuzzIsDateTime ./schema/
 fuzz FuzzValidate ./kubernetes/
+fuzz FuzzParseVersion ./kubernetes/
 fuzz FuzzRead ./reference/logs/
 fuzz FuzzParse ./reference/publish/
 

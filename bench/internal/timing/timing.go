@@ -40,6 +40,9 @@ type Sample struct {
 // time and the tool together (time's own are about a millisecond); the peak RSS is the tool's,
 // as time reports it.
 func Run(args []string, okExit ...int) (Sample, error) {
+	if _, err := os.Stat(GNUTime); err != nil {
+		return Sample{}, fmt.Errorf("GNU time (%s) is not installed: scripts/install-deps.sh installs it (Debian package time)", GNUTime)
+	}
 	rssFile, err := os.CreateTemp("", "timing-rss-")
 	if err != nil {
 		return Sample{}, err

@@ -13,12 +13,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	digest "github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/internal/registrytest"
 	"podspec.dev/podspec/ocilayout"
 )
 
@@ -255,5 +259,114 @@ func TestSEC010_SEC011_DebianProgramsRunInAPod(t *testing.T) {
 				t.Fatalf("phase %s, want Succeeded with nginx's page fetched and 8 threads run\nevents:\n%s\nnginx:\n%s\nclient:\n%s\npython:\n%s", st.Phase, evs, logs("nginx"), logs("client"), logs("python"))
 			}
 		})
+	}
+}
+
+// nginxKubernetesPod is a Kubernetes Pod as people write it: Debian's nginx from a registry, its
+// port named, and an httpGet readiness probe on that name.
+const nginxKubernetesPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: %[1]s
+spec:
+  terminationGracePeriodSeconds: 10
+  containers:
+    - name: nginx
+      image: %[2]s
+      command: [nginx, -g, "daemon off;"]
+      ports:
+        - {name: http, containerPort: 80}
+      readinessProbe:
+        httpGet: {path: /, port: http}
+        periodSeconds: 1
+`
+
+// nginxDependentPod is a podspec Pod whose client starts only once nginx is Ready: its first
+// readiness check comes 2 s after nginx starts, so a client started before it would be seen.
+const nginxDependentPod = `apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata:
+  name: %[1]s
+spec:
+  restartPolicy: Never
+  exitPolicy: Any
+  terminationGracePeriodSeconds: 10
+  containers:
+    - name: nginx
+      image: %[2]s
+      command: [nginx, -g, "daemon off;"]
+      ports:
+        - {name: http, containerPort: 80}
+      readinessProbe:
+        httpGet: {path: /, port: http}
+        initialDelaySeconds: 2
+        periodSeconds: 1
+    - name: client
+      image: %[2]s
+      dependsOn: [{name: nginx, condition: Ready}]
+      command: [sh, -c, 'curl -fsS http://127.0.0.1/ | grep -o "Welcome to nginx!" | head -1']
+`
+
+// The demo of issue 32, as a test: Debian's nginx, pushed to a registry on loopback, run from a
+// Kubernetes Pod with an httpGet readiness probe and its port published, answers curl's request
+// from the host, and is Ready; a podspec Pod's container that dependsOn nginx being Ready starts
+// only after nginx's readiness probe succeeded, and fetches the page over the pod's loopback.
+func TestNginxFromARegistryAnswersOnAPublishedPortAndGatesADependentOnReadiness(t *testing.T) {
+	c, _ := runtimeTestSetup(t)
+	layout := debianLayout(t)
+	reg := registrytest.Start(t, registrytest.Options{})
+	reg.Push(layout, reg.Ref("library/nginx:bookworm"))
+	image := reg.Ref("library/nginx:bookworm")
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(path, []byte(fmt.Sprintf(text, name, image)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	t.Cleanup(func() { c.run("rm", "--force", "nginx-k8s") })
+	if _, code := c.run("run", "--detach", "--publish", strconv.Itoa(port)+":80", write("nginx-k8s", nginxKubernetesPod)); code != 0 {
+		t.Fatalf("run --detach --publish: exit %d", code)
+	}
+	var body string
+	waitFor(t, "nginx to answer on the published port", 90*time.Second, func() bool {
+		body, _ = get(addr)
+		return strings.Contains(body, "Welcome to nginx!")
+	})
+	waitFor(t, "nginx to be Ready", 30*time.Second, func() bool {
+		st := podStatus(t, c, "nginx-k8s")
+		return len(st.ContainerStatuses) == 1 && st.ContainerStatuses[0].Ready
+	})
+	if _, code := c.run("rm", "--force", "nginx-k8s"); code != 0 {
+		t.Fatalf("rm --force: exit %d", code)
+	}
+	waitFor(t, "nothing to listen after the pod is removed", 10*time.Second, func() bool { return !listening(addr) })
+
+	t.Cleanup(func() { c.run("rm", "--force", "nginx-ready") })
+	if _, code := c.run("run", "--detach", write("nginx-ready", nginxDependentPod)); code != 0 {
+		t.Fatalf("run --detach: exit %d", code)
+	}
+	if out, code := c.run("wait", "--timeout", "120s", "nginx-ready"); code != 0 {
+		evs, _ := c.run("events", "nginx-ready")
+		t.Fatalf("wait: exit %d: %s\nevents:\n%s", code, out, evs)
+	}
+	if logs, _ := c.run("logs", "nginx-ready", "client"); logs != "Welcome to nginx!\n" {
+		t.Errorf("client's log %q, want nginx's page fetched", logs)
+	}
+	var ready, clientStarted time.Time
+	for _, ev := range events(t, c, "nginx-ready") {
+		switch {
+		case ev.Type == runtimev1.EventContainerReady && ev.Container == "nginx" && ready.IsZero():
+			ready = ev.Time
+		case ev.Type == runtimev1.EventContainerStarted && ev.Container == "client":
+			clientStarted = ev.Time
+		}
+	}
+	if ready.IsZero() || clientStarted.IsZero() || clientStarted.Before(ready) {
+		t.Errorf("nginx Ready at %s, client started at %s: want the client started after nginx was Ready", ready, clientStarted)
 	}
 }

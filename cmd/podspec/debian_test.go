@@ -262,8 +262,18 @@ func TestSEC010_SEC011_DebianProgramsRunInAPod(t *testing.T) {
 	}
 }
 
-// nginxKubernetesPod is a Kubernetes Pod as people write it: Debian's nginx from a registry, its
-// port named, and an httpGet readiness probe on that name.
+// nginxContainer is Debian's nginx with its port named and an httpGet readiness probe on that
+// name, whose timing the pods below finish.
+const nginxContainer = `    - name: nginx
+      image: %[2]s
+      command: [nginx, -g, "daemon off;"]
+      ports:
+        - {name: http, containerPort: 80}
+      readinessProbe:
+        httpGet: {path: /, port: http}
+`
+
+// nginxKubernetesPod is a Kubernetes Pod as people write it: nginx from a registry, probed.
 const nginxKubernetesPod = `apiVersion: v1
 kind: Pod
 metadata:
@@ -271,14 +281,7 @@ metadata:
 spec:
   terminationGracePeriodSeconds: 10
   containers:
-    - name: nginx
-      image: %[2]s
-      command: [nginx, -g, "daemon off;"]
-      ports:
-        - {name: http, containerPort: 80}
-      readinessProbe:
-        httpGet: {path: /, port: http}
-        periodSeconds: 1
+` + nginxContainer + `        periodSeconds: 1
 `
 
 // nginxDependentPod is a podspec Pod whose client starts only once nginx is Ready: its first
@@ -292,14 +295,7 @@ spec:
   exitPolicy: Any
   terminationGracePeriodSeconds: 10
   containers:
-    - name: nginx
-      image: %[2]s
-      command: [nginx, -g, "daemon off;"]
-      ports:
-        - {name: http, containerPort: 80}
-      readinessProbe:
-        httpGet: {path: /, port: http}
-        initialDelaySeconds: 2
+` + nginxContainer + `        initialDelaySeconds: 2
         periodSeconds: 1
     - name: client
       image: %[2]s

@@ -11,6 +11,7 @@ import (
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/manifest"
+	"podspec.dev/podspec/spec"
 )
 
 // ValidDocuments decodes testdata/valid (and its subdirectories) and examples under root, the
@@ -64,15 +65,15 @@ var RealWorldJudgements = map[string]string{
 	// The ReplicationController was passed over unchecked when the list was made. Its template
 	// has no labels and it gives no selector: the API server defaults the selector to the
 	// template's labels, finds it empty and rejects the object.
-	"+ KUBE-012 kubernetes+examples/_archived/sysdig-cloud/sysdig-rc.yaml:11:3": "an RC whose selector defaults to no labels is rejected",
+	"+ " + spec.KUBE012 + " kubernetes+examples/_archived/sysdig-cloud/sysdig-rc.yaml:11:3": "an RC whose selector defaults to no labels is rejected",
 	// A request of 64Mi (67,108,864 bytes) above a limit of 64M (64,000,000 bytes): the API
 	// server rejects it ("must be less than or equal to memory limit"); the document also has
 	// the removed apps/v1beta1 (group A).
-	"+ KUBE-020 GoogleCloudPlatform+kubernetes-engine-samples/cost-optimization/gke-shift-left-cost/samples/k8s-cost-estimator-local/app-v1/deployment.yaml:33:21": "request 64Mi above limit 64M",
+	"+ " + spec.KUBE020 + " GoogleCloudPlatform+kubernetes-engine-samples/cost-optimization/gke-shift-left-cost/samples/k8s-cost-estimator-local/app-v1/deployment.yaml:33:21": "request 64Mi above limit 64M",
 	// A document without an apiVersion (a placeholder left out) was MAN-003 and MAN-001 ("kind
 	// must be Pod or Notification"); the kind is not what is wrong, so MAN-003 alone now says so,
 	// naming the API version to write.
-	"- MAN-001 GoogleCloudPlatform+kubernetes-engine-samples/ai-ml/infw-gw/examples/getting-started/inference-pool-variables.yaml:16:7": "the missing apiVersion is the one error",
+	"- " + spec.MAN001 + " GoogleCloudPlatform+kubernetes-engine-samples/ai-ml/infw-gw/examples/getting-started/inference-pool-variables.yaml:16:7": "the missing apiVersion is the one error",
 }
 
 // RealWorldErrors reads the expected-errors.txt of the real-world corpus in dir and applies

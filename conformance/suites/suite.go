@@ -117,6 +117,7 @@ func (s *suite) register() {
 	s.registerTiming()
 	s.registerResources()
 	s.registerImages()
+	s.registerRegistryImages()
 	s.registerDeferOrder()
 	s.registerDefers()
 	s.registerInitSlow()

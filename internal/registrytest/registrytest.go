@@ -1,7 +1,9 @@
 // Package registrytest is test-only: it starts Debian's docker-registry (the CNCF distribution
 // registry) on 127.0.0.1 and a free port with a storage directory of its own, over plain HTTP
 // or over TLS with a CA it makes and htpasswd basic auth, and pushes OCI layouts into it with
-// go-containerregistry. Every registry it starts is stopped when the test ends, failed or not.
+// go-containerregistry. The registry process is the conformance suite's
+// (framework.StartRegistryWith), so that the Go tests and the suite run one registry the same
+// way. Every registry it starts is stopped when the test ends, failed or not.
 package registrytest
 
 import (
@@ -21,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,10 +31,12 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"podspec.dev/podspec/conformance/framework"
 )
 
 // Binary is Debian's docker-registry.
-const Binary = "/usr/bin/docker-registry"
+const Binary = framework.RegistryBinary
 
 // Registry is a running registry.
 type Registry struct {
@@ -46,10 +51,8 @@ type Registry struct {
 	// User and Password are the htpasswd credentials of a TLS registry.
 	User, Password string
 
-	t      *testing.T
-	config string
-	cmd    *exec.Cmd
-	done   chan struct{}
+	t   *testing.T
+	reg *framework.Registry
 }
 
 // Options select how a registry is started.
@@ -59,91 +62,43 @@ type Options struct {
 	TLS bool
 }
 
-// Start starts a registry, or skips the test when docker-registry is not installed or the test
-// does not run as root (the callers run pods).
+// Start starts a registry (the conformance suite's, framework.StartRegistryWith), or skips the
+// test when docker-registry is not installed.
 func Start(t *testing.T, o Options) *Registry {
 	t.Helper()
 	if _, err := os.Stat(Binary); err != nil {
 		t.Skip("needs Debian's docker-registry")
 	}
 	dir := t.TempDir()
-	r := &Registry{t: t, Storage: filepath.Join(dir, "storage"), config: filepath.Join(dir, "config.yml")}
-	port := freePort(t)
-	r.Host = fmt.Sprintf("127.0.0.1:%d", port)
-	cfg := fmt.Sprintf("version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: %s\n  delete:\n    enabled: true\nhttp:\n  addr: %s\n", r.Storage, r.Host)
+	r := &Registry{t: t}
+	var extra func(string) (string, error)
 	if o.TLS {
-		cert, key := r.makeCerts(t, dir)
-		r.User, r.Password = "podspec", "s3cret-"+fmt.Sprint(port)
-		htpasswd := filepath.Join(dir, "htpasswd")
-		out, err := exec.Command("htpasswd", "-Bbn", r.User, r.Password).Output()
-		if err != nil {
-			t.Skipf("needs apache2-utils' htpasswd: %v", err)
+		extra = func(host string) (string, error) {
+			r.Host = host
+			cert, key := r.makeCerts(t, dir)
+			r.User, r.Password = "podspec", "s3cret-"+strings.TrimPrefix(host, "127.0.0.1:")
+			htpasswd := filepath.Join(dir, "htpasswd")
+			out, err := exec.Command("htpasswd", "-Bbn", r.User, r.Password).Output()
+			if err != nil {
+				t.Skipf("needs apache2-utils' htpasswd: %v", err)
+			}
+			if err := os.WriteFile(htpasswd, out, 0o600); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("  tls:\n    certificate: %s\n    key: %s\nauth:\n  htpasswd:\n    realm: podspec-test\n    path: %s\n", cert, key, htpasswd), nil
 		}
-		if err := os.WriteFile(htpasswd, out, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		cfg += fmt.Sprintf("  tls:\n    certificate: %s\n    key: %s\nauth:\n  htpasswd:\n    realm: podspec-test\n    path: %s\n", cert, key, htpasswd)
 	}
-	if err := os.WriteFile(r.config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r.start()
-	t.Cleanup(r.Stop)
-	return r
-}
-
-func (r *Registry) start() {
-	t := r.t
-	r.cmd = exec.Command(Binary, "serve", r.config)
-	log, err := os.Create(r.config + ".log")
+	reg, err := framework.StartRegistryWith(filepath.Join(dir, "registry"), extra)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer log.Close()
-	r.cmd.Stdout, r.cmd.Stderr = log, log
-	if err := r.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", Binary, err)
-	}
-	r.done = make(chan struct{})
-	go func() { r.cmd.Wait(); close(r.done) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", r.Host, time.Second)
-		if err == nil {
-			c.Close()
-			return
-		}
-		select {
-		case <-r.done:
-			data, _ := os.ReadFile(r.config + ".log")
-			t.Fatalf("docker-registry exited at start: %s", data)
-		default:
-		}
-		if time.Now().After(deadline) {
-			r.Stop()
-			t.Fatalf("docker-registry does not listen on %s", r.Host)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	t.Cleanup(reg.Stop)
+	r.reg, r.Host, r.Storage = reg, reg.Host, reg.Storage
+	return r
 }
 
-// Stop stops the registry (its own process, by PID) and waits for it; a stopped registry
-// refuses connections.
-func (r *Registry) Stop() {
-	if r.cmd == nil || r.cmd.Process == nil {
-		return
-	}
-	select {
-	case <-r.done:
-		return
-	default:
-	}
-	r.cmd.Process.Kill()
-	<-r.done
-}
-
-// Restart starts a stopped registry again on the same address and storage.
-func (r *Registry) Restart() { r.Stop(); r.start() }
+// Stop stops the registry and waits for it; a stopped registry refuses connections.
+func (r *Registry) Stop() { r.reg.Stop() }
 
 // Ref is a reference to a repository and tag (or @digest) in this registry.
 func (r *Registry) Ref(repoAndTag string) string { return r.Host + "/" + repoAndTag }
@@ -203,15 +158,6 @@ func (r *Registry) AuthFile(dir string, wrongPassword bool) string {
 		r.t.Fatal(err)
 	}
 	return p
-}
-
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // makeCerts makes a CA and a server certificate for 127.0.0.1 signed by it, writes the CA into

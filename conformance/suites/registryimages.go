@@ -408,6 +408,9 @@ func (s *suite) registerRegistryImages() {
 				Expect(errs[i]).NotTo(HaveOccurred())
 				Expect(p.Created()).To(BeTrue(), "%s", p.RunResult)
 			}
+			for _, p := range pods {
+				waitSucceeded(ctx, p, "pod "+p.Name)
+			}
 			qs := f.requestsSince(m)
 			// The probe's layer may be held from an earlier pull: at most one fetch. The big
 			// layer is new to the runtime: exactly one.
@@ -415,11 +418,6 @@ func (s *suite) registerRegistryImages() {
 				Expect(blobGets(qs, l)).To(BeNumerically("<=", 1), "layer %s: requests %v", l, qs)
 			}
 			Expect(blobGets(qs, big[len(big)-1])).To(Equal(1), "layer %s: requests %v", big[len(big)-1], qs)
-			for _, p := range pods {
-				final, err := p.Wait(ctx)
-				Expect(err).NotTo(HaveOccurred())
-				Expect(final.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", final)
-			}
 		})
 	})
 	Describe("Registry images of defer containers", profileLabel(spec.ProfileDefer), func() {

@@ -173,8 +173,8 @@ func waitSucceeded(ctx context.Context, p *fw.Pod, why string) (*fw.PodStatusVie
 	return final, tl
 }
 
-// runHeld runs a whichPod of ref and policy that must start from the image the runtime holds
-// for ref, which read in /which, without contacting the registry.
+// runHeld runs a whichPod of ref and policy, which must start from the image the runtime holds
+// for ref (the one whose /which holds want) without contacting the registry.
 func (s *suite) runHeld(ctx context.Context, f *registryFixture, short, ref string, policy v1alpha1.PullPolicy, want string) {
 	GinkgoHelper()
 	m := f.mark()

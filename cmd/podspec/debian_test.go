@@ -3,165 +3,38 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	digest "github.com/opencontainers/go-digest"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/internal/debianimage"
 	"podspec.dev/podspec/internal/registrytest"
-	"podspec.dev/podspec/ocilayout"
 )
 
-// debianPackages are the packages of the Debian image beside minbase: a web server that starts
-// as root and drops to www-data, a client, and an interpreter with threads.
-var debianPackages = []string{"nginx-light", "curl", "python3-minimal"}
-
-// debianTag is the image's tag in its layout.
-const debianTag = "bookworm"
-
-// debianLayout returns an OCI image layout holding a Debian bookworm root filesystem made by
-// `mmdebstrap --variant=minbase --include=debianPackages bookworm` as one uncompressed layer.
-// It is made once and kept in the cache directory ($PODSPEC_TEST_CACHE, default the user's
-// cache directory + /podspec-test), keyed by the suite and package list: mmdebstrap takes 25 s
-// to minutes and the Debian mirror. The test is skipped when mmdebstrap is not installed or
-// cannot reach the mirror, saying why.
+// debianLayout returns the layout of internal/debianimage (Debian bookworm with nginx, curl and
+// Python), made once in the test cache; the test is skipped when it cannot be made here.
 func debianLayout(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("mmdebstrap"); err != nil {
-		t.Skip("needs mmdebstrap (scripts/install-deps.sh installs it)")
-	}
-	cache := os.Getenv("PODSPEC_TEST_CACHE")
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			t.Skipf("no cache directory for the Debian image: %v", err)
+	cache, err := debianimage.DefaultCache()
+	if err == nil {
+		var layout string
+		if layout, err = debianimage.Layout(cache); err == nil {
+			return layout
 		}
-		cache = filepath.Join(dir, "podspec-test")
 	}
-	key := sha256.Sum256([]byte("mmdebstrap --variant=minbase bookworm " + strings.Join(debianPackages, ",") + " " + runtime.GOARCH))
-	layout := filepath.Join(cache, "debian-bookworm-"+hex.EncodeToString(key[:6]))
-	if _, err := os.Stat(filepath.Join(layout, ocispec.ImageIndexFile)); err == nil {
-		return layout
+	if errors.Is(err, debianimage.ErrUnavailable) {
+		t.Skip(err)
 	}
-	if err := os.MkdirAll(cache, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	work, err := os.MkdirTemp(cache, "debian-build-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(work)
-	tarball := filepath.Join(work, "rootfs.tar")
-	var stderr bytes.Buffer
-	cmd := exec.Command("mmdebstrap", "--variant=minbase", "--include="+strings.Join(debianPackages, ","), "bookworm", tarball)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Skipf("mmdebstrap could not make the Debian image (is the Debian mirror reachable?): %v\n%s", err, lastLines(stderr.String(), 15))
-	}
-	built := filepath.Join(work, "layout")
-	if err := writeOneLayerLayout(built, tarball, debianTag); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(built, layout); err != nil && !os.IsExist(err) {
-		t.Fatal(err)
-	}
-	return layout
-}
-
-// lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// writeOneLayerLayout writes an OCI image layout at dir whose one image, tagged tag, has the
-// tar file tarball as its only (uncompressed) layer, streamed into the blob store while it is
-// hashed, and a configuration with Debian's PATH.
-func writeOneLayerLayout(dir, tarball, tag string) error {
-	blobs := filepath.Join(dir, "blobs", "sha256")
-	if err := os.MkdirAll(blobs, 0o755); err != nil {
-		return err
-	}
-	src, err := os.Open(tarball)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	tmp, err := os.CreateTemp(blobs, "layer-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	d := digest.SHA256.Digester()
-	size, err := io.Copy(io.MultiWriter(tmp, d.Hash()), src)
-	if err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	layerDigest := d.Digest()
-	if err := os.Rename(tmp.Name(), filepath.Join(blobs, layerDigest.Encoded())); err != nil {
-		return err
-	}
-	layer := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageLayer, Digest: layerDigest, Size: size}
-
-	cfg, err := json.Marshal(ocispec.Image{
-		Platform: ocispec.Platform{OS: "linux", Architecture: runtime.GOARCH},
-		Config:   ocispec.ImageConfig{Env: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, Cmd: []string{"/bin/sh"}},
-		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{layerDigest}},
-	})
-	if err != nil {
-		return err
-	}
-	cfgDesc, err := ocilayout.WriteBlob(dir, ocispec.MediaTypeImageConfig, cfg)
-	if err != nil {
-		return err
-	}
-	m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, Config: cfgDesc, Layers: []ocispec.Descriptor{layer}}
-	m.SchemaVersion = 2
-	mb, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	mDesc, err := ocilayout.WriteBlob(dir, ocispec.MediaTypeImageManifest, mb)
-	if err != nil {
-		return err
-	}
-	mDesc.Annotations = map[string]string{ocispec.AnnotationRefName: tag}
-	mDesc.Platform = &ocispec.Platform{OS: "linux", Architecture: runtime.GOARCH}
-	index := ocispec.Index{MediaType: ocispec.MediaTypeImageIndex, Manifests: []ocispec.Descriptor{mDesc}}
-	index.SchemaVersion = 2
-	ib, err := json.Marshal(index)
-	if err != nil {
-		return err
-	}
-	lb, err := json.Marshal(ocispec.ImageLayout{Version: ocispec.ImageLayoutVersion})
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, ocispec.ImageLayoutFile), lb, 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, ocispec.ImageIndexFile), ib, 0o644)
+	t.Fatal(err)
+	return ""
 }
 
 // debianPod is a pod of Debian's own programs: nginx, as a sidecar that starts as root, chowns

@@ -155,182 +155,242 @@ type Budget struct {
 
 // Build turns a pod's events (in seq order) into a model.
 func Build(events []runtimev1.Event, opt Options) *Model {
-	m := &Model{Title: opt.Title}
-	lanes := map[string]*Lane{}
-	bars := map[string]*Bar{} // by container and instance
-	lane := func(ev *event) *Lane {
-		l := lanes[ev.Container]
-		if l == nil {
-			l = &Lane{Container: ev.Container, Kind: ev.ContainerKind}
-			lanes[ev.Container] = l
-			m.Lanes = append(m.Lanes, l)
-		}
-		if l.Kind == "" {
-			l.Kind = ev.ContainerKind
-		}
-		return l
-	}
-	instKey := func(ev *event) string {
-		if ev.ContainerID != "" {
-			return ev.Container + "\x00" + ev.ContainerID
-		}
-		rc := int32(-1)
-		if ev.RestartCount != nil {
-			rc = *ev.RestartCount
-		}
-		return fmt.Sprintf("%s\x00#%d", ev.Container, rc)
-	}
-	bar := func(ev *event) *Bar {
-		l := lane(ev)
-		k := instKey(ev)
-		b := bars[k]
-		if b == nil {
-			b = &Bar{ContainerID: ev.ContainerID}
-			if ev.RestartCount != nil {
-				b.RestartCount = *ev.RestartCount
-			}
-			bars[k] = b
-			l.Bars = append(l.Bars, b)
-		}
-		return b
-	}
-	var terminating bool
+	b := &builder{m: &Model{Title: opt.Title}, opt: opt, lanes: map[string]*Lane{}, bars: map[string]*Bar{}}
 	for i := range events {
-		ev := &events[i]
-		if m.Pod == "" {
-			m.Pod = ev.Pod
+		b.add(&events[i])
+	}
+	b.addNotes()
+	return b.finish()
+}
+
+// builder is Build's state: the model so far, its lanes by container and its bars by instance.
+type builder struct {
+	m           *Model
+	opt         Options
+	lanes       map[string]*Lane
+	bars        map[string]*Bar // by container and instance
+	terminating bool
+}
+
+// add places one event: on the pod's row, on an instance's bar, or as a mark or span on its
+// container's lane.
+func (b *builder) add(ev *event) {
+	if b.m.Pod == "" {
+		b.m.Pod = ev.Pod
+	}
+	b.m.stretch(ev.Time)
+	switch ev.Type {
+	case runtimev1.EventPodCreated, runtimev1.EventPodStarted, runtimev1.EventUpdateApplied,
+		runtimev1.EventPodFinished, runtimev1.EventStopRequested, runtimev1.EventPodTerminating, runtimev1.EventPolicyFired:
+		b.podEvent(ev)
+	case runtimev1.EventContainerCreated, runtimev1.EventContainerStarted, runtimev1.EventContainerReady, runtimev1.EventContainerExited:
+		b.instanceEvent(ev)
+	case evStartupSucceeded, evContainerNotReady, runtimev1.EventProbeFailed, runtimev1.EventSignalSent,
+		runtimev1.EventContainerRestarting, runtimev1.EventContainerSkipped, runtimev1.EventDependencyFailed:
+		b.laneMark(ev)
+	case runtimev1.EventHookStarted, runtimev1.EventNotifierStarted:
+		b.spanStarted(ev)
+	case runtimev1.EventHookFinished, runtimev1.EventNotifierFinished:
+		b.spanFinished(ev)
+	}
+}
+
+// lane is the event's container's lane, made on its first event.
+func (b *builder) lane(ev *event) *Lane {
+	l := b.lanes[ev.Container]
+	if l == nil {
+		l = &Lane{Container: ev.Container, Kind: ev.ContainerKind}
+		b.lanes[ev.Container] = l
+		b.m.Lanes = append(b.m.Lanes, l)
+	}
+	if l.Kind == "" {
+		l.Kind = ev.ContainerKind
+	}
+	return l
+}
+
+// bar is the event's instance's bar on its lane, made on the instance's first event; an
+// instance is its containerID, or its restart count where the event names no ID.
+func (b *builder) bar(ev *event) *Bar {
+	l := b.lane(ev)
+	k := fmt.Sprintf("%s\x00#%d", ev.Container, int32(-1))
+	if ev.ContainerID != "" {
+		k = ev.Container + "\x00" + ev.ContainerID
+	} else if ev.RestartCount != nil {
+		k = fmt.Sprintf("%s\x00#%d", ev.Container, *ev.RestartCount)
+	}
+	bar := b.bars[k]
+	if bar == nil {
+		bar = &Bar{ContainerID: ev.ContainerID}
+		if ev.RestartCount != nil {
+			bar.RestartCount = *ev.RestartCount
 		}
-		m.stretch(ev.Time)
-		switch ev.Type {
-		case runtimev1.EventPodCreated, runtimev1.EventPodStarted, runtimev1.EventUpdateApplied:
-			label := map[runtimev1.EventType]string{runtimev1.EventPodCreated: "created", runtimev1.EventPodStarted: "started", runtimev1.EventUpdateApplied: "update"}[ev.Type]
-			if ev.Type == runtimev1.EventUpdateApplied && ev.Generation != 0 {
-				label = fmt.Sprintf("update g%d", ev.Generation)
+		b.bars[k] = bar
+		l.Bars = append(l.Bars, bar)
+	}
+	return bar
+}
+
+// podEvent draws a pod-level event on the pod's row: its life's steps, stop requests with their
+// grace budgets, and the exit policy (on its container's lane too).
+func (b *builder) podEvent(ev *event) {
+	m := b.m
+	switch ev.Type {
+	case runtimev1.EventPodCreated, runtimev1.EventPodStarted, runtimev1.EventUpdateApplied:
+		label := map[runtimev1.EventType]string{runtimev1.EventPodCreated: "created", runtimev1.EventPodStarted: "started", runtimev1.EventUpdateApplied: "update"}[ev.Type]
+		if ev.Type == runtimev1.EventUpdateApplied && ev.Generation != 0 {
+			label = fmt.Sprintf("update g%d", ev.Generation)
+		}
+		m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: label, Detail: detail(ev)})
+	case runtimev1.EventPodFinished:
+		m.Finished = true
+		label := "finished"
+		if ev.Phase != "" {
+			label = string(ev.Phase)
+		}
+		if ev.ExitCode != nil {
+			label += fmt.Sprintf(" (exit %d)", *ev.ExitCode)
+		}
+		m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: label, Detail: detail(ev), Failed: ev.Phase == "Failed"})
+	case runtimev1.EventStopRequested:
+		label := "stop"
+		if ev.Force {
+			label = "forced stop"
+		} else if ev.Reason != "" {
+			label = "stop: " + ev.Reason
+		}
+		m.PodMarks = append(m.PodMarks, Mark{Kind: MarkStop, Time: ev.Time, Label: label, Detail: detail(ev)})
+		if ev.GracePeriodSeconds != nil || ev.Force {
+			g := time.Duration(0)
+			if ev.GracePeriodSeconds != nil && !ev.Force {
+				g = graceOf(*ev.GracePeriodSeconds)
 			}
-			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: label, Detail: detail(ev)})
-		case runtimev1.EventPodFinished:
-			m.Finished = true
-			label := "finished"
-			if ev.Phase != "" {
-				label = string(ev.Phase)
-			}
-			if ev.ExitCode != nil {
-				label += fmt.Sprintf(" (exit %d)", *ev.ExitCode)
-			}
-			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: label, Detail: detail(ev), Failed: ev.Phase == "Failed"})
-		case runtimev1.EventStopRequested:
-			label := "stop"
-			if ev.Force {
-				label = "forced stop"
-			} else if ev.Reason != "" {
-				label = "stop: " + ev.Reason
-			}
-			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkStop, Time: ev.Time, Label: label, Detail: detail(ev)})
-			if ev.GracePeriodSeconds != nil || ev.Force {
-				g := time.Duration(0)
-				if ev.GracePeriodSeconds != nil && !ev.Force {
-					g = graceOf(*ev.GracePeriodSeconds)
-				}
-				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(g), Grace: g, Reason: ev.Reason, Force: ev.Force})
-			}
-		case runtimev1.EventPodTerminating:
-			m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: "terminating", Detail: detail(ev)})
-			if !terminating && len(m.Budgets) == 0 && opt.Grace != nil {
-				m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(*opt.Grace), Grace: *opt.Grace, Reason: ev.Reason})
-			}
-			terminating = true
-		case runtimev1.EventPolicyFired:
-			mk := Mark{Kind: MarkPolicy, Time: ev.Time, Label: "policy " + ev.Reason, Detail: detail(ev)}
-			m.PodMarks = append(m.PodMarks, mk)
-			if ev.Container != "" {
-				lane(ev).Marks = append(lane(ev).Marks, mk)
-			}
-		case runtimev1.EventContainerCreated:
-			bar(ev).Created = ev.Time
-		case runtimev1.EventContainerStarted:
-			bar(ev).Started = ev.Time
-		case runtimev1.EventContainerReady:
-			if b := bar(ev); b.Ready.IsZero() {
-				b.Ready = ev.Time
-			}
-		case runtimev1.EventContainerExited:
-			b := bar(ev)
-			b.Exited, b.ExitCode, b.Reason = ev.Time, ev.ExitCode, ev.Reason
-			if ev.Signal != nil {
-				b.Signal = ev.Signal.Name
-			}
-		case evStartupSucceeded:
-			l := lane(ev)
-			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: "startup ok", Detail: detail(ev)})
-		case evContainerNotReady:
-			l := lane(ev)
-			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: "not ready", Detail: detail(ev), Failed: true})
-		case runtimev1.EventProbeFailed:
-			l := lane(ev)
-			l.Marks = append(l.Marks, Mark{Kind: MarkProbe, Time: ev.Time, Label: ev.Probe + " failed", Detail: detail(ev), Failed: true})
-		case runtimev1.EventSignalSent:
-			l := lane(ev)
-			name := "signal"
-			if ev.Signal != nil {
-				name = ev.Signal.Name
-			}
-			l.Marks = append(l.Marks, Mark{Kind: MarkSignal, Time: ev.Time, Label: name, Detail: detail(ev)})
-		case runtimev1.EventContainerRestarting:
-			l := lane(ev)
-			l.Marks = append(l.Marks, Mark{Kind: MarkRestart, Time: ev.Time, Label: restartLabel(ev.Message), Detail: detail(ev)})
-		case runtimev1.EventContainerSkipped, runtimev1.EventDependencyFailed:
-			l := lane(ev)
-			label := "skipped"
-			if ev.Type == runtimev1.EventDependencyFailed {
-				label = "dependency failed"
-			}
-			if ev.Reason != "" {
-				label += ": " + ev.Reason
-			}
-			l.Marks = append(l.Marks, Mark{Kind: MarkSkip, Time: ev.Time, Label: label, Detail: detail(ev), Failed: true})
-		case runtimev1.EventHookStarted, runtimev1.EventNotifierStarted:
-			l := lane(ev)
-			kind, what := MarkHook, ev.Hook
-			if ev.Type == runtimev1.EventNotifierStarted {
-				kind, what = MarkNotifier, ev.Notifier
-			}
-			l.Marks = append(l.Marks, Mark{Kind: kind, Time: ev.Time, Label: what, Detail: detail(ev)})
-			l.begin(kind + "\x00" + what + "\x00" + ev.Notification)
-		case runtimev1.EventHookFinished, runtimev1.EventNotifierFinished:
-			l := lane(ev)
-			kind, what := MarkHook, ev.Hook
-			if ev.Type == runtimev1.EventNotifierFinished {
-				kind, what = MarkNotifier, ev.Notifier
-			}
-			if mk := l.close(kind + "\x00" + what + "\x00" + ev.Notification); mk != nil {
-				mk.End = ev.Time
-				mk.Failed = ev.Result != "" && ev.Result != "Succeeded"
-				if ev.Result != "" {
-					mk.Label += " " + strings.ToLower(ev.Result)
-				}
-				mk.Detail += "\n" + detail(ev)
-			} else {
-				l.Marks = append(l.Marks, Mark{Kind: kind, Time: ev.Time, Label: what + " " + strings.ToLower(ev.Result), Detail: detail(ev), Failed: ev.Result != "Succeeded"})
-			}
+			m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(g), Grace: g, Reason: ev.Reason, Force: ev.Force})
+		}
+	case runtimev1.EventPodTerminating:
+		m.PodMarks = append(m.PodMarks, Mark{Kind: MarkPod, Time: ev.Time, Label: "terminating", Detail: detail(ev)})
+		if !b.terminating && len(m.Budgets) == 0 && b.opt.Grace != nil {
+			m.addBudget(Budget{From: ev.Time, Deadline: ev.Time.Add(*b.opt.Grace), Grace: *b.opt.Grace, Reason: ev.Reason})
+		}
+		b.terminating = true
+	case runtimev1.EventPolicyFired:
+		mk := Mark{Kind: MarkPolicy, Time: ev.Time, Label: "policy " + ev.Reason, Detail: detail(ev)}
+		m.PodMarks = append(m.PodMarks, mk)
+		if ev.Container != "" {
+			l := b.lane(ev)
+			l.Marks = append(l.Marks, mk)
 		}
 	}
-	for _, n := range opt.Notes {
+}
+
+// instanceEvent sets the moments of an instance's bar: created, started, first ready, exited.
+func (b *builder) instanceEvent(ev *event) {
+	bar := b.bar(ev)
+	switch ev.Type {
+	case runtimev1.EventContainerCreated:
+		bar.Created = ev.Time
+	case runtimev1.EventContainerStarted:
+		bar.Started = ev.Time
+	case runtimev1.EventContainerReady:
+		if bar.Ready.IsZero() {
+			bar.Ready = ev.Time
+		}
+	case runtimev1.EventContainerExited:
+		bar.Exited, bar.ExitCode, bar.Reason = ev.Time, ev.ExitCode, ev.Reason
+		if ev.Signal != nil {
+			bar.Signal = ev.Signal.Name
+		}
+	}
+}
+
+// laneMark draws a point event on its container's lane: probes, signals, restarts, skips.
+func (b *builder) laneMark(ev *event) {
+	mk := Mark{Time: ev.Time, Detail: detail(ev)}
+	switch ev.Type {
+	case evStartupSucceeded:
+		mk.Kind, mk.Label = MarkProbe, "startup ok"
+	case evContainerNotReady:
+		mk.Kind, mk.Label, mk.Failed = MarkProbe, "not ready", true
+	case runtimev1.EventProbeFailed:
+		mk.Kind, mk.Label, mk.Failed = MarkProbe, ev.Probe+" failed", true
+	case runtimev1.EventSignalSent:
+		mk.Kind, mk.Label = MarkSignal, "signal"
+		if ev.Signal != nil {
+			mk.Label = ev.Signal.Name
+		}
+	case runtimev1.EventContainerRestarting:
+		mk.Kind, mk.Label = MarkRestart, restartLabel(ev.Message)
+	case runtimev1.EventContainerSkipped, runtimev1.EventDependencyFailed:
+		mk.Kind, mk.Label, mk.Failed = MarkSkip, "skipped", true
+		if ev.Type == runtimev1.EventDependencyFailed {
+			mk.Label = "dependency failed"
+		}
+		if ev.Reason != "" {
+			mk.Label += ": " + ev.Reason
+		}
+	}
+	l := b.lane(ev)
+	l.Marks = append(l.Marks, mk)
+}
+
+// spanKey names a hook's or notifier delivery's span: its kind, handler and notification.
+func spanKey(ev *event) (kind, what, key string) {
+	kind, what = MarkHook, ev.Hook
+	if ev.Type == runtimev1.EventNotifierStarted || ev.Type == runtimev1.EventNotifierFinished {
+		kind, what = MarkNotifier, ev.Notifier
+	}
+	return kind, what, kind + "\x00" + what + "\x00" + ev.Notification
+}
+
+// spanStarted begins a hook's or notifier delivery's span on its container's lane.
+func (b *builder) spanStarted(ev *event) {
+	l := b.lane(ev)
+	kind, what, key := spanKey(ev)
+	l.Marks = append(l.Marks, Mark{Kind: kind, Time: ev.Time, Label: what, Detail: detail(ev)})
+	l.begin(key)
+}
+
+// spanFinished ends the span its start began, with its result; a finish whose start is not in
+// the events is drawn as a point.
+func (b *builder) spanFinished(ev *event) {
+	l := b.lane(ev)
+	kind, what, key := spanKey(ev)
+	if mk := l.close(key); mk != nil {
+		mk.End = ev.Time
+		mk.Failed = ev.Result != "" && ev.Result != "Succeeded"
+		if ev.Result != "" {
+			mk.Label += " " + strings.ToLower(ev.Result)
+		}
+		mk.Detail += "\n" + detail(ev)
+		return
+	}
+	l.Marks = append(l.Marks, Mark{Kind: kind, Time: ev.Time, Label: what + " " + strings.ToLower(ev.Result), Detail: detail(ev), Failed: ev.Result != "Succeeded"})
+}
+
+// addNotes draws Options.Notes on their container's lane, or on the pod's row.
+func (b *builder) addNotes() {
+	for _, n := range b.opt.Notes {
 		if n.Time.IsZero() {
 			continue
 		}
-		m.stretch(n.Time)
+		b.m.stretch(n.Time)
 		mk := Mark{Kind: MarkNote, Time: n.Time, Label: n.Text, Detail: n.Text}
-		if l := lanes[n.Container]; l != nil && n.Container != "" {
+		if l := b.lanes[n.Container]; l != nil && n.Container != "" {
 			l.Marks = append(l.Marks, mk)
 		} else {
-			m.PodMarks = append(m.PodMarks, mk)
+			b.m.PodMarks = append(b.m.PodMarks, mk)
 		}
 	}
-	// A running pod's axis reaches its deadline; a finished one's ends with its last event, and
-	// a deadline after it is drawn at the edge.
-	for _, b := range m.Budgets {
+}
+
+// finish sets the axis and the order and returns the model. A running pod's axis reaches its
+// deadline; a finished one's ends with its last event, and a deadline after it is drawn at the
+// edge.
+func (b *builder) finish() *Model {
+	m := b.m
+	for _, bg := range m.Budgets {
 		if !m.Finished {
-			m.stretch(b.Deadline)
+			m.stretch(bg.Deadline)
 		}
 	}
 	m.order()

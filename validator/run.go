@@ -63,162 +63,209 @@ const (
 func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, emit func(*Result) error) (Summary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-
 	workers := v.opts.Workers
-	jobs := make(chan batch)
-	outputs := make(chan batch, workers)
-	// slots bounds the batches between reading and emission, so memory stays bounded however
-	// many files and documents there are and whatever order workers finish in.
-	slots := make(chan struct{}, workers*maxInFlightPerCPU)
-
-	var ioErrs []error
-	var ioMu sync.Mutex
-	addIOErr := func(err error) {
-		ioMu.Lock()
-		ioErrs = append(ioErrs, err)
-		ioMu.Unlock()
+	p := &pipeline{
+		v: v, ctx: ctx, cancel: cancel,
+		jobs:    make(chan batch),
+		outputs: make(chan batch, workers),
+		// slots bounds the batches between reading and emission, so memory stays bounded
+		// however many files and documents there are and whatever order workers finish in.
+		slots: make(chan struct{}, workers*maxInFlightPerCPU),
 	}
-
-	// Reader: walks the paths in order, reads each file and cuts it into documents.
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
-		defer close(jobs)
-		seq := 0
-		var cur []job
-		curBytes := 0
-		flush := func() bool {
-			if len(cur) == 0 {
-				return true
-			}
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return false
-			}
-			b := batch{seq: seq, jobs: cur}
-			seq++
-			cur, curBytes = nil, 0
-			select {
-			case jobs <- b:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		send := func(j job) bool {
-			cur = append(cur, j)
-			if j.seg != nil {
-				curBytes += len(j.seg.Data)
-			}
-			if len(cur) >= batchJobs || curBytes >= batchBytes {
-				return flush()
-			}
-			return true
-		}
-		defer flush()
-		file := func(name string, data []byte) bool {
-			segs, fs := manifest.Split(name, data, v.opts.Limits)
-			extra := v.streamFindings(name, fs)
-			if len(segs) == 0 {
-				return send(job{results: extra, first: true, last: true})
-			}
-			for i := range segs {
-				j := job{seg: &segs[i], first: i == 0, last: i == len(segs)-1 && len(extra) == 0}
-				if !send(j) {
-					return false
-				}
-			}
-			if len(extra) > 0 {
-				return send(job{results: extra, last: true})
-			}
-			return true
-		}
-		stream := func(name string, r io.Reader) bool {
-			st := manifest.NewStream(name, r, v.opts.Limits)
-			seg, ok := st.Next()
-			first := true
-			for ok {
-				cur := seg
-				seg, ok = st.Next()
-				last := !ok && len(st.Findings()) == 0 && st.Err() == nil
-				if !send(job{seg: &cur, first: first, last: last}) {
-					return false
-				}
-				first = false
-			}
-			if err := st.Err(); err != nil {
-				return send(job{err: err, first: first, last: true})
-			}
-			extra := v.streamFindings(name, st.Findings())
-			if first || len(extra) > 0 {
-				return send(job{results: extra, first: first, last: true})
-			}
-			return true
-		}
-		for _, p := range paths {
-			if p == "-" {
-				// Standard input is read whole only when it is small (as a file is), else one
-				// document at a time.
-				data, rest, err := readHead(stdin, StdinName, v.opts.Limits.MaxBytes, streamAbove)
-				var big *TooLargeError
-				switch {
-				case rest != nil:
-					if !stream(StdinName, rest) {
-						return
-					}
-				case errors.As(err, &big):
-					if !send(job{results: []*Result{tooLarge(big)}, first: true, last: true}) {
-						return
-					}
-				case err != nil:
-					addIOErr(fmt.Errorf("read stdin: %w", err))
-				case !file(StdinName, data):
-					return
-				}
-				continue
-			}
-			err := walk(p, v.opts.Exclude, v.opts.Skipped, func(name string) bool {
-				data, large, err := readOrOpen(name, v.opts.Limits.MaxBytes, streamAbove)
-				var big *TooLargeError
-				switch {
-				case large != nil:
-					defer large.Close()
-					return stream(name, large)
-				case errors.As(err, &big):
-					return send(job{results: []*Result{tooLarge(big)}, first: true, last: true})
-				case err != nil:
-					return send(job{err: err, first: true, last: true})
-				}
-				return file(name, data)
-			})
-			if err != nil {
-				addIOErr(err)
-			}
-			if ctx.Err() != nil {
+		p.read(paths, stdin)
+	}()
+	p.validate(workers)
+	e := emitter{pipeline: p, emit: emit}
+	e.run()
+	<-readerDone
+	if e.err != nil {
+		return e.sum, e.err
+	}
+	return e.sum, errors.Join(p.ioErrs...)
+}
+
+// pipeline is one Run's three stages and what joins them: the reader cuts the inputs into
+// batches of jobs (read), workers validate them (validate), and the emitter hands the results
+// on in source order (emitter), every stage stopping when ctx is cancelled.
+type pipeline struct {
+	v       *Validator
+	ctx     context.Context
+	cancel  context.CancelFunc
+	jobs    chan batch
+	outputs chan batch
+	slots   chan struct{}
+
+	ioMu   sync.Mutex
+	ioErrs []error
+
+	// The reader's batch being filled, and the next batch's sequence number.
+	seq      int
+	cur      []job
+	curBytes int
+}
+
+// addIOErr records a problem reading an input; the run goes on.
+func (p *pipeline) addIOErr(err error) {
+	p.ioMu.Lock()
+	p.ioErrs = append(p.ioErrs, err)
+	p.ioMu.Unlock()
+}
+
+// read walks the paths in order, reads each file and cuts it into documents, sending them in
+// batches; it closes jobs when done or cancelled.
+func (p *pipeline) read(paths []string, stdin io.Reader) {
+	defer close(p.jobs)
+	defer p.flush()
+	lim := p.v.opts.Limits
+	for _, in := range paths {
+		if in == "-" {
+			if !p.readStdin(stdin) {
 				return
 			}
+			continue
 		}
-	}()
+		err := walk(in, p.v.opts.Exclude, p.v.opts.Skipped, func(name string) bool {
+			data, large, err := readOrOpen(name, lim.MaxBytes, streamAbove)
+			var big *TooLargeError
+			switch {
+			case large != nil:
+				defer large.Close()
+				return p.stream(name, large)
+			case errors.As(err, &big):
+				return p.send(job{results: []*Result{tooLarge(big)}, first: true, last: true})
+			case err != nil:
+				return p.send(job{err: err, first: true, last: true})
+			}
+			return p.file(name, data)
+		})
+		if err != nil {
+			p.addIOErr(err)
+		}
+		if p.ctx.Err() != nil {
+			return
+		}
+	}
+}
 
-	// Workers: validate one batch at a time, one document at a time.
+// readStdin reads standard input whole when it is small (as a file is), else one document at a
+// time; false when the run stopped.
+func (p *pipeline) readStdin(stdin io.Reader) bool {
+	data, rest, err := readHead(stdin, StdinName, p.v.opts.Limits.MaxBytes, streamAbove)
+	var big *TooLargeError
+	switch {
+	case rest != nil:
+		return p.stream(StdinName, rest)
+	case errors.As(err, &big):
+		return p.send(job{results: []*Result{tooLarge(big)}, first: true, last: true})
+	case err != nil:
+		p.addIOErr(fmt.Errorf("read stdin: %w", err))
+		return true
+	}
+	return p.file(StdinName, data)
+}
+
+// file cuts a file read whole into its documents and sends them; false when the run stopped.
+func (p *pipeline) file(name string, data []byte) bool {
+	segs, fs := manifest.Split(name, data, p.v.opts.Limits)
+	extra := p.v.streamFindings(name, fs)
+	if len(segs) == 0 {
+		return p.send(job{results: extra, first: true, last: true})
+	}
+	for i := range segs {
+		j := job{seg: &segs[i], first: i == 0, last: i == len(segs)-1 && len(extra) == 0}
+		if !p.send(j) {
+			return false
+		}
+	}
+	if len(extra) > 0 {
+		return p.send(job{results: extra, last: true})
+	}
+	return true
+}
+
+// stream sends the documents of a large file or input one at a time, as they are read; false
+// when the run stopped.
+func (p *pipeline) stream(name string, r io.Reader) bool {
+	st := manifest.NewStream(name, r, p.v.opts.Limits)
+	seg, ok := st.Next()
+	first := true
+	for ok {
+		cur := seg
+		seg, ok = st.Next()
+		last := !ok && len(st.Findings()) == 0 && st.Err() == nil
+		if !p.send(job{seg: &cur, first: first, last: last}) {
+			return false
+		}
+		first = false
+	}
+	if err := st.Err(); err != nil {
+		return p.send(job{err: err, first: first, last: true})
+	}
+	extra := p.v.streamFindings(name, st.Findings())
+	if first || len(extra) > 0 {
+		return p.send(job{results: extra, first: first, last: true})
+	}
+	return true
+}
+
+// send adds a job to the batch being filled, and hands the batch on once it is full; false when
+// the run stopped.
+func (p *pipeline) send(j job) bool {
+	p.cur = append(p.cur, j)
+	if j.seg != nil {
+		p.curBytes += len(j.seg.Data)
+	}
+	if len(p.cur) >= batchJobs || p.curBytes >= batchBytes {
+		return p.flush()
+	}
+	return true
+}
+
+// flush hands the batch being filled to the workers once a slot is free; false when the run
+// stopped.
+func (p *pipeline) flush() bool {
+	if len(p.cur) == 0 {
+		return true
+	}
+	select {
+	case p.slots <- struct{}{}:
+	case <-p.ctx.Done():
+		return false
+	}
+	b := batch{seq: p.seq, jobs: p.cur}
+	p.seq++
+	p.cur, p.curBytes = nil, 0
+	select {
+	case p.jobs <- b:
+		return true
+	case <-p.ctx.Done():
+		return false
+	}
+}
+
+// validate starts the workers: each validates one batch at a time, one document at a time, and
+// the last to finish closes outputs.
+func (p *pipeline) validate(workers int) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for b := range jobs {
+			for b := range p.jobs {
 				b.outs = make([]output, len(b.jobs))
 				for i, j := range b.jobs {
 					b.outs[i] = output{job: j, results: j.results}
 					if j.seg != nil {
-						b.outs[i].results = v.segment(*j.seg, nil)
+						b.outs[i].results = p.v.segment(*j.seg, nil)
 					}
 				}
 				b.jobs = nil
 				select {
-				case outputs <- b:
-				case <-ctx.Done():
+				case p.outputs <- b:
+				case <-p.ctx.Done():
 					return
 				}
 			}
@@ -226,65 +273,72 @@ func (v *Validator) Run(ctx context.Context, paths []string, stdin io.Reader, em
 	}
 	go func() {
 		wg.Wait()
-		close(outputs)
+		close(p.outputs)
 	}()
+}
 
-	// Emitter: in sequence order.
-	var sum Summary
-	var emitErr error
+// emitter hands the workers' results to emit in sequence order, counting them; it stops the
+// run when emit fails, or after a file with an error under FailFast.
+type emitter struct {
+	*pipeline
+	emit       func(*Result) error
+	sum        Summary
+	err        error // emit's
+	stopped    bool
+	fileFailed bool
+}
+
+// run emits every batch once all batches before it are emitted.
+func (e *emitter) run() {
 	pending := map[int]batch{}
 	next := 0
-	stopped, fileFailed := false, false
-	emitOne := func(o output) {
-		if o.err != nil {
-			addIOErr(o.err)
-			return
-		}
-		if o.first {
-			sum.Files++
-			fileFailed = false
-		}
-		for _, r := range o.results {
-			if r.Kind != "" || hasDocumentFinding(r) {
-				sum.Documents++
-			}
-			sum.Add(r)
-			fileFailed = fileFailed || hasError(r)
-			if err := emit(r); err != nil {
-				emitErr = err
-				stopped = true
-				cancel()
-				return
-			}
-		}
-		if o.last && fileFailed && v.opts.FailFast {
-			stopped = true
-			cancel()
-		}
-	}
-	for b := range outputs {
+	for b := range e.outputs {
 		pending[b.seq] = b
-		for !stopped {
+		for !e.stopped {
 			b, ok := pending[next]
 			if !ok {
 				break
 			}
 			delete(pending, next)
 			next++
-			<-slots
+			<-e.slots
 			for _, o := range b.outs {
-				if stopped {
+				if e.stopped {
 					break
 				}
-				emitOne(o)
+				e.one(o)
 			}
 		}
 	}
-	<-readerDone
-	if emitErr != nil {
-		return sum, emitErr
+}
+
+// one emits one job's results.
+func (e *emitter) one(o output) {
+	if o.err != nil {
+		e.addIOErr(o.err)
+		return
 	}
-	return sum, errors.Join(ioErrs...)
+	if o.first {
+		e.sum.Files++
+		e.fileFailed = false
+	}
+	for _, r := range o.results {
+		if r.Kind != "" || hasDocumentFinding(r) {
+			e.sum.Documents++
+		}
+		e.sum.Add(r)
+		e.fileFailed = e.fileFailed || hasError(r)
+		if err := e.emit(r); err != nil {
+			e.err = err
+			e.stopped = true
+			e.cancel()
+			return
+		}
+	}
+	if o.last && e.fileFailed && e.v.opts.FailFast {
+		e.stopped = true
+		e.cancel()
+	}
 }
 
 // hasDocumentFinding tells a result for a document that failed to decode (it counts as a

@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"sync"
 
 	"podspec.dev/podspec/conformance/probe"
 )
 
-// emitter sends the events of one process, numbering them.
+// emitter sends the events of one process, numbering them; its servers' goroutines share it.
 type emitter struct {
+	mu        sync.Mutex // serialises emit: Seq follows the order of delivery
 	socket    string
 	container string
 	role      string
@@ -36,6 +38,8 @@ func newEmitter(socket, name, role, handler string) *emitter {
 // emit fills the common fields and delivers ev; a delivery failure is printed, never fatal: the
 // harness will notice the missing event, and the workload must still do what it was asked.
 func (e *emitter) emit(ev probe.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.seq++
 	ev.Container = e.container
 	ev.Role = e.role

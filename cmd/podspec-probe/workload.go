@@ -56,6 +56,7 @@ type workloadConfig struct {
 	eatBytes     int64
 	eatInChild   bool     // a child process uses the memory; the workload exits 1 if the child fails
 	reportWhen   []string // files whose appearance triggers one more report each
+	serve        *serveConfig
 }
 
 // listFlag collects a repeatable string flag.
@@ -76,6 +77,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	}
 	var codes string
 	var on, read, write, fill, touch, waitFor, list, stat, reportWhen listFlag
+	var httpAddrs, routes, tcps, grpcAddrs, grpcStatus listFlag
 	fs.StringVar(&c.name, "name", "", "container name to report (default $"+probe.EnvName+", else the hostname)")
 	fs.StringVar(&c.socket, "socket", "", "harness socket (default $"+probe.EnvSocket+", else "+probe.DefaultSocket+")")
 	fs.IntVar(&c.exitCode, "exit", 0, "exit code when the delay ends")
@@ -102,12 +104,22 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.Int64Var(&c.flood, "flood", 0, "bytes written to stdout at start, as fast as it can, in numbered lines of FloodLine bytes; a failed write ends the workload with exit code FloodFailed")
 	fs.Var(&reportWhen, "report-when", "file whose appearance makes the running instance report again (repeatable; one report per file): what the same process sees later, e.g. cgroup limits changed in place")
 	fs.Var(&waitFor, "wait-for", "file that must exist before the -after and -crash-after delays start (repeatable): a rendezvous with another container")
+	fs.Var(&httpAddrs, "http", "IP:PORT an HTTP server listens on (repeatable); it answers the -route plans and 404 to other paths")
+	fs.Var(&routes, "route", "/PATH=PLAN: the answers of the HTTP servers to PATH (repeatable); PLAN is CODE[@DELAY][>LOCATION],...: request n gets the n-th answer, the last repeats")
+	fs.Var(&tcps, "tcp", "IP:PORT[=ACCEPTS] a TCP listener listens on (repeatable); it closes after ACCEPTS connections (default never)")
+	fs.Var(&grpcAddrs, "grpc", "IP:PORT a gRPC health server (grpc.health.v1) listens on (repeatable)")
+	fs.Var(&grpcStatus, "grpc-status", "SERVICE=SERVING|NOT_SERVING: a service's health (repeatable); the service \"\" is SERVING unless set")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	serve, err := parseServe(httpAddrs, routes, tcps, grpcAddrs, grpcStatus)
+	if err != nil {
+		return nil, err
+	}
+	c.serve = serve
 	for _, o := range on {
 		sig, act, err := parseOn(o)
 		if err != nil {
@@ -280,6 +292,8 @@ func runWorkload(args []string) (int, error) {
 		}
 		em.instance = n
 	}
+	// Listening before the start report: a handler sent after it finds the ports open.
+	serveOrExit(c.serve, em)
 	em.emit(probe.Event{Type: probe.TypeStart})
 
 	fresh, writable := markRootfs()

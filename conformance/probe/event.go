@@ -28,6 +28,9 @@ const (
 	TypeEat = "eat"
 	// TypeCheck: a probe command ran (Result is "success" or "failure").
 	TypeCheck = "check"
+	// TypeRequest: a server of the workload got a request or connection (Request is set); it is
+	// reported before the answer is sent, so it precedes whatever the client does with it.
+	TypeRequest = "request"
 )
 
 // Roles of the process that reports.
@@ -64,6 +67,8 @@ type Event struct {
 	Result string `json:"result,omitempty"`
 	// Report is set on TypeReport.
 	Report *Report `json:"report,omitempty"`
+	// Request is set on TypeRequest.
+	Request *Request `json:"request,omitempty"`
 	// Core is set on TypeCrash when the workload was asked to allow or to prevent a core dump.
 	Core *CoreSetup `json:"core,omitempty"`
 	// Received is stamped by the harness when the event arrives; zero for events that were
@@ -116,6 +121,24 @@ type Report struct {
 	// Absent lists the paths of the runtime's read-only set (/proc/sys, /proc/sysrq-trigger,
 	// /proc/irq, /proc/bus) that do not exist in the container (a kernel may lack some).
 	Absent []string `json:"absent,omitempty"`
+}
+
+// Request is what a workload's HTTP, TCP or gRPC health server got, and what it answered.
+type Request struct {
+	// Protocol is "http", "tcp" or "grpc".
+	Protocol string `json:"protocol"`
+	// Local is the address the server listens on (IP:port).
+	Local string `json:"local"`
+	// Path is an HTTP request's target as sent (path and query).
+	Path string `json:"path,omitempty"`
+	// Headers holds an HTTP request's headers (canonical names, values joined with ", ").
+	Headers map[string]string `json:"headers,omitempty"`
+	// Status is the HTTP status answered.
+	Status int `json:"status,omitempty"`
+	// Service is the service of a gRPC health check; Answer the health status answered
+	// (SERVING, NOT_SERVING, or the gRPC error code for a service the server does not know).
+	Service string `json:"service,omitempty"`
+	Answer  string `json:"answer,omitempty"`
 }
 
 // FileStat is what lstat says of a path: its st_mode (type and permission bits), owner and

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -93,6 +94,35 @@ func (w Workload) Stdout(line string) Workload { return w.with("-stdout", line) 
 // numbered lines of probe.FloodLine bytes; a failed write ends it with probe.FloodFailed.
 func (w Workload) Flood(n int64) Workload { return w.with("-flood", strconv.FormatInt(n, 10)) }
 
+// ServeHTTP makes the workload serve HTTP on addr (IP:PORT inside the pod), answering the
+// Route plans and 404 to other paths, and reporting each request (probe.TypeRequest).
+func (w Workload) ServeHTTP(addr string) Workload { return w.with("-http", addr) }
+
+// Route gives the HTTP servers' answers to path: request n gets answers[n-1] (the last repeats),
+// each CODE[@DELAY][>LOCATION], e.g. "200", "503@3s", "302>/elsewhere".
+func (w Workload) Route(path string, answers ...string) Workload {
+	return w.with("-route", path+"="+strings.Join(answers, ","))
+}
+
+// ServeTCP makes the workload listen for TCP on addr, reporting each connection, and close the
+// listener after accepts connections (0: never).
+func (w Workload) ServeTCP(addr string, accepts int) Workload {
+	if accepts > 0 {
+		addr += "=" + strconv.Itoa(accepts)
+	}
+	return w.with("-tcp", addr)
+}
+
+// ServeGRPC makes the workload serve grpc.health.v1 on addr, reporting each Check, with the
+// statuses given as SERVICE=SERVING|NOT_SERVING (the service "" is SERVING unless given).
+func (w Workload) ServeGRPC(addr string, statuses ...string) Workload {
+	w = w.with("-grpc", addr)
+	for _, st := range statuses {
+		w = w.with("-grpc-status", st)
+	}
+	return w
+}
+
 // Counted makes the workload count its instances in a file on the probe volume, so that its
 // events carry instance numbers.
 func (w Workload) Counted() Workload { w.counted = true; return w }
@@ -170,21 +200,33 @@ func execHandler(kind, container, handler string, h Handler) *v1alpha1.ExecActio
 // PostStart declares a postStart exec hook backed by the probe.
 func PostStart(h Handler) ContainerOpt {
 	return func(c *v1alpha1.Container) {
-		if c.Lifecycle == nil {
-			c.Lifecycle = &v1alpha1.Lifecycle{}
-		}
-		c.Lifecycle.PostStart = &v1alpha1.LifecycleHandler{Exec: execHandler("hook", c.Name, "postStart", h)}
+		PostStartAction(v1alpha1.LifecycleHandler{Exec: execHandler("hook", c.Name, "postStart", h)})(c)
 	}
 }
 
 // PreStop declares a preStop exec hook backed by the probe.
 func PreStop(h Handler) ContainerOpt {
 	return func(c *v1alpha1.Container) {
-		if c.Lifecycle == nil {
-			c.Lifecycle = &v1alpha1.Lifecycle{}
-		}
-		c.Lifecycle.PreStop = &v1alpha1.LifecycleHandler{Exec: execHandler("hook", c.Name, "preStop", h)}
+		PreStopAction(v1alpha1.LifecycleHandler{Exec: execHandler("hook", c.Name, "preStop", h)})(c)
 	}
+}
+
+// PostStartAction declares a postStart hook with any handler (e.g. httpGet).
+func PostStartAction(h v1alpha1.LifecycleHandler) ContainerOpt {
+	return func(c *v1alpha1.Container) { lifecycle(c).PostStart = &h }
+}
+
+// PreStopAction declares a preStop hook with any handler (e.g. httpGet).
+func PreStopAction(h v1alpha1.LifecycleHandler) ContainerOpt {
+	return func(c *v1alpha1.Container) { lifecycle(c).PreStop = &h }
+}
+
+// lifecycle returns the container's hooks, made empty first if it has none.
+func lifecycle(c *v1alpha1.Container) *v1alpha1.Lifecycle {
+	if c.Lifecycle == nil {
+		c.Lifecycle = &v1alpha1.Lifecycle{}
+	}
+	return c.Lifecycle
 }
 
 // ProbeTiming sets a probe's period, failure threshold, initial delay and timeout (seconds).
@@ -205,6 +247,38 @@ func checkProbe(kind, container string, h Handler, t ProbeTiming) *v1alpha1.Prob
 		InitialDelaySeconds: t.InitialDelaySeconds,
 		TimeoutSeconds:      cmp.Or(t.TimeoutSeconds, DefaultCheckTimeoutSeconds),
 	}
+}
+
+// Probe kinds, as NetProbe takes them and a probe command reports them.
+const (
+	ProbeStartup   = "startup"
+	ProbeReadiness = "readiness"
+	ProbeLiveness  = "liveness"
+)
+
+// NetProbe declares a probe of kind (ProbeStartup, ProbeReadiness, ProbeLiveness) whose handler
+// is set in p (httpGet, tcpSocket or grpc), with timing t (timeoutSeconds 1 unless set: a
+// network check needs no exec).
+func NetProbe(kind string, p v1alpha1.Probe, t ProbeTiming) ContainerOpt {
+	p.PeriodSeconds, p.FailureThreshold = t.PeriodSeconds, t.FailureThreshold
+	p.InitialDelaySeconds, p.TimeoutSeconds = t.InitialDelaySeconds, cmp.Or(t.TimeoutSeconds, 1)
+	return func(c *v1alpha1.Container) {
+		switch kind {
+		case ProbeStartup:
+			c.StartupProbe = &p
+		case ProbeReadiness:
+			c.ReadinessProbe = &p
+		case ProbeLiveness:
+			c.LivenessProbe = &p
+		default:
+			panic("framework: unknown probe kind " + kind)
+		}
+	}
+}
+
+// WithPorts adds container ports (named ports for httpGet and tcpSocket handlers).
+func WithPorts(ports ...v1alpha1.ContainerPort) ContainerOpt {
+	return func(c *v1alpha1.Container) { c.Ports = append(c.Ports, ports...) }
 }
 
 // Readiness declares a readiness probe backed by the probe binary.

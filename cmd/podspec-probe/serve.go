@@ -2,8 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -56,6 +63,7 @@ type tcpListen struct {
 // serveConfig is what a workload serves.
 type serveConfig struct {
 	http       []string
+	https      []string
 	routes     map[string]*route
 	tcp        []tcpListen
 	grpc       []string
@@ -64,20 +72,20 @@ type serveConfig struct {
 
 // empty reports whether the workload serves nothing.
 func (c *serveConfig) empty() bool {
-	return len(c.http) == 0 && len(c.tcp) == 0 && len(c.grpc) == 0
+	return len(c.http) == 0 && len(c.https) == 0 && len(c.tcp) == 0 && len(c.grpc) == 0
 }
 
-// parseServe checks and converts the -http, -route, -tcp, -grpc and -grpc-status flags.
-func parseServe(httpAddrs, routes, tcps, grpcAddrs, grpcStatus []string) (*serveConfig, error) {
-	c := &serveConfig{http: httpAddrs, grpc: grpcAddrs, routes: map[string]*route{},
+// parseServe checks and converts the -http, -https, -route, -tcp, -grpc and -grpc-status flags.
+func parseServe(httpAddrs, httpsAddrs, routes, tcps, grpcAddrs, grpcStatus []string) (*serveConfig, error) {
+	c := &serveConfig{http: httpAddrs, https: httpsAddrs, grpc: grpcAddrs, routes: map[string]*route{},
 		grpcStatus: map[string]healthpb.HealthCheckResponse_ServingStatus{}}
-	for _, a := range append(append([]string(nil), httpAddrs...), grpcAddrs...) {
+	for _, a := range append(append(append([]string(nil), httpAddrs...), httpsAddrs...), grpcAddrs...) {
 		if _, _, err := net.SplitHostPort(a); err != nil {
 			return nil, fmt.Errorf("server address %q: want IP:PORT", a)
 		}
 	}
-	if len(routes) > 0 && len(httpAddrs) == 0 {
-		return nil, errors.New("-route needs -http")
+	if len(routes) > 0 && len(httpAddrs)+len(httpsAddrs) == 0 {
+		return nil, errors.New("-route needs -http or -https")
 	}
 	for _, r := range routes {
 		path, plan, ok := strings.Cut(r, "=")
@@ -152,6 +160,21 @@ func startServers(c *serveConfig, em *emitter) error {
 		srv := &http.Server{Handler: httpHandler(c.routes, addr, em), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = srv.Serve(ln) }()
 	}
+	if len(c.https) > 0 {
+		cert, err := selfSigned()
+		if err != nil {
+			return fmt.Errorf("-https: %w", err)
+		}
+		for _, addr := range c.https {
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("-https: %w", err)
+			}
+			srv := &http.Server{Handler: httpHandler(c.routes, addr, em), ReadHeaderTimeout: 10 * time.Second,
+				TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
+			go func() { _ = srv.ServeTLS(ln, "", "") }()
+		}
+	}
 	for _, t := range c.tcp {
 		ln, err := net.Listen("tcp", t.addr)
 		if err != nil {
@@ -184,14 +207,42 @@ func httpHandler(routes map[string]*route, local string, em *emitter) http.Handl
 		if r.Host != "" {
 			headers["Host"] = r.Host
 		}
+		proto := "http"
+		if r.TLS != nil {
+			proto = "https"
+		}
 		em.emit(probe.Event{Type: probe.TypeRequest, Request: &probe.Request{
-			Protocol: "http", Local: local, Path: r.RequestURI, Headers: headers, Status: a.status}})
+			Protocol: proto, Local: local, Path: r.RequestURI, Headers: headers, Status: a.status}})
 		time.Sleep(a.delay)
 		if a.location != "" {
 			w.Header().Set("Location", a.location)
 		}
 		w.WriteHeader(a.status)
 	})
+}
+
+// selfSigned makes a certificate for 127.0.0.1 signed by its own key: a client that verifies
+// certificates refuses it, as an httpGet check must not (HOOK-016).
+func selfSigned() (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "podspec-probe"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // acceptTCP reports and closes each connection, and closes the listener after t.accepts of them.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"strings"
@@ -85,6 +86,27 @@ func TestWorkloadServesHTTPRoutesAndReportsEachRequest(t *testing.T) {
 	}
 	if reqs[3].Status != 404 {
 		t.Fatalf("unrouted path reported as %+v", reqs[3])
+	}
+}
+
+func TestWorkloadServesHTTPSWithASelfSignedCertificate(t *testing.T) {
+	addr := freeAddr(t)
+	_, srv, _ := startProbe(t, "run", "-loop", "-https", addr, "-route", "/ok=200")
+	waitEvents(t, srv, 1)
+	if _, err := http.Get("https://" + addr + "/ok"); err == nil {
+		t.Fatal("a client that verifies certificates accepted the self-signed one")
+	}
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the test's point
+	resp, err := insecure.Get("https://" + addr + "/ok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if reqs := requests(srv); len(reqs) != 1 || reqs[0].Protocol != "https" || reqs[0].Path != "/ok" {
+		t.Fatalf("requests %+v", reqs)
 	}
 }
 

@@ -77,7 +77,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	}
 	var codes string
 	var on, read, write, fill, touch, waitFor, list, stat, reportWhen listFlag
-	var httpAddrs, routes, tcps, grpcAddrs, grpcStatus listFlag
+	var httpAddrs, httpsAddrs, routes, tcps, grpcAddrs, grpcStatus listFlag
 	fs.StringVar(&c.name, "name", "", "container name to report (default $"+probe.EnvName+", else the hostname)")
 	fs.StringVar(&c.socket, "socket", "", "harness socket (default $"+probe.EnvSocket+", else "+probe.DefaultSocket+")")
 	fs.IntVar(&c.exitCode, "exit", 0, "exit code when the delay ends")
@@ -105,6 +105,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.Var(&reportWhen, "report-when", "file whose appearance makes the running instance report again (repeatable; one report per file): what the same process sees later, e.g. cgroup limits changed in place")
 	fs.Var(&waitFor, "wait-for", "file that must exist before the -after and -crash-after delays start (repeatable): a rendezvous with another container")
 	fs.Var(&httpAddrs, "http", "IP:PORT an HTTP server listens on (repeatable); it answers the -route plans and 404 to other paths")
+	fs.Var(&httpsAddrs, "https", "IP:PORT an HTTPS server listens on (repeatable), with a self-signed certificate made at start; it answers as -http")
 	fs.Var(&routes, "route", "/PATH=PLAN: the answers of the HTTP servers to PATH (repeatable); PLAN is CODE[@DELAY][>LOCATION],...: request n gets the n-th answer, the last repeats")
 	fs.Var(&tcps, "tcp", "IP:PORT[=ACCEPTS] a TCP listener listens on (repeatable); it closes after ACCEPTS connections (default never)")
 	fs.Var(&grpcAddrs, "grpc", "IP:PORT a gRPC health server (grpc.health.v1) listens on (repeatable)")
@@ -115,7 +116,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	serve, err := parseServe(httpAddrs, routes, tcps, grpcAddrs, grpcStatus)
+	serve, err := parseServe(httpAddrs, httpsAddrs, routes, tcps, grpcAddrs, grpcStatus)
 	if err != nil {
 		return nil, err
 	}

@@ -98,6 +98,9 @@ func (w Workload) Flood(n int64) Workload { return w.with("-flood", strconv.Form
 // Route plans and 404 to other paths, and reporting each request (probe.TypeRequest).
 func (w Workload) ServeHTTP(addr string) Workload { return w.with("-http", addr) }
 
+// ServeHTTPS is ServeHTTP over TLS, with a certificate the workload signs itself at start.
+func (w Workload) ServeHTTPS(addr string) Workload { return w.with("-https", addr) }
+
 // Route gives the HTTP servers' answers to path: request n gets answers[n-1] (the last repeats),
 // each CODE[@DELAY][>LOCATION], e.g. "200", "503@3s", "302>/elsewhere".
 func (w Workload) Route(path string, answers ...string) Workload {

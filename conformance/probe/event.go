@@ -125,7 +125,7 @@ type Report struct {
 
 // Request is what a workload's HTTP, TCP or gRPC health server got, and what it answered.
 type Request struct {
-	// Protocol is "http", "tcp" or "grpc".
+	// Protocol is "http", "https", "tcp" or "grpc".
 	Protocol string `json:"protocol"`
 	// Local is the address the server listens on (IP:port).
 	Local string `json:"local"`

@@ -28,11 +28,12 @@ func served(container string, keep func(*probe.Request) bool) fw.Matcher {
 	}
 }
 
-// answered keeps HTTP requests for path (without the query) answered with status (0: any).
+// answered keeps HTTP and HTTPS requests for path (without the query) answered with status (0:
+// any).
 func answered(path string, status int) func(*probe.Request) bool {
 	return func(r *probe.Request) bool {
 		p, _, _ := strings.Cut(r.Path, "?")
-		return r.Protocol == "http" && p == path && (status == 0 || r.Status == status)
+		return (r.Protocol == "http" || r.Protocol == "https") && p == path && (status == 0 || r.Status == status)
 	}
 }
 
@@ -91,12 +92,15 @@ func (s *suite) registerHTTPGetProbes() {
 				readiness(httpGet("/moved", v1alpha1.PortNumber(8004)), every)).
 			Main("hslow", fw.Loop().ServeHTTP("127.0.0.1:8005").Route("/healthz", "200@3s"),
 				readiness(httpGet("/healthz", v1alpha1.PortNumber(8005)), fw.ProbeTiming{PeriodSeconds: 1, TimeoutSeconds: 1})).
+			Main("hhttps", fw.Loop().ServeHTTPS("127.0.0.1:8007").Route("/healthz", "200"),
+				readiness(&v1alpha1.HTTPGetAction{Path: "/healthz", Port: v1alpha1.PortNumber(8007), Scheme: v1alpha1.URISchemeHTTPS}, every)).
 			Main("hlive", fw.Loop().ServeHTTP("127.0.0.1:8006").Route("/live", "200", "200", "500"), never, startedWhenListening(8006),
 				fw.NetProbe(fw.ProbeLiveness, v1alpha1.Probe{HTTPGet: httpGet("/live", v1alpha1.PortNumber(8006))}, fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 1})),
-		Drive: stopAfterSettling("h200 and h399 Ready, hlive ended, three answers from h400, hredirect's /denied and hslow", func(tl *fw.Timeline) bool {
+		Drive: stopAfterSettling("h200, h399 and hhttps Ready, hlive ended, three answers from h400, hredirect's /denied and hslow", func(tl *fw.Timeline) bool {
 			_, r1 := tl.First(readyEv("h200"))
 			_, r2 := tl.First(readyEv("h399"))
-			return r1 && r2 && runtimeExited("hlive")(tl) &&
+			_, r3 := tl.First(readyEv("hhttps"))
+			return r1 && r2 && r3 && runtimeExited("hlive")(tl) &&
 				atLeast(tl, 3, served("h400", nil)) && atLeast(tl, 3, served("hredirect", answered("/denied", 0))) &&
 				atLeast(tl, 3, served("hslow", nil))
 		}, 2*time.Second),
@@ -121,6 +125,11 @@ func (s *suite) registerHTTPGetProbes() {
 			tl := get().Timeline
 			Expect(tl.Before("the redirect from /moved is followed to /denied", served("hredirect", answered("/moved", 302)), served("hredirect", answered("/denied", 500)))).To(Succeed())
 			Expect(tl.NeverHappened("hredirect Ready: the redirect leads to a 500", readyEv("hredirect"))).To(Succeed())
+		})
+		It("use TLS without verifying the server's certificate for scheme HTTPS", req(spec.HOOK016), func() {
+			tl := get().Timeline
+			overTLS := func(r *probe.Request) bool { return r.Protocol == "https" && r.Status == 200 }
+			Expect(tl.Before("hhttps is Ready after a request over TLS to its self-signed server", served("hhttps", overTLS), readyEv("hhttps"))).To(Succeed())
 		})
 		It("count an answer later than timeoutSeconds as a failure", req(spec.HOOK016), func() {
 			tl := get().Timeline

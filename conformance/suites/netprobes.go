@@ -90,17 +90,22 @@ func (s *suite) registerHTTPGetProbes() {
 				readiness(httpGet("/healthz", v1alpha1.PortNumber(8003)), every)).
 			Main("hredirect", fw.Loop().ServeHTTP("127.0.0.1:8004").Route("/moved", "302>/denied").Route("/denied", "500"),
 				readiness(httpGet("/moved", v1alpha1.PortNumber(8004)), every)).
+			Main("hoffhost", fw.Loop().ServeHTTP("127.0.0.1:8008").ServeHTTP("127.0.0.2:8008").
+				Route("/away", "302>http://127.0.0.2:8008/denied").Route("/denied", "500"),
+				readiness(httpGet("/away", v1alpha1.PortNumber(8008)), every)).
 			Main("hslow", fw.Loop().ServeHTTP("127.0.0.1:8005").Route("/healthz", "200@3s"),
 				readiness(httpGet("/healthz", v1alpha1.PortNumber(8005)), fw.ProbeTiming{PeriodSeconds: 1, TimeoutSeconds: 1})).
 			Main("hhttps", fw.Loop().ServeHTTPS("127.0.0.1:8007").Route("/healthz", "200"),
 				readiness(&v1alpha1.HTTPGetAction{Path: "/healthz", Port: v1alpha1.PortNumber(8007), Scheme: v1alpha1.URISchemeHTTPS}, every)).
 			Main("hlive", fw.Loop().ServeHTTP("127.0.0.1:8006").Route("/live", "200", "200", "500"), never, startedWhenListening(8006),
 				fw.NetProbe(fw.ProbeLiveness, v1alpha1.Probe{HTTPGet: httpGet("/live", v1alpha1.PortNumber(8006))}, fw.ProbeTiming{PeriodSeconds: 1, FailureThreshold: 1})),
-		Drive: stopAfterSettling("h200, h399 and hhttps Ready, hlive ended, three answers from h400, hredirect's /denied and hslow", func(tl *fw.Timeline) bool {
-			_, r1 := tl.First(readyEv("h200"))
-			_, r2 := tl.First(readyEv("h399"))
-			_, r3 := tl.First(readyEv("hhttps"))
-			return r1 && r2 && r3 && runtimeExited("hlive")(tl) &&
+		Drive: stopAfterSettling("h200, h399, hhttps and hoffhost Ready, hlive ended, three answers from h400, hredirect's /denied and hslow", func(tl *fw.Timeline) bool {
+			for _, c := range []string{"h200", "h399", "hhttps", "hoffhost"} {
+				if _, ok := tl.First(readyEv(c)); !ok {
+					return false
+				}
+			}
+			return runtimeExited("hlive")(tl) &&
 				atLeast(tl, 3, served("h400", nil)) && atLeast(tl, 3, served("hredirect", answered("/denied", 0))) &&
 				atLeast(tl, 3, served("hslow", nil))
 		}, 2*time.Second),
@@ -125,6 +130,11 @@ func (s *suite) registerHTTPGetProbes() {
 			tl := get().Timeline
 			Expect(tl.Before("the redirect from /moved is followed to /denied", served("hredirect", answered("/moved", 302)), served("hredirect", answered("/denied", 500)))).To(Succeed())
 			Expect(tl.NeverHappened("hredirect Ready: the redirect leads to a 500", readyEv("hredirect"))).To(Succeed())
+		})
+		It("count a redirect to another host as its own status, not following it", req(spec.HOOK016), func() {
+			tl := get().Timeline
+			Expect(tl.Before("hoffhost is Ready after its 302 to 127.0.0.2", served("hoffhost", answered("/away", 302)), readyEv("hoffhost"))).To(Succeed())
+			Expect(tl.NeverHappened("a request to hoffhost's server on 127.0.0.2: a redirect to another host is not followed", served("hoffhost", func(r *probe.Request) bool { return r.Local == "127.0.0.2:8008" }))).To(Succeed())
 		})
 		It("use TLS without verifying the server's certificate for scheme HTTPS", req(spec.HOOK016), func() {
 			tl := get().Timeline

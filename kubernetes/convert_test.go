@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"podspec.dev/podspec/internal/corpustest"
 	"podspec.dev/podspec/manifest"
 	"podspec.dev/podspec/spec"
+	"podspec.dev/podspec/validation"
 	"podspec.dev/podspec/validation/field"
 )
 
@@ -56,6 +58,24 @@ func deletePath(v any, tokens []string) {
 			return
 		}
 	}
+}
+
+// objectAt is the object at tokens below v (nil if there is none).
+func objectAt(v any, tokens []string) map[string]any {
+	for _, tok := range tokens {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			var n int
+			if _, err := jsonSscan(tok, &n); err != nil || n >= len(x) {
+				return nil
+			}
+			v = x[n]
+		}
+	}
+	m, _ := v.(map[string]any)
+	return m
 }
 
 func jsonSscan(s string, n *int) (int, error) { return 1, json.Unmarshal([]byte(s), n) }
@@ -102,7 +122,7 @@ func TestKUBE017_KubernetesToPodspecToKubernetesKeepsAllButTheReportedFields(t *
 			}
 			pods, lost := ToPodspec(d.Value)
 			for _, e := range lost {
-				if e.Rule != ruleNotCarried {
+				if e.Rule != ruleNotCarried && (e.Rule != ruleNormalised || !strings.HasSuffix(e.Field.String(), ".hostPort")) {
 					t.Fatalf("%s: %v", file, e)
 				}
 			}
@@ -116,7 +136,13 @@ func TestKUBE017_KubernetesToPodspecToKubernetesKeepsAllButTheReportedFields(t *
 				// The source pod: the Pod itself, or the template with the workload's name.
 				src := jsonValue(t, valueAt(d.Value, tmpl.PodPath))
 				for _, e := range lost {
-					if rel, ok := relative(e.Field, tmpl.PodPath); ok {
+					rel, ok := relative(e.Field, tmpl.PodPath)
+					switch {
+					case !ok:
+					case e.Rule == ruleNormalised:
+						// A hostPort without hostIP comes back with podspec's default written out.
+						objectAt(src, rel[:len(rel)-1])["hostIP"] = v1alpha1.DefaultHostIP
+					default:
 						deletePath(src, rel)
 					}
 				}
@@ -300,5 +326,57 @@ func TestKUBE019_AHostPathWithATrailingSlashIsCarriedOverCleanAndReported(t *tes
 		if reported != c.reported {
 			t.Errorf("hostPath %q: KUBE-019 at %q, want %q", c.in, reported, c.reported)
 		}
+	}
+}
+
+// A Kubernetes hostPort is carried over with its hostIP, both ways; one without hostIP is
+// reported (KUBE-019: podspec's default is 127.0.0.1, Kubernetes' every address) and comes back
+// with 127.0.0.1 written out; a UDP hostPort and a hostIP without hostPort are not carried over
+// (KUBE-017), and the podspec Pod validates clean.
+func TestHostPortsAreCarriedOverTCPOnlyWithTheDefaultAddressReported(t *testing.T) {
+	for _, c := range []struct {
+		name                 string
+		port                 map[string]any
+		hostPort             int32
+		hostIP, backIP, rule string
+		reported             string
+	}{
+		{"with hostIP", map[string]any{"containerPort": int64(80), "hostPort": int64(8080), "hostIP": "0.0.0.0"}, 8080, "0.0.0.0", "0.0.0.0", "", ""},
+		{"without hostIP", map[string]any{"containerPort": int64(80), "hostPort": int64(8080)}, 8080, "", "127.0.0.1", spec.KUBE019, "spec.containers[0].ports[0].hostPort"},
+		{"UDP", map[string]any{"containerPort": int64(53), "hostPort": int64(53), "protocol": "UDP"}, 0, "", "", spec.KUBE017, "spec.containers[0].ports[0].hostPort"},
+		{"hostIP alone", map[string]any{"containerPort": int64(80), "hostIP": "127.0.0.1"}, 0, "", "", spec.KUBE017, "spec.containers[0].ports[0].hostIP"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pods, errs := ToPodspec(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p"},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "a", "image": "oci:a", "ports": []any{c.port}}}}})
+			if len(pods) != 1 {
+				t.Fatalf("converted %d pods (%v)", len(pods), errs)
+			}
+			got := pods[0].Pod.Spec.Containers[0].Ports[0]
+			if got.HostPort != c.hostPort || got.HostIP != c.hostIP {
+				t.Errorf("carried over hostPort %d hostIP %q, want %d %q", got.HostPort, got.HostIP, c.hostPort, c.hostIP)
+			}
+			var reported []string
+			for _, e := range errs {
+				reported = append(reported, e.Rule+" "+e.Field.String())
+			}
+			var want []string
+			if c.rule != "" {
+				want = []string{c.rule + " " + c.reported}
+			}
+			if !slices.Equal(reported, want) {
+				t.Errorf("reported %v, want %v", reported, want)
+			}
+			if verrs := validation.ValidatePod(pods[0].Pod); len(verrs) > 0 {
+				t.Errorf("the podspec Pod does not validate: %v", verrs)
+			}
+			back, lost := FromPodspec(pods[0].Pod)
+			if len(lost) > 0 {
+				t.Fatalf("lost on the way back: %v", lost)
+			}
+			if p := back.Spec.Containers[0].Ports[0]; p.HostIP != c.backIP || p.HostPort != c.hostPort {
+				t.Errorf("the way back: hostPort %d hostIP %q, want %d %q", p.HostPort, p.HostIP, c.hostPort, c.backIP)
+			}
+		})
 	}
 }

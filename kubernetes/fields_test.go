@@ -75,6 +75,8 @@ var containerFields = map[string]fieldRow{
 	"ports[].name":                             carried("ports[].name"),
 	"ports[].containerPort":                    carried("ports[].containerPort"),
 	"ports[].protocol":                         carried("ports[].protocol"),
+	"ports[].hostPort":                         carried("ports[].hostPort"),
+	"ports[].hostIP":                           carried("ports[].hostIP"),
 }
 
 // probeFields is the table of a probe, for the three probes alike.

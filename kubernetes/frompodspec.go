@@ -119,7 +119,12 @@ func containerFromPodspec(c *v1alpha1.Container, shared map[string]bool, p *fiel
 		out.VolumeMounts = append(out.VolumeMounts, VolumeMount{Name: m.Name, MountPath: m.MountPath, ReadOnly: m.ReadOnly})
 	}
 	for _, cp := range c.Ports {
-		out.Ports = append(out.Ports, ContainerPort{Name: cp.Name, ContainerPort: cp.ContainerPort, Protocol: Protocol(cp.Protocol)})
+		port := ContainerPort{Name: cp.Name, ContainerPort: cp.ContainerPort, Protocol: Protocol(cp.Protocol)}
+		if cp.HostPort != 0 {
+			// podspec's default hostIP is written out: Kubernetes' is every address (NET-005).
+			port.HostPort, port.HostIP = cp.HostPort, cp.PublishedHostIP()
+		}
+		out.Ports = append(out.Ports, port)
 	}
 	out.StartupProbe = probeFromPodspec(c.StartupProbe)
 	out.ReadinessProbe = probeFromPodspec(c.ReadinessProbe)

@@ -252,11 +252,7 @@ func containerToPodspec(c *source, droppedVolumes map[string]bool) v1alpha1.Cont
 		out.VolumeMounts = append(out.VolumeMounts, vm)
 	}
 	for _, cp := range c.list("ports") {
-		out.Ports = append(out.Ports, v1alpha1.ContainerPort{
-			Name: cp.str("name"), ContainerPort: cp.int32v("containerPort"), Protocol: v1alpha1.Protocol(cp.str("protocol")),
-		})
-		cp.drop("hostPort", "podspec does not publish container ports on the host; hostPort is not carried over")
-		cp.drop("hostIP", "podspec does not publish container ports on the host; hostIP is not carried over")
+		out.Ports = append(out.Ports, containerPortToPodspec(cp))
 		cp.done("container port")
 	}
 	out.StartupProbe = probeToPodspec(c, "startupProbe")
@@ -393,6 +389,28 @@ func httpGetToPodspec(h *source) *v1alpha1.HTTPGetAction {
 		hh.done("HTTP header")
 	}
 	h.done("httpGet action")
+	return out
+}
+
+// containerPortToPodspec converts a container port. A hostPort is carried over with its hostIP; one of a
+// UDP or SCTP port is not (podspec publishes TCP only, NET-002), nor a hostIP without a hostPort
+// (NET-001). A hostPort without hostIP is reported (KUBE-019): Kubernetes publishes it on every
+// address of the node, podspec on 127.0.0.1 (NET-005).
+func containerPortToPodspec(cp *source) v1alpha1.ContainerPort {
+	out := v1alpha1.ContainerPort{Name: cp.str("name"), ContainerPort: cp.int32v("containerPort"), Protocol: v1alpha1.Protocol(cp.str("protocol"))}
+	switch {
+	case !cp.has("hostPort"):
+		cp.drop("hostIP", "a hostIP without a hostPort publishes nothing; not carried over")
+	case out.Protocol != "" && out.Protocol != v1alpha1.ProtocolTCP:
+		cp.drop("hostPort", fmt.Sprintf("podspec publishes TCP ports only (%s), not %s; hostPort is not carried over", spec.NET002, out.Protocol))
+		cp.drop("hostIP", fmt.Sprintf("podspec publishes TCP ports only (%s), not %s; hostIP is not carried over", spec.NET002, out.Protocol))
+	default:
+		out.HostPort, out.HostIP = cp.int32v("hostPort"), cp.str("hostIP")
+		if out.HostIP == "" {
+			*cp.errs = append(*cp.errs, field.Invalid(ruleNormalised, cp.p.Child("hostPort"), out.HostPort,
+				fmt.Sprintf("carried over without hostIP, which podspec publishes on %s only (%s), where Kubernetes publishes on every address of the node: add hostIP: 0.0.0.0 for that", v1alpha1.DefaultHostIP, spec.NET005)))
+		}
+	}
 	return out
 }
 

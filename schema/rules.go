@@ -94,6 +94,7 @@ var rules = []ruleEntry{
 	{valueKinds, "spec/" + containerLists + "/*/startupProbe|readinessProbe|livenessProbe/httpGet|tcpSocket|grpc/port", spec.HOOK014},
 	{valueKinds, "spec/" + containerLists + "/*/lifecycle/postStart|preStop/httpGet/port", spec.HOOK014},
 	{valueKinds, "spec/" + containerLists + "/*/ports/*/name|containerPort", spec.HOOK020},
+	{valueKinds, "spec/" + containerLists + "/*/ports/*/hostPort|hostIP", spec.NET001},
 	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/name", spec.NTF001},
 	{valueKinds, "spec/" + containerLists + "/*/notifiers/*/action/signal", spec.NTF002},
 	{valueKinds, "spec/deferContainers/*/timeoutSeconds|restartPolicy", spec.DEFER001},

@@ -550,6 +550,20 @@ const (
 	SEC023 = "SEC-023"
 	// SEC024 The capabilities of a container process MUST be the runtime's default set without those its `securityContext.capabilities.drop` names (all of them, for `ALL`), then with those `add` names: in the bounding set always, and in the effective and permitted sets when it runs as user ID 0.
 	SEC024 = "SEC-024"
+	// NET001 A container port's `hostPort` MUST be a port number from 1 to 65535, and its `hostIP` an IPv4 or IPv6 address, set only together with a `hostPort`.
+	NET001 = "NET-001"
+	// NET002 A container port with a `hostPort` MUST have the `protocol` TCP.
+	NET002 = "NET-002"
+	// NET003 The ports of a pod's containers MUST NOT publish the same `hostPort` on the same `hostIP` twice, counting a port without `hostIP` as 127.0.0.1.
+	NET003 = "NET-003"
+	// NET004 A runtime MUST make each TCP connection to a container port's `hostIP` and `hostPort` on the host reach its `containerPort` on the loopback interface of the pod's network namespace while the pod runs.
+	NET004 = "NET-004"
+	// NET005 A runtime MUST listen for a container port that has a `hostPort` and no `hostIP` on 127.0.0.1 only.
+	NET005 = "NET-005"
+	// NET006 A runtime MUST refuse to create a pod one of whose `hostIP` and `hostPort` is in use on the host, with the error code `Conflict`, leaving nothing of the pod.
+	NET006 = "NET-006"
+	// NET007 A runtime MUST NOT leave anything listening on a pod's `hostIP` and `hostPort` once the pod has ended.
+	NET007 = "NET-007"
 	// HB001 A regular init container MUST exit 0 before the next entry of `initContainers` starts.
 	HB001 = "HB-001"
 	// HB002 A sidecar MUST be Started before the next entry of `initContainers` starts.
@@ -1198,6 +1212,20 @@ var requirements = [...]Requirement{
 		Text: "A runtime MUST mount the root filesystem of a container that sets `securityContext.readOnlyRootFilesystem` to true read-only."},
 	{ID: SEC024, Level: Must, Severity: Error, Area: "SEC", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
 		Text: "The capabilities of a container process MUST be the runtime's default set without those its `securityContext.capabilities.drop` names (all of them, for `ALL`), then with those `add` names: in the bounding set always, and in the effective and permitted sets when it runs as user ID 0."},
+	{ID: NET001, Level: Must, Severity: Error, Area: "NET", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
+		Text: "A container port's `hostPort` MUST be a port number from 1 to 65535, and its `hostIP` an IPv4 or IPv6 address, set only together with a `hostPort`."},
+	{ID: NET002, Level: Must, Severity: Error, Area: "NET", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
+		Text: "A container port with a `hostPort` MUST have the `protocol` TCP."},
+	{ID: NET003, Level: Must, Severity: Error, Area: "NET", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/runtime.md",
+		Text: "The ports of a pod's containers MUST NOT publish the same `hostPort` on the same `hostIP` twice, counting a port without `hostIP` as 127.0.0.1."},
+	{ID: NET004, Level: Must, Severity: Error, Area: "NET", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST make each TCP connection to a container port's `hostIP` and `hostPort` on the host reach its `containerPort` on the loopback interface of the pod's network namespace while the pod runs."},
+	{ID: NET005, Level: Must, Severity: Error, Area: "NET", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST listen for a container port that has a `hostPort` and no `hostIP` on 127.0.0.1 only."},
+	{ID: NET006, Level: Must, Severity: Error, Area: "NET", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST refuse to create a pod one of whose `hostIP` and `hostPort` is in use on the host, with the error code `Conflict`, leaving nothing of the pod."},
+	{ID: NET007, Level: Must, Severity: Error, Area: "NET", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/runtime.md",
+		Text: "A runtime MUST NOT leave anything listening on a pod's `hostIP` and `hostPort` once the pod has ended."},
 	{ID: HB001, Level: Must, Severity: Error, Area: "HB", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",
 		Text: "A regular init container MUST exit 0 before the next entry of `initContainers` starts."},
 	{ID: HB002, Level: Must, Severity: Error, Area: "HB", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/ordering.md",

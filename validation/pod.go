@@ -60,6 +60,7 @@ func validatePodSpec(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList {
 	for i := range s.DeferContainers {
 		errs = append(errs, validateDeferContainer(&s.DeferContainers[i], volumes, p.Child("deferContainers").Index(i))...)
 	}
+	errs = append(errs, validateHostPorts(s, p)...)
 	errs = append(errs, validateDependencies(s, p)...)
 	if e := exitPolicyNeverFires(s, p); e != nil {
 		errs = append(errs, e)

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 
@@ -22,7 +23,8 @@ func setHandlers(handlers map[string]bool) []string {
 	return set
 }
 
-// validatePorts checks a container's ports (HOOK-020): numbers in range, names distinct.
+// validatePorts checks a container's ports: numbers in range, names distinct (HOOK-020), and a
+// published port's host side (NET-001, NET-002).
 func validatePorts(ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	named := map[string]bool{}
@@ -31,6 +33,7 @@ func validatePorts(ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorLis
 		if port.ContainerPort < 1 || port.ContainerPort > 65535 {
 			errs = append(errs, field.Invalid(spec.HOOK020, pp.Child("containerPort"), port.ContainerPort, "must be a port number from 1 to 65535"))
 		}
+		errs = append(errs, validateHostSide(port, pp)...)
 		if port.Name == "" {
 			continue
 		}
@@ -41,6 +44,59 @@ func validatePorts(ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorLis
 			errs = append(errs, field.Duplicate(spec.HOOK020, pp.Child("name"), port.Name, "another port of this container has this name"))
 		}
 		named[port.Name] = true
+	}
+	return errs
+}
+
+// validateHostSide checks a port's hostPort and hostIP (NET-001) and that a published port is
+// TCP (NET-002).
+func validateHostSide(port v1alpha1.ContainerPort, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if port.HostPort != 0 && (port.HostPort < 1 || port.HostPort > 65535) {
+		errs = append(errs, field.Invalid(spec.NET001, p.Child("hostPort"), port.HostPort, "must be a port number from 1 to 65535"))
+	}
+	if port.HostIP != "" {
+		switch {
+		case net.ParseIP(port.HostIP) == nil:
+			errs = append(errs, field.Invalid(spec.NET001, p.Child("hostIP"), port.HostIP, "must be an IPv4 or IPv6 address, such as 127.0.0.1 or 0.0.0.0"))
+		case port.HostPort == 0:
+			errs = append(errs, field.Invalid(spec.NET001, p.Child("hostIP"), port.HostIP, "publishes nothing without a hostPort: set hostPort or remove hostIP"))
+		}
+	}
+	if port.HostPort != 0 && port.Protocol != "" && port.Protocol != v1alpha1.ProtocolTCP {
+		errs = append(errs, field.Invalid(spec.NET002, p.Child("protocol"), port.Protocol, "only TCP ports are published on the host: remove hostPort, or publish a TCP port"))
+	}
+	return errs
+}
+
+// validateHostPorts checks that no two ports of the pod's containers publish the same host
+// address (NET-003).
+func validateHostPorts(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]string{}
+	check := func(c *v1alpha1.Container, cp *field.Path) {
+		for i, port := range c.Ports {
+			if port.HostPort == 0 {
+				continue
+			}
+			ip := port.PublishedHostIP()
+			if parsed := net.ParseIP(ip); parsed != nil {
+				ip = parsed.String() // ::0 and :: are one address
+			}
+			addr := net.JoinHostPort(ip, fmt.Sprint(port.HostPort))
+			pp := cp.Child("ports").Index(i).Child("hostPort")
+			if first, ok := seen[addr]; ok {
+				errs = append(errs, field.Duplicate(spec.NET003, pp, port.HostPort, fmt.Sprintf("host address %s is already published by %s", addr, first)))
+				continue
+			}
+			seen[addr] = pp.String()
+		}
+	}
+	for i := range s.InitContainers {
+		check(&s.InitContainers[i], p.Child("initContainers").Index(i))
+	}
+	for i := range s.Containers {
+		check(&s.Containers[i], p.Child("containers").Index(i))
 	}
 	return errs
 }

@@ -192,3 +192,15 @@ func DefaultPullPolicy(image string) PullPolicy {
 	}
 	return PullIfNotPresent
 }
+
+// DefaultHostIP is the host address of a port published without a hostIP: the host's loopback,
+// so that a pod is reachable beyond the machine only when its manifest asks (NET-005).
+const DefaultHostIP = "127.0.0.1"
+
+// PublishedHostIP is the host address p is published on: HostIP, or DefaultHostIP.
+func (p ContainerPort) PublishedHostIP() string {
+	if p.HostIP == "" {
+		return DefaultHostIP
+	}
+	return p.HostIP
+}

@@ -164,7 +164,8 @@ type Container struct {
 	Resources    *ResourceRequirements   `json:"resources,omitempty"`
 	ResizePolicy []ContainerResizePolicy `json:"resizePolicy,omitempty"`
 	VolumeMounts []VolumeMount           `json:"volumeMounts,omitempty"`
-	// Ports are the ports the container listens on, for probes and hooks to name.
+	// Ports are the ports the container listens on, for probes and hooks to name; those with a
+	// hostPort are published on the host (NET-004).
 	Ports []ContainerPort `json:"ports,omitempty"`
 	// StartupProbe must pass before the container counts as Started.
 	StartupProbe *Probe `json:"startupProbe,omitempty"`
@@ -271,6 +272,12 @@ type ContainerPort struct {
 	ContainerPort int32  `json:"containerPort"`
 	// Protocol defaults to TCP.
 	Protocol Protocol `json:"protocol,omitempty"`
+	// HostPort publishes the port on the host (TCP only, NET-002): connections to
+	// HostIP:HostPort reach ContainerPort on the pod's loopback interface (NET-004).
+	HostPort int32 `json:"hostPort,omitempty"`
+	// HostIP is the host address HostPort is published on, an IPv4 or IPv6 address; default
+	// DefaultHostIP (NET-005).
+	HostIP string `json:"hostIP,omitempty"`
 }
 
 // Protocol is a container port's transport protocol.

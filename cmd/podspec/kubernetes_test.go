@@ -85,7 +85,7 @@ func TestConvertBothWays(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("convert: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"k8s.yaml:3:23: KUBE-017: metadata.namespace", "k8s.yaml:8:33: KUBE-017: spec.containers[0].ports[0].hostPort"} {
+	for _, want := range []string{"k8s.yaml:3:23: KUBE-017: metadata.namespace", "k8s.yaml:8:43: KUBE-019: spec.containers[0].ports[0].hostPort"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr %q lacks %q", errs, want)
 		}
@@ -101,6 +101,9 @@ func TestConvertBothWays(t *testing.T) {
 	back, errs, code := c.runRaw("convert", "--to", "kubernetes", pod)
 	if code != 0 || errs != "" {
 		t.Fatalf("convert back: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(back, "hostIP: 127.0.0.1") || !strings.Contains(back, "hostPort: 8080") {
+		t.Errorf("the way back does not publish 127.0.0.1:8080 (podspec's default hostIP written out):\n%s", back)
 	}
 	kpod := filepath.Join(dir, "back.yaml")
 	os.WriteFile(kpod, []byte(back), 0o644)

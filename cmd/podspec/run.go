@@ -80,11 +80,6 @@ func newRunCmd() *cobra.Command {
 			}
 			ports = append(ports, port)
 		}
-		// A host port another process holds is refused now, before anything of the pod exists;
-		// the supervisor listens on it once the pod's sandbox is there.
-		if err := publish.Check(ports); err != nil {
-			return f.report(errf(runtimev1.CodeConflict, "%v", err))
-		}
 		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel, LogLimits: lim, Ports: ports})
 		if err != nil {
 			rerr := f.report(err)
@@ -183,6 +178,25 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 			// VOL-008: a hostPath that does not exist is refused, never created.
 			return nil, "", errf(runtimev1.CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
 		}
+	}
+	var published []publish.Port
+	if opts != nil {
+		published = opts.Ports
+	}
+	// The manifest's hostPorts are published as --publish's ports are (NET-004). A host port
+	// another process holds, or published twice, is refused now, before anything of the pod
+	// exists (NET-006); the supervisor listens on it once the pod's sandbox is there.
+	published = append(publish.FromPod(&pod.Spec), published...)
+	if err := publish.Check(published); err != nil {
+		return nil, "", errf(runtimev1.CodeConflict, "%v", err)
+	}
+	if len(published) > 0 {
+		withPorts := store.CreateOptions{}
+		if opts != nil {
+			withPorts = *opts
+		}
+		withPorts.Ports = published
+		opts = &withPorts
 	}
 	if rtErr != nil {
 		return nil, "", rtErr

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
 )
 
 // Port is one published port: connections to HostIP:HostPort reach ContainerPort on the pod's
@@ -33,8 +35,8 @@ type Port struct {
 }
 
 // DefaultHostIP is the host address of a port published without one: the host's loopback, so
-// that publishing never exposes a pod beyond the machine unless asked to.
-const DefaultHostIP = "127.0.0.1"
+// that publishing never exposes a pod beyond the machine unless asked to (NET-005).
+const DefaultHostIP = v1alpha1.DefaultHostIP
 
 // HostAddress is host:port of p's listener.
 func (p Port) HostAddress() string {
@@ -44,6 +46,22 @@ func (p Port) HostAddress() string {
 // String is p as --publish writes it.
 func (p Port) String() string {
 	return fmt.Sprintf("%s:%d/%s", p.HostAddress(), p.ContainerPort, strings.ToLower(p.Protocol))
+}
+
+// FromPod is the ports a pod's manifest publishes: each container port with a hostPort (NET-004),
+// on its hostIP or 127.0.0.1 (NET-005).
+func FromPod(spec *v1alpha1.PodSpec) []Port {
+	var out []Port
+	for _, list := range [][]v1alpha1.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range list {
+			for _, cp := range c.Ports {
+				if cp.HostPort != 0 {
+					out = append(out, Port{HostIP: cp.PublishedHostIP(), HostPort: cp.HostPort, ContainerPort: cp.ContainerPort, Protocol: "TCP"})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Parse reads a --publish value, [ADDR:]HOSTPORT:CONTAINERPORT[/tcp] (ADDR an IPv4 address, or an

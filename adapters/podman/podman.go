@@ -367,8 +367,10 @@ func (a *Adapter) save(r *podRecord) error {
 // Unsupported lists what of spec podman cannot do as podspec defines it; a pod that asks for
 // any of it is refused (Failed) rather than run with the feature ignored. Restart policies are
 // mapped to podman's, which restarts without back-off: the suite's verdict on the back-off
-// requirements is podman's (docs/certification/podman.md). Container ports are accepted: they
-// only name ports for probes and hooks, which are refused, and publish nothing.
+// requirements is podman's (docs/certification/podman.md). Container ports without a hostPort
+// are accepted: they only name ports for probes and hooks, which are refused. A hostPort is
+// refused: podman publishes a port through a pod network with an interface, and the pod's
+// namespace must have loopback only (SEC-009, network none).
 func Unsupported(spec *v1alpha1.PodSpec) []string {
 	var out []string
 	if spec.ExitPolicy != "" && spec.ExitPolicy != v1alpha1.ExitPolicyAll {
@@ -411,6 +413,11 @@ func Unsupported(spec *v1alpha1.PodSpec) []string {
 			}
 			if sc.RunAsNonRoot != nil && *sc.RunAsNonRoot {
 				out = append(out, where+": securityContext.runAsNonRoot without runAsUser (podman does not refuse an image whose user is root)")
+			}
+		}
+		for _, p := range c.Ports {
+			if p.HostPort != 0 {
+				out = append(out, fmt.Sprintf("%s: hostPort %d (podman publishes ports through a pod network with an interface; the pod's namespace has loopback only)", where, p.HostPort))
 			}
 		}
 		for _, rp := range c.ResizePolicy {

@@ -63,6 +63,9 @@ func TestUnsupportedRefusesWhatPodmanCannotDo(t *testing.T) {
 			g := int64(5)
 			s.Containers[0].SecurityContext = &v1alpha1.SecurityContext{RunAsGroup: &g}
 		}},
+		{"hostPort 8080", func(s *v1alpha1.PodSpec) {
+			s.Containers[0].Ports = []v1alpha1.ContainerPort{{ContainerPort: 80, HostPort: 8080}}
+		}},
 		{"resizePolicy RestartContainer", func(s *v1alpha1.PodSpec) {
 			s.Containers[0].ResizePolicy = []v1alpha1.ContainerResizePolicy{{ResourceName: v1alpha1.ResourceMemory, RestartPolicy: v1alpha1.RestartContainer}}
 		}},

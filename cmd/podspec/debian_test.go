@@ -16,6 +16,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/internal/debianimage"
+	"podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/internal/registrytest"
 )
 
@@ -203,7 +204,7 @@ func TestNginxFromARegistryAnswersOnAPublishedPortAndGatesADependentOnReadiness(
 	}
 	var body string
 	waitFor(t, "nginx to answer on the published port", 90*time.Second, func() bool {
-		body, _ = get(addr)
+		body, _ = framework.FetchPage(addr)
 		return strings.Contains(body, "Welcome to nginx!")
 	})
 	waitFor(t, "nginx to be Ready", 30*time.Second, func() bool {
@@ -213,7 +214,7 @@ func TestNginxFromARegistryAnswersOnAPublishedPortAndGatesADependentOnReadiness(
 	if _, code := c.run("rm", "--force", "nginx-k8s"); code != 0 {
 		t.Fatalf("rm --force: exit %d", code)
 	}
-	waitFor(t, "nothing to listen after the pod is removed", 10*time.Second, func() bool { return !listening(addr) })
+	waitFor(t, "nothing to listen after the pod is removed", 10*time.Second, func() bool { return !framework.Accepts(addr) })
 
 	t.Cleanup(func() { c.run("rm", "--force", "nginx-ready") })
 	if _, code := c.run("run", "--detach", write("nginx-ready", nginxDependentPod)); code != 0 {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,40 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/internal/procstat"
 )
 
 // freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := framework.FreeLoopbackPort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// get fetches http://addr/ and returns its body, or "" and the error.
-func get(addr string) (string, error) {
-	c := &http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + addr + "/")
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return string(b), err
-}
-
-// listening reports whether something accepts connections on addr.
-func listening(addr string) bool {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
+	return port
 }
 
 // httpdPod writes the manifest of a pod whose busybox httpd serves "hello from NAME" on its
@@ -85,7 +61,7 @@ func TestPublishedPortReachesThePodsLoopback(t *testing.T) {
 	}
 	var body string
 	waitFor(t, "the published port to answer", 30*time.Second, func() bool {
-		body, _ = get(addr)
+		body, _ = framework.FetchPage(addr)
 		return body == "hello from web\n"
 	})
 
@@ -102,14 +78,14 @@ func TestPublishedPortReachesThePodsLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the supervisor to die", 10*time.Second, func() bool { return procstat.StartTime(sup.PID) != sup.StartTime })
-	if listening(addr) {
+	if framework.Accepts(addr) {
 		t.Errorf("%s still listens with no supervisor", addr)
 	}
 	if _, code := c.run("status", "web"); code != 0 {
 		t.Fatalf("status (adopting): exit %d", code)
 	}
 	waitFor(t, "the adopter to listen again", 10*time.Second, func() bool {
-		body, _ = get(addr)
+		body, _ = framework.FetchPage(addr)
 		return body == "hello from web\n"
 	})
 
@@ -119,7 +95,7 @@ func TestPublishedPortReachesThePodsLoopback(t *testing.T) {
 	if _, code := c.run("wait", "--timeout", "30s", "web"); code != 0 {
 		t.Fatalf("wait: exit %d", code)
 	}
-	waitFor(t, "nothing to listen after the pod ended", 10*time.Second, func() bool { return !listening(addr) })
+	waitFor(t, "nothing to listen after the pod ended", 10*time.Second, func() bool { return !framework.Accepts(addr) })
 
 	for _, bad := range []string{"8080", "0:8080", "1:70000", "1:80/udp", "nowhere:1:80"} {
 		if _, stderr, code := c.runErr("run", "--detach", "--publish", bad, manifest("second")); code != 2 || !strings.Contains(stderr, "--publish") {
@@ -160,7 +136,7 @@ func TestNET004_AManifestsHostPortIsPublishedUntilThePodEnds(t *testing.T) {
 	}
 	var body string
 	waitFor(t, "the hostPort to answer", 30*time.Second, func() bool {
-		body, _ = get(addr)
+		body, _ = framework.FetchPage(addr)
 		return body == "hello from web\n"
 	})
 	// Listening on 127.0.0.2 (no traffic) succeeds only if the pod's port is not on every address.
@@ -184,11 +160,11 @@ func TestNET004_AManifestsHostPortIsPublishedUntilThePodEnds(t *testing.T) {
 	if _, code := c.run("wait", "--timeout", "30s", "web"); code != 0 {
 		t.Fatalf("wait: exit %d", code)
 	}
-	waitFor(t, "nothing to listen after the pod ended", 10*time.Second, func() bool { return !listening(addr) })
+	waitFor(t, "nothing to listen after the pod ended", 10*time.Second, func() bool { return !framework.Accepts(addr) })
 	if _, code := c.run("rm", "web"); code != 0 {
 		t.Fatalf("rm: exit %d", code)
 	}
-	if listening(addr) {
+	if framework.Accepts(addr) {
 		t.Errorf("%s listens after rm", addr)
 	}
 

@@ -170,15 +170,6 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 			Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
 	faultPause("validated")
-	for _, v := range pod.Spec.Volumes {
-		if v.HostPath == nil {
-			continue
-		}
-		if _, err := os.Stat(v.HostPath.Path); err != nil {
-			// VOL-008: a hostPath that does not exist is refused, never created.
-			return nil, "", errf(runtimev1.CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
-		}
-	}
 	var published []publish.Port
 	if opts != nil {
 		published = opts.Ports
@@ -197,6 +188,15 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 		}
 		withPorts.Ports = published
 		opts = &withPorts
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.HostPath == nil {
+			continue
+		}
+		if _, err := os.Stat(v.HostPath.Path); err != nil {
+			// VOL-008: a hostPath that does not exist is refused, never created.
+			return nil, "", errf(runtimev1.CodeFailed, "volume %s: hostPath %s: %v", v.Name, v.HostPath.Path, err)
+		}
 	}
 	if rtErr != nil {
 		return nil, "", rtErr

@@ -127,6 +127,7 @@ func (s *suite) register() {
 	s.registerImageUser()
 	s.registerSecurityContext()
 	s.registerRealPrograms()
+	s.registerHostPorts()
 	s.registerCoreDumps()
 	s.registerProbeTiming()
 	s.registerHTTPGetProbes()

@@ -48,16 +48,21 @@ func (s *suite) registerHostPorts() {
 			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
 			Expect(err).NotTo(HaveOccurred())
 			Expect(p.Created()).To(BeTrue(), "%s", p.RunResult)
+			Expect(p.WaitContainersStarted(ctx, "web")).To(Succeed())
 		})
+		// page expects the page on addr within the reaction tolerance of the server's start.
+		page := func(addr, what string) {
+			tol := s.f.Tolerances().Reaction
+			Eventually(func() (string, error) { return fw.FetchPage(addr) }).WithTimeout(tol.Value).WithPolling(100*time.Millisecond).
+				Should(Equal(hostPortPage), "the page on %s (%s), within %s of the server's start", addr, what, tol.Name)
+		}
 		It("connects 127.0.0.1:hostPort on the host to the container port on the pod's loopback", req(spec.NET004), func() {
 			addr := "127.0.0.1:" + strconv.Itoa(explicit)
-			Eventually(func() (string, error) { return fw.FetchPage(addr) }).WithTimeout(p.PodTimeout()).WithPolling(200*time.Millisecond).
-				Should(Equal(hostPortPage), "the page on %s (hostIP 127.0.0.1)", addr)
+			page(addr, "hostIP 127.0.0.1")
 		})
 		It("publishes a hostPort without hostIP on 127.0.0.1, and not on every address", req(spec.NET005), func() {
 			addr := "127.0.0.1:" + strconv.Itoa(defaulted)
-			Eventually(func() (string, error) { return fw.FetchPage(addr) }).WithTimeout(p.PodTimeout()).WithPolling(200*time.Millisecond).
-				Should(Equal(hostPortPage), "the page on %s (no hostIP)", addr)
+			page(addr, "no hostIP")
 			// Another loopback address takes the port only if the runtime did not listen on every
 			// address (0.0.0.0); nothing is sent to it.
 			l, err := net.Listen("tcp", "127.0.0.2:"+strconv.Itoa(defaulted))

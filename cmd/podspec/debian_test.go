@@ -15,8 +15,8 @@ import (
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
-	"podspec.dev/podspec/internal/debianimage"
 	"podspec.dev/podspec/conformance/framework"
+	"podspec.dev/podspec/internal/debianimage"
 	"podspec.dev/podspec/internal/registrytest"
 )
 

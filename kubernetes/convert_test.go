@@ -110,8 +110,43 @@ func compact(v any) any {
 	return v
 }
 
+// foldPodSecurityContext applies Kubernetes' precedence to a pod (a JSON value): the pod's
+// runAsUser, runAsGroup and runAsNonRoot move into every container's securityContext that does
+// not set its own, as the converter carries them.
+func foldPodSecurityContext(pod any) {
+	spec, _ := pod.(map[string]any)["spec"].(map[string]any)
+	psc, _ := spec["securityContext"].(map[string]any)
+	if psc == nil {
+		return
+	}
+	for _, list := range []string{"initContainers", "containers"} {
+		cs, _ := spec[list].([]any)
+		for _, c := range cs {
+			c := c.(map[string]any)
+			for _, k := range []string{"runAsUser", "runAsGroup", "runAsNonRoot"} {
+				v, ok := psc[k]
+				if !ok {
+					continue
+				}
+				sc, _ := c["securityContext"].(map[string]any)
+				if sc == nil {
+					sc = map[string]any{}
+					c["securityContext"] = sc
+				}
+				if _, set := sc[k]; !set {
+					sc[k] = v
+				}
+			}
+		}
+	}
+	for _, k := range []string{"runAsUser", "runAsGroup", "runAsNonRoot"} {
+		delete(psc, k)
+	}
+}
+
 // TestKUBE017_KubernetesToPodspecToKubernetesKeepsAllButTheReportedFields converts every pod of
-// the valid corpus to podspec and back: the result is the pod as written, less exactly the
+// the valid corpus to podspec and back: the result is the pod as written (the pod's
+// securityContext folded into its containers', as Kubernetes applies it), less exactly the
 // fields reported as not carried over (and nothing else lost or added).
 func TestKUBE017_KubernetesToPodspecToKubernetesKeepsAllButTheReportedFields(t *testing.T) {
 	n := 0
@@ -146,6 +181,7 @@ func TestKUBE017_KubernetesToPodspecToKubernetesKeepsAllButTheReportedFields(t *
 						deletePath(src, rel)
 					}
 				}
+				foldPodSecurityContext(src)
 				got := jsonValue(t, back)
 				m := got.(map[string]any)
 				delete(m, "apiVersion")
@@ -378,5 +414,48 @@ func TestHostPortsAreCarriedOverTCPOnlyWithTheDefaultAddressReported(t *testing.
 				t.Errorf("the way back: hostPort %d hostIP %q, want %d %q", p.HostPort, p.HostIP, c.hostPort, c.backIP)
 			}
 		})
+	}
+}
+
+// The pod's securityContext reaches every container that does not set the same field, as
+// Kubernetes applies it (a pod's runAsNonRoot: true would otherwise be lost, and its
+// containers run as root); what podspec has no counterpart for is reported at its path.
+func TestThePodsSecurityContextReachesEachContainer(t *testing.T) {
+	docs, _ := manifest.Decode("pod.yaml", []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  securityContext:
+    runAsUser: 1000
+    runAsGroup: 3000
+    runAsNonRoot: true
+    fsGroup: 2000
+    seccompProfile: {type: RuntimeDefault}
+  initContainers:
+    - {name: setup, image: busybox, securityContext: {runAsUser: 0, runAsNonRoot: false}}
+  containers:
+    - {name: web, image: nginx}
+`), manifest.DefaultLimits())
+	pods, notes := ToPodspec(docs[0].Value)
+	if len(pods) != 1 {
+		t.Fatalf("converted %d pods: %v", len(pods), notes)
+	}
+	spec := pods[0].Pod.Spec
+	setup, web := spec.InitContainers[0].SecurityContext, spec.Containers[0].SecurityContext
+	if setup == nil || *setup.RunAsUser != 0 || *setup.RunAsGroup != 3000 || *setup.RunAsNonRoot {
+		t.Errorf("setup's securityContext %+v: want its own runAsUser 0 and runAsNonRoot false, the pod's runAsGroup 3000", setup)
+	}
+	if web == nil || *web.RunAsUser != 1000 || *web.RunAsGroup != 3000 || !*web.RunAsNonRoot {
+		t.Errorf("web's securityContext %+v: want the pod's runAsUser 1000, runAsGroup 3000, runAsNonRoot true", web)
+	}
+	var paths []string
+	for _, n := range notes {
+		if n.Rule != ruleNotCarried {
+			t.Errorf("a finding other than %s: %v", ruleNotCarried, n)
+		}
+		paths = append(paths, n.Field.String())
+	}
+	if want := []string{"spec.securityContext.seccompProfile", "spec.securityContext.fsGroup"}; !reflect.DeepEqual(paths, want) {
+		t.Errorf("reported %v, want %v", paths, want)
 	}
 }

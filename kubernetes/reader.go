@@ -163,8 +163,6 @@ func notModelled(key string) string {
 	switch key {
 	case "ports":
 		return "podspec pods have a loopback-only network namespace; container ports are not published, so they are not carried over"
-	case "securityContext":
-		return "podspec takes securityContext per container, not per pod (docs/spec/runtime.md, SEC); the pod's securityContext is not carried over"
 	case "envFrom":
 		return "podspec has no ConfigMaps or Secrets to take environment variables from; envFrom is not carried over"
 	case "serviceAccountName", "serviceAccount", "automountServiceAccountToken":

@@ -161,11 +161,12 @@ func specToPodspec(s *source, notCarried ...string) v1alpha1.PodSpec {
 			dropped[vol.Name] = true
 		}
 	}
+	podSC := podSecurityContextToPodspec(s.obj("securityContext"))
 	for _, c := range s.list("initContainers") {
-		out.InitContainers = append(out.InitContainers, containerToPodspec(c, dropped))
+		out.InitContainers = append(out.InitContainers, containerToPodspec(c, dropped, podSC))
 	}
 	for _, c := range s.list("containers") {
-		out.Containers = append(out.Containers, containerToPodspec(c, dropped))
+		out.Containers = append(out.Containers, containerToPodspec(c, dropped, podSC))
 	}
 	s.drop("ephemeralContainers", "ephemeral containers are added to a running pod by the API server; not carried over")
 	if os := s.obj("os"); os != nil {
@@ -212,7 +213,7 @@ func volumeToPodspec(v *source) (v1alpha1.Volume, bool) {
 	return out, false
 }
 
-func containerToPodspec(c *source, droppedVolumes map[string]bool) v1alpha1.Container {
+func containerToPodspec(c *source, droppedVolumes map[string]bool, podSC *v1alpha1.SecurityContext) v1alpha1.Container {
 	out := v1alpha1.Container{
 		Name: c.str("name"), Image: c.str("image"), Command: c.strs("command"), Args: c.strs("args"),
 		WorkingDir: c.str("workingDir"), ImagePullPolicy: v1alpha1.PullPolicy(c.str("imagePullPolicy")),
@@ -270,7 +271,7 @@ func containerToPodspec(c *source, droppedVolumes map[string]bool) v1alpha1.Cont
 		}
 		l.done("lifecycle")
 	}
-	out.SecurityContext = securityContextToPodspec(c.obj("securityContext"))
+	out.SecurityContext = withPodSecurityContext(securityContextToPodspec(c.obj("securityContext")), podSC)
 	c.done("Container")
 	return out
 }
@@ -282,6 +283,7 @@ func securityContextToPodspec(sc *source) *v1alpha1.SecurityContext {
 		return nil
 	}
 	defer sc.done("securityContext")
+	seccompToPodspec(sc)
 	out := &v1alpha1.SecurityContext{
 		RunAsUser: sc.int64p("runAsUser"), RunAsGroup: sc.int64p("runAsGroup"),
 		RunAsNonRoot: sc.boolp("runAsNonRoot"), ReadOnlyRootFilesystem: sc.boolp("readOnlyRootFilesystem"),
@@ -306,6 +308,60 @@ func securityContextToPodspec(sc *source) *v1alpha1.SecurityContext {
 	}
 	if *out == (v1alpha1.SecurityContext{}) {
 		return nil
+	}
+	return out
+}
+
+// podSecurityContextToPodspec reads the pod's securityContext for what podspec takes per
+// container: runAsUser, runAsGroup and runAsNonRoot, which Kubernetes applies to every container
+// that does not set its own; every other field is reported, not carried.
+func podSecurityContextToPodspec(sc *source) *v1alpha1.SecurityContext {
+	if sc == nil {
+		return nil
+	}
+	defer sc.doneWhy(func(k string) string {
+		return fmt.Sprintf("podspec carries the pod's runAsUser, runAsGroup and runAsNonRoot to each container and has no pod-level %s; not carried over", k)
+	})
+	seccompToPodspec(sc)
+	out := &v1alpha1.SecurityContext{RunAsUser: sc.int64p("runAsUser"), RunAsGroup: sc.int64p("runAsGroup"), RunAsNonRoot: sc.boolp("runAsNonRoot")}
+	if *out == (v1alpha1.SecurityContext{}) {
+		return nil
+	}
+	return out
+}
+
+// seccompToPodspec reports a seccompProfile: podspec applies its one default profile (moby's,
+// docs/runtime.md) to every process, which is what type RuntimeDefault asks for.
+func seccompToPodspec(sc *source) {
+	p := sc.obj("seccompProfile")
+	if p == nil {
+		return
+	}
+	if t := p.str("type"); t == "RuntimeDefault" {
+		sc.drop("seccompProfile", "podspec applies its default seccomp profile to every process (docs/runtime.md), as RuntimeDefault asks; not carried over")
+	} else {
+		sc.drop("seccompProfile", "podspec has only its default seccomp profile (docs/runtime.md); a seccompProfile of type "+t+" is not carried over")
+	}
+}
+
+// withPodSecurityContext fills what a container's securityContext leaves unset from the pod's
+// (runAsUser, runAsGroup, runAsNonRoot), as Kubernetes does.
+func withPodSecurityContext(c, pod *v1alpha1.SecurityContext) *v1alpha1.SecurityContext {
+	if pod == nil {
+		return c
+	}
+	out := &v1alpha1.SecurityContext{}
+	if c != nil {
+		*out = *c
+	}
+	if out.RunAsUser == nil {
+		out.RunAsUser = pod.RunAsUser
+	}
+	if out.RunAsGroup == nil {
+		out.RunAsGroup = pod.RunAsGroup
+	}
+	if out.RunAsNonRoot == nil {
+		out.RunAsNonRoot = pod.RunAsNonRoot
 	}
 	return out
 }

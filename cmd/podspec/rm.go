@@ -90,7 +90,7 @@ func (f *rtFlags) forceStopAndWait(ctx context.Context, p *store.Pod) error {
 
 // removeUnreadable removes a pod whose state cannot be read. A live supervisor still runs it
 // from memory: it gets a forced stop, whose state write repairs the file, and the pod is then
-// removed as usual. Without a supervisor, what the OCI runtime lists for the pod is deleted
+// removed as usual. Without a supervisor, the OCI containers of the pod's bundles are deleted
 // (killed first), its cgroups, sandbox and mounts are removed by the UID its events log
 // records, then its directory and its shared volumes' references.
 func (f *rtFlags) removeUnreadable(ctx context.Context, s *store.Store, p *store.Pod) error {

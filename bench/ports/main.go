@@ -30,7 +30,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -40,7 +39,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/bench/internal/host"
+	"podspec.dev/podspec/bench/internal/podroot"
 	"podspec.dev/podspec/bench/internal/timing"
+	"podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/oci"
 	"podspec.dev/podspec/reference/sandbox"
@@ -62,11 +63,12 @@ func main() {
 }
 
 type config struct {
-	bin             string
-	window          time.Duration
-	rounds, n       int
-	sizeMiB         int
-	work, root, img string
+	bin       string
+	window    time.Duration
+	rounds, n int
+	sizeMiB   int
+	work, img string
+	root      podroot.Root
 }
 
 // httpPort is where every pod's httpd listens, on the pod's loopback.
@@ -102,14 +104,6 @@ const threeProbes = `      startupProbe: {httpGet: {path: /small, port: http}, p
 const readyProbe = `      readinessProbe: {httpGet: {path: /small, port: http}, periodSeconds: 1}
 `
 
-func (c *config) podspec(args ...string) error {
-	out, err := exec.Command(c.bin, append([]string{"--root", c.root}, args...)...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("podspec %s: %w\n%s", strings.Join(args, " "), err, out)
-	}
-	return nil
-}
-
 func (c *config) run() error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return err
@@ -118,15 +112,11 @@ func (c *config) run() error {
 	if err != nil {
 		return err
 	}
-	c.work, c.root, c.img = work, filepath.Join(work, "root"), filepath.Join(work, "busybox")
+	c.work, c.img = work, filepath.Join(work, "busybox")
+	c.root = podroot.Root{Bin: c.bin, Dir: filepath.Join(work, "root")}
 	defer func() {
 		// Whatever happened, no pod outlives the run: remove them before their directories.
-		if s, err := store.Open(c.root); err == nil {
-			names, _ := s.List()
-			for _, n := range names {
-				c.podspec("rm", "--force", n)
-			}
-		}
+		c.root.RemoveAll()
 		os.RemoveAll(work)
 	}()
 	if _, err := ocilayout.Build(context.Background(), c.img, ocilayout.BuildOptions{Busybox: true}); err != nil {
@@ -148,7 +138,7 @@ func (c *config) run() error {
 // readyState reads a pod's state once it is Ready (or, with running, once its container runs),
 // or fails after a minute.
 func (c *config) readyState(name string, running bool) (*store.State, error) {
-	s, err := store.Open(c.root)
+	s, err := store.Open(c.root.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +201,7 @@ func (c *config) probeOverhead() error {
 		}
 		pids := map[string]int{}
 		for _, p := range order {
-			if err := c.podspec("run", "--detach", p.manifest); err != nil {
+			if err := c.root.Podspec("run", "--detach", p.manifest); err != nil {
 				return err
 			}
 		}
@@ -244,7 +234,7 @@ func (c *config) probeOverhead() error {
 		}
 		rs = append(rs, r)
 		for _, p := range order {
-			if err := c.podspec("rm", "--force", p.name); err != nil {
+			if err := c.root.Podspec("rm", "--force", p.name); err != nil {
 				return err
 			}
 		}
@@ -271,13 +261,11 @@ func (c *config) publishedPort() error {
 	if err != nil {
 		return err
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	hostPort, err := framework.FreeLoopbackPort()
 	if err != nil {
 		return err
 	}
-	hostPort := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	if err := c.podspec("run", "--detach", "--publish", fmt.Sprintf("%d:%d", hostPort, httpPort), manifest); err != nil {
+	if err := c.root.Podspec("run", "--detach", "--publish", fmt.Sprintf("%d:%d", hostPort, httpPort), manifest); err != nil {
 		return err
 	}
 	st, err := c.readyState("published", false)
@@ -344,7 +332,7 @@ func (c *config) publishedPort() error {
 	_, pubTp, _ := timing.Stats(throughput[0])
 	_, inTp, _ := timing.Stats(throughput[1])
 	fmt.Printf("\nThrough the published port: %.2f× the latency and %.2f× the throughput of a connection made inside the namespace (medians).\n", pubLat/inLat, pubTp/inTp)
-	return c.podspec("rm", "--force", "published")
+	return c.root.Podspec("rm", "--force", "published")
 }
 
 // get sends an HTTP/1.0 GET of path over a new connection and returns the body's length.

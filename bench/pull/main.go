@@ -21,7 +21,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -34,10 +33,10 @@ import (
 
 	"podspec.dev/podspec/adapters/podman"
 	"podspec.dev/podspec/bench/internal/host"
+	"podspec.dev/podspec/bench/internal/podroot"
 	"podspec.dev/podspec/bench/internal/timing"
 	"podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/internal/debianimage"
-	"podspec.dev/podspec/reference/store"
 )
 
 func main() {
@@ -56,15 +55,6 @@ type config struct {
 	rounds int
 	work   string
 	ref    string
-}
-
-// cmd runs a command, its output kept for the error.
-func cmd(name string, args ...string) error {
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return nil
 }
 
 // podmanIn runs podman on a store of its own under dir as the podman adapter runs it: its
@@ -185,11 +175,11 @@ func (c *config) pullers() []puller {
 	}
 	return []puller{
 		{"podspec image pull", dir("podspec"),
-			func(root string) error { return cmd(c.bin, "--root", root, "image", "pull", c.ref) },
+			func(root string) error { return podroot.Root{Bin: c.bin, Dir: root}.Podspec("image", "pull", c.ref) },
 			func(root string) { os.RemoveAll(root) }},
 		{"skopeo copy (to an OCI layout)", dir("skopeo"),
 			func(d string) error {
-				return cmd("skopeo", "copy", "--src-tls-verify=false", "docker://"+c.ref, "oci:"+filepath.Join(d, "layout")+":"+debianimage.Suite)
+				return podroot.Run("skopeo", "copy", "--src-tls-verify=false", "docker://"+c.ref, "oci:"+filepath.Join(d, "layout")+":"+debianimage.Suite)
 			},
 			func(d string) { os.RemoveAll(d) }},
 		{"podman pull", shortDir,
@@ -276,18 +266,8 @@ func answers(addr string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%s did not answer within a minute", addr)
 }
 
-// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func (c *config) starts() error {
-	root := filepath.Join(c.work, "podspec-root")
+	root := podroot.Root{Bin: c.bin, Dir: filepath.Join(c.work, "podspec-root")}
 	podmanDir, err := shortDir(0)
 	if err != nil {
 		return err
@@ -295,16 +275,11 @@ func (c *config) starts() error {
 	defer os.RemoveAll(podmanDir)
 	podman := func(args ...string) error { return podmanIn(podmanDir, args...) }
 	defer func() {
-		if s, err := store.Open(root); err == nil {
-			names, _ := s.List()
-			for _, n := range names {
-				exec.Command(c.bin, "--root", root, "rm", "--force", n).Run()
-			}
-		}
+		root.RemoveAll()
 		podman("system", "reset", "--force")
 	}()
 	// Both hold the image before the first start.
-	if err := cmd(c.bin, "--root", root, "image", "pull", c.ref); err != nil {
+	if err := root.Podspec("image", "pull", c.ref); err != nil {
 		return err
 	}
 	if err := podman("pull", "--quiet", "--tls-verify=false", c.ref); err != nil {
@@ -321,8 +296,8 @@ func (c *config) starts() error {
 			if err := os.WriteFile(manifest, []byte(fmt.Sprintf(nginxPod, name, c.ref)), 0o644); err != nil {
 				return err
 			}
-			return cmd(c.bin, "--root", root, "run", "--detach", "--publish", fmt.Sprintf("%d:80", port), manifest)
-		}, func(name string) error { return cmd(c.bin, "--root", root, "rm", "--force", name) }},
+			return root.Podspec("run", "--detach", "--publish", fmt.Sprintf("%d:80", port), manifest)
+		}, func(name string) error { return root.Podspec("rm", "--force", name) }},
 		{"podman pod create -p, podman run -d --pod", func(name string, port int) error {
 			if err := podman("pod", "create", "--name", name, "-p", fmt.Sprintf("127.0.0.1:%d:80", port)); err != nil {
 				return err
@@ -333,7 +308,7 @@ func (c *config) starts() error {
 	// measure starts tool k's pod and returns the seconds until nginx answered.
 	measure := func(k int, name string) (float64, error) {
 		t := tools[k]
-		port, err := freePort()
+		port, err := framework.FreeLoopbackPort()
 		if err != nil {
 			return 0, err
 		}

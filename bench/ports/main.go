@@ -321,17 +321,14 @@ func (c *config) publishedPort() error {
 	fmt.Printf("## A published port\n\nbusybox httpd on the pod's loopback; %d requests of a 3-byte page, one connection each, and %d transfers of %d MiB, per path, alternated.\n\n", c.n, c.rounds, c.sizeMiB)
 	fmt.Println("| path | connect + GET, µs (min / median / p90) | throughput, MiB/s (min / median / max) |")
 	fmt.Println("|---|---|---|")
+	latMed, tpMed := make([]float64, len(paths)), make([]float64, len(paths))
 	for k, p := range paths {
-		lo, med, _ := timing.Stats(latency[k])
-		_, _, hi := timing.Stats(throughput[k])
-		tlo, tmed, _ := timing.Stats(throughput[k])
-		fmt.Printf("| %s | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |\n", p.name, lo, med, p90(latency[k]), tlo, tmed, hi)
+		var lo, tlo, thi float64
+		lo, latMed[k], _ = timing.Stats(latency[k])
+		tlo, tpMed[k], thi = timing.Stats(throughput[k])
+		fmt.Printf("| %s | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f |\n", p.name, lo, latMed[k], p90(latency[k]), tlo, tpMed[k], thi)
 	}
-	_, pubLat, _ := timing.Stats(latency[0])
-	_, inLat, _ := timing.Stats(latency[1])
-	_, pubTp, _ := timing.Stats(throughput[0])
-	_, inTp, _ := timing.Stats(throughput[1])
-	fmt.Printf("\nThrough the published port: %.2f× the latency and %.2f× the throughput of a connection made inside the namespace (medians).\n", pubLat/inLat, pubTp/inTp)
+	fmt.Printf("\nThrough the published port: %.2f× the latency and %.2f× the throughput of a connection made inside the namespace (medians).\n", latMed[0]/latMed[1], tpMed[0]/tpMed[1])
 	return c.root.Podspec("rm", "--force", "published")
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,9 +57,9 @@ func StartRegistryWith(dir string, extra func(host string) (string, error)) (*Re
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := FreeLoopbackPort()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("find a free port: %w", err)
 	}
 	r := &Registry{Host: fmt.Sprintf("127.0.0.1:%d", port), Storage: filepath.Join(dir, "storage"),
 		config: filepath.Join(dir, "config.yml"), log: filepath.Join(dir, "registry.log")}
@@ -80,15 +79,6 @@ func StartRegistryWith(dir string, extra func(host string) (string, error)) (*Re
 	return r, r.start()
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func (r *Registry) start() error {
 	log, err := os.OpenFile(r.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -104,9 +94,8 @@ func (r *Registry) start() error {
 	go func() { _ = r.cmd.Wait(); close(r.done) }()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", r.Host, time.Second)
-		if err == nil {
-			return c.Close()
+		if Accepts(r.Host) {
+			return nil
 		}
 		select {
 		case <-r.done:

@@ -43,10 +43,7 @@ func (s *suite) registerHostPorts() {
 				Skip("the web server is busybox's httpd: the test image has no busybox (--busybox)")
 			}
 			explicit, defaulted = freeHostPort(), freeHostPort()
-			var err error
-			p, err = s.f.Submit(ctx, "hostport", pod(explicit, defaulted))
-			DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-			Expect(err).NotTo(HaveOccurred())
+			p = s.submitPod(ctx, "hostport", pod(explicit, defaulted))
 			Expect(p.Created()).To(BeTrue(), "%s", p.RunResult)
 			Expect(p.WaitContainersStarted(ctx, "web")).To(Succeed())
 		})

@@ -115,12 +115,8 @@ func (s *suite) registerImages() {
 // submitImage creates the pod name, one container (a, exiting 0) of image ref, and removes it
 // after the spec.
 func (s *suite) submitImage(ctx SpecContext, name, ref string) *fw.Pod {
-	p, err := s.f.Submit(ctx, name, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0)).Mutate(func(p *v1alpha1.Pod) {
-		p.Spec.Containers[0].Image = ref
-	}))
-	DeferCleanup(func(ctx SpecContext) { Expect(p.Cleanup(ctx)).To(Succeed()) })
-	Expect(err).NotTo(HaveOccurred())
-	return p
+	GinkgoHelper()
+	return s.submitPod(ctx, name, fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).Main("a", fw.Exit(0), fw.WithImage(ref)))
 }
 
 // expectImageRefused holds a pod whose image must fail its verification (IMG-007): not created,

@@ -101,7 +101,7 @@ func Start(t *testing.T, o Options) *Registry {
 func (r *Registry) Stop() { r.reg.Stop() }
 
 // Ref is a reference to a repository and tag (or @digest) in this registry.
-func (r *Registry) Ref(repoAndTag string) string { return r.Host + "/" + repoAndTag }
+func (r *Registry) Ref(repoAndTag string) string { return r.reg.Ref(repoAndTag) }
 
 // Push pushes the only image of an OCI layout as ref, and returns the manifest digest.
 func (r *Registry) Push(layoutDir, ref string) string {

@@ -21,6 +21,9 @@ var enumerationType = reflect.TypeFor[enumeration]()
 type structInfo struct {
 	fields   map[string][]int // JSON name -> field index path (inline structs promoted)
 	required []string         // JSON names of the required fields, in declaration order
+	// minors are the Kubernetes versions that have each field of the type the OpenAPI
+	// documents describe (fieldVersions), the fields the Go type has and those it does not.
+	minors map[string]minors
 }
 
 // structInfos describes every struct type reachable from the kinds this package reads; it is
@@ -35,7 +38,7 @@ var structInfos = sync.OnceValue(func() map[reflect.Type]*structInfo {
 		if t.Kind() != reflect.Struct || out[t] != nil || isSpecial(t) {
 			return
 		}
-		info := &structInfo{fields: map[string][]int{}}
+		info := &structInfo{fields: map[string][]int{}, minors: typeMinors(t.Name())}
 		out[t] = info
 		collect(t, nil, info)
 		for _, idx := range info.fields {
@@ -195,7 +198,7 @@ func (d *decoder) decode(v any, rv reflect.Value, p *field.Path) {
 		}
 		for _, k := range sortedKeys(m) {
 			idx, known := info.fields[k]
-			versions, listed := fieldMinors(t.Name(), k)
+			versions, listed := info.minors[k]
 			absent := listed && !versions.has(d.v)
 			switch {
 			case absent:

@@ -89,19 +89,17 @@ type fieldVersion struct {
 	minors     minors
 }
 
-// fieldMinors are the minors that have field of the API type typ; ok is false for a type or
-// field the OpenAPI documents do not describe (a List's metadata).
-func fieldMinors(typ, field string) (m minors, ok bool) {
-	i, found := slices.BinarySearchFunc(fieldVersions[:], fieldVersion{typ: typ, field: field}, func(a, b fieldVersion) int {
-		if c := strings.Compare(a.typ, b.typ); c != 0 {
-			return c
-		}
-		return strings.Compare(a.field, b.field)
+// typeMinors are the minors that have each field of the API type typ, by field; empty for a
+// type the OpenAPI documents do not describe (a List's metadata).
+func typeMinors(typ string) map[string]minors {
+	i, _ := slices.BinarySearchFunc(fieldVersions[:], typ, func(f fieldVersion, typ string) int {
+		return strings.Compare(f.typ, typ)
 	})
-	if !found {
-		return minors{}, false
+	out := map[string]minors{}
+	for ; i < len(fieldVersions) && fieldVersions[i].typ == typ; i++ {
+		out[fieldVersions[i].field] = fieldVersions[i].minors
 	}
-	return fieldVersions[i].minors, true
+	return out
 }
 
 // servedAt are the group/versions (apps/v1, or v1 for the core group) Kubernetes version v

@@ -21,7 +21,7 @@ func TestVersionTableHasEveryFieldOfTheAPITypes(t *testing.T) {
 	for rt, info := range structInfos() {
 		types[rt.Name()] = true
 		for name := range info.fields {
-			m, ok := fieldMinors(rt.Name(), name)
+			m, ok := info.minors[name]
 			if !ok || !m.has(Newest()) {
 				t.Errorf("%s.%s: the table gives %v (listed %t), want a span that has %s", rt.Name(), name, m, ok, Newest())
 			}
@@ -46,7 +46,7 @@ func TestVersionTableHasEveryFieldOfTheAPITypes(t *testing.T) {
 	}
 }
 
-// The table is sorted, as fieldMinors's binary search needs, and every span is within the
+// The table is sorted, as typeMinors's binary search needs, and every span is within the
 // versions it describes.
 func TestVersionTableIsSortedAndInRange(t *testing.T) {
 	if !slices.IsSortedFunc(fieldVersions[:], func(a, b fieldVersion) int {
@@ -80,7 +80,7 @@ func TestVersionTableKnowsFieldsAddedAndRemoved(t *testing.T) {
 		{"PodSpec", "containers", oldestMinor, newestMinor},
 	}
 	for _, c := range cases {
-		m, ok := fieldMinors(c.typ, c.field)
+		m, ok := typeMinors(c.typ)[c.field]
 		if !ok || m != (minors{c.first, c.last}) {
 			t.Errorf("%s.%s: the table gives 1.%d to 1.%d (listed %t), want 1.%d to 1.%d", c.typ, c.field, m.first, m.last, ok, c.first, c.last)
 		}

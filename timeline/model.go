@@ -213,11 +213,13 @@ func (b *builder) lane(ev *event) *Lane {
 // instance is its containerID, or its restart count where the event names no ID.
 func (b *builder) bar(ev *event) *Bar {
 	l := b.lane(ev)
-	k := fmt.Sprintf("%s\x00#%d", ev.Container, int32(-1))
-	if ev.ContainerID != "" {
-		k = ev.Container + "\x00" + ev.ContainerID
-	} else if ev.RestartCount != nil {
-		k = fmt.Sprintf("%s\x00#%d", ev.Container, *ev.RestartCount)
+	k := ev.Container + "\x00" + ev.ContainerID
+	if ev.ContainerID == "" {
+		rc := int32(-1)
+		if ev.RestartCount != nil {
+			rc = *ev.RestartCount
+		}
+		k = fmt.Sprintf("%s\x00#%d", ev.Container, rc)
 	}
 	bar := b.bars[k]
 	if bar == nil {

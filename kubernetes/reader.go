@@ -161,8 +161,6 @@ func (s *source) doneWhy(why func(key string) string) {
 // notModelled says why a common Kubernetes field has no podspec counterpart, or "".
 func notModelled(key string) string {
 	switch key {
-	case "ports":
-		return "podspec pods have a loopback-only network namespace; container ports are not published, so they are not carried over"
 	case "envFrom":
 		return "podspec has no ConfigMaps or Secrets to take environment variables from; envFrom is not carried over"
 	case "serviceAccountName", "serviceAccount", "automountServiceAccountToken":

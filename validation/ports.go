@@ -52,7 +52,7 @@ func validatePorts(ports []v1alpha1.ContainerPort, p *field.Path) field.ErrorLis
 // TCP (NET-002).
 func validateHostSide(port v1alpha1.ContainerPort, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if port.HostPort != 0 && (port.HostPort < 1 || port.HostPort > 65535) {
+	if port.HostPort < 0 || port.HostPort > 65535 { // 0: not published
 		errs = append(errs, field.Invalid(spec.NET001, p.Child("hostPort"), port.HostPort, "must be a port number from 1 to 65535"))
 	}
 	if port.HostIP != "" {

@@ -126,7 +126,7 @@ func envInt(name string) int {
 }
 
 // createPod validates the manifest, resolves images, persists the new pod and starts its
-// supervisor. On failure nothing of the pod remains.
+// supervisor; opts.Ports gains the manifest's hostPorts. On failure nothing of the pod remains.
 func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.CreateOptions) (*store.Pod, string, error) {
 	// Whether the OCI runtime works (`runc --version`, a process start) is checked while the
 	// manifest is validated; its answer is looked at where it always was, so an invalid
@@ -170,24 +170,12 @@ func (f *rtFlags) createPod(ctx context.Context, file, name string, opts *store.
 			Rule: spec.ID001, Severity: spec.SeverityOf(spec.ID001), Engine: "runtime", Path: "metadata.name", Message: err.Error(), Pos: finding.Position{File: file}}}}
 	}
 	faultPause("validated")
-	var published []publish.Port
-	if opts != nil {
-		published = opts.Ports
-	}
 	// The manifest's hostPorts are published as --publish's ports are (NET-004). A host port
 	// another process holds, or published twice, is refused now, before anything of the pod
 	// exists (NET-006); the supervisor listens on it once the pod's sandbox is there.
-	published = append(publish.FromPod(&pod.Spec), published...)
-	if err := publish.Check(published); err != nil {
+	opts.Ports = append(publish.FromPod(&pod.Spec), opts.Ports...)
+	if err := publish.Check(opts.Ports); err != nil {
 		return nil, "", errf(runtimev1.CodeConflict, "%v", err)
-	}
-	if len(published) > 0 {
-		withPorts := store.CreateOptions{}
-		if opts != nil {
-			withPorts = *opts
-		}
-		withPorts.Ports = published
-		opts = &withPorts
 	}
 	for _, v := range pod.Spec.Volumes {
 		if v.HostPath == nil {

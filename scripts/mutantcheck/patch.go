@@ -112,6 +112,11 @@ func parsePatch(root, name string) ([]*gitdiff.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parsePatchText(name, b)
+}
+
+// parsePatchText parses b, the patch of mutant name.
+func parsePatchText(name string, b []byte) ([]*gitdiff.File, error) {
 	files, _, err := gitdiff.Parse(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("mutant %s: %w", name, err)

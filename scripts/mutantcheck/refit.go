@@ -31,7 +31,7 @@ func refitPatch(root, name string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	files, err := parsePatch(root, name)
+	files, err := parsePatchText(name, raw)
 	if err != nil {
 		return nil, false, err
 	}

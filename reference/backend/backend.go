@@ -579,22 +579,23 @@ func (b *Backend) DeleteInstance(ctx context.Context, id string, pod *engine.Pod
 	// one a lost supervisor held (endOrphanedHold), which would hold up the delete.
 	b.release(id, false)
 	endOrphanedHold(b.bundleDir(pod, id))
-	var errs []error
-	if err := b.Runtime.Delete(ctx, id, true); err != nil && !errors.Is(err, oci.ErrNotFound) {
+	cg := CgroupParent(pod.UID) + "/" + id
+	err := b.Runtime.Delete(ctx, id, true)
+	// Processes the runtime does not know (a create that failed half-way) are killed through
+	// the instance's cgroup, also when the delete failed.
+	killCgroup(cg)
+	if err != nil && !errors.Is(err, oci.ErrNotFound) {
 		// The bundle stays: it is how PodContainers finds the container for the next delete.
-		killCgroup(CgroupParent(pod.UID) + "/" + id)
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	// Processes the runtime does not know (a create that failed half-way) are killed through
-	// the instance's cgroup.
-	killCgroup(CgroupParent(pod.UID) + "/" + id)
+	var errs []error
 	bundle := b.bundleDir(pod, id)
 	if err := unmountUnder(bundle); err != nil {
 		errs = append(errs, err)
 	} else if err := os.RemoveAll(bundle); err != nil {
 		errs = append(errs, err)
 	}
-	oci.RemoveCgroup(CgroupParent(pod.UID) + "/" + id)
+	oci.RemoveCgroup(cg)
 	return errors.Join(errs...)
 }
 

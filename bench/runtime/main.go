@@ -45,6 +45,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/bench/internal/host"
+	"podspec.dev/podspec/bench/internal/podroot"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
@@ -112,12 +113,7 @@ func run(bin, baseline string, n, pods int, parts bool) error {
 	root := filepath.Join(work, "root")
 	defer func() {
 		// Whatever happened, no pod outlives the run: remove them before their directories.
-		if s, err := store.Open(root); err == nil {
-			names, _ := s.List()
-			for _, n := range names {
-				exec.Command(bin, "--root", root, "rm", "--force", n).Run()
-			}
-		}
+		podroot.Root{Bin: bin, Dir: root}.RemoveAll()
 		os.RemoveAll(work)
 	}()
 	layout := filepath.Join(work, "busybox")
@@ -148,14 +144,7 @@ func run(bin, baseline string, n, pods int, parts bool) error {
 	}
 	baseRoot := filepath.Join(work, "baseline-root")
 	if baseline != "" {
-		defer func() {
-			if s, err := store.Open(baseRoot); err == nil {
-				names, _ := s.List()
-				for _, n := range names {
-					exec.Command(baseline, "--root", baseRoot, "rm", "--force", n).Run()
-				}
-			}
-		}()
+		defer podroot.Root{Bin: baseline, Dir: baseRoot}.RemoveAll()
 		if _, err := podspecOnce(baseline, baseRoot, manifest, "warm"); err != nil {
 			return err
 		}

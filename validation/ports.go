@@ -79,11 +79,7 @@ func validateHostPorts(s *v1alpha1.PodSpec, p *field.Path) field.ErrorList {
 			if port.HostPort == 0 {
 				continue
 			}
-			ip := port.PublishedHostIP()
-			if parsed := net.ParseIP(ip); parsed != nil {
-				ip = parsed.String() // ::0 and :: are one address
-			}
-			addr := net.JoinHostPort(ip, fmt.Sprint(port.HostPort))
+			addr := net.JoinHostPort(port.PublishedHostIP(), fmt.Sprint(port.HostPort)) // ::0 and :: are one address
 			pp := cp.Child("ports").Index(i).Child("hostPort")
 			if first, ok := seen[addr]; ok {
 				errs = append(errs, field.Duplicate(spec.NET003, pp, port.HostPort, fmt.Sprintf("host address %s is already published by %s", addr, first)))

@@ -1,6 +1,10 @@
 package v1alpha1
 
-import "podspec.dev/podspec/imageref"
+import (
+	"net"
+
+	"podspec.dev/podspec/imageref"
+)
 
 // Defaults the spec assigns; Kubernetes' values where Kubernetes has the field.
 const (
@@ -197,10 +201,20 @@ func DefaultPullPolicy(image string) PullPolicy {
 // so that a pod is reachable beyond the machine only when its manifest asks (NET-005).
 const DefaultHostIP = "127.0.0.1"
 
-// PublishedHostIP is the host address p is published on: HostIP, or DefaultHostIP.
+// PublishedHostIP is the host address p is published on: HostIP, or DefaultHostIP, in the one
+// spelling CanonicalIP gives, so that `::` and `::0` compare equal wherever addresses are compared.
 func (p ContainerPort) PublishedHostIP() string {
 	if p.HostIP == "" {
 		return DefaultHostIP
 	}
-	return p.HostIP
+	return CanonicalIP(p.HostIP)
+}
+
+// CanonicalIP is addr in the one spelling Go prints it (RFC 5952 for IPv6: `::0` is `::`,
+// `::FFFF:1.2.3.4` is `1.2.3.4`), or addr unchanged when it is not an IP address.
+func CanonicalIP(addr string) string {
+	if ip := net.ParseIP(addr); ip != nil {
+		return ip.String()
+	}
+	return addr
 }

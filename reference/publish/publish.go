@@ -88,7 +88,7 @@ func Parse(s string) (Port, error) {
 		if net.ParseIP(addr) == nil {
 			return p, fmt.Errorf("%q: host address %q is not an IP address", s, addr)
 		}
-		p.HostIP, hostPart = addr, hostPart[j+1:]
+		p.HostIP, hostPart = v1alpha1.CanonicalIP(addr), hostPart[j+1:]
 	}
 	var err error
 	if p.HostPort, err = portNumber(hostPart); err != nil {
@@ -108,9 +108,17 @@ func portNumber(s string) (int32, error) {
 	return int32(n), nil
 }
 
-// Check reports whether each host address can be listened on now (nothing else holds it): the
-// error of the first that cannot, naming it. Two ports with one host address are an error.
+// Check reports whether every host address can be listened on now, all at once: the error of the
+// first that cannot, naming it. So it refuses an address another process holds, one address
+// published twice (in whatever spelling: Parse and FromPod give one), and two that overlap on the
+// host (0.0.0.0 and 127.0.0.1 with one port), which the forwarder could not all listen on.
 func Check(ports []Port) error {
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
 	seen := map[string]bool{}
 	for _, p := range ports {
 		if seen[p.HostAddress()] {
@@ -121,7 +129,7 @@ func Check(ports []Port) error {
 		if err != nil {
 			return fmt.Errorf("publish %s: %w", p, err)
 		}
-		l.Close()
+		held = append(held, l)
 	}
 	return nil
 }

@@ -3,18 +3,24 @@ package publish
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"podspec.dev/podspec/api/v1alpha1"
 )
 
 func TestParse(t *testing.T) {
 	for in, want := range map[string]Port{
-		"8080:80":            {HostIP: "127.0.0.1", HostPort: 8080, ContainerPort: 80, Protocol: "TCP"},
-		"0.0.0.0:8080:80":    {HostIP: "0.0.0.0", HostPort: 8080, ContainerPort: 80, Protocol: "TCP"},
-		"[::1]:8443:443/tcp": {HostIP: "::1", HostPort: 8443, ContainerPort: 443, Protocol: "TCP"},
-		"1:65535/TCP":        {HostIP: "127.0.0.1", HostPort: 1, ContainerPort: 65535, Protocol: "TCP"},
+		"8080:80":                    {HostIP: "127.0.0.1", HostPort: 8080, ContainerPort: 80, Protocol: "TCP"},
+		"0.0.0.0:8080:80":            {HostIP: "0.0.0.0", HostPort: 8080, ContainerPort: 80, Protocol: "TCP"},
+		"[::1]:8443:443/tcp":         {HostIP: "::1", HostPort: 8443, ContainerPort: 443, Protocol: "TCP"},
+		"1:65535/TCP":                {HostIP: "127.0.0.1", HostPort: 1, ContainerPort: 65535, Protocol: "TCP"},
+		"[::0]:8080:80":              {HostIP: "::", HostPort: 8080, ContainerPort: 80, Protocol: "TCP"},
+		"[::ffff:127.0.0.1]:8080:80": {HostIP: "127.0.0.1", HostPort: 8080, ContainerPort: 80, Protocol: "TCP"},
 	} {
 		got, err := Parse(in)
 		if err != nil || got != want {
@@ -46,6 +52,50 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) = %+v prints as %q, which parses to %+v, %v", s, p, p.String(), again, err)
 		}
 	})
+}
+
+// Check refuses every pair of ports the forwarder could not listen on together: one host address
+// in two spellings (one from the manifest, one from --publish), and a wildcard address beside a
+// specific one with the same port. Each port alone can be listened on.
+func TestCheckRefusesPortsThatCannotAllBeListenedOn(t *testing.T) {
+	port := freePort(t)
+	manifest := FromPod(&v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "a", Ports: []v1alpha1.ContainerPort{
+		{ContainerPort: 80, HostPort: port, HostIP: "::0"}}}}})
+	flag, err := Parse(fmt.Sprintf("[::]:%d:81", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ports := range map[string][]Port{
+		"one address, two spellings": {manifest[0], flag},
+		"0.0.0.0 beside 127.0.0.1":   {{HostIP: "0.0.0.0", HostPort: port, ContainerPort: 80, Protocol: "TCP"}, {HostIP: "127.0.0.1", HostPort: port, ContainerPort: 81, Protocol: "TCP"}},
+		"127.0.0.1 beside 0.0.0.0":   {{HostIP: "127.0.0.1", HostPort: port, ContainerPort: 80, Protocol: "TCP"}, {HostIP: "0.0.0.0", HostPort: port, ContainerPort: 81, Protocol: "TCP"}},
+	} {
+		for _, p := range ports {
+			if err := Check([]Port{p}); err != nil {
+				t.Fatalf("%s: %s alone: %v", name, p, err)
+			}
+		}
+		if err := Check(ports); err == nil {
+			t.Errorf("%s: Check(%v) = nil, want an error: the forwarder cannot listen on both", name, ports)
+		}
+	}
+	// Nothing is left listening: the port can be listened on again.
+	l, err := net.Listen("tcp", net.JoinHostPort("0.0.0.0", strconv.Itoa(int(port))))
+	if err != nil {
+		t.Fatalf("Check left port %d held: %v", port, err)
+	}
+	l.Close()
+}
+
+// freePort is a TCP port nothing listens on, on any address, now.
+func freePort(t *testing.T) int32 {
+	t.Helper()
+	l, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return int32(l.Addr().(*net.TCPAddr).Port)
 }
 
 // The forwarder carries a connection both ways, refuses nothing it listens on, and Close stops

@@ -194,59 +194,99 @@ func (e *Engine) discardCreated(ctx context.Context, id string, pid int) {
 // background, and status.observedGeneration follows. An update that changes nothing returns
 // the status unchanged (UPD-005). An update in effect that could not be written to disk (a
 // full disk) returns its status with an ErrNotPersisted error.
+//
+// Its steps, under the engine's lock: check that the update can be accepted and find its
+// changes (updateChangesLocked); store the new manifest at the next generation
+// (storeUpdateLocked) and the resolved images of the changed containers (pinImagesLocked);
+// apply each changed container's effect (applyChangesLocked); re-arm a changed deadline
+// (rearmDeadlineLocked); record UpdateAccepted in the same state write. Then, outside the
+// lock, resize the running instances whose resources changed (resizeLive).
 func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodStatus, int64, error) {
-	newPod := req.Pod
-	newPod.SetDefaults()
+	req.Pod.SetDefaults()
 	e.mu.Lock()
-	locked := true
-	defer func() {
-		if locked {
-			e.mu.Unlock()
-		}
-	}()
-	ps := e.st.Pod.Status
 	gen := e.st.Pod.Metadata.Generation
-	switch {
-	case ps.FinishedAt != nil:
-		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is %s: %w", e.info.Name, ps.Phase, ErrUpdateConflict)
-	case e.terminating:
-		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s is terminating (%s): %w", e.info.Name, spec.UPD004, ErrUpdateConflict)
-	case req.Generation != 0 && req.Generation != gen:
-		return v1alpha1.PodStatus{}, gen, fmt.Errorf("pod %s changed (generation %d, the update was checked against %d); retry: %w", e.info.Name, gen, req.Generation, ErrUpdateConflict)
-	}
-	old := e.st.Pod
-	old.Status = nil
-	if errs := errorsOnly(validation.ValidatePodUpdate(newPod, &old)); len(errs) > 0 {
-		return v1alpha1.PodStatus{}, gen, &InvalidUpdateError{Errs: errs}
-	}
-	ch := validation.MutableChanges(newPod, &old)
-	if ch.Empty() {
-		return *deepCopyStatus(ps), gen, nil
-	}
-	for _, cc := range ch.Containers {
-		if slices.Contains(cc.Fields, "image") && req.Images[cc.Name] == "" {
-			return v1alpha1.PodStatus{}, gen, fmt.Errorf("update: the image of container %s changed but no resolved image was given", cc.Name)
-		}
-		if e.byName[cc.Name] == nil {
-			return v1alpha1.PodStatus{}, gen, fmt.Errorf("update: no container %s", cc.Name)
-		}
-	}
-	if err := e.resizeSupportedLocked(ctx, ch); err != nil {
+	ch, err := e.updateChangesLocked(ctx, req)
+	if err != nil {
+		e.mu.Unlock()
 		return v1alpha1.PodStatus{}, gen, err
+	}
+	if ch.Empty() {
+		unchanged := *deepCopyStatus(e.st.Pod.Status)
+		e.mu.Unlock()
+		return unchanged, gen, nil
 	}
 
 	// Accepted: store the new manifest.
 	gen++
-	u := e.updLocked()
+	e.storeUpdateLocked(req.Pod, gen)
+	oldImages := e.pinImagesLocked(ch, req.Images)
+	rc := e.updateCtxLocked()
+	resizes := e.applyChangesLocked(rc, req, ch, gen, oldImages)
+	e.rearmDeadlineLocked(rc, ch)
+	ev := e.event(EventUpdateAccepted, nil, "", updateSummary(ch))
+	ev.Generation = gen
+	e.commitLocked(append([]*runtimev1.Event{ev}, e.observeLocked()...)...)
+	accepted := *deepCopyStatus(e.st.Pod.Status)
+	unwritten := e.notPersisted()
+	e.mu.Unlock()
+
+	e.resizeLive(ctx, rc, gen, resizes)
+	return accepted, gen, unwritten
+}
+
+// updateChangesLocked returns the changes of req against the stored manifest, or why the
+// update is refused with nothing changed: the pod is terminal or terminating (UPD-004), it
+// changed since the caller validated the update, the validator rejects it (UPD-003), it names
+// a container the pod does not have or a changed image that was not resolved, or it needs a
+// live resize the backend cannot do (UPD-010).
+func (e *Engine) updateChangesLocked(ctx context.Context, req *UpdateRequest) (validation.Changes, error) {
+	ps := e.st.Pod.Status
+	gen := e.st.Pod.Metadata.Generation
+	switch {
+	case ps.FinishedAt != nil:
+		return validation.Changes{}, fmt.Errorf("pod %s is %s: %w", e.info.Name, ps.Phase, ErrUpdateConflict)
+	case e.terminating:
+		return validation.Changes{}, fmt.Errorf("pod %s is terminating (%s): %w", e.info.Name, spec.UPD004, ErrUpdateConflict)
+	case req.Generation != 0 && req.Generation != gen:
+		return validation.Changes{}, fmt.Errorf("pod %s changed (generation %d, the update was checked against %d); retry: %w", e.info.Name, gen, req.Generation, ErrUpdateConflict)
+	}
+	old := e.st.Pod
+	old.Status = nil
+	if errs := errorsOnly(validation.ValidatePodUpdate(req.Pod, &old)); len(errs) > 0 {
+		return validation.Changes{}, &InvalidUpdateError{Errs: errs}
+	}
+	ch := validation.MutableChanges(req.Pod, &old)
+	for _, cc := range ch.Containers {
+		if slices.Contains(cc.Fields, "image") && req.Images[cc.Name] == "" {
+			return validation.Changes{}, fmt.Errorf("update: the image of container %s changed but no resolved image was given", cc.Name)
+		}
+		if e.byName[cc.Name] == nil {
+			return validation.Changes{}, fmt.Errorf("update: no container %s", cc.Name)
+		}
+	}
+	if err := e.resizeSupportedLocked(ctx, ch); err != nil {
+		return validation.Changes{}, err
+	}
+	return ch, nil
+}
+
+// storeUpdateLocked replaces the stored manifest's mutable fields with newPod's, at
+// generation gen. The containers get new backing arrays: the slots keep their own (effective)
+// definitions.
+func (e *Engine) storeUpdateLocked(newPod *v1alpha1.Pod, gen int64) {
 	p := &e.st.Pod
 	p.Metadata.Generation = gen
 	p.Metadata.Labels = maps.Clone(newPod.Metadata.Labels)
 	p.Metadata.Annotations = maps.Clone(newPod.Metadata.Annotations)
 	p.Spec.ActiveDeadlineSeconds = newPod.Spec.ActiveDeadlineSeconds
 	p.Spec.TerminationGracePeriodSeconds = newPod.Spec.TerminationGracePeriodSeconds
-	// New backing arrays: the slots keep their own (effective) definitions.
 	p.Spec.InitContainers = slices.Clone(newPod.Spec.InitContainers)
 	p.Spec.Containers = slices.Clone(newPod.Spec.Containers)
+}
+
+// pinImagesLocked stores the resolved images of the containers whose image changed and
+// returns the images before the update (a started init container keeps its own, UPD-013).
+func (e *Engine) pinImagesLocked(ch validation.Changes, resolved map[string]string) map[string]string {
 	oldImages := e.st.Images
 	images := maps.Clone(e.st.Images)
 	if images == nil {
@@ -254,66 +294,119 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 	}
 	for _, cc := range ch.Containers {
 		if slices.Contains(cc.Fields, "image") {
-			images[cc.Name] = req.Images[cc.Name]
+			images[cc.Name] = resolved[cc.Name]
 		}
 	}
 	e.st.Images = images
+	return oldImages
+}
 
-	rc := e.runCtx
-	if rc == nil {
-		rc = context.Background()
+// updateCtxLocked is the context of an update's background work: the pod's run's.
+func (e *Engine) updateCtxLocked() context.Context {
+	if e.runCtx == nil {
+		return context.Background()
 	}
-	type resize struct {
-		s   *slot
-		id  string
-		res *v1alpha1.ResourceRequirements
-	}
+	return e.runCtx
+}
+
+// resize is a live resize an accepted update asks for: instance id of slot s gets res.
+type resize struct {
+	s   *slot
+	id  string
+	res *v1alpha1.ResourceRequirements
+}
+
+// applyChangesLocked takes each changed container of update gen by its effect: a regular init
+// container's change is for its next run (applyNextRunLocked), a resize is for the running
+// instance (applyResizeLocked), anything else restarts it (applyRestartLocked). It returns the
+// live resizes to make, counted as in flight for gen.
+func (e *Engine) applyChangesLocked(rc context.Context, req *UpdateRequest, ch validation.Changes, gen int64, oldImages map[string]string) []resize {
+	u := e.updLocked()
 	var resizes []resize
 	for _, cc := range ch.Containers {
 		s := e.byName[cc.Name]
-		var nc *v1alpha1.Container
-		if cc.Kind == validation.KindMain {
-			nc = &newPod.Spec.Containers[cc.Index]
-		} else {
-			nc = &newPod.Spec.InitContainers[cc.Index]
-		}
-		r := s.rec()
+		nc := changedContainer(req.Pod, cc)
 		effect := cc.Effect
 		switch effect {
 		case validation.EffectNextRun:
-			// Used only if the init container has not started (UPD-013).
-			if r.EverRan || s.inst != nil {
-				if _, kept := u.images[s.name]; !kept && slices.Contains(cc.Fields, "image") {
-					u.images[s.name] = oldImages[s.name] // retries keep the old image too
-				}
-				continue
-			}
-			e.applyDefinitionLocked(s, nc, cc, req.Images)
+			e.applyNextRunLocked(s, nc, cc, req.Images, oldImages)
 		case validation.EffectResize:
-			e.applyDefinitionLocked(s, nc, cc, req.Images)
-			if s.inst != nil && !u.replacing[s.inst.id] && !r.Terminal {
-				resizes = append(resizes, resize{s: s, id: s.inst.id, res: nc.Resources})
+			if rz, live := e.applyResizeLocked(s, nc, cc, req.Images); live {
+				resizes = append(resizes, rz)
 			}
 		case validation.EffectRestart:
-			e.applyDefinitionLocked(s, nc, cc, req.Images)
-			if r.Terminal {
-				continue // UPD-013: an exited container does not come back
-			}
-			if s.inst == nil && !s.creating {
-				continue // waiting: its next start uses the new definition (UPD-012)
-			}
-			u.pending[s.name] = gen
-			r.UpdatePending = gen
-			if inst := s.inst; inst != nil && !u.replacing[inst.id] {
-				u.replacing[inst.id] = true
-				go e.replaceInstance(rc, s, inst, gen)
-			}
-			go e.awaitRestart(rc, s, u.version[s.name], gen)
+			e.applyRestartLocked(rc, s, nc, cc, req.Images, gen)
 		}
 	}
 	u.resizing[gen] += len(resizes)
+	return resizes
+}
 
-	// UPD-014: the new deadline counts from status.startedAt and takes effect at once.
+// changedContainer is the new definition of the container cc names.
+func changedContainer(newPod *v1alpha1.Pod, cc validation.ContainerChange) *v1alpha1.Container {
+	if cc.Kind == validation.KindMain {
+		return &newPod.Spec.Containers[cc.Index]
+	}
+	return &newPod.Spec.InitContainers[cc.Index]
+}
+
+// applyNextRunLocked uses a regular init container's change only if it has not started
+// (UPD-013); one that has keeps its definition, and its image, for its retries.
+func (e *Engine) applyNextRunLocked(s *slot, nc *v1alpha1.Container, cc validation.ContainerChange, images, oldImages map[string]string) {
+	u := e.updLocked()
+	if s.rec().EverRan || s.inst != nil {
+		if _, kept := u.images[s.name]; !kept && slices.Contains(cc.Fields, "image") {
+			u.images[s.name] = oldImages[s.name] // retries keep the old image too
+		}
+		return
+	}
+	e.applyDefinitionLocked(s, nc, cc, images)
+}
+
+// applyResizeLocked writes a resize into s's definition, for its next instance, and reports
+// the live resize of its running instance, if it has one (UPD-010).
+func (e *Engine) applyResizeLocked(s *slot, nc *v1alpha1.Container, cc validation.ContainerChange, images map[string]string) (resize, bool) {
+	e.applyDefinitionLocked(s, nc, cc, images)
+	if !e.resizesLiveLocked(s) {
+		return resize{}, false
+	}
+	return resize{s: s, id: s.inst.id, res: nc.Resources}, true
+}
+
+// resizesLiveLocked reports whether a resize of s is applied to a running instance: one that
+// an update is not replacing, of a container that has not exited terminally.
+func (e *Engine) resizesLiveLocked(s *slot) bool {
+	return s.inst != nil && !e.updLocked().replacing[s.inst.id] && !s.rec().Terminal
+}
+
+// applyRestartLocked writes a change that restarts the container into s's definition: a
+// running (or starting) instance is replaced by one of the new definition (UPD-007, UPD-011)
+// and update gen waits for it; a waiting container uses it at its next start (UPD-012); one
+// that exited terminally stays so (UPD-013).
+func (e *Engine) applyRestartLocked(rc context.Context, s *slot, nc *v1alpha1.Container, cc validation.ContainerChange, images map[string]string, gen int64) {
+	u := e.updLocked()
+	r := s.rec()
+	e.applyDefinitionLocked(s, nc, cc, images)
+	if r.Terminal {
+		return // UPD-013: an exited container does not come back
+	}
+	if s.inst == nil && !s.creating {
+		return // waiting: its next start uses the new definition (UPD-012)
+	}
+	u.pending[s.name] = gen
+	r.UpdatePending = gen
+	if inst := s.inst; inst != nil && !u.replacing[inst.id] {
+		u.replacing[inst.id] = true
+		go e.replaceInstance(rc, s, inst, gen)
+	}
+	go e.awaitRestart(rc, s, u.version[s.name], gen)
+}
+
+// rearmDeadlineLocked makes a changed activeDeadlineSeconds take effect at once, counted from
+// status.startedAt (UPD-014).
+func (e *Engine) rearmDeadlineLocked(rc context.Context, ch validation.Changes) {
+	ps := e.st.Pod.Status
+	p := &e.st.Pod
 	if ch.ActiveDeadlineSeconds && ps.StartedAt != nil && p.Spec.ActiveDeadlineSeconds != nil {
 		if e.deadlineArmed {
 			from := *ps.StartedAt
@@ -322,25 +415,22 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 			e.armDeadlineLocked()
 		}
 	}
-	ev := e.event(EventUpdateAccepted, nil, "", updateSummary(ch))
-	ev.Generation = gen
-	e.commitLocked(append([]*runtimev1.Event{ev}, e.observeLocked()...)...)
-	accepted := *deepCopyStatus(ps)
-	unwritten := e.notPersisted()
-	e.mu.Unlock()
-	locked = false
+}
 
-	// Resources are applied live, outside the lock (UPD-010). An instance whose OCI runtime
-	// refuses the new limits (a memory limit below its usage) keeps running with its old ones:
-	// a restart in place of the resize would break UPD-010. The change has then not taken
-	// effect (UPD-006), so status.observedGeneration stays below the generation until the
-	// container's next instance, created with the new limits, runs (or it ends for good).
+// resizeLive applies the resizes of update gen to the running instances, outside the lock
+// (UPD-010). An instance whose OCI runtime refuses the new limits (a memory limit below its
+// usage) keeps running with its old ones: a restart in place of the resize would break
+// UPD-010. The change has then not taken effect (UPD-006), so status.observedGeneration stays
+// below the generation until the container's next instance, created with the new limits, runs
+// (or it ends for good).
+func (e *Engine) resizeLive(ctx, rc context.Context, gen int64, resizes []resize) {
 	for _, rz := range resizes {
 		err := errors.New("the backend cannot resize instances")
 		if rs, ok := e.be.(Resizer); ok {
 			err = rs.UpdateResources(context.WithoutCancel(ctx), rz.id, rz.res)
 		}
 		e.mu.Lock()
+		u := e.updLocked()
 		u.resizing[gen]--
 		var evs []*runtimev1.Event
 		if err != nil {
@@ -356,7 +446,6 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 		e.commitLocked(append(evs, e.observeLocked()...)...)
 		e.mu.Unlock()
 	}
-	return accepted, gen, unwritten
 }
 
 // resizeSupportedLocked refuses, before anything is accepted, an update that needs a live
@@ -365,10 +454,8 @@ func (e *Engine) Update(ctx context.Context, req *UpdateRequest) (v1alpha1.PodSt
 // the contract's Failed) and the pod stays as it was. A resize of a container that is waiting
 // or has exited needs no live resize: its next instance, if any, is created with the new limits.
 func (e *Engine) resizeSupportedLocked(ctx context.Context, ch validation.Changes) error {
-	u := e.updLocked()
 	for _, cc := range ch.Containers {
-		s := e.byName[cc.Name]
-		if cc.Effect != validation.EffectResize || s.inst == nil || u.replacing[s.inst.id] || s.rec().Terminal {
+		if cc.Effect != validation.EffectResize || !e.resizesLiveLocked(e.byName[cc.Name]) {
 			continue
 		}
 		why := errors.New("the backend cannot resize instances")

@@ -76,99 +76,25 @@ type delivering struct {
 // the container deliveries, persists the pod record, and starts the deliveries; it returns
 // the record as persisted (Running, or final when no delivery runs). A repeated request for
 // the same Notification returns the current record without running anything again.
+//
+// Its steps: check the request (checkDeliverRequest); wait until the engine knows its
+// instances; take the turn once (acceptTurn); decide and persist the record (decideTurn:
+// planTurnLocked for a new turn, resumeTurnLocked for one a lost supervisor had accepted);
+// start one delivery per pending container (deliver).
 func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1alpha1.PodNotificationRecord, error) {
 	e := n.e
-	if req.PodUID != e.info.UID {
-		return nil, fmt.Errorf("notification %s targets pod UID %s, this pod is %s", req.Name, req.PodUID, e.info.UID)
-	}
-	if store.ValidName(req.Name) != nil || filepath.Base(req.Dir) != req.Name || !filepath.IsAbs(req.Dir) {
-		return nil, fmt.Errorf("bad notification request %q in %q", req.Name, req.Dir)
+	if err := e.checkDeliverRequest(req); err != nil {
+		return nil, err
 	}
 	// Instances adopted from a lost supervisor are known once Run has started.
 	if !e.waitUntil(ctx, func() bool { return e.started || e.st.Pod.Status.FinishedAt != nil }) {
 		return nil, ctx.Err()
 	}
-	n.mu.Lock()
-	if d := n.byUID[req.UID]; d != nil {
-		n.mu.Unlock()
-		return d.snapshot(), nil
+	d, answer, err := n.acceptTurn(req)
+	if d == nil {
+		return answer, err
 	}
-	path := notify.RecordPath(req.Dir, e.info.Name, e.info.UID)
-	rec, err := notify.ReadRecord(path)
-	if err != nil {
-		n.mu.Unlock()
-		return nil, fmt.Errorf("notification %s: %w", req.Name, err)
-	}
-	if notify.Final(rec.Phase) {
-		n.mu.Unlock()
-		e.forgetTurn(req.UID)
-		return rec, nil
-	}
-	d := &delivering{req: *req, path: path, rec: rec}
-	n.byUID[req.UID] = d
-	n.mu.Unlock()
-	if err := e.rememberTurn(req); err != nil {
-		e.logf("notification %s: %v", req.Name, err)
-	}
-
-	now := time.Now().UTC()
-	slots := map[int]*slot{}
-	e.mu.Lock()
-	d.mu.Lock()
-	switch rec.Phase {
-	case v1alpha1.NotificationPending:
-		rec.StartedAt = &now
-		switch {
-		case e.st.Pod.Status.FinishedAt != nil:
-			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated // NOTIF-009
-		case e.terminating:
-			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating // NOTIF-008
-		default:
-			rec.Containers = []v1alpha1.ContainerDelivery{}
-			for _, s := range e.slots {
-				if (s.kind != KindMain && s.kind != KindSidecar) || declared(s.c, req.Notifier) == nil {
-					continue
-				}
-				cd := v1alpha1.ContainerDelivery{Name: s.name, Phase: v1alpha1.NotificationPending}
-				if !e.eligibleLocked(s) && !req.AtCreation {
-					cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, &now // NOTIF-011
-					cd.Message = "the container is not running and Started"
-				}
-				rec.Containers = append(rec.Containers, cd)
-				if cd.Phase == v1alpha1.NotificationPending {
-					slots[len(rec.Containers)-1] = s
-				}
-			}
-			rec.Phase = v1alpha1.NotificationRunning
-			if len(rec.Containers) == 0 {
-				rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonNoMatchingContainers // NOTIF-010
-			}
-		}
-	default:
-		// Accepted by a supervisor that was lost: a delivery it had started has an outcome
-		// nobody observed (NTF-012); the ones it had not started still run.
-		for i := range rec.Containers {
-			cd := &rec.Containers[i]
-			switch cd.Phase {
-			case v1alpha1.NotificationRunning:
-				cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationFailed, ReasonExitStatusLost, &now
-				cd.Message = "the supervisor was lost while the action ran; its outcome is unknown"
-			case v1alpha1.NotificationPending:
-				if s := e.byName[cd.Name]; s != nil && e.st.Pod.Status.FinishedAt == nil {
-					slots[i] = s
-				} else {
-					cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated, &now
-				}
-			}
-		}
-	}
-	if len(slots) == 0 && !notify.Final(rec.Phase) {
-		finishRecord(rec, now)
-	}
-	err = notify.WriteRecord(path, rec)
-	out := copyRecord(rec)
-	d.mu.Unlock()
-	e.mu.Unlock()
+	out, slots, err := e.decideTurn(d)
 	if err != nil {
 		n.mu.Lock()
 		delete(n.byUID, req.UID)
@@ -184,6 +110,133 @@ func (n *Notifier) Notify(ctx context.Context, req *notify.DeliverRequest) (*v1a
 		go n.deliver(ctx, d, i, s)
 	}
 	return out, nil
+}
+
+// checkDeliverRequest refuses a request that is not for this pod or names its Notification's
+// directory wrongly.
+func (e *Engine) checkDeliverRequest(req *notify.DeliverRequest) error {
+	if req.PodUID != e.info.UID {
+		return fmt.Errorf("notification %s targets pod UID %s, this pod is %s", req.Name, req.PodUID, e.info.UID)
+	}
+	if store.ValidName(req.Name) != nil || filepath.Base(req.Dir) != req.Name || !filepath.IsAbs(req.Dir) {
+		return fmt.Errorf("bad notification request %q in %q", req.Name, req.Dir)
+	}
+	return nil
+}
+
+// acceptTurn takes the turn of req once: it reads the pod's record and registers the turn
+// (in memory and on disk, for an adopting supervisor). It returns the turn, or, with no turn,
+// Notify's answer: the current record of a turn already taken, the final record on disk, or
+// why the record cannot be read.
+func (n *Notifier) acceptTurn(req *notify.DeliverRequest) (*delivering, *v1alpha1.PodNotificationRecord, error) {
+	e := n.e
+	n.mu.Lock()
+	if d := n.byUID[req.UID]; d != nil {
+		n.mu.Unlock()
+		return nil, d.snapshot(), nil
+	}
+	path := notify.RecordPath(req.Dir, e.info.Name, e.info.UID)
+	rec, err := notify.ReadRecord(path)
+	if err != nil {
+		n.mu.Unlock()
+		return nil, nil, fmt.Errorf("notification %s: %w", req.Name, err)
+	}
+	if notify.Final(rec.Phase) {
+		n.mu.Unlock()
+		e.forgetTurn(req.UID)
+		return nil, rec, nil
+	}
+	d := &delivering{req: *req, path: path, rec: rec}
+	n.byUID[req.UID] = d
+	n.mu.Unlock()
+	if err := e.rememberTurn(req); err != nil {
+		e.logf("notification %s: %v", req.Name, err)
+	}
+	return d, nil, nil
+}
+
+// decideTurn decides the turn's record under the engine's lock and persists it: a record still
+// Pending is a new turn (planTurnLocked), any other one a turn a lost supervisor had accepted
+// (resumeTurnLocked); with no delivery to run, the record is final. It returns the record as
+// persisted and the deliveries to run, by their index in the record's containers.
+func (e *Engine) decideTurn(d *delivering) (*v1alpha1.PodNotificationRecord, map[int]*slot, error) {
+	now := time.Now().UTC()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rec := d.rec
+	var slots map[int]*slot
+	if rec.Phase == v1alpha1.NotificationPending {
+		slots = e.planTurnLocked(rec, &d.req, now)
+	} else {
+		slots = e.resumeTurnLocked(rec, now)
+	}
+	if len(slots) == 0 && !notify.Final(rec.Phase) {
+		finishRecord(rec, now)
+	}
+	if err := notify.WriteRecord(d.path, rec); err != nil {
+		return nil, nil, err
+	}
+	return copyRecord(rec), slots, nil
+}
+
+// planTurnLocked decides a new turn: a terminal pod is skipped (NOTIF-009), a terminating one
+// too (NOTIF-008); else every main container and sidecar that declares the notifier gets a
+// delivery (NTF-009), skipped now if it is not eligible and the pod is not being created
+// (NOTIF-011), and a pod with none is skipped (NOTIF-010). It returns the pending deliveries.
+func (e *Engine) planTurnLocked(rec *v1alpha1.PodNotificationRecord, req *notify.DeliverRequest, now time.Time) map[int]*slot {
+	slots := map[int]*slot{}
+	rec.StartedAt = &now
+	switch {
+	case e.st.Pod.Status.FinishedAt != nil:
+		rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated // NOTIF-009
+	case e.terminating:
+		rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating // NOTIF-008
+	default:
+		rec.Containers = []v1alpha1.ContainerDelivery{}
+		for _, s := range e.slots {
+			if (s.kind != KindMain && s.kind != KindSidecar) || declared(s.c, req.Notifier) == nil {
+				continue
+			}
+			cd := v1alpha1.ContainerDelivery{Name: s.name, Phase: v1alpha1.NotificationPending}
+			if !e.eligibleLocked(s) && !req.AtCreation {
+				cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, &now // NOTIF-011
+				cd.Message = "the container is not running and Started"
+			}
+			rec.Containers = append(rec.Containers, cd)
+			if cd.Phase == v1alpha1.NotificationPending {
+				slots[len(rec.Containers)-1] = s
+			}
+		}
+		rec.Phase = v1alpha1.NotificationRunning
+		if len(rec.Containers) == 0 {
+			rec.Phase, rec.Reason = v1alpha1.NotificationSkipped, v1alpha1.ReasonNoMatchingContainers // NOTIF-010
+		}
+	}
+	return slots
+}
+
+// resumeTurnLocked takes again a turn a supervisor that was lost had accepted: a delivery it
+// had started has an outcome nobody observed (NTF-012); the ones it had not started still run,
+// unless the pod has ended. It returns the pending deliveries.
+func (e *Engine) resumeTurnLocked(rec *v1alpha1.PodNotificationRecord, now time.Time) map[int]*slot {
+	slots := map[int]*slot{}
+	for i := range rec.Containers {
+		cd := &rec.Containers[i]
+		switch cd.Phase {
+		case v1alpha1.NotificationRunning:
+			cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationFailed, ReasonExitStatusLost, &now
+			cd.Message = "the supervisor was lost while the action ran; its outcome is unknown"
+		case v1alpha1.NotificationPending:
+			if s := e.byName[cd.Name]; s != nil && e.st.Pod.Status.FinishedAt == nil {
+				slots[i] = s
+			} else {
+				cd.Phase, cd.Reason, cd.FinishedAt = v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated, &now
+			}
+		}
+	}
+	return slots
 }
 
 // Wait waits (at most timeout) until every accepted delivery has recorded its

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/conformance/probe"
 )
 
@@ -138,6 +139,41 @@ func TestConsistentCatchesAMissingStart(t *testing.T) {
 	tl := NewTimeline([]probe.Event{pev(0, "a", probe.TypeStart)}, nil)
 	if err := tl.Consistent(); err == nil {
 		t.Fatal("a workload start without a runtime ContainerStarted passed")
+	}
+}
+
+// An instance the runtime signalled and that died of the signal may have left no workload start
+// (a stop that came before the program could report); an instance that was not signalled, or
+// that exited on its own, must have reported one.
+func TestConsistentAllowsAMissingStartOnlyForAnInstanceTheRuntimeStopped(t *testing.T) {
+	sigterm := v1alpha1.Signal{Name: "SIGTERM", Number: 15}
+	inst := func(ms int, seq int64, typ runtimev1.EventType) runtimev1.Event {
+		ev := rev(ms, seq, typ, "a")
+		ev.ContainerID = "a-1"
+		return ev
+	}
+	started := inst(10, 1, runtimev1.EventContainerStarted)
+	signalled := inst(20, 2, runtimev1.EventSignalSent)
+	signalled.Signal = &sigterm
+	killed := inst(30, 3, runtimev1.EventContainerExited)
+	killed.Signal = &sigterm
+	exited := inst(30, 3, runtimev1.EventContainerExited)
+	exited.ExitCode = new(int32)
+	unsignalledKill := inst(30, 2, runtimev1.EventContainerExited)
+	unsignalledKill.Signal = &sigterm
+	for _, c := range []struct {
+		name   string
+		events []runtimev1.Event
+		ok     bool
+	}{
+		{"signalled, killed by it", []runtimev1.Event{started, signalled, killed}, true},
+		{"signalled, exited with a code", []runtimev1.Event{started, signalled, exited}, false},
+		{"killed by a signal the runtime did not send", []runtimev1.Event{started, unsignalledKill}, false},
+		{"still running", []runtimev1.Event{started}, false},
+	} {
+		if err := NewTimeline(nil, c.events).Consistent(); (err == nil) != c.ok {
+			t.Errorf("%s: Consistent() = %v, want ok=%v", c.name, err, c.ok)
+		}
 	}
 }
 

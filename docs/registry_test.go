@@ -153,6 +153,30 @@ func TestRegistryTextIsTheAnchoredSentence(t *testing.T) {
 	}
 }
 
+// TestEveryClauseIsWordsOfItsSentence holds each clause of the registry to the anchored sentence
+// of its requirement: its text occurs in it, so that a clause never says more than the spec.
+func TestEveryClauseIsWordsOfItsSentence(t *testing.T) {
+	anchored := map[string]string{}
+	for _, s := range specSentences(t) {
+		anchored[s.id] = normalise(s.text)
+	}
+	n := 0
+	for _, r := range mustRequirements(t) {
+		for _, c := range r.Clauses {
+			n++
+			if c.Requirement != r.ID || c.ID != r.ID+"."+c.Key {
+				t.Errorf("%s: clause %s names requirement %s", r.ID, c.ID, c.Requirement)
+			}
+			if !strings.Contains(anchored[r.ID], normalise(c.Text)) {
+				t.Errorf("%s: the text of clause %s is not in the sentence\nclause:   %s\nsentence: %s", r.ID, c.Key, c.Text, anchored[r.ID])
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no requirement of the registry has clauses")
+	}
+}
+
 func TestRegistryOrderFollowsTheSpecOrderWithinEachFile(t *testing.T) {
 	pos := map[string]int{}
 	for i, s := range specSentences(t) {

@@ -664,6 +664,29 @@ const (
 	KUBE019 = "KUBE-019"
 )
 
+// The ID of every clause of a requirement that has several, in registry order; the comment is
+// the words of the sentence the clause covers.
+const (
+	// STAT001SetWhenExited `state.terminated.exitCode` MUST be set
+	STAT001SetWhenExited = "STAT-001.set-when-exited"
+	// STAT001OnlyIfExited only if the instance's process exited
+	STAT001OnlyIfExited = "STAT-001.only-if-exited"
+	// STAT002SetWhenKilled `state.terminated.signal` MUST be set
+	STAT002SetWhenKilled = "STAT-002.set-when-killed"
+	// STAT002NameAndNumber with the signal's `name` and `number`
+	STAT002NameAndNumber = "STAT-002.name-and-number"
+	// STAT002OnlyIfKilled only if a signal killed the instance's process
+	STAT002OnlyIfKilled = "STAT-002.only-if-killed"
+	// STAT004TrueWhenOomKilled `oomKilled` MUST be true
+	STAT004TrueWhenOomKilled = "STAT-004.true-when-oom-killed"
+	// STAT004OnlyIfOomKilled only if the kernel OOM killer killed a process of that instance
+	STAT004OnlyIfOomKilled = "STAT-004.only-if-oom-killed"
+	// STAT005TrueWhenDumped `coreDumped` MUST be true
+	STAT005TrueWhenDumped = "STAT-005.true-when-dumped"
+	// STAT005OnlyIfDumped only if the wait status of the instance's process reports a core dump
+	STAT005OnlyIfDumped = "STAT-005.only-if-dumped"
+)
+
 // requirements is the registry, in its order.
 var requirements = [...]Requirement{
 	{ID: MAN001, Level: Must, Severity: Error, Area: "MAN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/manifest.md",
@@ -797,15 +820,32 @@ var requirements = [...]Requirement{
 	{ID: EXIT020, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "A runtime MUST set `status.reason` to the termination reason when the stop sequence begins and never change it afterwards."},
 	{ID: STAT001, Level: Must, Severity: Error, Area: "STAT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "`state.terminated.exitCode` MUST be set if and only if the instance's process exited."},
+		Text: "`state.terminated.exitCode` MUST be set if and only if the instance's process exited.",
+		Clauses: []Clause{
+			{ID: STAT001SetWhenExited, Requirement: STAT001, Key: "set-when-exited", Text: "`state.terminated.exitCode` MUST be set"},
+			{ID: STAT001OnlyIfExited, Requirement: STAT001, Key: "only-if-exited", Text: "only if the instance's process exited"},
+		}},
 	{ID: STAT002, Level: Must, Severity: Error, Area: "STAT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "`state.terminated.signal` MUST be set, with the signal's `name` and `number`, if and only if a signal killed the instance's process."},
+		Text: "`state.terminated.signal` MUST be set, with the signal's `name` and `number`, if and only if a signal killed the instance's process.",
+		Clauses: []Clause{
+			{ID: STAT002SetWhenKilled, Requirement: STAT002, Key: "set-when-killed", Text: "`state.terminated.signal` MUST be set"},
+			{ID: STAT002NameAndNumber, Requirement: STAT002, Key: "name-and-number", Text: "with the signal's `name` and `number`"},
+			{ID: STAT002OnlyIfKilled, Requirement: STAT002, Key: "only-if-killed", Text: "only if a signal killed the instance's process"},
+		}},
 	{ID: STAT003, Level: Must, Severity: Error, Area: "STAT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "A runtime MUST NOT report a death by signal as an `exitCode`."},
 	{ID: STAT004, Level: Must, Severity: Error, Area: "STAT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "`oomKilled` MUST be true if and only if the kernel OOM killer killed a process of that instance."},
+		Text: "`oomKilled` MUST be true if and only if the kernel OOM killer killed a process of that instance.",
+		Clauses: []Clause{
+			{ID: STAT004TrueWhenOomKilled, Requirement: STAT004, Key: "true-when-oom-killed", Text: "`oomKilled` MUST be true"},
+			{ID: STAT004OnlyIfOomKilled, Requirement: STAT004, Key: "only-if-oom-killed", Text: "only if the kernel OOM killer killed a process of that instance"},
+		}},
 	{ID: STAT005, Level: Must, Severity: Error, Area: "STAT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "`coreDumped` MUST be true if and only if the wait status of the instance's process reports a core dump."},
+		Text: "`coreDumped` MUST be true if and only if the wait status of the instance's process reports a core dump.",
+		Clauses: []Clause{
+			{ID: STAT005TrueWhenDumped, Requirement: STAT005, Key: "true-when-dumped", Text: "`coreDumped` MUST be true"},
+			{ID: STAT005OnlyIfDumped, Requirement: STAT005, Key: "only-if-dumped", Text: "only if the wait status of the instance's process reports a core dump"},
+		}},
 	{ID: STAT006, Level: Must, Severity: Error, Area: "STAT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "`state.terminated.reason` MUST be the first reason of the table below whose condition holds for the instance."},
 	{ID: STAT007, Level: Must, Severity: Error, Area: "STAT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",

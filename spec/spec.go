@@ -92,6 +92,36 @@ type Requirement struct {
 	// Source is the spec file that holds the requirement's anchor, relative to docs/
 	// (e.g. "spec/stop.md").
 	Source string `json:"source"`
+	// Clauses are the parts of the sentence the gates count on their own (cases, each direction
+	// of an "if and only if", each field it names), or none for a requirement that is one clause.
+	Clauses []Clause `json:"clauses,omitempty"`
+}
+
+// Clause is one part of a requirement's sentence that a runtime can break while meeting the
+// rest: a conformance spec labelled with it checks it, a mutant that lists it breaks it.
+type Clause struct {
+	// ID is the requirement's ID, a dot and the key (e.g. STAT-002.signal); it is also the value
+	// of the label clause:ID on a conformance spec.
+	ID string `json:"id"`
+	// Requirement is the ID of the requirement the clause belongs to.
+	Requirement string `json:"requirement"`
+	// Key names the clause within its requirement: lower-case words joined by hyphens.
+	Key string `json:"key"`
+	// Text is the words of the sentence the clause covers, verbatim.
+	Text string `json:"text"`
+}
+
+// ClauseIDs are the IDs the gates count for this requirement: its clauses' IDs, or its own ID
+// when it has no clauses.
+func (r Requirement) ClauseIDs() []string {
+	if len(r.Clauses) == 0 {
+		return []string{r.ID}
+	}
+	out := make([]string, len(r.Clauses))
+	for i, c := range r.Clauses {
+		out[i] = c.ID
+	}
+	return out
 }
 
 // ValidatorRule reports whether the validator checks this requirement.
@@ -123,6 +153,7 @@ func (r Requirement) Link() string {
 
 func (r Requirement) clone() Requirement {
 	r.EnforcedBy = slices.Clone(r.EnforcedBy)
+	r.Clauses = slices.Clone(r.Clauses)
 	return r
 }
 
@@ -134,6 +165,27 @@ var byID = func() map[string]int {
 	}
 	return m
 }()
+
+// byClause indexes clauses by ID: the requirement's index and the clause's.
+var byClause = func() map[string][2]int {
+	m := map[string][2]int{}
+	for i, r := range requirements {
+		for j, c := range r.Clauses {
+			m[c.ID] = [2]int{i, j}
+		}
+	}
+	return m
+}()
+
+// LookupClause returns the clause with the given ID (STAT-002.signal), and false for an ID that
+// names no clause (a requirement's own ID included).
+func LookupClause(id string) (Clause, bool) {
+	at, ok := byClause[id]
+	if !ok {
+		return Clause{}, false
+	}
+	return requirements[at[0]].Clauses[at[1]], true
+}
 
 // All returns every requirement in registry order (the order of the spec's documents). The
 // slice is a fresh copy the caller may modify.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,16 +46,41 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+func TestLookupClause(t *testing.T) {
+	c, ok := LookupClause(STAT002SetWhenKilled)
+	if !ok || c.ID != STAT002SetWhenKilled || c.Requirement != STAT002 || c.Key != "set-when-killed" || c.Text == "" {
+		t.Fatalf("LookupClause(%q) = %+v, %v", STAT002SetWhenKilled, c, ok)
+	}
+	for _, id := range []string{STAT002, STAT002 + ".nope", "", STAT002SetWhenKilled + " "} {
+		if _, ok := LookupClause(id); ok {
+			t.Errorf("LookupClause(%q) found a clause", id)
+		}
+	}
+	r, _ := Lookup(STAT002)
+	if ids := r.ClauseIDs(); !slices.Contains(ids, STAT002SetWhenKilled) || slices.Contains(ids, STAT002) {
+		t.Errorf("%s.ClauseIDs() = %v, want its clauses", STAT002, ids)
+	}
+	if ids := (Requirement{ID: STOP001}).ClauseIDs(); !slices.Equal(ids, []string{STOP001}) {
+		t.Errorf("a requirement without clauses: ClauseIDs() = %v, want its own ID", ids)
+	}
+}
+
 func TestAResultIsACopy(t *testing.T) {
 	first := All()
 	first[0].Text = "changed"
 	first[0].EnforcedBy[0] = "changed"
+	for i := range first {
+		for j := range first[i].Clauses {
+			first[i].Clauses[j].Text = "changed"
+		}
+	}
 	r, _ := Lookup(first[0].ID)
 	r.EnforcedBy[0] = "changed too"
 	rules := Rules()
 	rules[0].EnforcedBy[0] = "changed as well"
 	second := All()
-	if second[0].Text == "changed" || strings.HasPrefix(second[0].EnforcedBy[0], "changed") {
+	c, _ := LookupClause(STAT002SetWhenKilled)
+	if second[0].Text == "changed" || strings.HasPrefix(second[0].EnforcedBy[0], "changed") || c.Text == "changed" {
 		t.Error("changing a result of All, Lookup or Rules changed the catalog")
 	}
 }

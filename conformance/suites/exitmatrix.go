@@ -141,7 +141,8 @@ func (s *suite) registerExitMatrix() {
 				}
 			}, entries(nil))
 		DescribeTable("each container's exit status: exitCode iff it exited, signal iff a signal killed it, and the reason",
-			req(spec.STAT001, spec.STAT002, spec.STAT003, spec.STAT006),
+			req(spec.STAT001SetWhenExited, spec.STAT001OnlyIfExited, spec.STAT002SetWhenKilled, spec.STAT002NameAndNumber,
+				spec.STAT002OnlyIfKilled, spec.STAT003, spec.STAT006),
 			func(ctx SpecContext, r exitRow) {
 				st := s.await(ctx, scen[r.key]).Final
 				for name, want := range map[string]end{"a": r.aEnd, "b": r.bEnd} {

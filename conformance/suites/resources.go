@@ -21,7 +21,7 @@ func (s *suite) registerResources() {
 		Drive: fw.StopWhen("hog and calm to exit", runtimeExited("hog", "calm"), nil, false),
 	}
 	s.ordered("A container over its memory limit", sc, func(get func() *fw.Outcome) {
-		It("records oomKilled for the instance the OOM killer killed, and only for it", req(spec.STAT004, spec.STAT006), func() {
+		It("records oomKilled for the instance the OOM killer killed, and only for it", req(spec.STAT004TrueWhenOomKilled, spec.STAT004OnlyIfOomKilled, spec.STAT006), func() {
 			st := get().Final
 			t := st.Terminated("hog")
 			Expect(t).NotTo(BeNil(), "%s", st)
@@ -42,7 +42,7 @@ func (s *suite) registerResources() {
 			Main("parent", fw.Loop().Eat(ms(200), 256<<20).EatInChild(), fw.WithLimits("", "32Mi", "")),
 	}
 	s.ordered("A container whose child process goes over its memory limit", child, func(get func() *fw.Outcome) {
-		It("records oomKilled for the instance whose main process survived the OOM kill and exited 1, with reason Error", req(spec.STAT004, spec.STAT006), func() {
+		It("records oomKilled for the instance whose main process survived the OOM kill and exited 1, with reason Error", req(spec.STAT004TrueWhenOomKilled, spec.STAT006), func() {
 			st := get().Final
 			t := st.Terminated("parent")
 			Expect(t).NotTo(BeNil(), "%s", st)

@@ -160,7 +160,8 @@ func (s *suite) registerStop() {
 			Expect(tl.AtLeast("stubborn's SIGTERM to its SIGKILL", runtimeSignal("stubborn", "SIGTERM"), runtimeSignal("stubborn", "SIGKILL"),
 				time.Duration(v1alpha1.MinimumStopWindowSeconds)*time.Second, s.f.Tolerances().EarlyMargin)).To(Succeed())
 		})
-		It("reports the kill as a signal, never as an exit code", req(spec.STAT002, spec.STAT003, spec.STAT001), func() {
+		It("reports the kill as a signal, never as an exit code", req(spec.STAT002SetWhenKilled, spec.STAT002NameAndNumber, spec.STAT002OnlyIfKilled, spec.STAT003,
+			spec.STAT001SetWhenExited, spec.STAT001OnlyIfExited), func() {
 			st := get().Final
 			t := st.Terminated("stubborn")
 			Expect(t).NotTo(BeNil())

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,6 +95,11 @@ func (s *suite) register() {
 		for _, id := range reqIDs(CurrentSpecReport().Labels()) {
 			if r, ok := spec.Lookup(id); ok {
 				AddReportEntry("requirement "+id, fmt.Sprintf("%s (%s, %s): %s", r.ID, r.Level, r.Link(), r.Text), ReportEntryVisibilityFailureOrVerbose)
+			}
+		}
+		for _, id := range clauseIDs(CurrentSpecReport().Labels()) {
+			if c, ok := spec.LookupClause(id); ok {
+				AddReportEntry("clause "+id, "the clause "+c.ID+" checked here: "+c.Text, ReportEntryVisibilityFailureOrVerbose)
 			}
 		}
 	})
@@ -205,11 +211,38 @@ func reqIDs(labels []string) []string {
 	return out
 }
 
-// req labels a spec with the requirements it checks.
+// ClauseLabel is the key of the label that names a clause a spec checks: clause:STAT-002.signal.
+const ClauseLabel = "clause:"
+
+// clauseIDs extracts clause IDs from labels.
+func clauseIDs(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if id, ok := strings.CutPrefix(l, ClauseLabel); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// req labels a spec with the requirements it checks: req:ID for a requirement's ID, and for a
+// clause's ID (spec.STAT002Signal) both clause:ID and req: of its requirement, so that a spec of a
+// clause is a spec of its requirement too. A spec labelled with a requirement's ID alone checks
+// the requirement, not any one of its clauses.
 func req(ids ...string) Labels {
 	out := make(Labels, 0, len(ids))
+	add := func(l string) {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
 	for _, id := range ids {
-		out = append(out, "req:"+id)
+		if c, ok := spec.LookupClause(id); ok {
+			add("req:" + c.Requirement)
+			add(ClauseLabel + id)
+			continue
+		}
+		add("req:" + id)
 	}
 	return out
 }

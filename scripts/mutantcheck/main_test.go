@@ -21,12 +21,13 @@ func (n node) json() string {
 }
 
 // report is a small Ginkgo JSON report: a suite node, a spec labelled HB-011 in a container
-// labelled profile:core, a spec labelled STOP-008 and TIME-001, and the AfterSuite node.
+// labelled profile:core, a spec labelled STOP-008, its clause STOP-008.window and TIME-001, and the
+// AfterSuite node.
 func report(hb011, stop008, afterSuite node) string {
 	return `[{"SpecReports":[
 	  {"LeafNodeType":"BeforeSuite","LeafNodeText":"","State":"passed"},
 	  {"LeafNodeType":"It","ContainerHierarchyTexts":["The stop sequence"],"LeafNodeText":"stops a dependent first","LeafNodeLabels":["req:HB-011"],"ContainerHierarchyLabels":[["profile:core"]],` + hb011.json() + `},
-	  {"LeafNodeType":"It","ContainerHierarchyTexts":["The grace budget"],"LeafNodeText":"leaves the window","LeafNodeLabels":["req:STOP-008","req:TIME-001"],` + stop008.json() + `},
+	  {"LeafNodeType":"It","ContainerHierarchyTexts":["The grace budget"],"LeafNodeText":"leaves the window","LeafNodeLabels":["req:STOP-008","clause:STOP-008.window","req:TIME-001"],` + stop008.json() + `},
 	  {"LeafNodeType":"AfterSuite","LeafNodeText":"",` + afterSuite.json() + `}]}]`
 }
 
@@ -43,7 +44,9 @@ func TestVerdict(t *testing.T) {
 		contains string
 	}{
 		{"a mutant is caught when a spec with its requirement fails in its It", report(failedIn("It", "api had not exited"), passed, passed), "fail", []string{"HB-011"}, "", true, "caught by: The stop sequence stops a dependent first [HB-011]"},
-		{"a mutant is caught by any of the requirements it breaks", report(passed, early, passed), "fail", []string{"HB-011", "TIME-001"}, "", true, "[STOP-008,TIME-001]"},
+		{"a mutant is caught by any of the requirements it breaks", report(passed, early, passed), "fail", []string{"HB-011", "TIME-001"}, "", true, "[STOP-008,STOP-008.window,TIME-001]"},
+		{"a mutant of a clause is caught when a spec labelled with the clause fails in its It", report(passed, early, passed), "fail", []string{"STOP-008.window"}, "", true, "caught by"},
+		{"a mutant of a clause survives when only a spec of the bare requirement fails", report(failedIn("It", "api had not exited"), passed, passed), "fail", []string{"HB-011.order"}, "", false, "survived"},
 		{"a mutant is caught when the failure message matches the expected direction", report(passed, early, passed), "fail", []string{"STOP-008"}, "took only", true, "caught by"},
 		{"a mutant survives when the failure message is of another kind (a loaded machine reacting late)", report(passed, late, passed), "fail", []string{"STOP-008"}, "took only", false, `with a message matching "took only"`},
 		{"a mutant survives when its spec failed in the BeforeAll that runs the scenario", report(failedIn("BeforeAll", "pod not terminal within PodTimeout"), passed, passed), "fail", []string{"HB-011"}, "", false, "(failed in BeforeAll)"},

@@ -20,7 +20,8 @@ import (
 type Mutant struct {
 	// Name is the stem of its patch, reference/mutants/NAME.patch.
 	Name string `yaml:"name"`
-	// Breaks lists the requirements whose specs must catch it.
+	// Breaks lists the requirements, or clauses of requirements (STAT-002.signal), whose specs
+	// must catch it: a spec labelled req:ID, or clause:ID for a clause, fails in its It.
 	Breaks []string `yaml:"breaks"`
 	// LabelFilter and Focus select the conformance specs run against it.
 	LabelFilter string `yaml:"labelFilter"`
@@ -35,7 +36,8 @@ type Mutant struct {
 	ComplianceLevel string `yaml:"complianceLevel"`
 }
 
-// Pending is a runtime-level requirement that no mutant breaks yet, with the reason.
+// Pending is a runtime-level requirement, or a clause of one, that no mutant breaks yet, with the
+// reason.
 type Pending struct {
 	ID     string `yaml:"id"`
 	Reason string `yaml:"reason"`
@@ -130,18 +132,23 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 		}
 		selects, onlyShould := false, true
 		for _, id := range m.Breaks {
-			req, ok := catalog.Lookup(id)
+			reqID, filter := id, "req:"+id
+			if c, ok := catalog.LookupClause(id); ok {
+				reqID, filter = c.Requirement, "clause:"+id
+				broken[id] = append(broken[id], m.Name)
+			}
+			req, ok := catalog.Lookup(reqID)
 			switch {
 			case !ok:
-				bad("mutant %s: breaks %s, which is no requirement", m.Name, id)
+				bad("mutant %s: breaks %s, which is no requirement nor clause", m.Name, id)
 			case !req.RuntimeTested():
 				bad("mutant %s: breaks %s, which is not a runtime-level requirement", m.Name, id)
 			}
 			if ok && req.Level != catalog.Should {
 				onlyShould = false
 			}
-			broken[id] = append(broken[id], m.Name)
-			if strings.Contains(m.LabelFilter, "req:"+id) {
+			broken[reqID] = append(broken[reqID], m.Name)
+			if strings.Contains(m.LabelFilter, filter) || strings.Contains(m.LabelFilter, "req:"+reqID) {
 				selects = true
 			}
 		}
@@ -155,11 +162,15 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 
 	pending := map[string]bool{}
 	for _, p := range r.Pending {
+		_, isClause := catalog.LookupClause(p.ID)
+		req, isReq := catalog.Lookup(p.ID)
 		switch {
 		case pending[p.ID]:
 			bad("pending %s: listed twice", p.ID)
-		case !catalog.Known(p.ID):
-			bad("pending %s: no such requirement", p.ID)
+		case !isClause && !isReq:
+			bad("pending %s: no such requirement nor clause", p.ID)
+		case isReq && len(req.Clauses) > 0:
+			bad("pending %s: the requirement has clauses; list the clauses no mutant breaks (%s)", p.ID, strings.Join(req.ClauseIDs(), ", "))
 		case strings.TrimSpace(p.Reason) == "":
 			bad("pending %s: no reason", p.ID)
 		case len(broken[p.ID]) > 0:
@@ -167,9 +178,21 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 		}
 		pending[p.ID] = true
 	}
+	// Every clause of a graded requirement (the requirement itself when it has none) is broken by
+	// a mutant that lists it, or pending: a mutant that lists a split requirement's own ID breaks
+	// none of its clauses in particular.
 	for _, req := range catalog.All() {
-		if graded(req) && len(broken[req.ID]) == 0 && !pending[req.ID] {
-			bad("%s (%s, runtime): no mutant breaks it and it is not pending", req.ID, req.Level)
+		if !graded(req) {
+			continue
+		}
+		for _, id := range req.ClauseIDs() {
+			if len(broken[id]) == 0 && !pending[id] {
+				what := "no mutant breaks it"
+				if id != req.ID {
+					what = "no mutant lists this clause of it"
+				}
+				bad("%s (%s, runtime): %s and it is not pending", id, req.Level, what)
+			}
 		}
 	}
 
@@ -207,21 +230,42 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 	return errors.Join(errs...)
 }
 
-// coverage counts the graded runtime requirements and those a mutant breaks.
-func coverage(r *Registry) (broken, total int) {
-	ids := map[string]bool{}
+// tally counts the graded runtime requirements, their clauses (a requirement without clauses is
+// one), and the clauses a mutant lists and those pending.
+type tally struct{ requirements, clauses, broken, pending int }
+
+// String is the count as the gate test logs it and docs/mutants.md records it.
+func (t tally) String() string {
+	return fmt.Sprintf("%d requirements, %d clauses, %d broken by a mutant, %d pending", t.requirements, t.clauses, t.broken, t.pending)
+}
+
+// coverage counts the graded runtime requirements and their clauses by mutant.
+func coverage(r *Registry) tally {
+	broken := map[string]bool{}
 	for _, m := range r.Mutants {
 		for _, id := range m.Breaks {
-			ids[id] = true
+			broken[id] = true
 		}
 	}
+	pending := map[string]bool{}
+	for _, p := range r.Pending {
+		pending[p.ID] = true
+	}
+	var t tally
 	for _, req := range catalog.All() {
-		if graded(req) {
-			total++
-			if ids[req.ID] {
-				broken++
+		if !graded(req) {
+			continue
+		}
+		t.requirements++
+		for _, id := range req.ClauseIDs() {
+			t.clauses++
+			switch {
+			case broken[id]:
+				t.broken++
+			case pending[id]:
+				t.pending++
 			}
 		}
 	}
-	return broken, total
+	return t
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"go.yaml.in/yaml/v3"
 
 	"podspec.dev/podspec/conformance/suites"
 	"podspec.dev/podspec/spec"
@@ -36,8 +37,12 @@ type trace struct {
 	reqs    []spec.Requirement
 	corpus  map[string][]string // validator corpus cases: slash paths relative to testdata/
 	goTests map[string][]goTest
-	specs   map[string][]string // conformance spec texts
+	specs   map[string][]string // conformance spec texts, by requirement and by clause ID
 	pending map[string]string   // pending.yaml waivers: reason
+	// mutants are the mutants of reference/mutants/mutants.yaml that list each requirement or
+	// clause ID, and mutantPending the reason of its pending entry there.
+	mutants       map[string][]string
+	mutantPending map[string]string
 	// problems are references to IDs the registry does not have.
 	problems []string
 }
@@ -59,6 +64,9 @@ func collect(root string, report types.Report) (*trace, error) {
 	for _, w := range waivers {
 		tr.pending[w.ID] = w.Reason
 	}
+	if tr.mutants, tr.mutantPending, err = mutantRegistry(filepath.Join(root, mutantRegistryFile)); err != nil {
+		return nil, err
+	}
 	for id, cases := range tr.corpus {
 		if !spec.Known(id) {
 			tr.problems = append(tr.problems, fmt.Sprintf("corpus case testdata/%s expects unknown requirement %s", cases[0], id))
@@ -69,12 +77,18 @@ func collect(root string, report types.Report) (*trace, error) {
 			tr.problems = append(tr.problems, fmt.Sprintf("%s: %s is named after unknown requirement %s", tests[0].File, tests[0].Name, id))
 		}
 	}
+	for id, names := range tr.mutants {
+		if _, clause := spec.LookupClause(id); !clause && !spec.Known(id) {
+			tr.problems = append(tr.problems, fmt.Sprintf("%s: mutant %s breaks unknown requirement %s", mutantRegistryFile, names[0], id))
+		}
+	}
 	slices.Sort(tr.problems)
 	return tr, nil
 }
 
-// specsByRequirement maps requirement IDs to the full texts of the specs labelled req:<ID>. The
-// lifecycle model's specs (label model, one per scenario) are one line per requirement.
+// specsByRequirement maps requirement IDs to the full texts of the specs labelled req:<ID>, and
+// clause IDs to those labelled clause:<ID>. The lifecycle model's specs (label model, one per
+// scenario) are one line per requirement.
 func specsByRequirement(r types.Report) map[string][]string {
 	out := map[string][]string{}
 	byModel := map[string]bool{}
@@ -85,6 +99,9 @@ func specsByRequirement(r types.Report) map[string][]string {
 		model := slices.Contains(sr.Labels(), suites.ModelLabel)
 		for _, l := range sr.Labels() {
 			id, ok := strings.CutPrefix(l, "req:")
+			if !ok {
+				id, ok = strings.CutPrefix(l, suites.ClauseLabel)
+			}
 			switch {
 			case !ok:
 			case model:
@@ -102,6 +119,45 @@ func specsByRequirement(r types.Report) map[string][]string {
 		slices.Sort(texts)
 	}
 	return out
+}
+
+// mutantRegistryFile is the mutant registry, relative to the module root (docs/mutants.md).
+const mutantRegistryFile = "reference/mutants/mutants.yaml"
+
+// mutantRegistry reads the mutant registry: the names of the mutants that list each requirement
+// or clause ID, and the reason of each pending entry. scripts/mutantcheck holds the registry to
+// its schema; this reads only what the trace shows.
+func mutantRegistry(path string) (map[string][]string, map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the mutant registry: %w", err)
+	}
+	var reg struct {
+		Mutants []struct {
+			Name   string   `yaml:"name"`
+			Breaks []string `yaml:"breaks"`
+		} `yaml:"mutants"`
+		Pending []struct {
+			ID     string `yaml:"id"`
+			Reason string `yaml:"reason"`
+		} `yaml:"pending"`
+	}
+	if err := yaml.Unmarshal(data, &reg); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	byID, pending := map[string][]string{}, map[string]string{}
+	for _, m := range reg.Mutants {
+		for _, id := range m.Breaks {
+			byID[id] = append(byID[id], m.Name)
+		}
+	}
+	for _, p := range reg.Pending {
+		pending[p.ID] = p.Reason
+	}
+	for _, names := range byID {
+		slices.Sort(names)
+	}
+	return byID, pending, nil
 }
 
 // corpusCases maps rule IDs to the corpus files under dir that expect a finding of the rule. A

@@ -22,10 +22,19 @@ everything in the repository that checks it:
   parsing the Go source), mostly scenarios on real runc in ` + "`reference/`" + ` and ` + "`cmd/`" + `;
 - **conformance specs**: the specs of the conformance suite labelled ` + "`req:ID`" + `, as a dry run of
   the suite lists them (see [conformance.md](conformance.md)), or the reason the requirement is in
-  [pending.yaml](../conformance/suites/pending.yaml).
+  [pending.yaml](../conformance/suites/pending.yaml);
+- **mutants**: the mutant builds of the reference runtime that break it, from
+  [mutants.yaml](../reference/mutants/mutants.yaml) (see [mutants.md](mutants.md)), or the reason
+  it is pending there.
 
-Regenerate with ` + "`go generate ./docs/`" + ` after adding or renaming a corpus case, a Go test or a
-spec; ` + "`go test ./docs/...`" + ` fails while this file is stale, when a runtime-level requirement
+A requirement whose sentence has several clauses (cases, each direction of an "if and only if",
+each field it names) lists them in the registry; each clause has a row of its own below its
+requirement (` + "`↳ ID.key`" + `), with the specs labelled ` + "`clause:ID.key`" + ` and the mutants
+that list it. A spec or mutant of the requirement's bare ID checks the requirement, not any
+one of its clauses.
+
+Regenerate with ` + "`go generate ./docs/`" + ` after adding or renaming a corpus case, a Go test, a
+spec or a mutant; ` + "`go test ./docs/...`" + ` fails while this file is stale, when a runtime-level requirement
 has neither a Go test, a conformance spec nor a pending entry, and when a requirement on podspec's
 converter (` + "`enforced by: converter`" + `) has no Go test.
 
@@ -36,18 +45,51 @@ func render(tr *trace) string {
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteString(summary(tr))
+	b.WriteString("\n" + clauseSummary(tr))
 	source := ""
 	for _, r := range tr.reqs {
 		if r.Source != source {
 			source = r.Source
 			fmt.Fprintf(&b, "\n## [%s](%s)\n\n", source, source)
-			b.WriteString("| requirement | level | profile | enforced by | validator corpus cases | Go tests | conformance specs |\n")
-			b.WriteString("|---|---|---|---|---|---|---|\n")
+			b.WriteString("| requirement | level | profile | enforced by | validator corpus cases | Go tests | conformance specs | mutants |\n")
+			b.WriteString("|---|---|---|---|---|---|---|---|\n")
 		}
-		fmt.Fprintf(&b, "| [%s](%s#%s) | %s | %s | %s | %s | %s | %s |\n", r.ID, r.Source, r.ID, r.Level, r.Profile,
-			strings.Join(r.EnforcedBy, ", "), corpusCell(tr.corpus[r.ID]), goTestCell(tr.goTests[r.ID]), specCell(tr, r))
+		fmt.Fprintf(&b, "| [%s](%s#%s) | %s | %s | %s | %s | %s | %s | %s |\n", r.ID, r.Source, r.ID, r.Level, r.Profile,
+			strings.Join(r.EnforcedBy, ", "), corpusCell(tr.corpus[r.ID]), goTestCell(tr.goTests[r.ID]), specCell(tr, r.ID), mutantCell(tr, r.ID))
+		for _, c := range r.Clauses {
+			// The clause's words are the spec's Markdown (inline code kept), as in validate.md's table.
+			fmt.Fprintf(&b, "| ↳ [%s](%s#%s): %s |  |  |  |  |  | %s | %s |\n", c.ID, r.Source, r.ID, strings.ReplaceAll(c.Text, "|", `\|`),
+				specCell(tr, c.ID), mutantCell(tr, c.ID))
+		}
 	}
 	return b.String()
+}
+
+// clauseSummary counts the clauses of the runtime-level MUST and SHOULD requirements (a
+// requirement without clauses is one): covered by a spec labelled with it and a mutant that lists
+// it, pending in pending.yaml or mutants.yaml, or neither.
+func clauseSummary(tr *trace) string {
+	var reqs, clauses, covered, pending, neither int
+	for _, r := range tr.reqs {
+		if !r.RuntimeTested() || (r.Level != spec.Must && r.Level != spec.Should) {
+			continue
+		}
+		reqs++
+		for _, id := range r.ClauseIDs() {
+			clauses++
+			switch {
+			case len(tr.specs[id]) > 0 && len(tr.mutants[id]) > 0:
+				covered++
+			case tr.pending[id] != "" || tr.mutantPending[id] != "":
+				pending++
+			default:
+				neither++
+			}
+		}
+	}
+	return fmt.Sprintf("Clauses of the runtime-level MUST and SHOULD requirements (a requirement without clauses is one): "+
+		"%d requirements, %d clauses, %d covered (a spec labelled with the clause and a mutant that breaks it), %d pending, %d neither.\n",
+		reqs, clauses, covered, pending, neither)
 }
 
 // summary counts the requirements by what checks them.
@@ -103,17 +145,28 @@ func goTestCell(tests []goTest) string {
 	return strings.Join(parts, "<br>")
 }
 
-func specCell(tr *trace, r spec.Requirement) string {
-	texts := tr.specs[r.ID]
-	if len(texts) == 0 {
-		if reason := tr.pending[r.ID]; reason != "" {
+func specCell(tr *trace, id string) string {
+	return listOrPending(tr.specs[id], tr.pending[id], escape)
+}
+
+func mutantCell(tr *trace, id string) string {
+	return listOrPending(tr.mutants[id], tr.mutantPending[id], func(n string) string {
+		return fmt.Sprintf("[%s](../reference/mutants/%s.patch)", escape(n), n)
+	})
+}
+
+// listOrPending is a cell listing items, each as show writes it, or, with none, the reason of a
+// pending entry.
+func listOrPending(items []string, reason string, show func(string) string) string {
+	if len(items) == 0 {
+		if reason != "" {
 			return "*pending:* " + escape(reason)
 		}
 		return ""
 	}
-	parts := make([]string, len(texts))
-	for i, t := range texts {
-		parts[i] = escape(t)
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = show(it)
 	}
 	return strings.Join(parts, "<br>")
 }

@@ -210,22 +210,32 @@ func TestRenderNamesWhatChecksEachRequirement(t *testing.T) {
 		{ID: "DEP-003", Level: "MUST", Profile: "core", EnforcedBy: []string{"validator"}, Source: "spec/ordering.md"},
 		{ID: "STOP-006", Level: "MUST", Profile: "core", EnforcedBy: []string{"runtime"}, Source: "spec/stop.md"},
 		{ID: "GC-001", Level: "MUST", Profile: "gc", EnforcedBy: []string{"runtime"}, Source: "spec/stop.md"},
+		{ID: "STAT-002", Level: "MUST", Profile: "core", EnforcedBy: []string{"runtime"}, Source: "spec/exit.md", Clauses: []spec.Clause{
+			{ID: "STAT-002.set", Requirement: "STAT-002", Key: "set", Text: "MUST be set"},
+			{ID: "STAT-002.only-if", Requirement: "STAT-002", Key: "only-if", Text: "only if a signal killed it"},
+		}},
 	}
 	tr := &trace{
-		reqs:    reqs,
-		corpus:  map[string][]string{"DEP-003": {"invalid/DEP-003-cycle.yaml"}},
-		goTests: map[string][]goTest{"STOP-006": {{Pkg: "engine", Name: "TestSTOP006_X", File: "reference/engine/lifecycle_test.go"}}},
-		specs:   map[string][]string{"STOP-006": {"stop sequence [req:STOP-006] a | b"}},
-		pending: map[string]string{"GC-001": "not yet"},
+		reqs:          reqs,
+		corpus:        map[string][]string{"DEP-003": {"invalid/DEP-003-cycle.yaml"}},
+		goTests:       map[string][]goTest{"STOP-006": {{Pkg: "engine", Name: "TestSTOP006_X", File: "reference/engine/lifecycle_test.go"}}},
+		specs:         map[string][]string{"STOP-006": {"stop sequence [req:STOP-006] a | b"}, "STAT-002": {"exit"}, "STAT-002.set": {"exit"}},
+		pending:       map[string]string{"GC-001": "not yet", "STAT-002.only-if": "no spec yet"},
+		mutants:       map[string][]string{"STOP-006": {"late_kill"}, "STAT-002.set": {"no_signal"}},
+		mutantPending: map[string]string{"GC-001": "no spec", "STAT-002.only-if": "no spec to catch it"},
 	}
 	md := render(tr)
 	for _, want := range []string{
 		"\n## [spec/ordering.md](spec/ordering.md)\n",
-		"| [DEP-003](spec/ordering.md#DEP-003) | MUST | core | validator | [invalid/DEP-003-cycle.yaml](../testdata/invalid/DEP-003-cycle.yaml) |  |  |\n",
+		"| [DEP-003](spec/ordering.md#DEP-003) | MUST | core | validator | [invalid/DEP-003-cycle.yaml](../testdata/invalid/DEP-003-cycle.yaml) |  |  |  |\n",
 		"\n## [spec/stop.md](spec/stop.md)\n",
-		"| [STOP-006](spec/stop.md#STOP-006) | MUST | core | runtime |  | [engine.TestSTOP006\\_X](../reference/engine/lifecycle_test.go) | stop sequence \\[req:STOP-006\\] a \\| b |\n",
-		"| [GC-001](spec/stop.md#GC-001) | MUST | gc | runtime |  |  | *pending:* not yet |\n",
-		"3 requirements. Validator rules: 1, 1 of them with a corpus case. Runtime-level: 2 — 1 with a conformance spec, 0 with Go tests only, 1 pending without any test, 0 unchecked.",
+		"| [STOP-006](spec/stop.md#STOP-006) | MUST | core | runtime |  | [engine.TestSTOP006\\_X](../reference/engine/lifecycle_test.go) | stop sequence \\[req:STOP-006\\] a \\| b | [late\\_kill](../reference/mutants/late_kill.patch) |\n",
+		"| [GC-001](spec/stop.md#GC-001) | MUST | gc | runtime |  |  | *pending:* not yet | *pending:* no spec |\n",
+		"| [STAT-002](spec/exit.md#STAT-002) | MUST | core | runtime |  |  | exit |  |\n",
+		"| ↳ [STAT-002.set](spec/exit.md#STAT-002): MUST be set |  |  |  |  |  | exit | [no\\_signal](../reference/mutants/no_signal.patch) |\n",
+		"| ↳ [STAT-002.only-if](spec/exit.md#STAT-002): only if a signal killed it |  |  |  |  |  | *pending:* no spec yet | *pending:* no spec to catch it |\n",
+		"4 requirements. Validator rules: 1, 1 of them with a corpus case. Runtime-level: 3 — 2 with a conformance spec, 0 with Go tests only, 1 pending without any test, 0 unchecked.",
+		"3 requirements, 4 clauses, 2 covered (a spec labelled with the clause and a mutant that breaks it), 2 pending, 0 neither.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("rendered Markdown lacks %q:\n%s", want, md)

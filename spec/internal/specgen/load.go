@@ -22,8 +22,21 @@ type entry struct {
 	EnforcedBy []string `yaml:"enforcedBy"`
 	Profile    string   `yaml:"profile"`
 	Since      string   `yaml:"since"`
+	Clauses    []clause `yaml:"clauses"`
 	Source     string   `yaml:"-"`
 }
+
+// clause is one part of a requirement's sentence that the gates count on its own: a case, one
+// direction of an "if and only if", one field the sentence names.
+type clause struct {
+	Key  string `yaml:"key"`
+	Text string `yaml:"text"`
+}
+
+// clauseKey is the shape of a clause's key: lower-case words joined by hyphens. The key follows
+// the requirement ID after a dot in the clause's ID (STAT-002.signal), which must be a valid
+// Ginkgo label value: no '&|!,()/' and no spaces.
+var clauseKey = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
 // registryFile is the shape of requirements.yaml.
 type registryFile struct {
@@ -116,8 +129,35 @@ func (r entry) check() error {
 	if r.Since == "" {
 		return fmt.Errorf("%s: since is empty", r.ID)
 	}
+	return r.checkClauses()
+}
+
+// checkClauses validates a requirement's clauses: none, or at least two, each with a key of the
+// allowed shape used once and a text that occurs in the sentence.
+func (r entry) checkClauses() error {
+	if len(r.Clauses) == 1 {
+		return fmt.Errorf("%s: a single clause is the requirement itself: list two or more, or none", r.ID)
+	}
+	sentence := normalise(r.Text)
+	keys := map[string]bool{}
+	for _, c := range r.Clauses {
+		switch {
+		case !clauseKey.MatchString(c.Key):
+			return fmt.Errorf("%s: clause key %q does not match %s", r.ID, c.Key, clauseKey)
+		case keys[c.Key]:
+			return fmt.Errorf("%s: clause key %q is used twice", r.ID, c.Key)
+		case strings.TrimSpace(c.Text) == "":
+			return fmt.Errorf("%s.%s: the clause has no text", r.ID, c.Key)
+		case !strings.Contains(sentence, normalise(c.Text)):
+			return fmt.Errorf("%s.%s: the clause's text %q does not occur in the sentence", r.ID, c.Key, c.Text)
+		}
+		keys[c.Key] = true
+	}
 	return nil
 }
+
+// normalise folds runs of white space into one space.
+func normalise(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // specFiles lists the spec documents in reading order: spec.md, then spec/*.md sorted.
 func specFiles(fsys fs.FS) ([]string, error) {

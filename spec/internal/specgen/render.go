@@ -21,6 +21,19 @@ const (
 // constName is the Go constant of a requirement ID: MAN-001 → MAN001.
 func constName(id string) string { return strings.ReplaceAll(id, "-", "") }
 
+// clauseID is the ID of a requirement's clause: STAT-002 and signal → STAT-002.signal.
+func clauseID(id, key string) string { return id + "." + key }
+
+// clauseConstName is the Go constant of a clause's ID: STAT-002 and exit-code → STAT002ExitCode.
+func clauseConstName(id, key string) string {
+	var b strings.Builder
+	b.WriteString(constName(id))
+	for _, w := range strings.Split(key, "-") {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}
+
 // severity derives a finding's severity from a requirement's level (spec.SeverityForLevel).
 func severity(level string) string {
 	if level == "MUST" {
@@ -50,6 +63,16 @@ func renderCatalog(reqs []entry) ([]byte, error) {
 		fmt.Fprintf(&b, "\t%s = %q\n", constName(r.ID), r.ID)
 	}
 	b.WriteString(")\n\n")
+	b.WriteString("// The ID of every clause of a requirement that has several, in registry order; the comment is\n")
+	b.WriteString("// the words of the sentence the clause covers.\n")
+	b.WriteString("const (\n")
+	for _, r := range reqs {
+		for _, c := range r.Clauses {
+			fmt.Fprintf(&b, "\t// %s %s\n", clauseConstName(r.ID, c.Key), normalise(c.Text))
+			fmt.Fprintf(&b, "\t%s = %q\n", clauseConstName(r.ID, c.Key), clauseID(r.ID, c.Key))
+		}
+	}
+	b.WriteString(")\n\n")
 	b.WriteString("// requirements is the registry, in its order.\n")
 	b.WriteString("var requirements = [...]Requirement{\n")
 	for _, r := range reqs {
@@ -57,9 +80,18 @@ func renderCatalog(reqs []entry) ([]byte, error) {
 		for i, e := range r.EnforcedBy {
 			by[i] = enforcerConst[e]
 		}
-		fmt.Fprintf(&b, "\t{ID: %s, Level: %s, Severity: %s, Area: %q, Profile: %s, Since: %q, EnforcedBy: []string{%s}, Source: %q,\n\t\tText: %s},\n",
+		fmt.Fprintf(&b, "\t{ID: %s, Level: %s, Severity: %s, Area: %q, Profile: %s, Since: %q, EnforcedBy: []string{%s}, Source: %q,\n\t\tText: %s",
 			constName(r.ID), levelConst[r.Level], severity(r.Level), r.Area, profileConst[r.Profile], r.Since,
 			strings.Join(by, ", "), r.Source, strconv.Quote(r.Text))
+		if len(r.Clauses) > 0 {
+			b.WriteString(",\n\t\tClauses: []Clause{\n")
+			for _, c := range r.Clauses {
+				fmt.Fprintf(&b, "\t\t\t{ID: %s, Requirement: %s, Key: %q, Text: %s},\n",
+					clauseConstName(r.ID, c.Key), constName(r.ID), c.Key, strconv.Quote(normalise(c.Text)))
+			}
+			b.WriteString("\t\t}")
+		}
+		b.WriteString("},\n")
 	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())

@@ -73,6 +73,11 @@ func TestLoadRejectsABrokenRegistry(t *testing.T) {
 		{"a MAY validator rule is rejected", entryYAML("A-001", "MAY", "A", "core", "validator"), anchored, "not MAY"},
 		{"a duplicate ID is rejected", entryYAML("A-001", "MUST", "A", "core", "runtime") + strings.TrimPrefix(entryYAML("A-001", "MUST", "A", "core", "runtime"), "requirements:\n"), anchored, "duplicate"},
 		{"an entry anchored nowhere is rejected", entryYAML("A-001", "MUST", "A", "core", "runtime"), "# Spec\n", "anchored nowhere"},
+		{"a single clause is rejected", clausesYAML("[{key: do, text: \"MUST do it\"}]"), anchored, "a single clause"},
+		{"a clause key that is no label value is rejected", clausesYAML("[{key: do/it, text: \"MUST do\"}, {key: it, text: \"it\"}]"), anchored, "does not match"},
+		{"a clause key used twice is rejected", clausesYAML("[{key: do, text: \"MUST do\"}, {key: do, text: \"it\"}]"), anchored, "used twice"},
+		{"a clause without text is rejected", clausesYAML("[{key: do, text: \"MUST do\"}, {key: it, text: \" \"}]"), anchored, "no text"},
+		{"a clause whose text is not in the sentence is rejected", clausesYAML("[{key: do, text: \"MUST do\"}, {key: undo, text: \"MUST undo\"}]"), anchored, "does not occur in the sentence"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,6 +112,35 @@ func TestSpliceNeedsTheMarkers(t *testing.T) {
 	if _, err := spliceRuleTable([]byte("# validate\n"), nil); err == nil {
 		t.Error("a document without the markers was accepted")
 	}
+}
+
+func TestClausesBecomeConstantsAndEntries(t *testing.T) {
+	fsys := fstest.MapFS{
+		"requirements.yaml": {Data: []byte(clausesYAML("[{key: do, text: \"A runtime MUST do\"}, {key: the-thing, text: \"do  it\"}]"))},
+		"spec.md":           {Data: []byte("- <a name=\"A-001\"></a>**A-001** A runtime MUST do it.\n")},
+	}
+	reqs, err := load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := renderCatalog(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`A001TheThing = "A-001.the-thing"`,
+		`{ID: A001Do, Requirement: A001, Key: "do", Text: "A runtime MUST do"}`,
+		`{ID: A001TheThing, Requirement: A001, Key: "the-thing", Text: "do it"}`,
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the catalog lacks %s:\n%s", want, src)
+		}
+	}
+}
+
+// clausesYAML is entryYAML of a runtime requirement A-001 with the given clauses (a YAML flow list).
+func clausesYAML(clauses string) string {
+	return entryYAML("A-001", "MUST", "A", "core", "runtime") + "    clauses: " + clauses + "\n"
 }
 
 func entryYAML(id, level, area, profile, by string) string {

@@ -667,6 +667,60 @@ const (
 // The ID of every clause of a requirement that has several, in registry order; the comment is
 // the words of the sentence the clause covers.
 const (
+	// EXIT005FirstFailure the policy MUST fire at the first terminal failure of a main container
+	EXIT005FirstFailure = "EXIT-005.first-failure"
+	// EXIT005AllSucceeded when every main container has exited terminally with success
+	EXIT005AllSucceeded = "EXIT-005.all-succeeded"
+	// EXIT006Failed termination reason `Failed` if a main container has failed terminally
+	EXIT006Failed = "EXIT-006.failed"
+	// EXIT006Completed else `Completed`
+	EXIT006Completed = "EXIT-006.completed"
+	// EXIT009Pending as `Pending` from its creation until its first main container starts
+	EXIT009Pending = "EXIT-009.pending"
+	// EXIT009Running `Running` from then until the pod is terminal
+	EXIT009Running = "EXIT-009.running"
+	// EXIT011WhenTerminal set `status.finishedAt` when the pod becomes terminal
+	EXIT011WhenTerminal = "EXIT-011.when-terminal"
+	// EXIT011OnlyThen and only then
+	EXIT011OnlyThen = "EXIT-011.only-then"
+	// EXIT012NonZeroExitCode has a non-zero `exitCode`
+	EXIT012NonZeroExitCode = "EXIT-012.non-zero-exit-code"
+	// EXIT012Signal has a `signal`
+	EXIT012Signal = "EXIT-012.signal"
+	// EXIT012Neither or has neither
+	EXIT012Neither = "EXIT-012.neither"
+	// EXIT014Reason its termination reason is neither `DeadlineExceeded`, `Evicted` nor `Forced`
+	EXIT014Reason = "EXIT-014.reason"
+	// EXIT014EveryMainStarted every main container started
+	EXIT014EveryMainStarted = "EXIT-014.every-main-started"
+	// EXIT014NoFailure no terminal exit of a main or regular init container counts as a failure
+	EXIT014NoFailure = "EXIT-014.no-failure"
+	// EXIT015FirstFailure name the container whose failing terminal exit came first in event order
+	EXIT015FirstFailure = "EXIT-015.first-failure"
+	// EXIT015Empty be empty when no terminal exit counts as a failure
+	EXIT015Empty = "EXIT-015.empty"
+	// EXIT016Policy name the main container whose terminal exit fired the exit policy
+	EXIT016Policy = "EXIT-016.policy"
+	// EXIT016StopRequest be empty when the pod ended by a stop request
+	EXIT016StopRequest = "EXIT-016.stop-request"
+	// EXIT017ExitCode the `exitCode` of that container's last instance
+	EXIT017ExitCode = "EXIT-017.exit-code"
+	// EXIT017Signal 128 plus the signal number if a signal killed it
+	EXIT017Signal = "EXIT-017.signal"
+	// EXIT017Neither 1 if it has neither
+	EXIT017Neither = "EXIT-017.neither"
+	// EXIT018Succeeded 0 if the pod `Succeeded`
+	EXIT018Succeeded = "EXIT-018.succeeded"
+	// EXIT018Failed 1 if it `Failed`
+	EXIT018Failed = "EXIT-018.failed"
+	// EXIT019ExitCode `status.exitCode`
+	EXIT019ExitCode = "EXIT-019.exit-code"
+	// EXIT019DecidedBy `status.decidedBy`
+	EXIT019DecidedBy = "EXIT-019.decided-by"
+	// EXIT020SetAtStop set `status.reason` to the termination reason when the stop sequence begins
+	EXIT020SetAtStop = "EXIT-020.set-at-stop"
+	// EXIT020NeverChanged never change it afterwards
+	EXIT020NeverChanged = "EXIT-020.never-changed"
 	// STAT001SetWhenExited `state.terminated.exitCode` MUST be set
 	STAT001SetWhenExited = "STAT-001.set-when-exited"
 	// STAT001OnlyIfExited only if the instance's process exited
@@ -788,37 +842,88 @@ var requirements = [...]Requirement{
 	{ID: EXIT004, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "With `exitPolicy: Any`, the policy MUST fire at the first terminal exit of a main container."},
 	{ID: EXIT005, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "With `exitPolicy: AnyFailure`, the policy MUST fire at the first terminal failure of a main container, or when every main container has exited terminally with success."},
+		Text: "With `exitPolicy: AnyFailure`, the policy MUST fire at the first terminal failure of a main container, or when every main container has exited terminally with success.",
+		Clauses: []Clause{
+			{ID: EXIT005FirstFailure, Requirement: EXIT005, Key: "first-failure", Text: "the policy MUST fire at the first terminal failure of a main container"},
+			{ID: EXIT005AllSucceeded, Requirement: EXIT005, Key: "all-succeeded", Text: "when every main container has exited terminally with success"},
+		}},
 	{ID: EXIT006, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "When the exit policy fires, a runtime MUST begin the stop sequence with termination reason `Failed` if a main container has failed terminally, else `Completed`."},
+		Text: "When the exit policy fires, a runtime MUST begin the stop sequence with termination reason `Failed` if a main container has failed terminally, else `Completed`.",
+		Clauses: []Clause{
+			{ID: EXIT006Failed, Requirement: EXIT006, Key: "failed", Text: "termination reason `Failed` if a main container has failed terminally"},
+			{ID: EXIT006Completed, Requirement: EXIT006, Key: "completed", Text: "else `Completed`"},
+		}},
 	{ID: EXIT007, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "The exit policy MUST fire at most once per pod, and never after the stop sequence has begun."},
 	{ID: EXIT008, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "A runtime MUST evaluate the exit policy on terminal exits in event order."},
 	{ID: EXIT009, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "A runtime MUST report a pod as `Pending` from its creation until its first main container starts, and `Running` from then until the pod is terminal."},
+		Text: "A runtime MUST report a pod as `Pending` from its creation until its first main container starts, and `Running` from then until the pod is terminal.",
+		Clauses: []Clause{
+			{ID: EXIT009Pending, Requirement: EXIT009, Key: "pending", Text: "as `Pending` from its creation until its first main container starts"},
+			{ID: EXIT009Running, Requirement: EXIT009, Key: "running", Text: "`Running` from then until the pod is terminal"},
+		}},
 	{ID: EXIT010, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "A runtime MUST set the pod condition `Initialized` to `True` once every regular init container has exited 0 and every sidecar has been Started."},
 	{ID: EXIT011, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "A runtime MUST set `status.finishedAt` when the pod becomes terminal, and only then."},
+		Text: "A runtime MUST set `status.finishedAt` when the pod becomes terminal, and only then.",
+		Clauses: []Clause{
+			{ID: EXIT011WhenTerminal, Requirement: EXIT011, Key: "when-terminal", Text: "set `status.finishedAt` when the pod becomes terminal"},
+			{ID: EXIT011OnlyThen, Requirement: EXIT011, Key: "only-then", Text: "and only then"},
+		}},
 	{ID: EXIT012, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "A runtime MUST count an instance's end as a failure when it has a non-zero `exitCode`, has a `signal`, or has neither, except as EXIT-013 says."},
+		Text: "A runtime MUST count an instance's end as a failure when it has a non-zero `exitCode`, has a `signal`, or has neither, except as EXIT-013 says.",
+		Clauses: []Clause{
+			{ID: EXIT012NonZeroExitCode, Requirement: EXIT012, Key: "non-zero-exit-code", Text: "has a non-zero `exitCode`"},
+			{ID: EXIT012Signal, Requirement: EXIT012, Key: "signal", Text: "has a `signal`"},
+			{ID: EXIT012Neither, Requirement: EXIT012, Key: "neither", Text: "or has neither"},
+		}},
 	{ID: EXIT013, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "An instance stopped by the runtime MUST count as a failure only when it exits with a non-zero `exitCode`."},
 	{ID: EXIT014, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "A terminal pod MUST have `status.phase` `Succeeded` exactly when its termination reason is neither `DeadlineExceeded`, `Evicted` nor `Forced`, every main container started, and no terminal exit of a main or regular init container counts as a failure; otherwise `Failed`."},
+		Text: "A terminal pod MUST have `status.phase` `Succeeded` exactly when its termination reason is neither `DeadlineExceeded`, `Evicted` nor `Forced`, every main container started, and no terminal exit of a main or regular init container counts as a failure; otherwise `Failed`.",
+		Clauses: []Clause{
+			{ID: EXIT014Reason, Requirement: EXIT014, Key: "reason", Text: "its termination reason is neither `DeadlineExceeded`, `Evicted` nor `Forced`"},
+			{ID: EXIT014EveryMainStarted, Requirement: EXIT014, Key: "every-main-started", Text: "every main container started"},
+			{ID: EXIT014NoFailure, Requirement: EXIT014, Key: "no-failure", Text: "no terminal exit of a main or regular init container counts as a failure"},
+		}},
 	{ID: EXIT015, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "`status.decidedBy` of a `Failed` pod MUST name the container whose failing terminal exit came first in event order, or be empty when no terminal exit counts as a failure."},
+		Text: "`status.decidedBy` of a `Failed` pod MUST name the container whose failing terminal exit came first in event order, or be empty when no terminal exit counts as a failure.",
+		Clauses: []Clause{
+			{ID: EXIT015FirstFailure, Requirement: EXIT015, Key: "first-failure", Text: "name the container whose failing terminal exit came first in event order"},
+			{ID: EXIT015Empty, Requirement: EXIT015, Key: "empty", Text: "be empty when no terminal exit counts as a failure"},
+		}},
 	{ID: EXIT016, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "`status.decidedBy` of a `Succeeded` pod MUST name the main container whose terminal exit fired the exit policy, or be empty when the pod ended by a stop request."},
+		Text: "`status.decidedBy` of a `Succeeded` pod MUST name the main container whose terminal exit fired the exit policy, or be empty when the pod ended by a stop request.",
+		Clauses: []Clause{
+			{ID: EXIT016Policy, Requirement: EXIT016, Key: "policy", Text: "name the main container whose terminal exit fired the exit policy"},
+			{ID: EXIT016StopRequest, Requirement: EXIT016, Key: "stop-request", Text: "be empty when the pod ended by a stop request"},
+		}},
 	{ID: EXIT017, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "`status.exitCode` of a terminal pod with a deciding container MUST be the `exitCode` of that container's last instance, or 128 plus the signal number if a signal killed it, or 1 if it has neither."},
+		Text: "`status.exitCode` of a terminal pod with a deciding container MUST be the `exitCode` of that container's last instance, or 128 plus the signal number if a signal killed it, or 1 if it has neither.",
+		Clauses: []Clause{
+			{ID: EXIT017ExitCode, Requirement: EXIT017, Key: "exit-code", Text: "the `exitCode` of that container's last instance"},
+			{ID: EXIT017Signal, Requirement: EXIT017, Key: "signal", Text: "128 plus the signal number if a signal killed it"},
+			{ID: EXIT017Neither, Requirement: EXIT017, Key: "neither", Text: "1 if it has neither"},
+		}},
 	{ID: EXIT018, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "`status.exitCode` of a terminal pod without a deciding container MUST be 0 if the pod `Succeeded` and 1 if it `Failed`."},
+		Text: "`status.exitCode` of a terminal pod without a deciding container MUST be 0 if the pod `Succeeded` and 1 if it `Failed`.",
+		Clauses: []Clause{
+			{ID: EXIT018Succeeded, Requirement: EXIT018, Key: "succeeded", Text: "0 if the pod `Succeeded`"},
+			{ID: EXIT018Failed, Requirement: EXIT018, Key: "failed", Text: "1 if it `Failed`"},
+		}},
 	{ID: EXIT019, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "A runtime MUST NOT set `status.exitCode` or `status.decidedBy` before the pod is terminal."},
+		Text: "A runtime MUST NOT set `status.exitCode` or `status.decidedBy` before the pod is terminal.",
+		Clauses: []Clause{
+			{ID: EXIT019ExitCode, Requirement: EXIT019, Key: "exit-code", Text: "`status.exitCode`"},
+			{ID: EXIT019DecidedBy, Requirement: EXIT019, Key: "decided-by", Text: "`status.decidedBy`"},
+		}},
 	{ID: EXIT020, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "A runtime MUST set `status.reason` to the termination reason when the stop sequence begins and never change it afterwards."},
+		Text: "A runtime MUST set `status.reason` to the termination reason when the stop sequence begins and never change it afterwards.",
+		Clauses: []Clause{
+			{ID: EXIT020SetAtStop, Requirement: EXIT020, Key: "set-at-stop", Text: "set `status.reason` to the termination reason when the stop sequence begins"},
+			{ID: EXIT020NeverChanged, Requirement: EXIT020, Key: "never-changed", Text: "never change it afterwards"},
+		}},
 	{ID: STAT001, Level: Must, Severity: Error, Area: "STAT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "`state.terminated.exitCode` MUST be set if and only if the instance's process exited.",
 		Clauses: []Clause{

@@ -30,7 +30,7 @@ func (s *suite) registerDeadline() {
 			Expect(gap).To(BeNumerically(">=", time.Second-tol.EarlyMargin.Value), "the deadline fired %v after startedAt\n%s", gap, out.Timeline)
 			Expect(gap).To(BeNumerically("<=", time.Second+tol.Reaction.Value), "the deadline fired %v after startedAt\n%s", gap, out.Timeline)
 		})
-		It("fails the pod with exit code 1 and no deciding container", req(spec.EXIT014, spec.EXIT018), func() {
+		It("fails the pod with exit code 1 and no deciding container", req(spec.EXIT014Reason, spec.EXIT015Empty, spec.EXIT018Failed), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
 			Expect(st.DecidedBy).To(BeEmpty())

@@ -182,7 +182,7 @@ func (s *suite) registerDependencies() {
 		It("fails the dependents of a DependencyFailed container in turn", req(spec.DEP013), func() {
 			expectDependencyFailed(get(), "dep2")
 		})
-		It("decides the pod by the first failing terminal exit", req(spec.EXIT015, spec.EXIT012), func() {
+		It("decides the pod by the first failing terminal exit", req(spec.EXIT015FirstFailure, spec.EXIT012NonZeroExitCode), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
 			Expect(st.DecidedBy).To(Equal("job"))

@@ -113,7 +113,8 @@ func (s *suite) registerExitMatrix() {
 	stoppedB := func(r exitRow) bool { return r.bEnd.reason == "StoppedByPolicy" }
 	Describe("Exit policies × restart policies × exit codes × signals", profileLabel("core"), func() {
 		DescribeTable("the pod result: phase, exitCode and decidedBy",
-			req(spec.EXIT008, spec.EXIT012, spec.EXIT013, spec.EXIT014, spec.EXIT015, spec.EXIT016, spec.EXIT017),
+			req(spec.EXIT008, spec.EXIT012NonZeroExitCode, spec.EXIT012Signal, spec.EXIT013, spec.EXIT014NoFailure,
+				spec.EXIT015FirstFailure, spec.EXIT016Policy, spec.EXIT017ExitCode, spec.EXIT017Signal),
 			func(ctx SpecContext, r exitRow) {
 				st := s.await(ctx, scen[r.key]).Final
 				Expect(st.Phase).To(Equal(r.phase), "status.phase\n%s", st)
@@ -121,7 +122,8 @@ func (s *suite) registerExitMatrix() {
 				Expect(st.DecidedBy).To(Equal(r.decidedBy), "status.decidedBy\n%s", st)
 			}, entries(nil))
 		DescribeTable("the policy fires once, at the right exit, with the right termination reason",
-			req(spec.EXIT003, spec.EXIT004, spec.EXIT005, spec.EXIT006, spec.EXIT007, spec.EXIT020),
+			req(spec.EXIT003, spec.EXIT004, spec.EXIT005FirstFailure, spec.EXIT005AllSucceeded, spec.EXIT006Failed, spec.EXIT006Completed,
+				spec.EXIT007, spec.EXIT020),
 			func(ctx SpecContext, r exitRow) {
 				out := s.await(ctx, scen[r.key])
 				Expect(out.Final.Reason).To(Equal(r.reason), "status.reason\n%s", out.Final)

@@ -45,7 +45,7 @@ func (s *suite) registerForcedStop() {
 		It("starts no preStop hook", req(spec.FORCE003, spec.HOOK011), func() {
 			Expect(get().Timeline.NeverHappened("a preStop hook", fw.HandlerEvent("app", "preStop", probe.TypeHandlerStart))).To(Succeed())
 		})
-		It("ends the pod with termination reason Forced: Failed, exit code 1, the instances with reason Forced", req(spec.FORCE006, spec.STAT006, spec.EXIT014, spec.EXIT018), func() {
+		It("ends the pod with termination reason Forced: Failed, exit code 1, the instances with reason Forced", req(spec.FORCE006, spec.STAT006, spec.EXIT014Reason, spec.EXIT015Empty, spec.EXIT018Failed), func() {
 			st := get().Final
 			Expect(st.Reason).To(Equal(v1alpha1.ReasonForced), "%s", st)
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
@@ -101,7 +101,7 @@ func (s *suite) registerForcedStop() {
 			Expect(kill.Time.Sub(reqs[1].Time)).To(BeNumerically("<=", s.f.Tolerances().Reaction.Value), "forced stop request to app's SIGKILL, within %s\n%s", s.f.Tolerances().Reaction.Name, tl)
 			Expect(tl.NeverHappened("app's preStop hook ending", fw.HandlerEvent("app", "preStop", probe.TypeHandlerEnd))).To(Succeed())
 		})
-		It("keeps the termination reason of the stop sequence already running", req(spec.EXIT020), func() {
+		It("keeps the termination reason of the stop sequence already running", req(spec.EXIT020NeverChanged), func() {
 			Expect(get().Final.Reason).To(Equal("Stopped"), "%s", get().Final)
 		})
 	})

@@ -72,7 +72,7 @@ func (s *suite) registerIdentity() {
 		It("creates the pod at generation 1 (observedGeneration 1 without updates)", req(spec.ID008), func() {
 			Expect(get().Final.ObservedGeneration).To(BeEquivalentTo(1), "%s", get().Final)
 		})
-		It("sets startedAt when the first container starts and finishedAt when the pod is terminal", req(spec.DL001, spec.EXIT011), func() {
+		It("sets startedAt when the first container starts and finishedAt when the pod is terminal", req(spec.DL001, spec.EXIT011WhenTerminal), func() {
 			st := get().Final
 			Expect(st.StartedAt).NotTo(BeNil(), "status.startedAt")
 			Expect(st.FinishedAt).NotTo(BeNil(), "status.finishedAt")

@@ -151,7 +151,7 @@ func (s *suite) registerInit() {
 			Expect(c.State.Skipped).NotTo(BeNil(), "state.skipped\n%s", get().Final)
 			Expect(c.State.Skipped.Reason).To(Equal("Failed"))
 		})
-		It("fails the pod, decided by the init container, with its exit code", req(spec.EXIT014, spec.EXIT015, spec.EXIT017), func() {
+		It("fails the pod, decided by the init container, with its exit code", req(spec.EXIT014NoFailure, spec.EXIT015FirstFailure, spec.EXIT017ExitCode), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodFailed), "%s", st)
 			Expect(st.DecidedBy).To(Equal("init-1"))

@@ -53,7 +53,7 @@ func (s *suite) registerStop() {
 			Expect(c).NotTo(BeNil(), "%s", get().Final)
 			Expect(c.Status).To(Equal(v1alpha1.ConditionFalse), "Terminating once the pod is terminal\n%s", get().Final)
 		})
-		It("records the termination reason Stopped", req(spec.EXIT020), func() {
+		It("records the termination reason Stopped", req(spec.EXIT020NeverChanged), func() {
 			Expect(get().Final.Reason).To(Equal("Stopped"), "%s", get().Final)
 		})
 		It("starts the preStop hooks of all main containers without waiting for one another", req(spec.HB019), func() {
@@ -119,7 +119,7 @@ func (s *suite) registerStop() {
 				Expect(endedBefore(tl, c, "s1's stop signal", probeSignal("s1", "SIGTERM"))).To(Succeed())
 			}
 		})
-		It("succeeds, decided by nobody, when every container exits 0 on its stop signal", req(spec.EXIT013, spec.EXIT014, spec.EXIT016, spec.EXIT018), func() {
+		It("succeeds, decided by nobody, when every container exits 0 on its stop signal", req(spec.EXIT013, spec.EXIT014NoFailure, spec.EXIT016StopRequest, spec.EXIT018Succeeded), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", st)
 			Expect(st.DecidedBy).To(BeEmpty())
@@ -171,7 +171,7 @@ func (s *suite) registerStop() {
 			Expect(p.ExitCode).To(HaveValue(BeEquivalentTo(0)), "%s", st)
 			Expect(p.Signal).To(BeNil())
 		})
-		It("does not count a container the runtime stopped as a failure because it needed SIGKILL", req(spec.EXIT013, spec.EXIT014, spec.EXIT016, spec.EXIT018), func() {
+		It("does not count a container the runtime stopped as a failure because it needed SIGKILL", req(spec.EXIT013, spec.EXIT014NoFailure, spec.EXIT016StopRequest, spec.EXIT018Succeeded), func() {
 			st := get().Final
 			Expect(st.Phase).To(Equal(v1alpha1.PodSucceeded), "%s", st)
 			Expect(st.DecidedBy).To(BeEmpty(), "a pod ended by a stop request has no deciding container")

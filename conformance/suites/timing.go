@@ -75,12 +75,12 @@ func (s *suite) registerTiming() {
 		},
 	}
 	s.ordered("Pod phases", phases, func(get func() *fw.Outcome) {
-		It("reports Pending until the first main container starts, then Running", req(spec.EXIT009), func() {
+		It("reports Pending until the first main container starts, then Running", req(spec.EXIT009Pending, spec.EXIT009Running), func() {
 			notes := get().Pod.Notes()
 			Expect(notes).To(HaveKeyWithValue("phase-during-init", string(v1alpha1.PodPending)))
 			Expect(notes).To(HaveKeyWithValue("phase-running", string(v1alpha1.PodRunning)))
 		})
-		It("sets startedAt when the first container instance (the init container) starts, and finishedAt only once the pod is terminal", req(spec.DL001, spec.EXIT011), func() {
+		It("sets startedAt when the first container instance (the init container) starts, and finishedAt only once the pod is terminal", req(spec.DL001, spec.EXIT011WhenTerminal, spec.EXIT011OnlyThen), func() {
 			out := get()
 			st, tl := out.Final, out.Timeline
 			Expect(st.StartedAt).NotTo(BeNil(), "status.startedAt")
@@ -96,7 +96,7 @@ func (s *suite) registerTiming() {
 			Expect(st.FinishedAt.Before(sig.Time)).To(BeFalse(), "finishedAt %s is before app reported its SIGTERM (%s), while the pod was still terminating\n%s", st.FinishedAt, sig.Time, tl)
 			Expect(out.Pod.Notes()).To(HaveKeyWithValue("finishedat-set-terminating", "false"), "finishedAt set while the pod was terminating")
 		})
-		It("sets neither exitCode nor decidedBy before the pod is terminal", req(spec.EXIT019), func() {
+		It("sets neither exitCode nor decidedBy before the pod is terminal", req(spec.EXIT019ExitCode, spec.EXIT019DecidedBy), func() {
 			notes := get().Pod.Notes()
 			Expect(notes).To(HaveKeyWithValue("exitcode-set-early", "false"), "while the init container ran")
 			Expect(notes).To(HaveKeyWithValue("exitcode-set-terminating", "false"), "while the pod was terminating (app had ignored its SIGTERM)")

@@ -739,6 +739,44 @@ const (
 	STAT005TrueWhenDumped = "STAT-005.true-when-dumped"
 	// STAT005OnlyIfDumped only if the wait status of the instance's process reports a core dump
 	STAT005OnlyIfDumped = "STAT-005.only-if-dumped"
+	// RST003Always its effective restart policy is `Always`
+	RST003Always = "RST-003.always"
+	// RST003OnFailure or is `OnFailure` and the exit counts as a failure
+	RST003OnFailure = "RST-003.on-failure"
+	// RST003ExactlyWhen exactly when
+	RST003ExactlyWhen = "RST-003.exactly-when"
+	// RST004FreshRootfs with a fresh root filesystem
+	RST004FreshRootfs = "RST-004.fresh-rootfs"
+	// RST004NewContainerId a new `containerID`
+	RST004NewContainerId = "RST-004.new-container-id"
+	// RST008Growth `initialSeconds` × `factor`^(n−1)
+	RST008Growth = "RST-008.growth"
+	// RST008Cap `maxSeconds`
+	RST008Cap = "RST-008.cap"
+	// RST008FromFinishedAt after the `finishedAt` of the instance it replaces
+	RST008FromFinishedAt = "RST-008.from-finished-at"
+	// STOP003RequestGrace the grace period of the stop request that begins the stop sequence when it gives one
+	STOP003RequestGrace = "STOP-003.request-grace"
+	// STOP003ManifestGrace else `terminationGracePeriodSeconds`
+	STOP003ManifestGrace = "STOP-003.manifest-grace"
+	// STOP003FromBegin counted from the moment the stop sequence begins
+	STOP003FromBegin = "STOP-003.from-begin"
+	// STOP004TrueAtBegin set the pod condition `Terminating` to `True` when the stop sequence begins
+	STOP004TrueAtBegin = "STOP-004.true-at-begin"
+	// STOP004FalseWhenTerminal to `False` when the pod becomes terminal
+	STOP004FalseWhenTerminal = "STOP-004.false-when-terminal"
+	// STOP005Cancel cancel every pending restart of an init or main container
+	STOP005Cancel = "STOP-005.cancel"
+	// STOP005LastTermination whose last termination then becomes its `state` again
+	STOP005LastTermination = "STOP-005.last-termination"
+	// STOP009PreStop running its `preStop` hook, if it declares one
+	STOP009PreStop = "STOP-009.pre-stop"
+	// STOP009StopSignal and then sending its `stopSignal`
+	STOP009StopSignal = "STOP-009.stop-signal"
+	// STOP012BudgetEnd MUST move the budget end
+	STOP012BudgetEnd = "STOP-012.budget-end"
+	// STOP012ReservePoint and with it the reserve point
+	STOP012ReservePoint = "STOP-012.reserve-point"
 )
 
 // requirements is the registry, in its order.
@@ -962,9 +1000,18 @@ var requirements = [...]Requirement{
 	{ID: RST002, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
 		Text: "A runtime MUST use a container's own `restartPolicy` when it is set, and the pod's `spec.restartPolicy` otherwise."},
 	{ID: RST003, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
-		Text: "A runtime MUST restart an init or main container exactly when its effective restart policy is `Always`, or is `OnFailure` and the exit counts as a failure."},
+		Text: "A runtime MUST restart an init or main container exactly when its effective restart policy is `Always`, or is `OnFailure` and the exit counts as a failure.",
+		Clauses: []Clause{
+			{ID: RST003Always, Requirement: RST003, Key: "always", Text: "its effective restart policy is `Always`"},
+			{ID: RST003OnFailure, Requirement: RST003, Key: "on-failure", Text: "or is `OnFailure` and the exit counts as a failure"},
+			{ID: RST003ExactlyWhen, Requirement: RST003, Key: "exactly-when", Text: "exactly when"},
+		}},
 	{ID: RST004, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
-		Text: "A runtime MUST run every restart as a new instance from the container's image, with a fresh root filesystem and a new `containerID`."},
+		Text: "A runtime MUST run every restart as a new instance from the container's image, with a fresh root filesystem and a new `containerID`.",
+		Clauses: []Clause{
+			{ID: RST004FreshRootfs, Requirement: RST004, Key: "fresh-rootfs", Text: "with a fresh root filesystem"},
+			{ID: RST004NewContainerId, Requirement: RST004, Key: "new-container-id", Text: "a new `containerID`"},
+		}},
 	{ID: RST005, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
 		Text: "A restart MUST keep the pod's volumes and their content."},
 	{ID: RST006, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
@@ -972,7 +1019,12 @@ var requirements = [...]Requirement{
 	{ID: RST007, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
 		Text: "A restart of one container MUST NOT stop, signal or restart any other container of the pod."},
 	{ID: RST008, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
-		Text: "The n-th restart of a container since its back-off was last reset MUST start min(`initialSeconds` × `factor`^(n−1), `maxSeconds`) seconds after the `finishedAt` of the instance it replaces."},
+		Text: "The n-th restart of a container since its back-off was last reset MUST start min(`initialSeconds` × `factor`^(n−1), `maxSeconds`) seconds after the `finishedAt` of the instance it replaces.",
+		Clauses: []Clause{
+			{ID: RST008Growth, Requirement: RST008, Key: "growth", Text: "`initialSeconds` × `factor`^(n−1)"},
+			{ID: RST008Cap, Requirement: RST008, Key: "cap", Text: "`maxSeconds`"},
+			{ID: RST008FromFinishedAt, Requirement: RST008, Key: "from-finished-at", Text: "after the `finishedAt` of the instance it replaces"},
+		}},
 	{ID: RST009, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
 		Text: "When an instance has run for at least `resetAfterSeconds` before it exits, a runtime MUST reset the container's back-off, so that the next restart is the first."},
 	{ID: RST010, Level: Must, Severity: Error, Area: "RST", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/restart.md",
@@ -1028,11 +1080,24 @@ var requirements = [...]Requirement{
 	{ID: STOP002, Level: Should, Severity: Warning, Area: "STOP", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/stop.md",
 		Text: "The sum of the defer containers' `timeoutSeconds` plus the minimum stop window (2 s) SHOULD NOT exceed `terminationGracePeriodSeconds`."},
 	{ID: STOP003, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
-		Text: "The grace budget MUST be the grace period of the stop request that begins the stop sequence when it gives one, else `terminationGracePeriodSeconds`, counted from the moment the stop sequence begins."},
+		Text: "The grace budget MUST be the grace period of the stop request that begins the stop sequence when it gives one, else `terminationGracePeriodSeconds`, counted from the moment the stop sequence begins.",
+		Clauses: []Clause{
+			{ID: STOP003RequestGrace, Requirement: STOP003, Key: "request-grace", Text: "the grace period of the stop request that begins the stop sequence when it gives one"},
+			{ID: STOP003ManifestGrace, Requirement: STOP003, Key: "manifest-grace", Text: "else `terminationGracePeriodSeconds`"},
+			{ID: STOP003FromBegin, Requirement: STOP003, Key: "from-begin", Text: "counted from the moment the stop sequence begins"},
+		}},
 	{ID: STOP004, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
-		Text: "A runtime MUST set the pod condition `Terminating` to `True` when the stop sequence begins and to `False` when the pod becomes terminal."},
+		Text: "A runtime MUST set the pod condition `Terminating` to `True` when the stop sequence begins and to `False` when the pod becomes terminal.",
+		Clauses: []Clause{
+			{ID: STOP004TrueAtBegin, Requirement: STOP004, Key: "true-at-begin", Text: "set the pod condition `Terminating` to `True` when the stop sequence begins"},
+			{ID: STOP004FalseWhenTerminal, Requirement: STOP004, Key: "false-when-terminal", Text: "to `False` when the pod becomes terminal"},
+		}},
 	{ID: STOP005, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
-		Text: "When the stop sequence begins, a runtime MUST cancel every pending restart of an init or main container, whose last termination then becomes its `state` again."},
+		Text: "When the stop sequence begins, a runtime MUST cancel every pending restart of an init or main container, whose last termination then becomes its `state` again.",
+		Clauses: []Clause{
+			{ID: STOP005Cancel, Requirement: STOP005, Key: "cancel", Text: "cancel every pending restart of an init or main container"},
+			{ID: STOP005LastTermination, Requirement: STOP005, Key: "last-termination", Text: "whose last termination then becomes its `state` again"},
+		}},
 	{ID: STOP006, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
 		Text: "At the reserve point, a runtime MUST send its stop signal to every running main container that has not yet received it, whether or not its `preStop` hook and its dependents have finished."},
 	{ID: STOP007, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
@@ -1040,13 +1105,21 @@ var requirements = [...]Requirement{
 	{ID: STOP008, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
 		Text: "A runtime MUST NOT send SIGKILL to a main container in a graceful stop sequence sooner than the minimum stop window after its stop signal."},
 	{ID: STOP009, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
-		Text: "A runtime MUST stop each sidecar by running its `preStop` hook, if it declares one, and then sending its `stopSignal`."},
+		Text: "A runtime MUST stop each sidecar by running its `preStop` hook, if it declares one, and then sending its `stopSignal`.",
+		Clauses: []Clause{
+			{ID: STOP009PreStop, Requirement: STOP009, Key: "pre-stop", Text: "running its `preStop` hook, if it declares one"},
+			{ID: STOP009StopSignal, Requirement: STOP009, Key: "stop-signal", Text: "and then sending its `stopSignal`"},
+		}},
 	{ID: STOP010, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
 		Text: "At the budget end, a runtime MUST send SIGKILL to every process of the pod that is still running, including hooks, probes, notifier actions and defer containers."},
 	{ID: STOP011, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
 		Text: "A stop request for a pod that is already terminating MUST NOT move the budget end later."},
 	{ID: STOP012, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
-		Text: "When a stop request for a terminating pod gives a grace period that ends before the current budget end, a runtime MUST move the budget end, and with it the reserve point, to the end of that grace period."},
+		Text: "When a stop request for a terminating pod gives a grace period that ends before the current budget end, a runtime MUST move the budget end, and with it the reserve point, to the end of that grace period.",
+		Clauses: []Clause{
+			{ID: STOP012BudgetEnd, Requirement: STOP012, Key: "budget-end", Text: "MUST move the budget end"},
+			{ID: STOP012ReservePoint, Requirement: STOP012, Key: "reserve-point", Text: "and with it the reserve point"},
+		}},
 	{ID: STOP013, Level: Must, Severity: Error, Area: "STOP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",
 		Text: "A stop request for a terminal pod MUST succeed without changing the pod."},
 	{ID: FORCE001, Level: Must, Severity: Error, Area: "FORCE", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/stop.md",

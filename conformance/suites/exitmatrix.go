@@ -161,7 +161,7 @@ func (s *suite) registerExitMatrix() {
 				}
 			}, entries(nil))
 		DescribeTable("restarts follow the effective restart policy and exits that will be restarted do not count",
-			req(spec.RST002, spec.RST003, spec.RST006, spec.EXIT002),
+			req(spec.RST002, spec.RST003Always, spec.RST003OnFailure, spec.RST003ExactlyWhen, spec.RST006, spec.EXIT002),
 			func(ctx SpecContext, r exitRow) {
 				out := s.await(ctx, scen[r.key])
 				c := out.Final.Container("a")

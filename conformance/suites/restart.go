@@ -51,7 +51,7 @@ func (s *suite) registerRestart() {
 			Main("a", fw.ExitAfter(0, ms(100)).Codes("1", "1", "1", "0")),
 	}
 	s.ordered("Back-off cap", capped, func(get func() *fw.Outcome) {
-		It("caps the back-off at maxSeconds, from the restart whose delay would exceed it on", req(spec.RST008), func() {
+		It("caps the back-off at maxSeconds, from the restart whose delay would exceed it on", req(spec.RST008Growth, spec.RST008Cap, spec.RST008FromFinishedAt), func() {
 			tl := get().Timeline
 			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
 			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a"))
@@ -88,7 +88,7 @@ func (s *suite) registerRestart() {
 			Expect(out).To(HaveLen(3), "a reports once per instance\n%s", get().Timeline)
 			return out
 		}
-		It("runs every restart as a new instance with a fresh root filesystem and a new containerID", req(spec.RST004, spec.IMG009), func() {
+		It("runs every restart as a new instance with a fresh root filesystem and a new containerID", req(spec.RST004FreshRootfs, spec.RST004NewContainerId, spec.IMG009), func() {
 			for i, r := range reports() {
 				Expect(r.FreshRootfs).To(BeTrue(), "instance %d saw the marker an earlier instance left in its root filesystem", i+1)
 				Expect(r.RootfsWritable).To(BeTrue(), "instance %d could not write its root filesystem", i+1)
@@ -120,7 +120,7 @@ func (s *suite) registerRestart() {
 				Expect(inst[i-1].End.Before(inst[i].Start)).To(BeTrue(), "instance %d ended before instance %d started\n%s", i, i+1, get().Timeline)
 			}
 		})
-		It("waits the back-off delay after each exit, neither shorter nor much longer", req(spec.RST008, spec.TIME001, spec.TIME002), func() {
+		It("waits the back-off delay after each exit, neither shorter nor much longer", req(spec.RST008Growth, spec.RST008FromFinishedAt, spec.TIME001, spec.TIME002), func() {
 			tl := get().Timeline
 			exits := tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, "a"))
 			starts := tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, "a"))

@@ -42,7 +42,7 @@ func (s *suite) registerSidecars() {
 			tl := get().Timeline
 			Expect(endedBefore(tl, "app", "s2's stop signal", fw.ProbeEvent("s2", probe.TypeSignal))).To(Succeed())
 		})
-		It("stops each sidecar with its stop signal", req(spec.STOP009), func() {
+		It("stops each sidecar with its stop signal", req(spec.STOP009StopSignal), func() {
 			tl := get().Timeline
 			Expect(tl.Happened("SIGTERM received by s1", probeSignal("s1", "SIGTERM"))).To(Succeed())
 			Expect(tl.Happened("SIGTERM received by s2", probeSignal("s2", "SIGTERM"))).To(Succeed())

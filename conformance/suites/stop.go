@@ -47,7 +47,7 @@ func (s *suite) registerStop() {
 	s.ordered("The stop sequence", seq, func(get func() *fw.Outcome) {
 		preStopStart := func(c string) fw.Matcher { return fw.HandlerEvent(c, "preStop", probe.TypeHandlerStart) }
 		preStopEnd := func(c string) fw.Matcher { return fw.HandlerEvent(c, "preStop", probe.TypeHandlerEnd) }
-		It("sets the condition Terminating to True when the stop sequence begins and to False when the pod is terminal", req(spec.STOP004), func() {
+		It("sets the condition Terminating to True when the stop sequence begins and to False when the pod is terminal", req(spec.STOP004TrueAtBegin, spec.STOP004FalseWhenTerminal), func() {
 			Expect(get().Pod.Notes()).To(HaveKeyWithValue("terminating-after-stop", string(v1alpha1.ConditionTrue)), "Terminating right after the stop request")
 			c := get().Final.Condition(v1alpha1.PodTerminating)
 			Expect(c).NotTo(BeNil(), "%s", get().Final)
@@ -113,7 +113,7 @@ func (s *suite) registerStop() {
 				Expect(get().Timeline.NotRestarted(c)).To(Succeed())
 			}
 		})
-		It("stops the sidecar last, with its stop signal", req(spec.HB014, spec.STOP009), func() {
+		It("stops the sidecar last, with its stop signal", req(spec.HB014, spec.STOP009StopSignal), func() {
 			tl := get().Timeline
 			for _, c := range []string{"db", "api", "other"} {
 				Expect(endedBefore(tl, c, "s1's stop signal", probeSignal("s1", "SIGTERM"))).To(Succeed())
@@ -146,7 +146,7 @@ func (s *suite) registerStop() {
 		Drive: fw.StopWhen("both started", fw.AllStarted("stubborn", "polite"), nil, false),
 	}
 	s.ordered("The grace budget", budget, func(get func() *fw.Outcome) {
-		It("kills what still runs at the budget end, counted from the stop request, and not before", req(spec.STOP003, spec.STOP010, spec.TIME001, spec.TIME002), func() {
+		It("kills what still runs at the budget end, counted from the stop request, and not before", req(spec.STOP003ManifestGrace, spec.STOP003FromBegin, spec.STOP010, spec.TIME001, spec.TIME002), func() {
 			tl := get().Timeline
 			tol := s.f.Tolerances()
 			from := fw.RuntimeEv(runtimev1.EventStopRequested, "")

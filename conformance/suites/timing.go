@@ -129,7 +129,7 @@ func (s *suite) registerTiming() {
 		It("reports the container waiting with reason BackOff", req(spec.RST010), func() {
 			Expect(get().Pod.Notes()).To(HaveKeyWithValue("a-waiting-reason", "BackOff"))
 		})
-		It("cancels the pending restart when the stop sequence begins, and shows the last termination again", req(spec.STOP005, spec.MAIN002), func() {
+		It("cancels the pending restart when the stop sequence begins, and shows the last termination again", req(spec.STOP005Cancel, spec.STOP005LastTermination, spec.MAIN002), func() {
 			out := get()
 			Expect(out.Timeline.NotRestarted("a")).To(Succeed())
 			t := out.Final.Terminated("a")
@@ -185,7 +185,7 @@ func (s *suite) registerTiming() {
 		},
 	}
 	s.ordered("A second stop request with a longer grace period", later, func(get func() *fw.Outcome) {
-		It("does not move the budget end later", req(spec.STOP011, spec.STOP003), func() {
+		It("does not move the budget end later", req(spec.STOP011, spec.STOP003RequestGrace, spec.STOP003FromBegin), func() {
 			tl := get().Timeline
 			Expect(tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))).To(HaveLen(2), "%s", tl)
 			Expect(tl.WithinBudget("first stop request to SIGKILL", fw.RuntimeEv(runtimev1.EventStopRequested, ""), runtimeSignal("stubborn", "SIGKILL"), firstGrace*time.Second, s.f.Tolerances().Reaction)).To(Succeed())
@@ -203,7 +203,7 @@ func (s *suite) registerTiming() {
 		},
 	}
 	s.ordered("A second stop request with a shorter grace period", earlier, func(get func() *fw.Outcome) {
-		It("moves the budget end to the end of the shorter grace period", req(spec.STOP012, spec.TIME001, spec.TIME002), func() {
+		It("moves the budget end to the end of the shorter grace period", req(spec.STOP012BudgetEnd, spec.TIME001, spec.TIME002), func() {
 			tl := get().Timeline
 			reqs := tl.All(fw.RuntimeEv(runtimev1.EventStopRequested, ""))
 			Expect(reqs).To(HaveLen(2), "%s", tl)

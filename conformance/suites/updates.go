@@ -903,7 +903,7 @@ func (s *suite) registerUpdateThenStop() {
 		},
 	}
 	s.ordered("A stop request during an update's replacement", sc, func(get func() *fw.Outcome) {
-		It("gets the stop request's grace budget, not what is left of the update's, and one stop signal", req(spec.STOP003, spec.STOP007), func() {
+		It("gets the stop request's grace budget, not what is left of the update's, and one stop signal", req(spec.STOP003RequestGrace, spec.STOP003FromBegin, spec.STOP007), func() {
 			out := get()
 			tl := out.Timeline
 			tol := s.f.Tolerances()

@@ -667,6 +667,10 @@ const (
 // The ID of every clause of a requirement that has several, in registry order; the comment is
 // the words of the sentence the clause covers.
 const (
+	// DEP008Started only while it is Started
+	DEP008Started = "DEP-008.started"
+	// DEP008SuccessThreshold its probe has most recently reached `successThreshold` consecutive successes
+	DEP008SuccessThreshold = "DEP-008.success-threshold"
 	// EXIT005FirstFailure the policy MUST fire at the first terminal failure of a main container
 	EXIT005FirstFailure = "EXIT-005.first-failure"
 	// EXIT005AllSucceeded when every main container has exited terminally with success
@@ -675,6 +679,10 @@ const (
 	EXIT006Failed = "EXIT-006.failed"
 	// EXIT006Completed else `Completed`
 	EXIT006Completed = "EXIT-006.completed"
+	// EXIT007AtMostOnce fire at most once per pod
+	EXIT007AtMostOnce = "EXIT-007.at-most-once"
+	// EXIT007NotAfterStop never after the stop sequence has begun
+	EXIT007NotAfterStop = "EXIT-007.not-after-stop"
 	// EXIT009Pending as `Pending` from its creation until its first main container starts
 	EXIT009Pending = "EXIT-009.pending"
 	// EXIT009Running `Running` from then until the pod is terminal
@@ -755,6 +763,28 @@ const (
 	RST008Cap = "RST-008.cap"
 	// RST008FromFinishedAt after the `finishedAt` of the instance it replaces
 	RST008FromFinishedAt = "RST-008.from-finished-at"
+	// HOOK007Period start each attempt of a probe `periodSeconds` after the previous attempt started
+	HOOK007Period = "HOOK-007.period"
+	// HOOK007Overrun or as soon as that attempt ended, if it took longer
+	HOOK007Overrun = "HOOK-007.overrun"
+	// HOOK007InitialDelay the first one `initialDelaySeconds` after the probe becomes active
+	HOOK007InitialDelay = "HOOK-007.initial-delay"
+	// HOOK009Threshold kill an instance whose `startupProbe` fails `failureThreshold` consecutive times
+	HOOK009Threshold = "HOOK-009.threshold"
+	// HOOK009Unhealthy record its end as a failure with reason `Unhealthy`
+	HOOK009Unhealthy = "HOOK-009.unhealthy"
+	// HOOK010Threshold When a `livenessProbe` fails `failureThreshold` consecutive times
+	HOOK010Threshold = "HOOK-010.threshold"
+	// HOOK010StopSignal send the container its `stopSignal`
+	HOOK010StopSignal = "HOOK-010.stop-signal"
+	// HOOK010KillAfterGrace then SIGKILL after `terminationGracePeriodSeconds`
+	HOOK010KillAfterGrace = "HOOK-010.kill-after-grace"
+	// HOOK010Unhealthy record the end as a failure with reason `Unhealthy`
+	HOOK010Unhealthy = "HOOK-010.unhealthy"
+	// HOOK013AtThreshold report a Ready container as `ready: false` once
+	HOOK013AtThreshold = "HOOK-013.at-threshold"
+	// HOOK013NotBefore and not before
+	HOOK013NotBefore = "HOOK-013.not-before"
 	// STOP003RequestGrace the grace period of the stop request that begins the stop sequence when it gives one
 	STOP003RequestGrace = "STOP-003.request-grace"
 	// STOP003ManifestGrace else `terminationGracePeriodSeconds`
@@ -777,6 +807,24 @@ const (
 	STOP012BudgetEnd = "STOP-012.budget-end"
 	// STOP012ReservePoint and with it the reserve point
 	STOP012ReservePoint = "STOP-012.reserve-point"
+	// DEFER012True `True` if every defer's run succeeded
+	DEFER012True = "DEFER-012.true"
+	// DEFER012Failed `False` with reason `DeferFailed` if a run failed
+	DEFER012Failed = "DEFER-012.failed"
+	// DEFER012Skipped `DeferSkipped` otherwise
+	DEFER012Skipped = "DEFER-012.skipped"
+	// NOTIF013Failed phase `Failed` if a delivery in it failed
+	NOTIF013Failed = "NOTIF-013.failed"
+	// NOTIF013Succeeded else `Succeeded` if one succeeded
+	NOTIF013Succeeded = "NOTIF-013.succeeded"
+	// NOTIF013Skipped else `Skipped`
+	NOTIF013Skipped = "NOTIF-013.skipped"
+	// NOTIF014Failed `Failed` if a record failed
+	NOTIF014Failed = "NOTIF-014.failed"
+	// NOTIF014Succeeded else `Succeeded` if one succeeded
+	NOTIF014Succeeded = "NOTIF-014.succeeded"
+	// NOTIF014Skipped else `Skipped`
+	NOTIF014Skipped = "NOTIF-014.skipped"
 )
 
 // requirements is the registry, in its order.
@@ -860,7 +908,11 @@ var requirements = [...]Requirement{
 	{ID: DEP007, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
 		Text: "A runtime MUST report a container as `started: true` only once its process is running, its `postStart` hook has succeeded and its `startupProbe`, if declared, has passed."},
 	{ID: DEP008, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
-		Text: "A runtime MUST report a container with a `readinessProbe` as `ready: true` only while it is Started and its probe has most recently reached `successThreshold` consecutive successes."},
+		Text: "A runtime MUST report a container with a `readinessProbe` as `ready: true` only while it is Started and its probe has most recently reached `successThreshold` consecutive successes.",
+		Clauses: []Clause{
+			{ID: DEP008Started, Requirement: DEP008, Key: "started", Text: "only while it is Started"},
+			{ID: DEP008SuccessThreshold, Requirement: DEP008, Key: "success-threshold", Text: "its probe has most recently reached `successThreshold` consecutive successes"},
+		}},
 	{ID: DEP009, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
 		Text: "A runtime MUST report a container without a `readinessProbe` as `ready: true` exactly while it is Started and running."},
 	{ID: DEP010, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
@@ -892,7 +944,11 @@ var requirements = [...]Requirement{
 			{ID: EXIT006Completed, Requirement: EXIT006, Key: "completed", Text: "else `Completed`"},
 		}},
 	{ID: EXIT007, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
-		Text: "The exit policy MUST fire at most once per pod, and never after the stop sequence has begun."},
+		Text: "The exit policy MUST fire at most once per pod, and never after the stop sequence has begun.",
+		Clauses: []Clause{
+			{ID: EXIT007AtMostOnce, Requirement: EXIT007, Key: "at-most-once", Text: "fire at most once per pod"},
+			{ID: EXIT007NotAfterStop, Requirement: EXIT007, Key: "not-after-stop", Text: "never after the stop sequence has begun"},
+		}},
 	{ID: EXIT008, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
 		Text: "A runtime MUST evaluate the exit policy on terminal exits in event order."},
 	{ID: EXIT009, Level: Must, Severity: Error, Area: "EXIT", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/exit.md",
@@ -1048,19 +1104,38 @@ var requirements = [...]Requirement{
 	{ID: HOOK006, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
 		Text: "A runtime MUST kill the whole process tree of a probe attempt that exceeds `timeoutSeconds`."},
 	{ID: HOOK007, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
-		Text: "A runtime MUST start each attempt of a probe `periodSeconds` after the previous attempt started (or as soon as that attempt ended, if it took longer), and the first one `initialDelaySeconds` after the probe becomes active."},
+		Text: "A runtime MUST start each attempt of a probe `periodSeconds` after the previous attempt started (or as soon as that attempt ended, if it took longer), and the first one `initialDelaySeconds` after the probe becomes active.",
+		Clauses: []Clause{
+			{ID: HOOK007Period, Requirement: HOOK007, Key: "period", Text: "start each attempt of a probe `periodSeconds` after the previous attempt started"},
+			{ID: HOOK007Overrun, Requirement: HOOK007, Key: "overrun", Text: "or as soon as that attempt ended, if it took longer"},
+			{ID: HOOK007InitialDelay, Requirement: HOOK007, Key: "initial-delay", Text: "the first one `initialDelaySeconds` after the probe becomes active"},
+		}},
 	{ID: HOOK008, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
 		Text: "A runtime MUST kill an instance whose `postStart` hook fails, and record its end as a failure with reason `StartError`."},
 	{ID: HOOK009, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
-		Text: "A runtime MUST kill an instance whose `startupProbe` fails `failureThreshold` consecutive times, and record its end as a failure with reason `Unhealthy`."},
+		Text: "A runtime MUST kill an instance whose `startupProbe` fails `failureThreshold` consecutive times, and record its end as a failure with reason `Unhealthy`.",
+		Clauses: []Clause{
+			{ID: HOOK009Threshold, Requirement: HOOK009, Key: "threshold", Text: "kill an instance whose `startupProbe` fails `failureThreshold` consecutive times"},
+			{ID: HOOK009Unhealthy, Requirement: HOOK009, Key: "unhealthy", Text: "record its end as a failure with reason `Unhealthy`"},
+		}},
 	{ID: HOOK010, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
-		Text: "When a `livenessProbe` fails `failureThreshold` consecutive times, a runtime MUST send the container its `stopSignal`, then SIGKILL after `terminationGracePeriodSeconds`, and record the end as a failure with reason `Unhealthy`."},
+		Text: "When a `livenessProbe` fails `failureThreshold` consecutive times, a runtime MUST send the container its `stopSignal`, then SIGKILL after `terminationGracePeriodSeconds`, and record the end as a failure with reason `Unhealthy`.",
+		Clauses: []Clause{
+			{ID: HOOK010Threshold, Requirement: HOOK010, Key: "threshold", Text: "When a `livenessProbe` fails `failureThreshold` consecutive times"},
+			{ID: HOOK010StopSignal, Requirement: HOOK010, Key: "stop-signal", Text: "send the container its `stopSignal`"},
+			{ID: HOOK010KillAfterGrace, Requirement: HOOK010, Key: "kill-after-grace", Text: "then SIGKILL after `terminationGracePeriodSeconds`"},
+			{ID: HOOK010Unhealthy, Requirement: HOOK010, Key: "unhealthy", Text: "record the end as a failure with reason `Unhealthy`"},
+		}},
 	{ID: HOOK011, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
 		Text: "A runtime MUST run `preStop` hooks only in the stop sequence, never when a container exits on its own, is restarted, is killed after a probe failure, is replaced by an update, or is killed by a forced stop."},
 	{ID: HOOK012, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
 		Text: "A `preStop` hook that fails or is abandoned MUST NOT keep the runtime from sending the container's stop signal."},
 	{ID: HOOK013, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
-		Text: "A runtime MUST report a Ready container as `ready: false` once, and not before, its `readinessProbe` has failed `failureThreshold` consecutive times."},
+		Text: "A runtime MUST report a Ready container as `ready: false` once, and not before, its `readinessProbe` has failed `failureThreshold` consecutive times.",
+		Clauses: []Clause{
+			{ID: HOOK013AtThreshold, Requirement: HOOK013, Key: "at-threshold", Text: "report a Ready container as `ready: false` once"},
+			{ID: HOOK013NotBefore, Requirement: HOOK013, Key: "not-before", Text: "and not before"},
+		}},
 	{ID: HOOK014, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/probes-hooks.md",
 		Text: "The `port` of an `httpGet` or `tcpSocket` handler MUST be a port number from 1 to 65535 or the `name` of one of the same container's `ports`, and the `port` of a `grpc` handler a port number."},
 	{ID: HOOK015, Level: Must, Severity: Error, Area: "HOOK", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/probes-hooks.md",
@@ -1159,7 +1234,12 @@ var requirements = [...]Requirement{
 	{ID: DEFER011, Level: Must, Severity: Error, Area: "DEFER", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/defer.md",
 		Text: "The result of a defer container MUST NOT change the pod's `phase`, `exitCode` or `decidedBy`, nor restart any container."},
 	{ID: DEFER012, Level: Must, Severity: Error, Area: "DEFER", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/defer.md",
-		Text: "When a pod with defer containers becomes terminal, a runtime MUST set its condition `DeferCompleted` to `True` if every defer's run succeeded, else to `False` with reason `DeferFailed` if a run failed and `DeferSkipped` otherwise."},
+		Text: "When a pod with defer containers becomes terminal, a runtime MUST set its condition `DeferCompleted` to `True` if every defer's run succeeded, else to `False` with reason `DeferFailed` if a run failed and `DeferSkipped` otherwise.",
+		Clauses: []Clause{
+			{ID: DEFER012True, Requirement: DEFER012, Key: "true", Text: "`True` if every defer's run succeeded"},
+			{ID: DEFER012Failed, Requirement: DEFER012, Key: "failed", Text: "`False` with reason `DeferFailed` if a run failed"},
+			{ID: DEFER012Skipped, Requirement: DEFER012, Key: "skipped", Text: "`DeferSkipped` otherwise"},
+		}},
 	{ID: DEFER013, Level: Must, Severity: Error, Area: "DEFER", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/defer.md",
 		Text: "A runtime MUST persist a defer container's status before the defer starts and again after its run ends."},
 	{ID: DEFER014, Level: Must, Severity: Error, Area: "DEFER", Profile: ProfileDefer, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/defer.md",
@@ -1221,9 +1301,19 @@ var requirements = [...]Requirement{
 	{ID: NOTIF012, Level: Must, Severity: Error, Area: "NOTIF", Profile: ProfileNotifier, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/notifiers.md",
 		Text: "For a pod targeted at its creation (`AllPods`), a runtime MUST deliver to each declaring container when it first becomes eligible, or record the delivery `Skipped` with reason `NotEligible` if the container or the pod ends first."},
 	{ID: NOTIF013, Level: Must, Severity: Error, Area: "NOTIF", Profile: ProfileNotifier, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/notifiers.md",
-		Text: "A final pod record MUST have phase `Failed` if a delivery in it failed, else `Succeeded` if one succeeded, else `Skipped`."},
+		Text: "A final pod record MUST have phase `Failed` if a delivery in it failed, else `Succeeded` if one succeeded, else `Skipped`.",
+		Clauses: []Clause{
+			{ID: NOTIF013Failed, Requirement: NOTIF013, Key: "failed", Text: "phase `Failed` if a delivery in it failed"},
+			{ID: NOTIF013Succeeded, Requirement: NOTIF013, Key: "succeeded", Text: "else `Succeeded` if one succeeded"},
+			{ID: NOTIF013Skipped, Requirement: NOTIF013, Key: "skipped", Text: "else `Skipped`"},
+		}},
 	{ID: NOTIF014, Level: Must, Severity: Error, Area: "NOTIF", Profile: ProfileNotifier, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/notifiers.md",
-		Text: "Once every pod record of a `PreExistingPods` Notification is final, its `status.phase` MUST be `Failed` if a record failed, else `Succeeded` if one succeeded, else `Skipped`."},
+		Text: "Once every pod record of a `PreExistingPods` Notification is final, its `status.phase` MUST be `Failed` if a record failed, else `Succeeded` if one succeeded, else `Skipped`.",
+		Clauses: []Clause{
+			{ID: NOTIF014Failed, Requirement: NOTIF014, Key: "failed", Text: "`Failed` if a record failed"},
+			{ID: NOTIF014Succeeded, Requirement: NOTIF014, Key: "succeeded", Text: "else `Succeeded` if one succeeded"},
+			{ID: NOTIF014Skipped, Requirement: NOTIF014, Key: "skipped", Text: "else `Skipped`"},
+		}},
 	{ID: NOTIF015, Level: Must, Severity: Error, Area: "NOTIF", Profile: ProfileNotifier, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/notifiers.md",
 		Text: "The `status.phase` of an `AllPods` Notification MUST NOT become `Succeeded`, `Failed` or `Skipped` while the Notification exists."},
 	{ID: NOTIF016, Level: Must, Severity: Error, Area: "NOTIF", Profile: ProfileNotifier, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/notifiers.md",

@@ -61,7 +61,7 @@ func (s *suite) registerDeferOrder() {
 				Expect(c.State.Skipped.Reason).To(Equal(v1alpha1.ReasonForced), "%s\n%s", d, st)
 			}
 		})
-		It("set DeferCompleted to False with reason DeferSkipped: no run failed, some were skipped", req(spec.DEFER012), func() {
+		It("set DeferCompleted to False with reason DeferSkipped: no run failed, some were skipped", req(spec.DEFER012Skipped), func() {
 			expectDeferCompleted(get(), deferSkipped)
 		})
 	})

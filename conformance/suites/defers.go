@@ -308,7 +308,7 @@ func (s *suite) registerDeferSequence() {
 				Expect(r.Files).To(HaveKeyWithValue(file, want), "%s reads %s", d, file)
 			}
 		})
-		It("set DeferCompleted to True when every run succeeded", req(spec.DEFER012), func() {
+		It("set DeferCompleted to True when every run succeeded", req(spec.DEFER012True), func() {
 			expectDeferCompleted(get(), "")
 		})
 	})
@@ -363,7 +363,7 @@ func (s *suite) registerDeferOutcomes() {
 				Expect(out.Timeline.NotRestarted("app")).To(Succeed())
 			}, entries(nil))
 		DescribeTable("DeferCompleted is True when every run succeeded, else False with DeferFailed when a run failed",
-			req(spec.DEFER012),
+			req(spec.DEFER012True, spec.DEFER012Failed),
 			func(ctx SpecContext, r deferOutcomeRow) {
 				want := ""
 				if r.failed {

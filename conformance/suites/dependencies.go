@@ -88,7 +88,7 @@ func (s *suite) registerDependencies() {
 				Expect(tl.Before(c+" starts before db is Ready", fw.ProbeEvent(c, probe.TypeStart), fw.RuntimeEv(runtimev1.EventContainerReady, "db"))).To(Succeed())
 			}
 		})
-		It("reports a container Ready only after its readiness probe succeeded", req(spec.DEP008), func() {
+		It("reports a container Ready only after its readiness probe succeeded", req(spec.DEP008SuccessThreshold), func() {
 			tl := get().Timeline
 			success := func(e fw.Entry) bool {
 				return fw.ProbeEvent("db", probe.TypeCheck)(e) && e.Probe.Result == "success"

@@ -123,7 +123,7 @@ func (s *suite) registerExitMatrix() {
 			}, entries(nil))
 		DescribeTable("the policy fires once, at the right exit, with the right termination reason",
 			req(spec.EXIT003, spec.EXIT004, spec.EXIT005FirstFailure, spec.EXIT005AllSucceeded, spec.EXIT006Failed, spec.EXIT006Completed,
-				spec.EXIT007, spec.EXIT020),
+				spec.EXIT007AtMostOnce, spec.EXIT020),
 			func(ctx SpecContext, r exitRow) {
 				out := s.await(ctx, scen[r.key])
 				Expect(out.Final.Reason).To(Equal(r.reason), "status.reason\n%s", out.Final)

@@ -128,14 +128,14 @@ func (s *suite) registerProbes() {
 			Expect(t.Reason).To(Equal(v1alpha1.ReasonStartError), "%s", out.Final)
 			Expect(out.Final.Phase).To(Equal(v1alpha1.PodFailed), "a StartError is a failure\n%s", out.Final)
 		})
-		It("kills an instance whose startup probe keeps failing and records Unhealthy", req(spec.HOOK009), func() {
+		It("kills an instance whose startup probe keeps failing and records Unhealthy", req(spec.HOOK009Threshold, spec.HOOK009Unhealthy), func() {
 			out := get()
 			t := out.Final.Terminated("unstartable")
 			Expect(t).NotTo(BeNil(), "%s", out.Final)
 			Expect(t.Reason).To(Equal("Unhealthy"), "%s", out.Final)
 			Expect(countMatches(out.Timeline, check("unstartable", "startup"))).To(BeNumerically(">=", 2), "failureThreshold 2 attempts\n%s", out.Timeline)
 		})
-		It("stops an instance whose liveness probe keeps failing with its stop signal and records Unhealthy", req(spec.HOOK010), func() {
+		It("stops an instance whose liveness probe keeps failing with its stop signal and records Unhealthy", req(spec.HOOK010StopSignal, spec.HOOK010Unhealthy), func() {
 			out := get()
 			Expect(out.Timeline.Happened("unhealthy receives SIGTERM", probeSignal("unhealthy", "SIGTERM"))).To(Succeed())
 			t := out.Final.Terminated("unhealthy")
@@ -223,7 +223,7 @@ func (s *suite) registerReadinessLoss() {
 		},
 	}
 	s.ordered("A readiness probe that starts failing", sc, func(get func() *fw.Outcome) {
-		It("makes its Ready container not Ready at the failureThreshold-th consecutive failure, not before or after", req(spec.HOOK013), func() {
+		It("makes its Ready container not Ready at the failureThreshold-th consecutive failure, not before or after", req(spec.HOOK013AtThreshold, spec.HOOK013NotBefore), func() {
 			out := get()
 			fails := failuresAfterReady(out.Timeline)
 			Expect(len(fails)).To(BeNumerically(">=", 3), "three failed readiness checks after Ready\n%s", out.Timeline)
@@ -252,7 +252,7 @@ func (s *suite) registerLivenessThreshold() {
 			Main("doomed", fw.Loop(), fw.Liveness(fw.CheckMarker("never-created"), fw.ProbeTiming{PeriodSeconds: 2, FailureThreshold: 2})),
 	}
 	s.ordered("A liveness probe that never succeeds", sc, func(get func() *fw.Outcome) {
-		It("stops its container at the failureThreshold-th consecutive failure, not after", req(spec.HOOK010), func() {
+		It("stops its container at the failureThreshold-th consecutive failure, not after", req(spec.HOOK010Threshold, spec.HOOK010StopSignal, spec.HOOK010Unhealthy), func() {
 			out := get()
 			tl := out.Timeline
 			kill, ok := tl.First(runtimeSignal("doomed", "SIGTERM"))

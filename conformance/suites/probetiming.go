@@ -55,7 +55,7 @@ func (s *suite) registerProbeTiming() {
 		}, nil, false),
 	}
 	s.ordered("Probe attempt timing", sc, func(get func() *fw.Outcome) {
-		It("starts the first attempt initialDelaySeconds after the probe became active, then one every periodSeconds", req(spec.HOOK007), func() {
+		It("starts the first attempt initialDelaySeconds after the probe became active, then one every periodSeconds", req(spec.HOOK007Period, spec.HOOK007InitialDelay), func() {
 			tl, tol := get().Timeline, s.f.Tolerances()
 			started := fw.RuntimeEv(runtimev1.EventContainerStarted, "r")
 			// With no postStart and no startup probe, the readiness probe is active once r started.

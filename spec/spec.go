@@ -100,7 +100,7 @@ type Requirement struct {
 // Clause is one part of a requirement's sentence that a runtime can break while meeting the
 // rest: a conformance spec labelled with it checks it, a mutant that lists it breaks it.
 type Clause struct {
-	// ID is the requirement's ID, a dot and the key (e.g. STAT-002.signal); it is also the value
+	// ID is the requirement's ID, a dot and the key (e.g. STAT-002.only-if-killed); it is also the value
 	// of the label clause:ID on a conformance spec.
 	ID string `json:"id"`
 	// Requirement is the ID of the requirement the clause belongs to.
@@ -177,7 +177,7 @@ var byClause = func() map[string][2]int {
 	return m
 }()
 
-// LookupClause returns the clause with the given ID (STAT-002.signal), and false for an ID that
+// LookupClause returns the clause with the given ID (STAT-002.only-if-killed), and false for an ID that
 // names no clause (a requirement's own ID included).
 func LookupClause(id string) (Clause, bool) {
 	at, ok := byClause[id]

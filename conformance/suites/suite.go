@@ -211,7 +211,7 @@ func reqIDs(labels []string) []string {
 	return out
 }
 
-// ClauseLabel is the key of the label that names a clause a spec checks: clause:STAT-002.signal.
+// ClauseLabel is the key of the label that names a clause a spec checks: clause:STAT-002.only-if-killed.
 const ClauseLabel = "clause:"
 
 // clauseIDs extracts clause IDs from labels.
@@ -226,7 +226,7 @@ func clauseIDs(labels []string) []string {
 }
 
 // req labels a spec with the requirements it checks: req:ID for a requirement's ID, and for a
-// clause's ID (spec.STAT002Signal) both clause:ID and req: of its requirement, so that a spec of a
+// clause's ID (spec.STAT002OnlyIfKilled) both clause:ID and req: of its requirement, so that a spec of a
 // clause is a spec of its requirement too. A spec labelled with a requirement's ID alone checks
 // the requirement, not any one of its clauses.
 func req(ids ...string) Labels {

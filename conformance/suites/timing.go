@@ -34,7 +34,8 @@ func (s *suite) registerTiming() {
 	// status takes longer than that answer after the main container started). app ignores its
 	// SIGTERM, so the pod stays terminating after the stop request until the harness, having
 	// read the status while app still runs (it reported its SIGTERM), forces the stop: that
-	// status must not hold the result or finishedAt yet (EXIT-019, EXIT-011).
+	// status must not hold the result or finishedAt yet (EXIT-019, EXIT-011), and must hold the
+	// termination reason already (EXIT-020).
 	phases := &fw.Scenario{
 		Short: "phases",
 		Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
@@ -70,6 +71,7 @@ func (s *suite) registerTiming() {
 			if st, err := p.Status(ctx); err == nil {
 				p.Note("exitcode-set-terminating", boolString(st.ExitCode != nil || st.DecidedBy != ""))
 				p.Note("finishedat-set-terminating", boolString(st.FinishedAt != nil))
+				p.Note("reason-terminating", st.Reason)
 			}
 			return p.Stop(ctx, nil, true)
 		},
@@ -95,6 +97,10 @@ func (s *suite) registerTiming() {
 			Expect(ok).To(BeTrue(), "app received its SIGTERM\n%s", tl)
 			Expect(st.FinishedAt.Before(sig.Time)).To(BeFalse(), "finishedAt %s is before app reported its SIGTERM (%s), while the pod was still terminating\n%s", st.FinishedAt, sig.Time, tl)
 			Expect(out.Pod.Notes()).To(HaveKeyWithValue("finishedat-set-terminating", "false"), "finishedAt set while the pod was terminating")
+		})
+		It("sets status.reason to the termination reason when the stop sequence begins, before the pod is terminal", req(spec.EXIT020SetAtStop), func() {
+			Expect(get().Pod.Notes()).To(HaveKeyWithValue("reason-terminating", "Stopped"),
+				"status.reason while the pod was terminating (app had ignored its SIGTERM): a stop request's termination reason")
 		})
 		It("sets neither exitCode nor decidedBy before the pod is terminal", req(spec.EXIT019ExitCode, spec.EXIT019DecidedBy), func() {
 			notes := get().Pod.Notes()

@@ -103,7 +103,7 @@ func readSpecs(r io.Reader) ([]spec, error) {
 				labels = append(labels, l...)
 			}
 			for _, l := range labels {
-				// A clause's label (clause:STAT-002.signal) names what a mutant's breaks may list too.
+				// A clause's label (clause:STAT-002.only-if-killed) names what a mutant's breaks may list too.
 				id, ok := strings.CutPrefix(l, "req:")
 				if !ok {
 					id, ok = strings.CutPrefix(l, "clause:")

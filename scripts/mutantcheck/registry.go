@@ -20,7 +20,7 @@ import (
 type Mutant struct {
 	// Name is the stem of its patch, reference/mutants/NAME.patch.
 	Name string `yaml:"name"`
-	// Breaks lists the requirements, or clauses of requirements (STAT-002.signal), whose specs
+	// Breaks lists the requirements, or clauses of requirements (STAT-002.only-if-killed), whose specs
 	// must catch it: a spec labelled req:ID, or clause:ID for a clause, fails in its It.
 	Breaks []string `yaml:"breaks"`
 	// LabelFilter and Focus select the conformance specs run against it.

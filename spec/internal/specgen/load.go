@@ -34,7 +34,7 @@ type clause struct {
 }
 
 // clauseKey is the shape of a clause's key: lower-case words joined by hyphens. The key follows
-// the requirement ID after a dot in the clause's ID (STAT-002.signal), which must be a valid
+// the requirement ID after a dot in the clause's ID (STAT-002.only-if-killed), which must be a valid
 // Ginkgo label value: no '&|!,()/' and no spaces.
 var clauseKey = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 

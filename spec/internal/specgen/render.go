@@ -21,7 +21,7 @@ const (
 // constName is the Go constant of a requirement ID: MAN-001 → MAN001.
 func constName(id string) string { return strings.ReplaceAll(id, "-", "") }
 
-// clauseID is the ID of a requirement's clause: STAT-002 and signal → STAT-002.signal.
+// clauseID is the ID of a requirement's clause: STAT-002 and signal → STAT-002.only-if-killed.
 func clauseID(id, key string) string { return id + "." + key }
 
 // clauseConstName is the Go constant of a clause's ID: STAT-002 and exit-code → STAT002ExitCode.

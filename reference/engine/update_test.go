@@ -30,9 +30,10 @@ import (
 // The in-place update scenarios (docs/spec/update.md) call Engine.Update directly, as the
 // supervisor's update handler does.
 
-// looper is a main container body that records $V in /data/NAME, then runs until SIGTERM.
+// looper is a main container body that records $V in /data/NAME, then runs until SIGTERM; it
+// touches /data/NAME.armed.$V once its SIGTERM trap is set (endedOnItsTrap).
 func looper(name string) string {
-	return `echo $V >> /data/` + name + `; trap 'exit 0' TERM; while true; do sleep 0.05; done`
+	return `echo $V >> /data/` + name + `; trap 'exit 0' TERM; touch /data/` + name + `.armed.$V; while true; do sleep 0.05; done`
 }
 
 // updNext returns the pod's stored manifest (without status), to be changed by the test.

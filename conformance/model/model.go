@@ -128,6 +128,18 @@ func Rules(pod *v1alpha1.Pod) []string {
 	return sortedKeys(set)
 }
 
+// Judged lists every requirement the model judges on some history, sorted: the union of the rules
+// table's IDs, whatever the manifest (scripts/mutantcheck's `model` count reads it).
+func Judged() []string {
+	set := map[string]bool{}
+	for _, r := range rules {
+		for _, id := range r.ids {
+			set[id] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
 // Check replays a history and judges it.
 func Check(h History, opts Options) *Verdict {
 	rp := newReplay(h, opts)

@@ -173,12 +173,16 @@ func (h *hist) fire(ms int, c string) *hist {
 
 func (h *hist) terminating(ms int) *hist { return h.add(ms, runtimev1.EventPodTerminating, "") }
 
-// finish records PodFinished and the matching final status.
+// finish records PodFinished and the matching final status (with DeferCompleted True when the
+// pod has defers: cases about a defer's failure or skip set the condition themselves).
 func (h *hist) finish(ms int, phase v1alpha1.PodPhase, code int32, decidedBy, reason string) *hist {
 	h.add(ms, runtimev1.EventPodFinished, "", func(e *runtimev1.Event) {
 		e.Phase, e.ExitCode, e.DecidedBy, e.Reason = phase, &code, decidedBy, reason
 	})
 	h.final = &v1alpha1.PodStatus{Phase: phase, ExitCode: &code, DecidedBy: decidedBy, Reason: reason}
+	if len(h.pod.Spec.DeferContainers) > 0 {
+		h.final.Conditions = []v1alpha1.PodCondition{{Type: v1alpha1.PodDeferCompleted, Status: v1alpha1.ConditionTrue}}
+	}
 	return h
 }
 
@@ -273,7 +277,10 @@ func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
 	}
 }
 
-func modelCases() []modelCase {
+// modelCases are every hand-written history: the lifecycle's, the defers' and the probes'.
+func modelCases() []modelCase { return slices.Concat(lifecycleCases(), deferCases(), probeCases()) }
+
+func lifecycleCases() []modelCase {
 	anyNever := policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAny)
 	return []modelCase{
 		{"two main containers exiting 0 under All succeed, decided by the last", twoMains().
@@ -449,7 +456,7 @@ func modelCases() []modelCase {
 			stop(500, true).terminating(501).hook(502, "a", runtimev1.EventHookStarted, runtimev1.HookPreStop).
 			signal(503, "a", "SIGKILL").signal(503, "b", "SIGKILL").
 			killed(600, "a", "SIGKILL", "Forced").killed(600, "b", "SIGKILL", "Forced").
-			finish(700, v1alpha1.PodFailed, 1, "", "Forced"), []string{spec.FORCE003}},
+			finish(700, v1alpha1.PodFailed, 1, "", "Forced"), []string{spec.FORCE003, spec.HOOK011}},
 		{"an AfterStop defer before the main containers exited breaks HB-013", twoMains(anyNever, defers(v1alpha1.DeferAfterStop, "d")).
 			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
 			signal(1003, "b", "SIGTERM").start(1010, "d").exit(1050, "d", 0, "Completed").killed(1100, "b", "SIGTERM", "StoppedByPolicy").

@@ -44,6 +44,23 @@ var rules = []rule{
 	// Notifier deliveries.
 	{ids: []string{spec.NTF004, spec.NTF009, spec.NTF010, spec.HB017}, applies: hasNotifiers, check: checkDeliveries, underUpdate: true},
 	{ids: []string{spec.HB009, spec.HB010, spec.HB013}, applies: hasDefers, check: checkDeferOrder, underUpdate: true},
+	// Defers' own outcomes.
+	{ids: []string{spec.DEFER002}, applies: hasDefers, check: checkDefersRun, underUpdate: true},
+	{ids: []string{spec.DEFER003}, applies: hasDefers, check: checkDeferEnv, underUpdate: true},
+	{ids: []string{spec.DEFER004, spec.DEFER014}, applies: hasDefers, check: checkDeferNotRerun, underUpdate: true, underLoss: true},
+	{ids: []string{spec.DEFER005}, applies: hasDefers, check: checkDeferTimeout, underUpdate: true},
+	{ids: []string{spec.DEFER006}, applies: hasDefers, check: checkDeferLimit, underUpdate: true},
+	{ids: []string{spec.DEFER007, spec.DEFER008, spec.DEFER017}, applies: hasRetriedDefers, check: checkDeferRetries, underUpdate: true},
+	{ids: []string{spec.DEFER007, spec.DEFER009, spec.DEFER010}, applies: hasDefers, check: checkDeferFailures, underUpdate: true},
+	{ids: []string{spec.DEFER007, spec.DEFER012}, applies: hasDefers, check: checkDeferCondition, underUpdate: true},
+	{ids: []string{spec.DEFER011}, applies: hasDefers, check: checkDeferNoEffect, underUpdate: true},
+	// Probe thresholds and what follows a failed probe or hook.
+	{ids: []string{spec.HOOK009, spec.HOOK010, spec.HOOK013}, applies: hasProbes, check: checkThresholds},
+	{ids: []string{spec.HOOK009, spec.HOOK010}, applies: hasHealthProbes, check: checkProbeKills},
+	{ids: []string{spec.HOOK008}, applies: hasPostStart, check: checkPostStartFailure},
+	{ids: []string{spec.HOOK011}, applies: hasPreStop, check: checkPreStopOnlyInStop, underUpdate: true},
+	{ids: []string{spec.HOOK004}, applies: hasSleepHook, check: checkSleepHooks, underUpdate: true},
+	{ids: []string{spec.HOOK003}, applies: hasHooksWithEnv, check: checkExecEnv, underUpdate: true, underLoss: true},
 	{ids: []string{spec.HB014, spec.HB015}, applies: hasSidecar, check: checkSidecarStopOrder, underUpdate: true},
 	{ids: []string{spec.HB016}, check: checkAllEndedBeforeFinish, underUpdate: true},
 }
@@ -67,6 +84,16 @@ func hasDependencies(p *v1alpha1.Pod) bool {
 }
 
 func hasDefers(p *v1alpha1.Pod) bool { return len(p.Spec.DeferContainers) > 0 }
+
+// hasRetriedDefers says a defer container has restartPolicy OnFailure.
+func hasRetriedDefers(p *v1alpha1.Pod) bool {
+	for i := range p.Spec.DeferContainers {
+		if p.Spec.DeferContainers[i].RestartPolicy == v1alpha1.RestartPolicyOnFailure {
+			return true
+		}
+	}
+	return false
+}
 
 func hasHook(p *v1alpha1.Pod, pick func(*v1alpha1.Lifecycle) *v1alpha1.LifecycleHandler) bool {
 	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {

@@ -20,6 +20,7 @@
 //	mutantcheck overlay -dir DIR NAME                                  # apply NAME.patch into DIR, print DIR/overlay.json
 //	mutantcheck touched [-registry FILE] -base REV                     # the mutants whose patched files changed since REV
 //	mutantcheck refit [-registry FILE] [NAME ...]                      # move the patches' hunks to where their lines moved
+//	mutantcheck model [-registry FILE]                                 # which mutants break a requirement the lifecycle model judges
 //
 // `overlay` applies the patch with no fuzz into DIR/files and writes DIR/overlay.json, for
 // `go build -overlay DIR/overlay.json ./cmd/podspec`: the tree is never touched. The registry's
@@ -181,6 +182,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "refit" {
 		os.Exit(refitCommand(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "model" {
+		os.Exit(modelCommand(os.Args[2:]))
 	}
 	if len(os.Args) > 1 && (os.Args[1] == "list" || os.Args[1] == "coverage" || os.Args[1] == "touched") {
 		os.Exit(registryCommand(os.Args[1], os.Args[2:]))

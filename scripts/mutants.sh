@@ -14,9 +14,11 @@
 # --slow-factor, default 1), MUTANT_SAMPLE=N (only N mutants, rotating with the commit),
 # MUTANT_KEEP=1 keeps the work directory (reports, logs), MUTANT_MODEL (exclude, the default:
 # the lifecycle model's specs are left out; only: they alone; all), MUTANT_TIMEOUT (the suite timeout of a
-# mutant's run, default 10m) and MUTANT_NORMAL_TIMEOUT (of the normal build's run, default 60m:
+# mutant's run, default 10m), MUTANT_NORMAL_TIMEOUT (of the normal build's run, default 60m:
 # for the whole set its filter selects nearly the whole suite, which took more than 10 minutes
-# on a loaded machine).
+# on a loaded machine) and MUTANT_FOCUS (a --focus for every run, the normal build's too, in
+# place of each mutant's: with MUTANT_MODEL=only, the scenarios whose model spec is to judge the
+# mutants, e.g. 'scenario defer-out-completed', instead of every scenario of their requirements).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
@@ -128,6 +130,7 @@ run() {
     all) ;;
     *) echo "mutants: MUTANT_MODEL must be exclude, only or all" >&2; exit 2 ;;
   esac
+  focus="${MUTANT_FOCUS:-$focus}"
   local dir="$work/$name"
   mkdir -p "$dir/root" "$dir/wd"
   local args=(run --runtime "$rt --root $dir/root" --oci-root "$dir/root/runc"

@@ -389,33 +389,35 @@ func checkDeferFailures(rp *replay) []Finding {
 	var out []Finding
 	seq := rp.deferSequence()
 	for i, c := range seq {
-		o := rp.runOf(c)
-		if !o.known || !o.failed {
+		if o := rp.runOf(c); !o.known || !o.failed || i+1 == len(seq) {
 			continue
 		}
-		for _, later := range seq[i+1:] {
-			reason := rp.skipReason(later)
-			switch c.dspec.OnFailure {
-			case v1alpha1.DeferAbort:
-				if len(later.insts) == 0 && reason == skipAborted {
-					continue
-				}
-				rule := spec.DEFER009
-				if rp.countedSuccess(o) {
-					rule = spec.DEFER007
-				}
-				out = append(out, Finding{Rule: rule, Container: later.name,
-					Message: fmt.Sprintf("not skipped with reason Aborted after %s's run failed (%s) under onFailure: Abort", c.name, describeEnd(c.last()))})
-			default:
-				if reason == skipAborted && len(later.insts) == 0 {
-					out = append(out, Finding{Rule: spec.DEFER010, Container: later.name,
-						Message: fmt.Sprintf("skipped with reason Aborted after %s's run failed under onFailure: Continue", c.name)})
-				}
-			}
-		}
 		if c.dspec.OnFailure == v1alpha1.DeferAbort {
-			break // the later defers are judged against this one
+			return rp.notAborted(c, seq[i+1:])
 		}
+		// Continue: the next defer's turn comes (it runs, or is skipped for its limit).
+		if next := seq[i+1]; len(next.insts) == 0 && rp.skipReason(next) == skipAborted {
+			out = append(out, Finding{Rule: spec.DEFER010, Container: next.name,
+				Message: fmt.Sprintf("skipped with reason Aborted after %s's run failed under onFailure: Continue", c.name)})
+		}
+	}
+	return out
+}
+
+// notAborted reports each later defer that a failed run of c under onFailure: Abort did not skip
+// with reason Aborted (DEFER-009, or DEFER-007 when the runtime counted the run a success).
+func (rp *replay) notAborted(c *container, later []*container) []Finding {
+	rule := spec.DEFER009
+	if rp.countedSuccess(rp.runOf(c)) {
+		rule = spec.DEFER007
+	}
+	var out []Finding
+	for _, d := range later {
+		if len(d.insts) == 0 && rp.skipReason(d) == skipAborted {
+			continue
+		}
+		out = append(out, Finding{Rule: rule, Container: d.name,
+			Message: fmt.Sprintf("not skipped with reason Aborted after %s's run failed (%s) under onFailure: Abort", c.name, describeEnd(c.last()))})
 	}
 	return out
 }

@@ -94,6 +94,8 @@ func deferCases() []modelCase {
 		{"a failed run under onFailure: Abort followed by the next defer breaks DEFER-009", afterStop([]podOpt{withD("d", aborts)}, "d", "e").
 			start(1110, "d").exit(1200, "d", 3, "Error").start(1210, "e").exit(1300, "e", 0, "Completed").done(1400, no, failed),
 			[]string{spec.DEFER009}},
+		{"a failed run under Continue, then one under Abort skipping the last defer, conforms", afterStop([]podOpt{withD("e", aborts)}, "d", "e", "f").
+			start(1110, "d").exit(1200, "d", 3, "Error").start(1210, "e").exit(1300, "e", 3, "Error").skip(1301, "f", skipAborted).done(1400, no, failed), nil},
 		{"a failed run under onFailure: Continue skipping the next defer breaks DEFER-010", afterStop(nil, "d", "e").
 			start(1110, "d").exit(1200, "d", 3, "Error").skip(1201, "e", skipAborted).done(1300, no, failed), []string{spec.DEFER010}},
 		{"a defer dying of a signal counted a success breaks DEFER-007", afterStop([]podOpt{withD("d", aborts)}, "d", "e").

@@ -284,9 +284,7 @@ func (s *suite) ordered(text string, sc *framework.Scenario, body func(get func(
 				Expect(s.scenarios.Cleanup(ctx, sc)).To(Succeed(), "remove pod %s", sc.Short)
 			})
 			Expect(out.Err).NotTo(HaveOccurred(), "scenario %s", sc.Short)
-			if !sc.Refused {
-				Expect(out.Timeline.Consistent()).To(Succeed(), "the runtime's events must match what the workloads report")
-			}
+			expectConsistent(sc, out)
 		})
 		AfterEach(func(ctx SpecContext) {
 			attachTimeline(out)
@@ -347,6 +345,14 @@ func profileOf(sc *framework.Scenario) runtimev1.Profile {
 // runtime does not declare the scenario's profile; the first caller registers the cleanup for the
 // end of the suite (AfterSuite removes every launched scenario).
 func (s *suite) await(ctx context.Context, sc *framework.Scenario) *framework.Outcome {
+	out := s.awaitRun(ctx, sc)
+	expectConsistent(sc, out)
+	return out
+}
+
+// awaitRun is await without the check that the runtime's events match the workloads' reports:
+// the model spec judges the history first, then checks it (conforms).
+func (s *suite) awaitRun(ctx context.Context, sc *framework.Scenario) *framework.Outcome {
 	s.requireScenario(sc)
 	out := s.scenarios.Await(ctx, sc)
 	DeferCleanup(func(ctx SpecContext) {
@@ -354,8 +360,13 @@ func (s *suite) await(ctx context.Context, sc *framework.Scenario) *framework.Ou
 		s.keepEvidence(ctx, out)
 	})
 	Expect(out.Err).NotTo(HaveOccurred(), "scenario %s", sc.Short)
+	return out
+}
+
+// expectConsistent fails the spec when the runtime's events do not match what the workloads
+// report (a scenario refused by the runtime has no workloads).
+func expectConsistent(sc *framework.Scenario, out *framework.Outcome) {
 	if !sc.Refused {
 		Expect(out.Timeline.Consistent()).To(Succeed(), "the runtime's events must match what the workloads report")
 	}
-	return out
 }

@@ -186,7 +186,7 @@ func checkProbeKills(rp *replay) []Finding {
 	for _, c := range rp.order {
 		for _, in := range c.startedInsts() {
 			pf := firstHealthFailure(in)
-			if pf == nil || !before(pf, rp.terminating) {
+			if pf == nil || !before(pf, rp.terminating) || in.endedBefore(pf) {
 				continue
 			}
 			id := spec.HOOK009
@@ -237,7 +237,8 @@ func (rp *replay) livenessSignals(in *instance, pf *runtimev1.Event) []Finding {
 }
 
 // checkPostStartFailure: HOOK-008, an instance whose postStart hook failed before the stop
-// sequence began ends with reason StartError.
+// sequence began ends with reason StartError (unless its workload had reported its own end
+// before the failure: the hook failed because its container ended).
 func checkPostStartFailure(rp *replay) []Finding {
 	var out []Finding
 	for _, c := range rp.order {
@@ -249,7 +250,7 @@ func checkPostStartFailure(rp *replay) []Finding {
 					break
 				}
 			}
-			if failed == nil || !before(failed, rp.terminating) {
+			if failed == nil || !before(failed, rp.terminating) || in.endedBefore(failed) {
 				continue
 			}
 			if e := in.exited; e != nil && before(e, rp.terminating) && e.Reason != v1alpha1.ReasonStartError {

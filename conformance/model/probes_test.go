@@ -110,6 +110,12 @@ func probeCases() []modelCase {
 			exit(5000, "a", 0, "Completed").exit(5000, "b", 0, "Completed").fire(5001, "b").terminating(5002).
 			finish(5100, v1alpha1.PodSucceeded, 0, "b", "Completed"), []string{spec.HOOK013}},
 		{"an instance whose postStart hook failed ending StartError conforms", failedPostStart(v1alpha1.ReasonStartError), nil},
+		{"an instance that exited on its own while its postStart hook ran, the hook failing after, conforms", pod(mains("a", "b"), withC("a", postStart)).
+			add(0, runtimev1.EventPodCreated, "").start(100, "a").work(100, "a", probe.TypeStart).hook(110, "a", runtimev1.EventHookStarted, runtimev1.HookPostStart).
+			start(120, "b").work(290, "a", probe.TypeExit, code(0)).
+			add(300, runtimev1.EventHookFinished, "a", func(e *runtimev1.Event) { e.Hook, e.Result = runtimev1.HookPostStart, runtimev1.ResultFailed }).
+			exit(310, "a", 0, "Completed").exit(1000, "b", 0, "Completed").fire(1001, "b").terminating(1002).
+			finish(1100, v1alpha1.PodSucceeded, 0, "b", "Completed"), nil},
 		{"an instance whose postStart hook failed ending Error breaks HOOK-008", failedPostStart(v1alpha1.ReasonError), []string{spec.HOOK008, spec.STAT006}},
 		{"a preStop hook before the stop sequence breaks HOOK-011", twoMains(withC("a", preStop)).
 			hook(500, "a", runtimev1.EventHookStarted, runtimev1.HookPreStop).hook(510, "a", runtimev1.EventHookFinished, runtimev1.HookPreStop).

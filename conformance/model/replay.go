@@ -343,19 +343,27 @@ func (rp *replay) stopped(in *instance) (yes, sure bool) {
 }
 
 // killedForHealth says the runtime killed the instance after its liveness or startup probe
-// failed, or after its postStart hook failed (a failure whatever its exit: HOOK-008..010).
+// failed, or after its postStart hook failed (a failure whatever its exit: HOOK-008..010); not
+// when the workload had reported its own end before that failure was recorded (a postStart hook
+// fails when its container ends under it).
 func (in *instance) killedForHealth() bool {
 	for _, pf := range in.probeFailed {
-		if pf.Probe == runtimev1.ProbeLiveness || pf.Probe == runtimev1.ProbeStartup {
+		if (pf.Probe == runtimev1.ProbeLiveness || pf.Probe == runtimev1.ProbeStartup) && !in.endedBefore(pf) {
 			return true
 		}
 	}
 	for _, h := range in.hooks {
-		if h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPostStart && h.Result != runtimev1.ResultSucceeded {
+		if h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPostStart && h.Result != runtimev1.ResultSucceeded && !in.endedBefore(h) {
 			return true
 		}
 	}
 	return false
+}
+
+// endedBefore says the workload reported its own end (exit or crash) before the event.
+func (in *instance) endedBefore(e *runtimev1.Event) bool {
+	_, _, at, ok := in.ended()
+	return ok && at.Before(e.Time)
 }
 
 // failure says which readings of the instance's end count as a failure (EXIT-012, EXIT-013):

@@ -461,7 +461,7 @@ func checkDeferCondition(rp *replay) []Finding {
 	if failed && other && cond != nil && cond.Status == v1alpha1.ConditionTrue {
 		rule = spec.DEFER007
 	}
-	return []Finding{{Rule: rule, Container: "", Message: fmt.Sprintf("condition DeferCompleted is %s; the defers' runs give %s %s", got, status, reason)}}
+	return []Finding{{Rule: rule, Message: fmt.Sprintf("condition DeferCompleted is %s; the defers' runs give %s %s", got, status, reason)}}
 }
 
 // checkDeferNoEffect: DEFER-011, a defer never decides the pod's result.

@@ -34,15 +34,16 @@ func modelReach(reg *Registry, judged []string) ([]modelRow, []areaCount) {
 	for _, m := range reg.Mutants {
 		row := modelRow{mutant: m}
 		for _, id := range m.Breaks {
-			if slices.Contains(judged, id) {
+			req := id
+			if c, ok := catalog.LookupClause(id); ok {
+				req = c.Requirement // the model judges requirements, so a clause's judge is its requirement's
+			}
+			if slices.Contains(judged, req) {
 				row.judged = append(row.judged, id)
 			}
 		}
 		rows = append(rows, row)
 		area, _, _ := strings.Cut(m.Breaks[0], "-")
-		if r, ok := catalog.Lookup(m.Breaks[0]); ok {
-			area = r.Area
-		}
 		a := byArea[area]
 		if a == nil {
 			a = &areaCount{area: area}

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"podspec.dev/podspec/conformance/model"
+	catalog "podspec.dev/podspec/spec"
 )
 
 func TestModelReachCountsMutantsByTheirJudgedRequirements(t *testing.T) {
@@ -14,19 +16,23 @@ func TestModelReachCountsMutantsByTheirJudgedRequirements(t *testing.T) {
 		{Name: "judged_by_its_second", Breaks: []string{"STOP-003", "STOP-010"}},
 		{Name: "not_judged", Breaks: []string{"STOP-005"}},
 		{Name: "other_area", Breaks: []string{"RST-008"}},
+		{Name: "a_clause", Breaks: []string{catalog.STAT002OnlyIfKilled}},
 	}}
-	rows, areas := modelReach(reg, []string{"STOP-010", "RST-008"})
+	rows, areas := modelReach(reg, []string{"STOP-010", "RST-008", catalog.STAT002})
 	if got := rows[0].judged; len(got) != 1 || got[0] != "STOP-010" {
 		t.Errorf("judged of the first mutant: %v, want [STOP-010]", got)
 	}
 	if len(rows[1].judged) != 0 {
 		t.Errorf("judged of a mutant breaking only an unjudged requirement: %v", rows[1].judged)
 	}
-	want := []areaCount{{"STOP", 2, 1}, {"RST", 1, 1}}
-	if len(areas) != len(want) || areas[0] != want[0] || areas[1] != want[1] {
+	if got := rows[3].judged; len(got) != 1 || got[0] != catalog.STAT002OnlyIfKilled {
+		t.Errorf("judged of a mutant breaking a clause of a judged requirement: %v, want [%s]", got, catalog.STAT002OnlyIfKilled)
+	}
+	want := []areaCount{{"STOP", 2, 1}, {"RST", 1, 1}, {"STAT", 1, 1}}
+	if !slices.Equal(areas, want) {
 		t.Errorf("areas %v, want %v (most unjudged first)", areas, want)
 	}
-	if got := modelSummary(rows); got != "2 of 3 mutants break a requirement the lifecycle model judges" {
+	if got := modelSummary(rows); got != "3 of 4 mutants break a requirement the lifecycle model judges" {
 		t.Errorf("summary %q", got)
 	}
 	var out bytes.Buffer

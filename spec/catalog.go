@@ -68,6 +68,8 @@ const (
 	MAIN003 = "MAIN-003"
 	// MAIN004 A runtime MUST order every start of a main container instance against the beginning of the stop sequence so that no `ContainerStarted` of a main container follows `PodTerminating`: an instance created but not started when the sequence begins is deleted without being started, and a start already under way ends with its `ContainerStarted` before `PodTerminating` is recorded.
 	MAIN004 = "MAIN-004"
+	// MAIN005 A runtime MUST order every hook, exec probe attempt and notifier action against the stop that forbids it (a forced stop for hooks and probe attempts, the beginning of the stop sequence for notifier actions) so that none starts after that stop: one decided after it is not started, so no `HookStarted` follows a forced `StopRequested` and no `NotifierStarted` follows `PodTerminating`, and the process of one whose start is under way when the stop is requested has begun before the stop is recorded.
+	MAIN005 = "MAIN-005"
 	// DEP001 A `dependsOn` entry MUST name a main container of the same pod; init, sidecar and defer containers cannot be named.
 	DEP001 = "DEP-001"
 	// DEP002 A container MUST NOT name itself in `dependsOn`.
@@ -893,6 +895,8 @@ var requirements = [...]Requirement{
 		Text: "A main container that has never started when the stop sequence begins MUST be reported with `state.skipped` whose reason is the pod's termination reason."},
 	{ID: MAIN004, Level: Must, Severity: Error, Area: "MAIN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
 		Text: "A runtime MUST order every start of a main container instance against the beginning of the stop sequence so that no `ContainerStarted` of a main container follows `PodTerminating`: an instance created but not started when the sequence begins is deleted without being started, and a start already under way ends with its `ContainerStarted` before `PodTerminating` is recorded."},
+	{ID: MAIN005, Level: Must, Severity: Error, Area: "MAIN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
+		Text: "A runtime MUST order every hook, exec probe attempt and notifier action against the stop that forbids it (a forced stop for hooks and probe attempts, the beginning of the stop sequence for notifier actions) so that none starts after that stop: one decided after it is not started, so no `HookStarted` follows a forced `StopRequested` and no `NotifierStarted` follows `PodTerminating`, and the process of one whose start is under way when the stop is requested has begun before the stop is recorded."},
 	{ID: DEP001, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/containers.md",
 		Text: "A `dependsOn` entry MUST name a main container of the same pod; init, sidecar and defer containers cannot be named."},
 	{ID: DEP002, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/containers.md",

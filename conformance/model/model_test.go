@@ -457,6 +457,17 @@ func lifecycleCases() []modelCase {
 			signal(503, "a", "SIGKILL").signal(503, "b", "SIGKILL").
 			killed(600, "a", "SIGKILL", "Forced").killed(600, "b", "SIGKILL", "Forced").
 			finish(700, v1alpha1.PodFailed, 1, "", "Forced"), []string{spec.FORCE003, spec.HOOK011}},
+		{"a postStart hook after a forced stop breaks MAIN-005", twoMains(withC("a", postStart)).
+			hook(120, "a", runtimev1.EventHookFinished, runtimev1.HookPostStart).
+			stop(500, true).terminating(501).hook(502, "a", runtimev1.EventHookStarted, runtimev1.HookPostStart).
+			signal(503, "a", "SIGKILL").signal(503, "b", "SIGKILL").
+			killed(600, "a", "SIGKILL", "Forced").killed(600, "b", "SIGKILL", "Forced").
+			finish(700, v1alpha1.PodFailed, 1, "", "Forced"), []string{spec.MAIN005}},
+		{"a postStart hook before a forced stop conforms", twoMains(withC("a", postStart)).
+			hook(101, "a", runtimev1.EventHookStarted, runtimev1.HookPostStart).
+			stop(500, true).terminating(501).signal(503, "a", "SIGKILL").signal(503, "b", "SIGKILL").
+			killed(600, "a", "SIGKILL", "Forced").killed(600, "b", "SIGKILL", "Forced").
+			finish(700, v1alpha1.PodFailed, 1, "", "Forced"), nil},
 		{"an AfterStop defer before the main containers exited breaks HB-013", twoMains(anyNever, defers(v1alpha1.DeferAfterStop, "d")).
 			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
 			signal(1003, "b", "SIGTERM").start(1010, "d").exit(1050, "d", 0, "Completed").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
@@ -562,6 +573,16 @@ func lifecycleCases() []modelCase {
 			return h.notify(300, "a", "n", "x", runtimev1.EventNotifierStarted).notify(400, "a", "n", "x", runtimev1.EventNotifierFinished).
 				notify(500, "a", "n", "x", runtimev1.EventNotifierStarted).notify(600, "a", "n", "x", runtimev1.EventNotifierFinished)
 		}), []string{spec.NTF010}},
+		{"a delivery's action after PodTerminating breaks MAIN-005", func() *hist {
+			h := twoMains(withC("a", func(c *v1alpha1.Container) {
+				c.Notifiers = []v1alpha1.Notifier{{Name: "n", Action: v1alpha1.NotifierAction{Signal: "SIGUSR1"}}}
+			}))
+			return h.stop(500, false).terminating(501).notify(502, "a", "n", "x", runtimev1.EventNotifierStarted).
+				notify(503, "a", "n", "x", runtimev1.EventNotifierFinished).
+				signal(504, "a", "SIGTERM").signal(504, "b", "SIGTERM").
+				killed(600, "a", "SIGTERM", "Stopped").killed(600, "b", "SIGTERM", "Stopped").
+				finish(700, v1alpha1.PodSucceeded, 0, "", "Stopped")
+		}(), []string{spec.MAIN005}},
 		{"two deliveries of one notifier at once break HB-017", delivered(func(h *hist) *hist {
 			return h.notify(300, "a", "n", "x", runtimev1.EventNotifierStarted).notify(310, "a", "n", "y", runtimev1.EventNotifierStarted).
 				notify(400, "a", "n", "x", runtimev1.EventNotifierFinished).notify(410, "a", "n", "y", runtimev1.EventNotifierFinished)

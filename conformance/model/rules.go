@@ -41,6 +41,7 @@ var rules = []rule{
 	{ids: []string{spec.HB006, spec.HB007}, applies: hasGatedProbes, check: checkProbeGates, underUpdate: true},
 	{ids: []string{spec.FORCE003}, check: checkForced, underUpdate: true},
 	{ids: []string{spec.FORCE004}, applies: hasDefers, check: checkForcedDefersSkipped, underUpdate: true},
+	{ids: []string{spec.MAIN005}, applies: func(p *v1alpha1.Pod) bool { return hasPostStart(p) || hasNotifiers(p) }, check: checkExecStepsAfterStop, underUpdate: true},
 	// Notifier deliveries.
 	{ids: []string{spec.NTF004, spec.NTF009, spec.NTF010, spec.HB017}, applies: hasNotifiers, check: checkDeliveries, underUpdate: true},
 	{ids: []string{spec.HB009, spec.HB010, spec.HB013}, applies: hasDefers, check: checkDeferOrder, underUpdate: true},

@@ -187,6 +187,26 @@ func checkForced(rp *replay) []Finding {
 	return out
 }
 
+// checkExecStepsAfterStop judges MAIN-005 on the events that record an exec step's start: no
+// postStart hook starts after a forced stop (a preStop hook is FORCE-003's, checkForced) and no
+// notifier action after the stop sequence began. Probe attempts record no start: not judged.
+func checkExecStepsAfterStop(rp *replay) []Finding {
+	f := rp.forced()
+	var out []Finding
+	for i := range rp.ev {
+		e := &rp.ev[i]
+		switch {
+		case e.Type == runtimev1.EventHookStarted && e.Hook == runtimev1.HookPostStart && f != nil && e.Seq > f.Seq:
+			out = append(out, Finding{Rule: spec.MAIN005, Seq: e.Seq, Container: e.Container,
+				Message: fmt.Sprintf("a postStart hook started after the forced stop (#%d)", f.Seq)})
+		case e.Type == runtimev1.EventNotifierStarted && rp.terminating != nil && e.Seq > rp.terminating.Seq:
+			out = append(out, Finding{Rule: spec.MAIN005, Seq: e.Seq, Container: e.Container,
+				Message: fmt.Sprintf("the action of %s (notifier %s) started after PodTerminating (#%d)", e.Notification, e.Notifier, rp.terminating.Seq)})
+		}
+	}
+	return out
+}
+
 // runEnd is the event that ends a defer's instance: its exit, or the SIGKILL at its limit.
 func runEnd(in *instance) *runtimev1.Event {
 	end := in.exited

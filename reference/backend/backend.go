@@ -511,9 +511,10 @@ func (b *Backend) Signal(ctx context.Context, id string, sig syscall.Signal) err
 	return b.Runtime.Kill(ctx, id, sig, false)
 }
 
-// Exec runs argv in the instance, bounded by ctx.
-func (b *Backend) Exec(ctx context.Context, id string, argv []string) (int, error) {
-	return b.Runtime.Exec(ctx, id, oci.ExecProcess{Args: argv})
+// Exec runs argv in the instance, bounded by ctx; begun is called once its process has begun
+// (oci.ExecProcess.Begun: the OCI runtime wrote its pid file).
+func (b *Backend) Exec(ctx context.Context, id string, argv []string, begun func()) (int, error) {
+	return b.Runtime.Exec(ctx, id, oci.ExecProcess{Args: argv, Begun: begun})
 }
 
 // Dial opens a TCP connection to address (IP:port) from inside the pod's network namespace.

@@ -29,7 +29,10 @@ type Backend interface {
 	// Signal sends sig to the instance's init process.
 	Signal(ctx context.Context, id string, sig syscall.Signal) error
 	// Exec runs argv inside the running instance, bounded by ctx, and returns its exit code.
-	Exec(ctx context.Context, id string, argv []string) (int, error)
+	// begun, when not nil, is called once the process has begun in the instance (a stop that
+	// kills the instance reaches it from then on), at most once and before Exec returns; never
+	// for a process that did not begin (MAIN-005, start.go).
+	Exec(ctx context.Context, id string, argv []string, begun func()) (int, error)
 	// Dial opens a TCP connection to address (an IP address and port) from inside the pod's
 	// network namespace, the one its sandbox records, bounded by ctx.
 	Dial(ctx context.Context, pod *PodInfo, sandbox json.RawMessage, address string) (net.Conn, error)

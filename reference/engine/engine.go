@@ -110,6 +110,9 @@ type Engine struct {
 	// (MAIN-004, start.go).
 	stopsWaiting int
 	startCond    *sync.Cond
+	// execsStarting counts the exec steps whose start is under way, by the stop that forbids
+	// them (MAIN-005, start.go).
+	execsStarting [2]int
 }
 
 // New loads the pod's state and prepares an engine; Run starts it.

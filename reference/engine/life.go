@@ -220,7 +220,14 @@ func (e *Engine) probeOnce(ctx context.Context, s *slot, inst *instance, p *v1al
 	if len(p.Exec.Command) == 0 {
 		return false, "probe has no exec command"
 	}
-	code, err := e.be.Exec(pctx, inst.id, p.Exec.Command)
+	e.mu.Lock()
+	begun, ok := e.beginStepLocked(barredByForce)
+	e.mu.Unlock()
+	if !ok {
+		return false, forbiddenStep(ctx)
+	}
+	defer begun()
+	code, err := e.be.Exec(pctx, inst.id, p.Exec.Command, begun)
 	if err != nil {
 		if pctx.Err() != nil && ctx.Err() == nil {
 			return false, fmt.Sprintf("probe timed out after %s", to)
@@ -233,13 +240,31 @@ func (e *Engine) probeOnce(ctx context.Context, s *slot, inst *instance, p *v1al
 	return true, ""
 }
 
-// runHook runs a postStart or preStop handler with HookStarted/HookFinished events.
+// forbiddenStep is what a hook or a probe attempt that a forced stop forbids does instead of
+// starting (MAIN-005): it waits until ctx ends — the instance's life, or the stop budget, both
+// of which the forced stop ends — so that its caller, finding ctx over, acts on nothing.
+func forbiddenStep(ctx context.Context) string {
+	<-ctx.Done()
+	return "a forced stop forbids it"
+}
+
+// runHook runs a postStart or preStop handler with HookStarted/HookFinished events. A forced
+// stop forbids it (FORCE-003, MAIN-005): it then records nothing and returns once ctx ended.
 func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook string, h *v1alpha1.LifecycleHandler) (result, msg string) {
 	e.mu.Lock()
+	begun, ok := e.beginStepLocked(barredByForce)
+	if !ok {
+		e.mu.Unlock()
+		return ResultTimeout, forbiddenStep(ctx)
+	}
 	ev := e.instEvent(runtimev1.EventHookStarted, s, inst, "", "")
 	ev.Hook = hook
 	e.commitLocked(ev)
 	e.mu.Unlock()
+	if h.Exec == nil {
+		begun() // a sleep or httpGet hook starts no process: it has begun with its HookStarted
+	}
+	defer begun()
 	var code *int32
 	switch {
 	case h.Sleep != nil:
@@ -259,7 +284,7 @@ func (e *Engine) runHook(ctx context.Context, s *slot, inst *instance, hook stri
 			result = ResultSucceeded
 		}
 	case h.Exec != nil:
-		c, err := e.be.Exec(ctx, inst.id, h.Exec.Command)
+		c, err := e.be.Exec(ctx, inst.id, h.Exec.Command, begun)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			result, msg = ResultTimeout, "the hook did not finish in time"

@@ -369,6 +369,21 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 		e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonNotEligible, "the notification was deleted", nil)
 		return
 	}
+	// The last look at the stop (MAIN-005): from here until the action's process has begun
+	// (or its signal was sent), a stop that begins the stop sequence waits (start.go).
+	e.mu.Lock()
+	begun, ok := e.beginStepLocked(barredByStop)
+	finished := e.st.Pod.Status.FinishedAt != nil
+	e.mu.Unlock()
+	switch {
+	case !ok && finished:
+		e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminated, "the pod ended before the delivery started", nil)
+		return
+	case !ok:
+		e.finishDelivery(d, idx, v1alpha1.NotificationSkipped, v1alpha1.ReasonPodTerminating, "the pod began terminating before the delivery started", nil)
+		return
+	}
+	defer begun()
 	// NTF-011: persist Running with the instance before the action.
 	now := time.Now().UTC()
 	d.mu.Lock()
@@ -382,7 +397,7 @@ func (n *Notifier) deliver(ctx context.Context, d *delivering, idx int, s *slot)
 	e.notifierStarted(s, inst, nf, d.req.Name)
 
 	actx := ctx
-	phase, reason, msg, code := e.runAction(actx, s, inst, nf)
+	phase, reason, msg, code := e.runAction(actx, s, inst, nf, begun)
 
 	result := ResultSucceeded
 	switch {
@@ -417,8 +432,9 @@ func endedWait(wait time.Duration, deadline time.Time) time.Duration {
 	return wait
 }
 
-// runAction runs the notifier's action in the instance and classifies the outcome.
-func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1alpha1.Notifier) (phase v1alpha1.NotificationPhase, reason, msg string, code *int32) {
+// runAction runs the notifier's action in the instance and classifies the outcome; begun is
+// called once the action has begun: its process, or its signal sent.
+func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1alpha1.Notifier, begun func()) (phase v1alpha1.NotificationPhase, reason, msg string, code *int32) {
 	ended := func() (bool, string) {
 		// The instance may be ending under the action: give the engine a moment to see it —
 		// in a stopping pod, until the stop budget ends (its instances end by then); and when
@@ -453,7 +469,7 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 			timeout = secondsOf(int64(*nf.TimeoutSeconds))
 		}
 		tctx, cancel := context.WithTimeout(ctx, timeout)
-		c, err := e.be.Exec(tctx, inst.id, nf.Action.Exec.Command)
+		c, err := e.be.Exec(tctx, inst.id, nf.Action.Exec.Command, begun)
 		timedOut := errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 		cancel()
 		if timedOut {
@@ -485,7 +501,9 @@ func (e *Engine) runAction(ctx context.Context, s *slot, inst *instance, nf *v1a
 		ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(num), Number: num}
 		e.commitLocked(ev)
 		e.mu.Unlock()
-		if err := e.sendSignal(ctx, inst, sig); err != nil {
+		err := e.sendSignal(ctx, inst, sig)
+		begun()
+		if err != nil {
 			if gone, why := ended(); gone {
 				return v1alpha1.NotificationFailed, why, "the container instance ended before the signal was delivered", nil
 			}

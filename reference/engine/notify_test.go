@@ -35,6 +35,8 @@ type ntfEnv struct {
 	mu   sync.Mutex
 	pods map[string]*testPod
 	ntfs map[string]*engine.Notifier
+	// wrap, when set, puts a test backend in front of be for the pods' engines.
+	wrap func(*backend.Backend) engine.Backend
 }
 
 func newNtfEnv(t *testing.T) *ntfEnv {
@@ -82,7 +84,11 @@ func (env *ntfEnv) start(manifest string, validate bool) *testPod {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(engine.Options{Pod: p, Backend: env.be, Watcher: testReaper, Logf: t.Logf})
+	var be engine.Backend = env.be
+	if env.wrap != nil {
+		be = env.wrap(env.be)
+	}
+	e, err := engine.New(engine.Options{Pod: p, Backend: be, Watcher: testReaper, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func (e *Engine) stopSteps() []stopStep {
 // (StopOnce), remembered with the stop. pre are events recorded before PodTerminating.
 func (e *Engine) beginStopLocked(ctx context.Context, reason string, grace int64, force bool, id string, pre ...*runtimev1.Event) {
 	if !e.terminating || (force && !e.forced) {
-		e.awaitStartsLocked() // MAIN-004: a start under way ends first (start.go)
+		e.awaitStartsLocked(force) // MAIN-004, MAIN-005: a start under way ends first (start.go)
 	}
 	if e.st.Pod.Status.FinishedAt != nil {
 		return

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"podspec.dev/podspec/internal/procstat"
@@ -47,10 +48,19 @@ type ExecProcess struct {
 	// Timeout bounds the process's run time; zero means only ctx bounds it. When it (or ctx)
 	// expires, the whole process tree is killed (see Exec).
 	Timeout time.Duration
+	// Begun, when not nil, is called once the process has begun: when the runtime wrote its
+	// pid file. runc writes it once the process is in the container's cgroup and namespaces
+	// (its setns init closes its sync pipe right before it execs the command, and runc writes
+	// the file when it reads the pipe's end), so that a SIGKILL to the container, its cgroup or
+	// its pid namespace reaches the process from then on. Exec calls it at most once, before it
+	// returns, and never for a process that did not begin.
+	Begun func()
 }
 
 // Exec runs p in container id (`exec --process FILE --pid-file F ID`, in the foreground) and
-// returns the process's exit code. A process killed by a signal gives 128+signal, as runc
+// returns the process's exit code. The pid file tells when the process has begun (p.Begun): a
+// watch on its directory (inotify, through github.com/fsnotify/fsnotify) sees the runtime
+// write it. A process killed by a signal gives 128+signal, as runc
 // reports it.
 //
 // Telling a runtime failure from the process's own exit status: runc exits 255 both when it
@@ -123,6 +133,12 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		io.Stderr = devnull
 	}
 
+	begun, err := watchBegun(dir, pidFile, p.Begun)
+	if err != nil {
+		return -1, fmt.Errorf("exec in %s: %w", id, err)
+	}
+	defer begun.end()
+
 	// The runtime itself runs under a context that is never cancelled: on timeout we kill the
 	// exec'd tree and let runc report and clean up, instead of killing runc and orphaning it.
 	timeoutCtx := ctx
@@ -154,12 +170,9 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 			var pid int
 			bound := time.After(execStartBound)
 		wait:
-			for pid == 0 {
-				if b, err := os.ReadFile(treePid); err == nil {
-					if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 {
-						pid = n
-						break
-					}
+			for {
+				if pid = readPidFile(treePid); pid > 0 {
+					break
 				}
 				select {
 				case <-stop:
@@ -199,6 +212,7 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		onStart: watch, newGroup: true})
 	close(stop)
 	wg.Wait()
+	begun.end()
 	if err != nil {
 		return -1, err
 	}
@@ -212,6 +226,90 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		return -1, &Error{Op: "exec", ID: id, ExitCode: code, Message: diag, kind: classify(diag)}
 	}
 	return code, nil
+}
+
+// readPidFile returns the pid a runtime wrote to path, or 0 while it wrote none (or an
+// incomplete one).
+func readPidFile(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// begunWatch calls a Begun callback once the runtime has written an exec's pid file.
+type begunWatch struct {
+	w      *fsnotify.Watcher
+	path   string
+	report func()
+	once   sync.Once
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// watchBegun watches dir for the pid file at path and calls begun (if not nil) once it holds a
+// pid. The watch is set before the runtime starts, and the file is read after each change in
+// dir, so that a write is never missed.
+func watchBegun(dir, path string, begun func()) (*begunWatch, error) {
+	b := &begunWatch{path: path, report: begun, stop: make(chan struct{}), done: make(chan struct{})}
+	if begun == nil {
+		close(b.done)
+		return b, nil
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch the pid file: %w", err)
+	}
+	if err := w.Add(dir); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("watch the pid file: %w", err)
+	}
+	b.w = w
+	go b.run()
+	return b, nil
+}
+
+func (b *begunWatch) run() {
+	defer close(b.done)
+	for {
+		if readPidFile(b.path) > 0 {
+			b.once.Do(b.report)
+			return
+		}
+		select {
+		case <-b.stop:
+			return
+		case _, ok := <-b.w.Events:
+			if !ok {
+				return
+			}
+		case <-b.w.Errors: // an overflowed queue: read the file again
+		}
+	}
+}
+
+// end stops the watch once the runtime returned: a pid file written and not seen yet is
+// reported now. It is idempotent.
+func (b *begunWatch) end() {
+	if b.w == nil {
+		return
+	}
+	select {
+	case <-b.stop:
+		return
+	default:
+	}
+	close(b.stop)
+	<-b.done
+	b.w.Close()
+	if readPidFile(b.path) > 0 {
+		b.once.Do(b.report)
+	}
 }
 
 // execSpec builds the process of an exec from the container's bundle config and p, and returns

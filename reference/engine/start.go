@@ -65,7 +65,10 @@ func (e *Engine) beginStepLocked(bar stepBar) (begun func(), ok bool) {
 			e.mu.Unlock()
 		})
 	}
-	bound := time.AfterFunc(execBeginBound, end)
+	bound := time.AfterFunc(execBeginBound, func() {
+		e.logf("a step's process has not begun %s after its start was decided: the stops no longer wait for it", execBeginBound)
+		end()
+	})
 	return func() { bound.Stop(); end() }, true
 }
 

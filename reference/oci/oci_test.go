@@ -429,6 +429,33 @@ func TestExec(t *testing.T) {
 		})
 	})
 
+	t.Run("Begun is called once the process has begun, before it ends", func(t *testing.T) {
+		var begunAt time.Time
+		calls := 0
+		start := time.Now()
+		code, err := e.rt.Exec(ctx, "ex", ExecProcess{Args: []string{"sleep", "2"}, Begun: func() { calls++; begunAt = time.Now() }})
+		ended := time.Now()
+		if err != nil || code != 0 {
+			t.Fatalf("exec: code %d, err %v", code, err)
+		}
+		if calls != 1 {
+			t.Fatalf("Begun called %d times, want once", calls)
+		}
+		if ended.Sub(begunAt) < time.Second {
+			t.Fatalf("Begun called %s after the exec began and %s before it returned: want it once the process ran, not at its end", begunAt.Sub(start), ended.Sub(begunAt))
+		}
+	})
+
+	t.Run("Begun is not called for a process that never began", func(t *testing.T) {
+		called := false
+		if _, err := e.rt.Exec(ctx, "ex", ExecProcess{Args: []string{"/no/such/binary"}, Begun: func() { called = true }}); err == nil {
+			t.Fatal("exec of a missing binary succeeded")
+		}
+		if called {
+			t.Error("Begun was called for a binary that does not exist")
+		}
+	})
+
 	t.Run("exec in an unknown container is ErrNotFound", func(t *testing.T) {
 		if _, err := e.rt.Exec(ctx, "nope", ExecProcess{Args: []string{"true"}}); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("err = %v, want ErrNotFound", err)

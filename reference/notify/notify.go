@@ -389,7 +389,7 @@ func Records(dir string) ([]*v1alpha1.PodNotificationRecord, error) {
 	}
 	out := []*v1alpha1.PodNotificationRecord{}
 	for _, e := range ents {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+		if e.IsDir() || !isRecordFile(e.Name()) {
 			continue
 		}
 		r, err := ReadRecord(filepath.Join(dir, RecordsDir, e.Name()))
@@ -405,6 +405,12 @@ func Records(dir string) ([]*v1alpha1.PodNotificationRecord, error) {
 		return out[i].PodUID < out[j].PodUID
 	})
 	return out, nil
+}
+
+// isRecordFile reports whether name, in a Notification's records directory, is a pod record
+// (and not a record being written, whose temporary name starts with a dot).
+func isRecordFile(name string) bool {
+	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".")
 }
 
 // Final reports whether a phase is final.

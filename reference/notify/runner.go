@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/store"
 )
@@ -89,6 +91,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	if err != nil || f == nil {
 		return err
 	}
+	wake, stop := watchRecords(f.dir)
+	defer stop()
+	f.wake = wake
 	if err := f.writeStatus(); err != nil {
 		return err
 	}
@@ -144,6 +149,8 @@ type fanOut struct {
 	// written is the status last written; full is set while the disk is full.
 	written string
 	full    bool
+	// wake receives when a pod record was written (watchRecords); nil: the poll alone.
+	wake <-chan struct{}
 }
 
 // lock takes the Notification's runner lock (store.TryLiveLock), or fails with ErrRunnerBusy
@@ -469,13 +476,64 @@ func (f *fanOut) noRoom(err error) bool {
 	return true
 }
 
-// wait waits one poll, or until ctx ends.
+// wait waits until a pod record is written, one poll at most, or until ctx ends.
 func (f *fanOut) wait(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-f.wake:
+		return nil
 	case <-time.After(f.poll):
 		return nil
+	}
+}
+
+// watchRecords returns a channel that receives when a pod record of the Notification in dir is
+// written (a supervisor recorded a delivery's progress, always by a rename into place), so that
+// the fan-out takes in a finished turn, and hands out the next, as soon as the record says so
+// rather than at its next poll: with parallelism p, a poll per round made N pods wait N/p polls
+// (issue 31). The poll stays, for what no record announces and for a watch that could not be
+// set up (the inotify limits): then the channel is nil. stop ends the watch. It uses fsnotify,
+// the maintained Go wrapper of inotify, rather than the system calls by hand.
+func watchRecords(dir string) (wake <-chan struct{}, stop func()) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, func() {}
+	}
+	if err := w.Add(filepath.Join(dir, RecordsDir)); err != nil {
+		w.Close()
+		return nil, func() {}
+	}
+	ch := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case ch <- struct{}{}:
+		default: // a wake is pending already
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if ev.Has(fsnotify.Create) && isRecordFile(filepath.Base(ev.Name)) {
+					signal()
+				}
+			case _, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				signal() // events may have been lost (a full queue): look at the records
+			}
+		}
+	}()
+	return ch, func() {
+		w.Close()
+		<-done
 	}
 }
 

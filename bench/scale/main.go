@@ -99,6 +99,7 @@ type result struct {
 	usedBefore, usedAll           int // KiB of the machine's memory in use: before the start, all running
 	statusOne, list, statusOneTen time.Duration
 	statusBytes                   int
+	signalTurns, execTurns        turns // podspec: where each Notification's time went
 	left                          []string
 }
 
@@ -218,7 +219,7 @@ func measure(ctx context.Context, s system, n int) (r result, err error) {
 	}
 	r.exec = time.Since(t)
 	if p, ok := s.(*podspecSystem); ok {
-		r.statusBytes = p.statusBytes
+		r.statusBytes, r.signalTurns, r.execTurns = p.statusBytes, p.turns["hup"], p.turns["ok"]
 	}
 	t = time.Now()
 	removed = true
@@ -280,6 +281,28 @@ func printSize(n int, rs []result) {
 		}
 		return "**" + strings.Join(r.left, "; ") + "**"
 	})
+	fmt.Println()
+	for _, r := range rs {
+		if r.sys == "podspec" {
+			printTurns(r)
+		}
+	}
+}
+
+// printTurns prints where podspec's two Notifications spent their time, from their pod records.
+func printTurns(r result) {
+	fmt.Printf("podspec's Notifications, where the time goes (from the times in their pod records):\n\n")
+	fmt.Printf("| | signal | exec |\n|---|---:|---:|\n")
+	row := func(label string, f func(t turns) string) {
+		fmt.Printf("| %s | %s | %s |\n", label, f(r.signalTurns), f(r.execTurns))
+	}
+	ms := func(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
+	row("created → last pod record final", func(t turns) string { return ms(t.wall) })
+	row("created → first turn accepted (`notify`, the runner's start)", func(t turns) string { return ms(t.firstTurn) })
+	row("accepted → delivery Running, median (the supervisor's writes before the action)", func(t turns) string { return ms(t.accept) })
+	row("delivery Running → final, median (the action)", func(t turns) string { return ms(t.action) })
+	row("a slot freed → its next turn accepted, median (the runner)", func(t turns) string { return ms(t.gap) })
+	row("occupancy of the parallelism's slots", func(t turns) string { return fmt.Sprintf("%.0f%%", 100*t.occupancy) })
 	fmt.Println()
 }
 

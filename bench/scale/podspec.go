@@ -28,13 +28,16 @@ type podspecSystem struct {
 	uids                   []string
 	rounds                 int
 	statusBytes            int
+	// turns is where each Notification's time went, by notifier (hup, ok), read from its pod
+	// records before it is removed.
+	turns map[string]turns
 }
 
 func newPodspec(ctx context.Context, bin, work, layout string, parallel int) (*podspecSystem, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("no podspec binary: %w", err)
 	}
-	p := &podspecSystem{bin: bin, root: filepath.Join(work, "podspec-root"), dir: filepath.Join(work, "podspec"), layout: layout, parallel: parallel}
+	p := &podspecSystem{bin: bin, root: filepath.Join(work, "podspec-root"), dir: filepath.Join(work, "podspec"), layout: layout, parallel: parallel, turns: map[string]turns{}}
 	return p, os.MkdirAll(p.dir, 0o700)
 }
 
@@ -182,6 +185,9 @@ spec:
 		if st := o.Notification.Status; st != nil && notify.Final(st.Phase) {
 			if st.Phase != v1alpha1.NotificationSucceeded || int(st.Succeeded) != len(p.pods) {
 				return fmt.Errorf("notification %s: %s, %d of %d succeeded", name, st.Phase, st.Succeeded, len(p.pods))
+			}
+			if p.turns[notifier], err = readTurns(o, ns.Path(name), p.parallel); err != nil {
+				return err
 			}
 			break
 		}

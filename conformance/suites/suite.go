@@ -121,6 +121,7 @@ func (s *suite) register() {
 	s.registerReadinessLoss()
 	s.registerLivenessThreshold()
 	s.registerTiming()
+	s.registerCancelledRestart()
 	s.registerResources()
 	s.registerImages()
 	s.registerRegistryImages()

@@ -40,3 +40,54 @@ spec:
 		}
 	}
 }
+
+// A stop that cancels a pending restart leaves the container's last termination as its state
+// and the one before it as its lastState: STAT-008 moves a termination to lastState only when a
+// new instance starts, and the cancelled one never did. The reference left the last termination
+// in both (found by the conformance suite's generated scenarios, seed 1007: a sidecar that
+// crashed during the stop sequence; here main containers, the same path).
+func TestSTAT008_ACancelledRestartKeepsThePreviousLastState(t *testing.T) {
+	tp := startPod(t, `
+apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: cancelled-last}
+spec:
+  restartPolicy: OnFailure
+  terminationGracePeriodSeconds: 5
+  restartBackoff: {initialSeconds: 0.1, factor: 600, maxSeconds: 60}
+  containers:
+  - {name: twice, image: IMAGE, command: [sh, -c, "sleep 0.1; exit 4"]}
+  - {name: keep, image: IMAGE, command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.05; done"]}
+`)
+	tp.waitEvent(30*time.Second, "twice's second restart scheduled (back-off 60 s)", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventContainerRestarting && ev.Container == "twice" && ev.RestartCount != nil && *ev.RestartCount == 1
+	})
+	tp.stop(nil, false)
+	st := tp.wait(30 * time.Second)
+	exited := map[string][]string{} // container → containerIDs of its ContainerExited, in order
+	for _, ev := range tp.events() {
+		if ev.Type == runtimev1.EventContainerExited {
+			exited[ev.Container] = append(exited[ev.Container], ev.ContainerID)
+		}
+	}
+	if len(exited["twice"]) != 2 {
+		t.Fatalf("want two exits of twice; events:\n%s", tp.timeline())
+	}
+	want := map[string][2]string{"twice": {exited["twice"][1], exited["twice"][0]}} // state, lastState containerIDs
+	for _, cs := range st.ContainerStatuses {
+		w, ok := want[cs.Name]
+		if !ok {
+			continue
+		}
+		var state, last string
+		if cs.State.Terminated != nil {
+			state = cs.State.Terminated.ContainerID
+		}
+		if cs.LastState.Terminated != nil {
+			last = cs.LastState.Terminated.ContainerID
+		}
+		if state != w[0] || last != w[1] {
+			t.Errorf("%s: state.terminated %q, lastState.terminated %q; want %q and %q; events:\n%s", cs.Name, state, last, w[0], w[1], tp.timeline())
+		}
+	}
+}

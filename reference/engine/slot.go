@@ -309,7 +309,13 @@ func (e *Engine) skipLocked(s *slot) {
 		if st.State.Terminated == nil && st.LastState.Terminated != nil {
 			t := *st.LastState.Terminated
 			st.State = v1alpha1.ContainerState{Terminated: &t}
+			if prev := r.LastStateBeforeRestart; prev != nil {
+				// The cancelled restart started no instance: lastState is again the termination
+				// before (STAT-008).
+				st.LastState = *prev
+			}
 		}
+		r.LastStateBeforeRestart = nil
 		if x := r.PendingExit; x != nil {
 			// Its last exit was to be restarted; the cancelled restart makes it terminal: it
 			// counts for the pod's result in its place in event order (EXIT-014, EXIT-015).
@@ -440,6 +446,7 @@ func (e *Engine) runningLocked(s *slot, inst *instance, now time.Time) []*runtim
 	r.EverRan = true
 	r.Discarded = 0 // the next instance has the next number
 	r.PendingExit = nil
+	r.LastStateBeforeRestart = nil
 	s.status().State = v1alpha1.ContainerState{Running: &v1alpha1.ContainerStateRunning{StartedAt: now}}
 	ps := e.st.Pod.Status
 	if ps.StartedAt == nil {
@@ -579,6 +586,8 @@ func (e *Engine) afterExit(ctx context.Context, s *slot, inst *instance, ex *rea
 			r.PendingExit = &rec // terminal after all if the stop sequence cancels the restart
 		}
 		r.StopReason = ""
+		prev := st.LastState
+		r.LastStateBeforeRestart = &prev
 		st.LastState = v1alpha1.ContainerState{Terminated: term}
 		waiting := ReasonBackOff
 		st.State = v1alpha1.ContainerState{Waiting: &v1alpha1.ContainerStateWaiting{Reason: waiting,

@@ -308,6 +308,11 @@ type Instance struct {
 	// becomes the container's terminal exit, in its place in the pod's Exits, if the stop
 	// sequence cancels the restart (STOP-005); the next instance's start drops it.
 	PendingExit *ExitRecord `json:"pendingExit,omitempty"`
+	// LastStateBeforeRestart is the container's lastState from before a pending restart moved
+	// the newest termination there: if the stop sequence cancels the restart, no new instance
+	// started (STAT-008), so the newest termination goes back to state and this to lastState.
+	// The next instance's start drops it.
+	LastStateBeforeRestart *v1alpha1.ContainerState `json:"lastStateBeforeRestart,omitempty"`
 	// RunStart is when a defer container's run began (its first attempt's process started);
 	// its timeoutSeconds count from then.
 	RunStart *time.Time `json:"runStart,omitempty"`

@@ -2,7 +2,8 @@
 # Runs every podspec test: formatting, vet and staticcheck; unit and scenario tests (the runtime's
 # use real runc, as root) with the race detector on the runtime; short, bounded fuzz runs; the README's
 # main job (scripts/demo.sh); the conformance suite against the reference runtime in certify
-# mode, with the bundle verified; and the mutant check (PODSPEC_MUTANTS=0 skips it).
+# mode, with the bundle verified; a few generated scenarios judged by the lifecycle model
+# (RANDOM_SCENARIOS, default 5; 0 skips them); and the mutant check (PODSPEC_MUTANTS=0 skips it).
 # CI runs this through .ci/run. FUZZTIME (default 20s per target) bounds each fuzz run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -101,6 +102,15 @@ report="${ARTIFACTS:-$out}/conformance-report.html"
 mkdir -p "$(dirname "$report")"
 bin/podspec conformance report "$out/certify" -o "$report"
 echo "conformance report: $report"
+
+# Scenarios nobody wrote (docs/conformance.md): RANDOM_SCENARIOS (default 5) generated pods and
+# schedules, judged by the lifecycle model, from a seed the run draws and prints first (a violation
+# prints its own seed and a shrunk scenario to replay). scripts/random.sh runs a large budget.
+if [ "${RANDOM_SCENARIOS:-5}" != 0 ]; then
+  step "conformance: ${RANDOM_SCENARIOS:-5} generated scenarios judged by the lifecycle model"
+  bin/podspec conformance run --runtime "$PWD/bin/podspec --root $croot" --oci-root "$croot/runc" \
+    --slow-factor 2 --random "${RANDOM_SCENARIOS:-5}" --out "$out/random"
+fi
 
 # The reference on the other OCI runtimes, and podman through its adapter: label-filtered runs
 # (the full certifications take 5-30 minutes each; their commands and last results are in

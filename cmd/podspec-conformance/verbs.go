@@ -122,6 +122,7 @@ func newConformanceRunCmd() *cobra.Command {
 	var focus, skip []string
 	var flakeAttempts, parallel int
 	var timeout time.Duration
+	var random randomFlags
 	cmd := &cobra.Command{
 		Use:   "run --runtime CMD [--certify] [--out DIR]",
 		Short: "Run the conformance suite against a runtime and write the report bundle",
@@ -137,11 +138,24 @@ passed, the coverage matrix shows "not met (SHOULD)" with the failure, and the r
 after the coverage summary. Under "should" it fails like a MUST. The level is recorded in
 environment.json.
 
+--random N runs N generated scenarios instead of the suite (with --label-filter, those of them it
+selects): random valid pods and schedules of stops, forced stops, notifications, updates and
+supervisor crashes, each judged by the lifecycle model; scenario i is drawn from seed S+i (--seed S,
+drawn and printed when not given), so --random 1 --seed S+i replays it alone. A violated scenario is
+shrunk (--shrink-runs) to a smaller one that breaks the same requirement, printed as a scenario
+file that --random-scenario FILE replays, and as its manifest. See docs/conformance.md.
+
 Exit status: 0 every spec passed (warnings included); 1 a spec failed; 2 usage.`,
 		Args: cli.Args(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if certifyMode && (labelFilter != "" || len(focus) > 0 || len(skip) > 0 || flakeAttempts > 1) {
 				return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("--certify runs every spec once: --label-filter, --focus, --skip and --flake-attempts are refused")}
+			}
+			if certifyMode && random.asked() {
+				return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("--certify runs the suite as it is: --random and --random-scenario are refused")}
+			}
+			if err := random.check(cmd); err != nil {
+				return err
 			}
 			if !suites.ValidComplianceLevel(complianceLevel) {
 				return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--compliance-level %q: want %s or %s", complianceLevel, suites.ComplianceMust, suites.ComplianceShould)}
@@ -163,11 +177,18 @@ Exit status: 0 every spec passed (warnings included); 1 a spec failed; 2 usage.`
 				return &cli.ExitError{Code: cli.ExitIO, Err: fmt.Errorf("clear %s: %w", cfg.EvidenceDir, err)}
 			}
 			cfg.RuntimeLogs = strings.Fields(runtimeLogs)
-			return runConformance(cmd.Context(), cfg, conformanceRun{
+			run := conformanceRun{
 				out: out, certify: certifyMode, verbose: verbose, labelFilter: labelFilter, focus: focus, skip: skip,
 				flakeAttempts: flakeAttempts, parallel: parallel, timeout: timeout, slowFactor: h.slowFactor,
 				complianceLevel: complianceLevel,
-			})
+			}
+			if random.asked() {
+				if run.random, err = random.options(cmd.Context(), cfg.RuntimeCommand); err != nil {
+					return err
+				}
+				run.labelFilter = randomFilter(labelFilter)
+			}
+			return runConformance(cmd.Context(), cfg, run)
 		},
 	}
 	h.add(cmd)
@@ -182,6 +203,7 @@ Exit status: 0 every spec passed (warnings included); 1 a spec failed; 2 usage.`
 	cmd.Flags().IntVar(&parallel, "parallel", 2, "how many scenario pods run at once (2 suits a 2-core machine)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "suite timeout")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "verbose Ginkgo output (runtime commands of every spec)")
+	random.add(cmd)
 	return cmd
 }
 
@@ -196,6 +218,7 @@ type conformanceRun struct {
 	timeout          time.Duration
 	slowFactor       float64
 	complianceLevel  string
+	random           suites.Random
 }
 
 func runConformance(ctx context.Context, cfg fw.Config, o conformanceRun) error {
@@ -218,6 +241,9 @@ func runConformance(ctx context.Context, cfg fw.Config, o conformanceRun) error 
 	if err != nil {
 		return &cli.ExitError{Code: cli.ExitIO, Err: err}
 	}
+	if o.random.N > 0 || len(o.random.Scenarios) > 0 {
+		fmt.Print(describeRandom(o.random))
+	}
 	passed := suites.Run(nil, suites.Options{
 		Framework:    cfg,
 		Parallel:     o.parallel,
@@ -229,6 +255,7 @@ func runConformance(ctx context.Context, cfg fw.Config, o conformanceRun) error 
 		Log:          os.Stdout,
 		// A failed spec of SHOULD requirements only is a warning at level must.
 		ComplianceLevel: o.complianceLevel,
+		Random:          o.random,
 	})
 	fmt.Printf("wall time: %v\n", time.Since(started).Round(time.Millisecond))
 	if err := restore(); err != nil {

@@ -45,12 +45,10 @@ func (s *suite) conforms(sc *fw.Scenario, get func(context.Context) *fw.Outcome)
 		if out == nil || out.Timeline == nil || out.Pod == nil {
 			Fail(fmt.Sprintf("scenario %s has no history to judge", sc.Short))
 		}
-		h, err := history(out)
+		v, err := s.judge(out)
 		if err != nil {
 			Fail(err.Error())
 		}
-		tol := s.f.Tolerances()
-		v := model.Check(h, model.Options{Reaction: tol.Reaction.Value, EarlyMargin: tol.EarlyMargin.Value})
 		AddReportEntry("model verdict", v.String(), ReportEntryVisibilityFailureOrVerbose)
 		if !v.Conforms() {
 			Fail(fmt.Sprintf("%s\n\n%s", v, out.Timeline))
@@ -75,6 +73,19 @@ func (s *suite) judgeRest() {
 			})
 		}
 	})
+}
+
+// judge runs the model on a scenario's outcome.
+func (s *suite) judge(out *fw.Outcome) (*model.Verdict, error) {
+	if out == nil || out.Timeline == nil || out.Pod == nil {
+		return nil, fmt.Errorf("no history to judge")
+	}
+	h, err := history(out)
+	if err != nil {
+		return nil, err
+	}
+	tol := s.f.Tolerances()
+	return model.Check(h, model.Options{Reaction: tol.Reaction.Value, EarlyMargin: tol.EarlyMargin.Value}), nil
 }
 
 // history is what the model judges of a scenario's outcome: the manifest the runtime was given,

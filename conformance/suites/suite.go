@@ -47,6 +47,9 @@ type Options struct {
 	// ComplianceLevel is ComplianceMust (the default when empty) or ComplianceShould: the lowest
 	// requirement level whose failed spec fails the run (see gradedIt).
 	ComplianceLevel string
+	// Random adds generated scenarios (label RandomLabel) to the tree; none when N is 0 and no
+	// Scenarios are given. They start when the suite starts, Parallel at a time.
+	Random Random
 }
 
 // suite is the state the specs share; it lives as long as one Run.
@@ -56,6 +59,8 @@ type suite struct {
 	f         *framework.Framework // set in BeforeSuite
 	// judged holds the scenarios whose whole history a model spec judges.
 	judged map[*framework.Scenario]bool
+	// random holds the generated scenarios (Options.Random).
+	random []*framework.Scenario
 }
 
 // failRecorder is the GinkgoTestingT Run passes when it is not called from `go test`.
@@ -149,6 +154,7 @@ func (s *suite) register() {
 	s.registerRecovery()
 	s.registerKilledRun()
 	s.registerFullDisk()
+	s.registerRandom()
 	s.judgeRest()
 }
 
@@ -170,16 +176,19 @@ func (s *suite) beforeSuite(ctx SpecContext) {
 	AddReportEntry("compliance level", s.opts.ComplianceLevel)
 	Expect(f.Version.ContractVersion).To(HavePrefix("1."), "contract version the harness speaks")
 	Expect(f.Version.Has(spec.ProfileCore)).To(BeTrue(), "a runtime must declare the core profile")
-	if s.opts.Prefetch {
-		s.scenarios.Prefetch(func(sc *framework.Scenario) bool {
-			for _, p := range sc.Profiles() {
-				if !f.Version.Has(p) {
-					return false
-				}
+	declared := func(sc *framework.Scenario) bool {
+		for _, p := range sc.Profiles() {
+			if !f.Version.Has(p) {
+				return false
 			}
-			return true
-		})
+		}
+		return true
 	}
+	if s.opts.Prefetch {
+		s.scenarios.Prefetch(declared)
+	}
+	// Generated scenarios are asked for by their run: start them all, whatever filters it has.
+	s.scenarios.Prefetch(func(sc *framework.Scenario) bool { return slices.Contains(s.random, sc) && declared(sc) })
 }
 
 func (s *suite) afterSuite(ctx SpecContext) {

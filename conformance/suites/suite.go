@@ -152,6 +152,7 @@ func (s *suite) register() {
 	s.registerSizeLimit()
 	s.registerLogBound()
 	s.registerRecovery()
+	s.registerConcurrentAdoption()
 	s.registerKilledRun()
 	s.registerFullDisk()
 	s.registerRandom()

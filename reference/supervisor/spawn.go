@@ -183,6 +183,13 @@ func waitReady(ctx context.Context, pod *store.Pod, exited <-chan error, early f
 			if ready(ctx, pod) || terminal(pod) {
 				return nil
 			}
+			if err == nil && pod.SupervisorAlive() {
+				// Ours found the pod held by a supervisor another command started at the same
+				// moment (two verbs adopting a pod after a supervisor's loss) and left: wait
+				// for that one to answer.
+				exited = nil
+				continue
+			}
 			why := tail(pod.Path(store.SupervisorLog))
 			if why == "" && early != nil {
 				why = early.String()

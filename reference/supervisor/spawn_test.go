@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"podspec.dev/podspec/reference/store"
 )
@@ -47,5 +48,46 @@ func TestPreparedSupervisorWritingItsLogReportsTheLog(t *testing.T) {
 	err = p.Start(context.Background(), pod)
 	if err == nil || !strings.Contains(err.Error(), "from the log") {
 		t.Fatalf("Start: %v; want the log's last lines", err)
+	}
+}
+
+// Two commands adopting a pod at the same moment (after a supervisor's loss: a verb and a
+// notification's delivery) each start a supervisor; the one that finds the pod held exits at
+// once, and its command waits for the other instead of failing (found by the conformance suite's
+// generated scenarios, seed 1025: `stop` right after `notify` failed with "supervisor of POD
+// exited (<nil>)").
+func TestSpawnLosingTheRaceWaitsForTheOtherSupervisor(t *testing.T) {
+	s, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := s.Create("raced")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other supervisor: it holds the pod's lock at once and answers only after a while.
+	lock, err := pod.TrySupervisorLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		ln, err := listen(pod.Path(store.SocketFile))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		go func() { <-ctx.Done(); ln.Close() }()
+		serve(ctx, ln, map[string]Handler{OpPing: func(context.Context, *Request) (any, error) { return nil, nil }}, t.Logf)
+	}()
+	// Ours finds the pod held and exits 0 at once, as the supervise verb does.
+	if err := Spawn(ctx, pod, []string{"/bin/true"}); err != nil {
+		t.Fatalf("Spawn: %v; want it to wait for the supervisor that holds the pod", err)
+	}
+	if _, err := Call(ctx, pod, &Request{Op: OpPing}); err != nil {
+		t.Errorf("the other supervisor does not answer after Spawn returned: %v", err)
 	}
 }

@@ -109,7 +109,7 @@ echo "conformance report: $report"
 if [ "${RANDOM_SCENARIOS:-5}" != 0 ]; then
   step "conformance: ${RANDOM_SCENARIOS:-5} generated scenarios judged by the lifecycle model"
   bin/podspec conformance run --runtime "$PWD/bin/podspec --root $croot" --oci-root "$croot/runc" \
-    --slow-factor 2 --random "${RANDOM_SCENARIOS:-5}" --out "$out/random"
+    --slow-factor 2 --random "${RANDOM_SCENARIOS:-5}" --shrink-runs 5 --out "$out/random"
 fi
 
 # The reference on the other OCI runtimes, and podman through its adapter: label-filtered runs

@@ -485,6 +485,9 @@ func lifecycleCases() []modelCase {
 			start(100, "s").start(200, "a").stop(1000, false).terminating(1001).signal(1002, "s", "SIGTERM").signal(1002, "a", "SIGTERM").
 			killed(1100, "s", "SIGTERM", "Stopped").killed(1100, "a", "SIGTERM", "Stopped").
 			finish(1200, v1alpha1.PodSucceeded, 0, "", "Stopped"), []string{spec.HB014}},
+		{"a sidecar killed by its liveness probe during the stop sequence, before its stop step, conforms (HB-014, HB-015)",
+			livenessKilledSidecar("Unhealthy"), nil},
+		{"that sidecar's kill is no stop: reason Stopped breaks STAT-006", livenessKilledSidecar(v1alpha1.ReasonStopped), []string{spec.STAT006}},
 		{"sidecars stopped in list order break HB-015", pod(sidecars("s", "t"), mains("a"), policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAll)).
 			start(100, "s").start(150, "t").start(200, "a").stop(1000, false).terminating(1001).signal(1002, "a", "SIGTERM").
 			killed(1100, "a", "SIGTERM", "Stopped").signal(1101, "s", "SIGTERM").killed(1150, "s", "SIGTERM", "Stopped").
@@ -711,4 +714,20 @@ func depFailure(failed bool) *hist {
 		return h
 	}
 	return h.stop(5000, false).terminating(5001).finish(5100, v1alpha1.PodFailed, 3, "a", "Stopped")
+}
+
+// livenessKilledSidecar is a pod whose sidecar s fails its liveness probe during the stop
+// sequence, before its stop step (a stops first, then t, then s): the runtime kills s for its
+// health (terminology: a kill after a probe failure is not a stop), and s ends with reason.
+func livenessKilledSidecar(reason string) *hist {
+	return pod(sidecars("s", "t"), mains("a"), policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAll), withC("s", func(c *v1alpha1.Container) {
+		c.LivenessProbe = &v1alpha1.Probe{Exec: &v1alpha1.ExecAction{Command: []string{"podspec-probe", "check"}}, PeriodSeconds: 1, FailureThreshold: 1}
+	})).
+		start(100, "s").start(150, "t").start(200, "a").report(1000, "s", probe.RoleCheck, runtimev1.ProbeLiveness, probe.TypeCheck, 0).
+		stop(1000, false).terminating(1001).signal(1002, "a", "SIGTERM").
+		report(1004, "s", probe.RoleCheck, runtimev1.ProbeLiveness, probe.TypeCheck, 1).
+		add(1005, runtimev1.EventProbeFailed, "s", func(e *runtimev1.Event) { e.Probe, e.Reason = runtimev1.ProbeLiveness, "Unhealthy" }).
+		signal(1006, "s", "SIGTERM").killed(1050, "s", "SIGTERM", reason).
+		killed(1100, "a", "SIGTERM", "Stopped").signal(1101, "t", "SIGTERM").killed(1150, "t", "SIGTERM", "Stopped").
+		finish(1200, v1alpha1.PodSucceeded, 0, "", "Stopped")
 }

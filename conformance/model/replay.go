@@ -316,8 +316,9 @@ func (rp *replay) stopSent(in *instance) *runtimev1.Event {
 	if rp.terminating == nil {
 		return nil
 	}
+	kill := in.healthKill() // its signals are a kill after a probe failure, not a stop (terminology)
 	for _, s := range in.signals {
-		if s.Seq < rp.terminating.Seq || s.Signal == nil || !before(s, in.exited) {
+		if s.Seq < rp.terminating.Seq || s.Signal == nil || !before(s, in.exited) || (kill != nil && s.Seq > kill.Seq) {
 			continue
 		}
 		if s.Signal.Name == "SIGKILL" || s.Signal.Name == in.c.stopSignal() {
@@ -346,18 +347,24 @@ func (rp *replay) stopped(in *instance) (yes, sure bool) {
 // failed, or after its postStart hook failed (a failure whatever its exit: HOOK-008..010); not
 // when the workload had reported its own end before that failure was recorded (a postStart hook
 // fails when its container ends under it).
-func (in *instance) killedForHealth() bool {
+func (in *instance) killedForHealth() bool { return in.healthKill() != nil }
+
+// healthKill is the first event that made the runtime kill the instance for its health, nil if
+// none: a liveness or startup probe's failure, or a failed postStart hook, before the workload
+// reported its own end.
+func (in *instance) healthKill() *runtimev1.Event {
+	var first *runtimev1.Event
 	for _, pf := range in.probeFailed {
-		if (pf.Probe == runtimev1.ProbeLiveness || pf.Probe == runtimev1.ProbeStartup) && !in.endedBefore(pf) {
-			return true
+		if (pf.Probe == runtimev1.ProbeLiveness || pf.Probe == runtimev1.ProbeStartup) && !in.endedBefore(pf) && (first == nil || pf.Seq < first.Seq) {
+			first = pf
 		}
 	}
 	for _, h := range in.hooks {
-		if h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPostStart && h.Result != runtimev1.ResultSucceeded && !in.endedBefore(h) {
-			return true
+		if h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPostStart && h.Result != runtimev1.ResultSucceeded && !in.endedBefore(h) && (first == nil || h.Seq < first.Seq) {
+			first = h
 		}
 	}
-	return false
+	return first
 }
 
 // endedBefore says the workload reported its own end (exit or crash) before the event.

@@ -297,8 +297,17 @@ func (rp *replay) sidecarStopActs(c *container) []*runtimev1.Event {
 				out = append(out, h)
 			}
 		}
-		if !c.notifierSignals()[c.stopSignal()] {
-			out = append(out, rp.stopSignalsSent(in)...)
+		if c.notifierSignals()[c.stopSignal()] {
+			continue
+		}
+		// A stop signal after a liveness or startup probe's failure (or a failed postStart hook)
+		// is that kill's, which may come at any point of the stop sequence, not the sidecar's
+		// stop step (HOOK-010, HOOK-008).
+		kill := in.healthKill()
+		for _, s := range rp.stopSignalsSent(in) {
+			if kill == nil || s.Seq < kill.Seq {
+				out = append(out, s)
+			}
 		}
 	}
 	return out

@@ -28,13 +28,15 @@ import (
 )
 
 // History is what the model judges: one pod's manifest as submitted, the runtime's events (any
-// order; the model sorts them by seq), what the workloads reported (stamped on arrival), and the
-// pod's final status (nil when unknown).
+// order; the model sorts them by seq), what the workloads reported (stamped on arrival), the
+// pod's final status (nil when unknown), and the Notifications the harness created and read
+// (those that name the pod in spec.pods or hold a record of it are judged; nil when none).
 type History struct {
-	Pod    *v1alpha1.Pod
-	Events []runtimev1.Event
-	Probe  []probe.Event
-	Final  *v1alpha1.PodStatus
+	Pod           *v1alpha1.Pod
+	Events        []runtimev1.Event
+	Probe         []probe.Event
+	Final         *v1alpha1.PodStatus
+	Notifications []Notification
 }
 
 // Options are the timing allowances of a judgement.

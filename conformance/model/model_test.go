@@ -22,6 +22,7 @@ type hist struct {
 	ev    []runtimev1.Event
 	probe []probe.Event
 	final *v1alpha1.PodStatus
+	notes []Notification
 }
 
 type podOpt func(*v1alpha1.Pod)
@@ -202,7 +203,7 @@ func signal(name string) *v1alpha1.Signal {
 }
 
 func (h *hist) history() History {
-	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final}
+	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final, Notifications: h.notes}
 }
 
 var opts = Options{Reaction: time.Second, EarlyMargin: 50 * time.Millisecond}
@@ -228,7 +229,7 @@ type modelCase struct {
 }
 
 func TestModel(t *testing.T) {
-	for _, tc := range modelCases() {
+	for _, tc := range append(modelCases(), notificationCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := Check(tc.h.history(), opts)
 			got := findingRules(v)
@@ -259,7 +260,7 @@ func findingRules(v *Verdict) []string {
 func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
 	all := rules
 	defer func() { rules = all }()
-	cases := modelCases()
+	cases := append(modelCases(), notificationCases()...)
 	for i, r := range all {
 		rules = append(append([]rule(nil), all[:i]...), all[i+1:]...)
 		needed := false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/conformance/probe"
 	"podspec.dev/podspec/spec"
 )
 
@@ -81,6 +82,8 @@ func checkDeliveries(rp *replay) []Finding {
 				f(spec.NTF009, "no instance of the container was running")
 			case !d.in.startedBefore(e):
 				f(spec.NTF009, "instance %d was not Started yet", d.in.n+1)
+			case !rp.startupPassed(c, e):
+				f(spec.NTF009, "instance %d's startup probe never reported a success", d.in.n+1)
 			}
 			if d.in != nil {
 				key := [2]string{e.Notification, fmt.Sprint(d.in.n)}
@@ -101,4 +104,29 @@ func checkDeliveries(rp *replay) []Finding {
 		}
 	}
 	return out
+}
+
+// startupPassed says whether the container's startup probe may have passed in the instance a
+// delivery (its NotifierStarted e) went to, as far as its checks' own reports tell: a container
+// without a startup probe, or whose checks do not report, may have; otherwise a check of that
+// instance (the workload run e falls in) must have reported success at some point. A success
+// reported after e is accepted (its report may arrive late), as is one whose arrival the harness
+// did not stamp: only an instance whose checks never reported success was certainly not Started.
+func (rp *replay) startupPassed(c *container, e *runtimev1.Event) bool {
+	if c.spec == nil || c.spec.StartupProbe == nil {
+		return true
+	}
+	checks := reports(rp.probe, c.name, probe.RoleCheck, "startup")
+	starts := workloadStarts(rp.probe, c.name)
+	i := run(starts, e.Time)
+	if len(checks) == 0 || i < 0 {
+		return true
+	}
+	for _, p := range rp.probe {
+		if p.Container == c.name && p.Role == probe.RoleCheck && p.Handler == "startup" && p.Type == probe.TypeCheck &&
+			p.Result == "success" && (p.Fallback || p.Received.IsZero() || run(starts, p.Received) == i) {
+			return true
+		}
+	}
+	return false
 }

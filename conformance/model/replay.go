@@ -64,6 +64,8 @@ type replay struct {
 	finished    *runtimev1.Event   // PodFinished
 	updated     bool               // an update was applied (UpdateApplied)
 	lost        string             // why the history holds a supervisor's loss, "" if it does not
+
+	notifications []Notification // those that target the pod (targeting)
 }
 
 func newReplay(h History, opts Options) *replay {
@@ -99,7 +101,26 @@ func newReplay(h History, opts Options) *replay {
 		rp.index(&rp.ev[i])
 	}
 	rp.attachProbe(h.Probe)
+	for _, n := range h.Notifications {
+		if rp.targeting(&n) {
+			rp.notifications = append(rp.notifications, n)
+		}
+	}
 	return rp
+}
+
+// targeting says whether a Notification is about the pod: spec.pods names it, or a read of it
+// holds a record of it.
+func (rp *replay) targeting(n *Notification) bool {
+	if contains(n.Spec.Pods, rp.pod.Metadata.Name) {
+		return true
+	}
+	for i := range n.Views {
+		if rp.record(&n.Views[i]) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // effective is a container's resolved restart policy (RST-002): its own, else the pod's.

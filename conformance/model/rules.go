@@ -44,6 +44,11 @@ var rules = []rule{
 	{ids: []string{spec.MAIN005}, applies: func(p *v1alpha1.Pod) bool { return hasPostStart(p) || hasNotifiers(p) }, check: checkExecStepsAfterStop, underUpdate: true},
 	// Notifier deliveries.
 	{ids: []string{spec.NTF004, spec.NTF009, spec.NTF010, spec.HB017}, applies: hasNotifiers, check: checkDeliveries, underUpdate: true},
+	{ids: []string{spec.NTF006, spec.NTF007, spec.NTF008, spec.NTF011, spec.NTF013}, applies: hasNotifiers, check: checkDeliveryOutcomes, underUpdate: true},
+	// Notifications.
+	{ids: []string{spec.NOTIF008, spec.NOTIF009, spec.NOTIF010, spec.NOTIF011, spec.NTF014}, applies: hasNotifiers, check: checkPodRecords, underUpdate: true},
+	{ids: []string{spec.NOTIF009, spec.NOTIF013, spec.NOTIF014, spec.NOTIF015, spec.NOTIF016, spec.NOTIF017}, applies: hasNotifiers, check: checkNotificationStatus, underUpdate: true, underLoss: true},
+	{ids: []string{spec.NOTIF006, spec.NOTIF019, spec.NOTIF020}, applies: hasNotifiers, check: checkNotificationRuns, underUpdate: true},
 	{ids: []string{spec.HB009, spec.HB010, spec.HB013}, applies: hasDefers, check: checkDeferOrder, underUpdate: true},
 	// Defers' own outcomes.
 	{ids: []string{spec.DEFER002}, applies: hasDefers, check: checkDefersRun, underUpdate: true},

@@ -69,6 +69,8 @@ type Framework struct {
 	uids []string
 	// notifications the run created and has not deleted (profile notifier).
 	notifications map[string]bool
+	// notified is what the run created and read of every Notification, by name (Notified).
+	notified map[string]*NotificationLog
 	// kept names the pods whose failure evidence was recorded (KeepEvidence).
 	kept map[string]bool
 }

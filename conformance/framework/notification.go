@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
@@ -111,12 +113,17 @@ func (f *Framework) Notify(ctx context.Context, short string, spec v1alpha1.Noti
 		return nil, fmt.Errorf("write notification: %w", err)
 	}
 	f.remember(n.Metadata.Name)
+	issued := time.Now()
 	out, _, err := f.RT.Notify(ctx, path)
+	if err == nil {
+		f.logNotification(n.Metadata.Name, spec, issued)
+	}
 	return out, err
 }
 
 // NotifyPod runs `notify POD NOTIFIER` and remembers the Notification it created.
 func (f *Framework) NotifyPod(ctx context.Context, p *Pod, notifier string) (*v1alpha1.Notification, error) {
+	issued := time.Now()
 	out, _, err := f.RT.NotifyPod(ctx, p.Name, notifier)
 	if err != nil {
 		return nil, err
@@ -125,7 +132,58 @@ func (f *Framework) NotifyPod(ctx context.Context, p *Pod, notifier string) (*v1
 		return out, fmt.Errorf("notify %s %s printed a Notification without a name", p.Name, notifier)
 	}
 	f.remember(out.Metadata.Name)
+	f.logNotification(out.Metadata.Name, out.Spec, issued)
 	return out, nil
+}
+
+// NotificationLog is what the run created and read of one Notification: its spec, when `notify`
+// was issued (the Notification did not exist before), every read of it, in read order, and when
+// `notification rm` was issued and returned, if the run removed it.
+type NotificationLog struct {
+	Name              string
+	Spec              v1alpha1.NotificationSpec
+	Issued            time.Time
+	Views             []NotificationView
+	Removing, Removed time.Time
+}
+
+// logNotification starts the log of a Notification the run created.
+func (f *Framework) logNotification(name string, spec v1alpha1.NotificationSpec, issued time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.notified == nil {
+		f.notified = map[string]*NotificationLog{}
+	}
+	f.notified[name] = &NotificationLog{Name: name, Spec: spec, Issued: issued}
+}
+
+// Notified is a copy of the log of every Notification the run created whose spec.pods names
+// the pod or whose reads hold a record of it.
+func (f *Framework) Notified(pod string) []NotificationLog {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []NotificationLog
+	for _, l := range f.notified {
+		if l.about(pod) {
+			c := *l
+			c.Views = append([]NotificationView(nil), l.Views...)
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Issued.Before(out[j].Issued) })
+	return out
+}
+
+func (l *NotificationLog) about(pod string) bool {
+	if slices.Contains(l.Spec.Pods, pod) {
+		return true
+	}
+	for i := range l.Views {
+		if l.Views[i].Record(pod) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *Framework) remember(name string) {
@@ -139,6 +197,7 @@ func (f *Framework) remember(name string) {
 
 // RemoveNotification runs `notification rm NAME`; a Notification already gone is not an error.
 func (f *Framework) RemoveNotification(ctx context.Context, name string) error {
+	issued := time.Now()
 	res, err := f.RT.NotificationRemove(ctx, name)
 	if err != nil {
 		return err
@@ -148,6 +207,9 @@ func (f *Framework) RemoveNotification(ctx context.Context, name string) error {
 	}
 	f.mu.Lock()
 	delete(f.notifications, name)
+	if l := f.notified[name]; l != nil && res.ExitCode == runtimev1.ExitOK {
+		l.Removing, l.Removed = issued, time.Now()
+	}
 	f.mu.Unlock()
 	return nil
 }
@@ -172,9 +234,11 @@ func (f *Framework) RemoveNotifications(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// NotificationView is a Notification's status and pod records read one after the other.
+// NotificationView is a Notification's status and pod records read one after the other,
+// beginning at Read.
 type NotificationView struct {
 	Name    string
+	Read    time.Time
 	Status  *v1alpha1.NotificationStatus
 	Records []v1alpha1.PodNotificationRecord
 }
@@ -220,7 +284,9 @@ func (v *NotificationView) String() string {
 }
 
 // ReadNotification reads a Notification's status, then its records.
+// Every view read of a Notification the run created is kept in its log (Notified).
 func (f *Framework) ReadNotification(ctx context.Context, name string) (*NotificationView, error) {
+	read := time.Now()
 	st, err := f.RT.NotificationStatus(ctx, name)
 	if err != nil {
 		return nil, err
@@ -229,7 +295,13 @@ func (f *Framework) ReadNotification(ctx context.Context, name string) (*Notific
 	if err != nil {
 		return nil, err
 	}
-	return &NotificationView{Name: name, Status: st, Records: recs}, nil
+	v := &NotificationView{Name: name, Read: read, Status: st, Records: recs}
+	f.mu.Lock()
+	if l := f.notified[name]; l != nil {
+		l.Views = append(l.Views, *v)
+	}
+	f.mu.Unlock()
+	return v, nil
 }
 
 // AwaitNotification polls a Notification until cond holds (bounded by PodTimeout) and returns

@@ -125,3 +125,37 @@ func TestTestLabelsCarryTheRunIDAndTheSelectorMatchesThem(t *testing.T) {
 		t.Fatalf("selector %v", sel.MatchLabels)
 	}
 }
+
+func TestNotifiedKeepsEveryReadAndTheRemovalOfTheNotificationsAboutAPod(t *testing.T) {
+	rt, _ := notifierRuntime(t)
+	ctx := context.Background()
+	f := &Framework{RT: rt}
+	p := &Pod{f: f, Name: "web"}
+	n, err := f.NotifyPod(ctx, p, "reload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := f.ReadNotification(ctx, n.Metadata.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.RemoveNotification(ctx, n.Metadata.Name); err != nil {
+		t.Fatal(err)
+	}
+	got := f.Notified("web")
+	if len(got) != 1 || got[0].Name != "web-reload-1a2b3c" || got[0].Spec.Notifier != "reload" || got[0].Issued.IsZero() {
+		t.Fatalf("Notified(web) = %+v", got)
+	}
+	l := got[0]
+	if len(l.Views) != 2 || l.Views[0].Read.IsZero() || l.Views[1].Read.Before(l.Views[0].Read) || l.Views[0].Status.Targets != 2 {
+		t.Fatalf("the reads of %s: %+v", l.Name, l.Views)
+	}
+	if l.Removing.IsZero() || l.Removed.Before(l.Removing) || l.Removing.Before(l.Views[1].Read) {
+		t.Fatalf("the removal of %s: issued %v, returned %v", l.Name, l.Removing, l.Removed)
+	}
+	// The pods of its records (a, b) are about it too; another pod is not.
+	if len(f.Notified("b")) != 1 || len(f.Notified("other")) != 0 {
+		t.Fatalf("Notified(b) = %v, Notified(other) = %v", f.Notified("b"), f.Notified("other"))
+	}
+}

@@ -84,6 +84,7 @@ func (s *suite) judge(out *fw.Outcome) (*model.Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.Notifications = notifications(s.f, out.Pod.Name)
 	tol := s.f.Tolerances()
 	return model.Check(h, model.Options{Reaction: tol.Reaction.Value, EarlyMargin: tol.EarlyMargin.Value}), nil
 }
@@ -109,4 +110,23 @@ func history(out *fw.Outcome) (model.History, error) {
 		h.Final = out.Final.PodStatus
 	}
 	return h, nil
+}
+
+// notifications are the Notifications the run created about a pod, as the model judges them:
+// each spec, when it was issued and every read of it.
+func notifications(f *fw.Framework, pod string) []model.Notification {
+	if f == nil {
+		return nil
+	}
+	var out []model.Notification
+	for _, l := range f.Notified(pod) {
+		n := model.Notification{Name: l.Name, Spec: l.Spec, Issued: l.Issued, Removing: l.Removing, Removed: l.Removed}
+		for _, v := range l.Views {
+			if v.Status != nil {
+				n.Views = append(n.Views, model.NotificationView{Read: v.Read, Status: *v.Status, Records: v.Records})
+			}
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -41,77 +41,94 @@ func LookupUser(rootfs, spec string) (User, error) {
 	if err != nil {
 		return User{}, fmt.Errorf("user %q: %w", spec, err)
 	}
-	var u User
-	name := ""
-	if n, err := parseID(userPart); err == nil {
-		u.UID = n
-		for _, f := range passwd {
-			if len(f) >= 4 && f[2] == userPart {
-				name = f[0]
-				if g, err := parseID(f[3]); err == nil {
-					u.GID = g
-				}
-				break
-			}
-		}
-	} else {
-		found := false
-		for _, f := range passwd {
-			if len(f) >= 4 && f[0] == userPart {
-				uid, err1 := parseID(f[2])
-				gid, err2 := parseID(f[3])
-				if err1 != nil || err2 != nil {
-					return User{}, fmt.Errorf("user %q: bad /etc/passwd entry for %s", spec, userPart)
-				}
-				u.UID, u.GID, name, found = uid, gid, userPart, true
-				break
-			}
-		}
-		if !found {
-			return User{}, fmt.Errorf("user %q: no user %s in the image's /etc/passwd", spec, userPart)
-		}
+	u, name, err := lookupPasswd(passwd, spec, userPart)
+	if err != nil {
+		return User{}, err
 	}
 	group, err := readInRoot(rootfs, "etc/group")
 	if err != nil {
 		return User{}, fmt.Errorf("user %q: %w", spec, err)
 	}
 	if hasGroup {
-		if g, err := parseID(groupPart); err == nil {
-			u.GID = g
-		} else {
-			found := false
-			for _, f := range group {
-				if len(f) >= 3 && f[0] == groupPart {
-					g, err := parseID(f[2])
-					if err != nil {
-						return User{}, fmt.Errorf("user %q: bad /etc/group entry for %s", spec, groupPart)
-					}
-					u.GID, found = g, true
-					break
-				}
-			}
-			if !found {
-				return User{}, fmt.Errorf("user %q: no group %s in the image's /etc/group", spec, groupPart)
-			}
+		gid, err := lookupGroup(group, spec, groupPart)
+		if err != nil {
+			return User{}, err
 		}
+		u.GID = gid
 		return u, nil
 	}
-	if name != "" {
-		for _, f := range group {
-			if len(f) < 4 {
-				continue
-			}
-			for _, member := range strings.Split(f[3], ",") {
-				if member == name {
-					if g, err := parseID(f[2]); err == nil && g != u.GID {
-						u.AdditionalGids = append(u.AdditionalGids, g)
-					}
-					break
+	u.AdditionalGids = supplementaryGroups(group, name, u.GID)
+	return u, nil
+}
+
+// lookupPasswd resolves the user part of spec against the /etc/passwd entries: a numeric
+// UID need not be listed (its GID is then 0, and its name ""), a name must be. It returns the
+// user's UID and primary GID, and the user's name for the supplementary groups.
+func lookupPasswd(passwd [][]string, spec, userPart string) (User, string, error) {
+	if n, err := parseID(userPart); err == nil {
+		u := User{UID: n}
+		for _, f := range passwd {
+			if len(f) >= 4 && f[2] == userPart {
+				if g, err := parseID(f[3]); err == nil {
+					u.GID = g
 				}
+				return u, f[0], nil
+			}
+		}
+		return u, "", nil
+	}
+	for _, f := range passwd {
+		if len(f) >= 4 && f[0] == userPart {
+			uid, err1 := parseID(f[2])
+			gid, err2 := parseID(f[3])
+			if err1 != nil || err2 != nil {
+				return User{}, "", fmt.Errorf("user %q: bad /etc/passwd entry for %s", spec, userPart)
+			}
+			return User{UID: uid, GID: gid}, userPart, nil
+		}
+	}
+	return User{}, "", fmt.Errorf("user %q: no user %s in the image's /etc/passwd", spec, userPart)
+}
+
+// lookupGroup resolves the group part of spec: a numeric GID as given, a name against the
+// /etc/group entries, where it must be listed.
+func lookupGroup(group [][]string, spec, groupPart string) (uint32, error) {
+	if g, err := parseID(groupPart); err == nil {
+		return g, nil
+	}
+	for _, f := range group {
+		if len(f) >= 3 && f[0] == groupPart {
+			g, err := parseID(f[2])
+			if err != nil {
+				return 0, fmt.Errorf("user %q: bad /etc/group entry for %s", spec, groupPart)
+			}
+			return g, nil
+		}
+	}
+	return 0, fmt.Errorf("user %q: no group %s in the image's /etc/group", spec, groupPart)
+}
+
+// supplementaryGroups returns the GIDs of the /etc/group entries that list the user name
+// as a member, leaving out the primary GID; a user without a name has none.
+func supplementaryGroups(group [][]string, name string, primary uint32) []uint32 {
+	if name == "" {
+		return nil
+	}
+	var gids []uint32
+	for _, f := range group {
+		if len(f) < 4 {
+			continue
+		}
+		for _, member := range strings.Split(f[3], ",") {
+			if member == name {
+				if g, err := parseID(f[2]); err == nil && g != primary {
+					gids = append(gids, g)
+				}
+				break
 			}
 		}
 	}
-	return u, nil
+	return gids
 }
 
 func parseID(s string) (uint32, error) {

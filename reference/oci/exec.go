@@ -101,39 +101,18 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		return -1, fmt.Errorf("exec in %s: %w", id, err)
 	}
 	defer os.RemoveAll(dir)
-	procFile := filepath.Join(dir, "process.json")
-	pidFile := filepath.Join(dir, "pid")
-	args := []string{"exec", "--process", procFile, "--pid-file", pidFile}
-	// treePid is the file that names the root of the tree to kill on timeout.
-	treePid := pidFile
-	feat, err := r.Features(ctx)
-	sandbox := err == nil && feat.SandboxPIDs
-	if sandbox {
-		treePid = filepath.Join(dir, "internal-pid")
-		args = append(args, "--internal-pid-file", treePid)
-	}
-	args = append(args, id)
-	b, err := json.Marshal(proc)
+	files, err := r.writeExecFiles(ctx, id, dir, proc)
 	if err != nil {
-		return -1, fmt.Errorf("exec in %s: encode process: %w", id, err)
-	}
-	if err := os.WriteFile(procFile, b, 0o600); err != nil {
-		return -1, fmt.Errorf("exec in %s: %w", id, err)
+		return -1, err
 	}
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return -1, fmt.Errorf("exec in %s: %w", id, err)
 	}
 	defer devnull.Close()
-	io := IO{Stdin: devnull, Stdout: p.Stdout, Stderr: p.Stderr}
-	if io.Stdout == nil {
-		io.Stdout = devnull
-	}
-	if io.Stderr == nil {
-		io.Stderr = devnull
-	}
+	io := execIO(p, devnull)
 
-	begun, err := watchBegun(dir, pidFile, p.Begun)
+	begun, err := watchBegun(dir, files.pidFile, p.Begun)
 	if err != nil {
 		return -1, fmt.Errorf("exec in %s: %w", id, err)
 	}
@@ -147,76 +126,17 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		timeoutCtx, cancel = context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
 	}
-	var (
-		wg       sync.WaitGroup
-		timedOut atomic.Bool
-	)
-	stop := make(chan struct{})
-	watch := func(runtimeProc *os.Process) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-stop:
-				return
-			case <-timeoutCtx.Done():
-			}
-			timedOut.Store(true)
-			// Wait for runc to have written the pid file. On a loaded machine the process can
-			// start seconds after the timeout, and runc's child goes on starting it even when
-			// runc itself is killed: killing runc's group before the pid is known would leave
-			// the process running. Bounded by execStartBound for a runtime that neither
-			// starts the process nor returns.
-			var pid int
-			bound := time.After(execStartBound)
-		wait:
-			for {
-				if pid = readPidFile(treePid); pid > 0 {
-					break
-				}
-				select {
-				case <-stop:
-					return
-				case <-bound:
-					break wait
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
-			if pid > 0 && sandbox {
-				r.killSandboxTree(context.WithoutCancel(ctx), id, pid)
-			} else if pid > 0 {
-				// The exec'd process leads its own group (runc: a new session) or shares the
-				// runtime's group (crun); both are groups of their own, never the caller's.
-				// The group is read before, and killed after, the tree: a process killed
-				// before its tree was collected has its children reparented out of reach.
-				pgid, err := syscall.Getpgid(pid)
-				KillProcessTree(pid)
-				if err == nil && pgid != syscall.Getpgrp() {
-					_ = syscall.Kill(-pgid, syscall.SIGKILL)
-				}
-			} else {
-				// No pid file: kill the runtime's group (the runtime and what it forked).
-				_ = syscall.Kill(-runtimeProc.Pid, syscall.SIGKILL)
-			}
-			// The runtime returns once the process is gone; if it hangs anyway (a frozen
-			// container), do not wait for it forever.
-			select {
-			case <-stop:
-			case <-time.After(runtimeGrace):
-				_ = runtimeProc.Kill()
-			}
-		}()
-	}
+	t := &execTimeout{r: r, ctx: ctx, expired: timeoutCtx, id: id, files: files, stop: make(chan struct{})}
 	code, diag, err := r.run(context.WithoutCancel(ctx), invocation{op: "exec", id: id, io: io, globalFlags: true,
-		args:    args,
-		onStart: watch, newGroup: true})
-	close(stop)
-	wg.Wait()
+		args:    files.args,
+		onStart: t.watch, newGroup: true})
+	close(t.stop)
+	t.wg.Wait()
 	begun.end()
 	if err != nil {
 		return -1, err
 	}
-	if timedOut.Load() {
+	if t.timedOut.Load() {
 		if ctx.Err() != nil {
 			return code, fmt.Errorf("exec in %s: %w", id, ctx.Err())
 		}
@@ -226,6 +146,139 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		return -1, &Error{Op: "exec", ID: id, ExitCode: code, Message: diag, kind: classify(diag)}
 	}
 	return code, nil
+}
+
+// execFiles are the files of one exec in its directory in the bundle, and the runtime's
+// arguments that name them.
+type execFiles struct {
+	// args is the runtime's `exec` command line.
+	args []string
+	// pidFile is where the runtime writes the exec'd process's pid once it has begun.
+	pidFile string
+	// treePid is the file that names the root of the tree to kill on timeout: pidFile, or
+	// for a runtime with sandbox pids (Features.SandboxPIDs) its --internal-pid-file.
+	treePid string
+	// sandbox is whether the runtime's exec'd processes have pids of the container's own.
+	sandbox bool
+}
+
+// writeExecFiles writes the process file proc into dir and returns the runtime's arguments
+// for an exec of it in container id.
+func (r *Runtime) writeExecFiles(ctx context.Context, id, dir string, proc *specs.Process) (execFiles, error) {
+	procFile := filepath.Join(dir, "process.json")
+	f := execFiles{pidFile: filepath.Join(dir, "pid")}
+	f.args = []string{"exec", "--process", procFile, "--pid-file", f.pidFile}
+	f.treePid = f.pidFile
+	feat, err := r.Features(ctx)
+	f.sandbox = err == nil && feat.SandboxPIDs
+	if f.sandbox {
+		f.treePid = filepath.Join(dir, "internal-pid")
+		f.args = append(f.args, "--internal-pid-file", f.treePid)
+	}
+	f.args = append(f.args, id)
+	b, err := json.Marshal(proc)
+	if err != nil {
+		return execFiles{}, fmt.Errorf("exec in %s: encode process: %w", id, err)
+	}
+	if err := os.WriteFile(procFile, b, 0o600); err != nil {
+		return execFiles{}, fmt.Errorf("exec in %s: %w", id, err)
+	}
+	return f, nil
+}
+
+// execIO is the exec'd process's standard I/O: stdin /dev/null, stdout and stderr p's, or
+// /dev/null when p leaves them nil.
+func execIO(p ExecProcess, devnull *os.File) IO {
+	io := IO{Stdin: devnull, Stdout: p.Stdout, Stderr: p.Stderr}
+	if io.Stdout == nil {
+		io.Stdout = devnull
+	}
+	if io.Stderr == nil {
+		io.Stderr = devnull
+	}
+	return io
+}
+
+// execTimeout kills an exec'd process tree when the exec's timeout (or the caller's context)
+// expires, and tells whether it did.
+type execTimeout struct {
+	r *Runtime
+	// ctx is the caller's context; expired is done when the exec's time is up.
+	ctx, expired context.Context
+	id           string
+	files        execFiles
+	// stop is closed when the runtime has returned.
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	timedOut atomic.Bool
+}
+
+// watch starts the watcher of the runtime process runtimeProc (the invocation's onStart).
+func (t *execTimeout) watch(runtimeProc *os.Process) {
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		select {
+		case <-t.stop:
+			return
+		case <-t.expired.Done():
+		}
+		t.timedOut.Store(true)
+		pid, stopped := t.waitPid()
+		if stopped {
+			return
+		}
+		t.kill(pid, runtimeProc)
+		// The runtime returns once the process is gone; if it hangs anyway (a frozen
+		// container), do not wait for it forever.
+		select {
+		case <-t.stop:
+		case <-time.After(runtimeGrace):
+			_ = runtimeProc.Kill()
+		}
+	}()
+}
+
+// waitPid waits for the runtime to have written the pid file of the tree's root, and returns
+// the pid (0 or less if none came within execStartBound), or stopped if the runtime returned
+// meanwhile. On a loaded machine the process can start seconds after the timeout, and runc's
+// child goes on starting it even when runc itself is killed: killing runc's group before the
+// pid is known would leave the process running. The bound is for a runtime that neither
+// starts the process nor returns.
+func (t *execTimeout) waitPid() (pid int, stopped bool) {
+	bound := time.After(execStartBound)
+	for {
+		if pid = readPidFile(t.files.treePid); pid > 0 {
+			return pid, false
+		}
+		select {
+		case <-t.stop:
+			return pid, true
+		case <-bound:
+			return pid, false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// kill kills the exec'd tree rooted at pid, or with no pid the runtime's process group.
+func (t *execTimeout) kill(pid int, runtimeProc *os.Process) {
+	if pid > 0 && t.files.sandbox {
+		t.r.killSandboxTree(context.WithoutCancel(t.ctx), t.id, pid)
+	} else if pid > 0 {
+		// The exec'd process leads its own group (runc: a new session) or shares the
+		// runtime's group (crun); both are groups of their own, never the caller's.
+		// The group is read before, and killed after, the tree: a process killed
+		// before its tree was collected has its children reparented out of reach.
+		pgid, err := syscall.Getpgid(pid)
+		KillProcessTree(pid)
+		if err == nil && pgid != syscall.Getpgrp() {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	} else {
+		// No pid file: kill the runtime's group (the runtime and what it forked).
+		_ = syscall.Kill(-runtimeProc.Pid, syscall.SIGKILL)
+	}
 }
 
 // readPidFile returns the pid a runtime wrote to path, or 0 while it wrote none (or an

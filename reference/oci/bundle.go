@@ -190,27 +190,34 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	g.Config.Version = SpecVersion
 	g.SetRootPath(c.Rootfs)
 	g.SetRootReadonly(c.RootfsReadonly)
+	for _, step := range []func(*generate.Generator, ContainerConfig) error{
+		specProcess, specMounts, specNamespaces, specResources,
+	} {
+		if err := step(&g, c); err != nil {
+			return nil, fmt.Errorf("container config: %w", err)
+		}
+	}
+	specAnnotations(&g, c.Annotations)
+	if len(c.CreateRuntime) > 0 {
+		g.Config.Hooks = &specs.Hooks{CreateRuntime: c.CreateRuntime}
+	}
+	return g.Config, nil
+}
+
+// specProcess sets the process: args, environment, working directory, user, capabilities,
+// the seccomp profile that depends on them, rlimits and OOM score.
+func specProcess(g *generate.Generator, c ContainerConfig) error {
 	g.SetProcessArgs(c.Args)
 	g.SetProcessTerminal(false)
 	g.SetProcessNoNewPrivileges(true)
 	g.ClearProcessEnv()
-	hasPath := false
-	for _, kv := range c.Env {
-		if strings.HasPrefix(kv, "PATH=") {
-			hasPath = true
-		}
-	}
-	env := append([]string(nil), c.Env...)
-	if !hasPath {
-		env = append([]string{"PATH=" + DefaultPath}, env...)
-	}
-	g.Config.Process.Env = env
+	g.Config.Process.Env = processEnv(c.Env)
 	cwd := c.Cwd
 	if cwd == "" {
 		cwd = "/"
 	}
 	if !filepath.IsAbs(cwd) {
-		return nil, fmt.Errorf("container config: working directory %q is not absolute", cwd)
+		return fmt.Errorf("working directory %q is not absolute", cwd)
 	}
 	g.SetProcessCwd(cwd)
 	g.SetProcessUID(c.UID)
@@ -219,18 +226,14 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	for _, gid := range c.AdditionalGids {
 		g.AddProcessAdditionalGid(gid)
 	}
-
-	caps := Capabilities(c.CapDrop, c.CapAdd)
-	g.Config.Process.Capabilities = &specs.LinuxCapabilities{Bounding: slices.Clone(caps)}
-	if c.UID == 0 {
-		g.Config.Process.Capabilities.Effective = slices.Clone(caps)
-		g.Config.Process.Capabilities.Permitted = slices.Clone(caps)
-	}
+	specCapabilities(g, c)
 	// The seccomp profile depends on the bounding set (moby's rules for CAP_SYS_ADMIN,
 	// CAP_SYS_CHROOT, ...), so it is made once that is final.
-	if g.Config.Linux.Seccomp, err = seccompFor(g.Config); err != nil {
-		return nil, fmt.Errorf("container config: %w", err)
+	seccomp, err := seccompFor(g.Config)
+	if err != nil {
+		return err
 	}
+	g.Config.Linux.Seccomp = seccomp
 
 	// Rlimits: never above what this process may have (no CAP_SYS_RESOURCE on some hosts).
 	nofile := uint64(DefaultNofile)
@@ -243,12 +246,38 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	if c.OOMScoreAdj > 0 {
 		g.SetProcessOOMScoreAdj(c.OOMScoreAdj)
 	}
+	return nil
+}
 
+// processEnv is the process's environment: env, after PATH=DefaultPath unless env sets PATH.
+func processEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			return append([]string(nil), env...)
+		}
+	}
+	return append([]string{"PATH=" + DefaultPath}, env...)
+}
+
+// specCapabilities sets the process's capabilities: the bounding set, and for root the
+// effective and permitted sets.
+func specCapabilities(g *generate.Generator, c ContainerConfig) {
+	caps := Capabilities(c.CapDrop, c.CapAdd)
+	g.Config.Process.Capabilities = &specs.LinuxCapabilities{Bounding: slices.Clone(caps)}
+	if c.UID == 0 {
+		g.Config.Process.Capabilities.Effective = slices.Clone(caps)
+		g.Config.Process.Capabilities.Permitted = slices.Clone(caps)
+	}
+}
+
+// specMounts adds the read-only cgroup mount and c.Mounts as bind mounts to the defaults, and
+// masks and makes read-only the default paths.
+func specMounts(g *generate.Generator, c ContainerConfig) error {
 	g.AddMount(specs.Mount{Destination: "/sys/fs/cgroup", Type: "cgroup", Source: "cgroup",
 		Options: []string{"nosuid", "noexec", "nodev", "relatime", "ro"}})
 	for _, m := range c.Mounts {
 		if !filepath.IsAbs(m.Source) || !filepath.IsAbs(m.Destination) {
-			return nil, fmt.Errorf("container config: mount %s -> %s: paths must be absolute", m.Source, m.Destination)
+			return fmt.Errorf("mount %s -> %s: paths must be absolute", m.Source, m.Destination)
 		}
 		opts := []string{"rbind", "rprivate"}
 		if m.ReadOnly {
@@ -266,39 +295,47 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	for _, p := range defaultReadonlyPaths {
 		g.AddLinuxReadonlyPaths(p)
 	}
+	return nil
+}
 
-	// Namespaces.
+// specNamespaces sets the pid, network, ipc, uts and mount namespaces, new unless joined
+// (c.JoinNamespaces), and the hostname, only in a new UTS namespace.
+func specNamespaces(g *generate.Generator, c ContainerConfig) error {
 	g.ClearLinuxNamespaces()
 	for _, ns := range []string{NamespacePID, NamespaceNetwork, NamespaceIPC, NamespaceUTS, "mount"} {
 		path := c.JoinNamespaces[ns]
 		if err := g.AddOrReplaceLinuxNamespace(ns, path); err != nil {
-			return nil, fmt.Errorf("container config: namespace %s: %w", ns, err)
+			return fmt.Errorf("namespace %s: %w", ns, err)
 		}
 	}
 	for ns := range c.JoinNamespaces {
 		switch ns {
 		case NamespacePID, NamespaceNetwork, NamespaceIPC, NamespaceUTS:
 		default:
-			return nil, fmt.Errorf("container config: joining a %q namespace is not supported", ns)
+			return fmt.Errorf("joining a %q namespace is not supported", ns)
 		}
 	}
 	g.RemoveHostname()
 	if c.Hostname != "" {
 		if c.JoinNamespaces[NamespaceUTS] != "" {
-			return nil, fmt.Errorf("container config: hostname %q set while joining a UTS namespace (it would rename the whole pod)", c.Hostname)
+			return fmt.Errorf("hostname %q set while joining a UTS namespace (it would rename the whole pod)", c.Hostname)
 		}
 		g.SetHostname(c.Hostname)
 	}
+	return nil
+}
 
+// specResources sets the cgroups path and the CPU, memory and pids limits of c.Resources.
+func specResources(g *generate.Generator, c ContainerConfig) error {
 	if c.CgroupsPath != "" {
 		if !filepath.IsAbs(c.CgroupsPath) || filepath.Clean(c.CgroupsPath) != c.CgroupsPath {
-			return nil, fmt.Errorf("container config: cgroups path %q must be absolute and clean", c.CgroupsPath)
+			return fmt.Errorf("cgroups path %q must be absolute and clean", c.CgroupsPath)
 		}
 		g.SetLinuxCgroupsPath(c.CgroupsPath)
 	}
 	res := c.Resources
 	if res.CPURequestMilli < 0 || res.CPULimitMilli < 0 || res.MemoryLimitBytes < 0 || res.PidsLimit < 0 {
-		return nil, fmt.Errorf("container config: negative resource value in %+v", res)
+		return fmt.Errorf("negative resource value in %+v", res)
 	}
 	if res.CPURequestMilli > 0 {
 		g.SetLinuxResourcesCPUShares(CPUShares(res.CPURequestMilli))
@@ -313,19 +350,19 @@ func Spec(c ContainerConfig) (*specs.Spec, error) {
 	if res.PidsLimit > 0 {
 		g.SetLinuxResourcesPidsLimit(res.PidsLimit)
 	}
+	return nil
+}
 
-	keys := make([]string, 0, len(c.Annotations))
-	for k := range c.Annotations {
+// specAnnotations adds the annotations, in the order of their keys.
+func specAnnotations(g *generate.Generator, annotations map[string]string) {
+	keys := make([]string, 0, len(annotations))
+	for k := range annotations {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		g.AddAnnotation(k, c.Annotations[k])
+		g.AddAnnotation(k, annotations[k])
 	}
-	if len(c.CreateRuntime) > 0 {
-		g.Config.Hooks = &specs.Hooks{CreateRuntime: c.CreateRuntime}
-	}
-	return g.Config, nil
 }
 
 // CPUShares converts a CPU request in millicores to cgroup v1 cpu.shares (1000m = 1024,

@@ -280,138 +280,38 @@ func setDirTimes(rfs *rootFS, dirs []dirTime) error {
 	return nil
 }
 
+// applyEntry applies the tar entry hdr (named rel in the root, its content read from tr) to
+// the root: a whiteout removes what it names; any other entry replaces what is at rel with an
+// entry of its type, owner, mode and time, and rel is then recorded in written.
 func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, written map[string]bool) error {
 	pfd, base, err := rfs.openParent(rel)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(pfd)
-	parentRel := path.Dir(rel)
 
 	if base == whiteoutOpaque {
-		entries, err := os.ReadDir(procPath(pfd, "."))
-		if err != nil {
-			return fmt.Errorf("opaque whiteout: %w", err)
-		}
-		for _, e := range entries {
-			if written[path.Join(parentRel, e.Name())] {
-				continue
-			}
-			if err := removeAt(pfd, e.Name()); err != nil {
-				return fmt.Errorf("opaque whiteout: %w", err)
-			}
-		}
-		return nil
+		return applyOpaqueWhiteout(pfd, path.Dir(rel), written)
 	}
 	if target, ok := strings.CutPrefix(base, whiteoutPrefix); ok {
-		if target == "" || target == "." || target == ".." || strings.HasPrefix(target, whiteoutPrefix) {
-			return fmt.Errorf("invalid whiteout")
-		}
-		return removeAt(pfd, target)
+		return applyWhiteout(pfd, target)
 	}
 
-	mode := uint32(hdr.Mode) & 0o7777
 	switch hdr.Typeflag {
 	case tar.TypeDir:
-		var st unix.Stat_t
-		err := unix.Fstatat(pfd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			if err := removeAt(pfd, base); err != nil {
-				return err
-			}
-			err = unix.ENOENT
-		}
-		if err != nil {
-			if !errors.Is(err, unix.ENOENT) {
-				return err
-			}
-			if err := unix.Mkdirat(pfd, base, 0o700); err != nil {
-				return err
-			}
-		}
-		if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return err
-		}
-		if err := unix.Fchmodat(pfd, base, mode, 0); err != nil {
-			return err
-		}
+		err = applyDir(pfd, base, hdr)
 	case tar.TypeReg: // archive/tar reads an old layer's TypeRegA as TypeReg
-		flags := unix.O_CREAT | unix.O_EXCL | unix.O_WRONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-		if err := removeAt(pfd, base); err != nil {
-			return err
-		}
-		fd, err := unix.Openat(pfd, base, flags, 0o600)
-		if err != nil {
-			return err
-		}
-		f := os.NewFile(uintptr(fd), base)
-		_, cerr := io.Copy(f, tr)
-		if cerr == nil {
-			cerr = f.Chown(hdr.Uid, hdr.Gid)
-		}
-		if cerr == nil {
-			cerr = f.Chmod(os.FileMode(mode&0o777) | modeBits(mode))
-		}
-		if err := f.Close(); cerr == nil {
-			cerr = err
-		}
-		if cerr != nil {
-			return cerr
-		}
-		setTimes(pfd, base, hdr.ModTime)
+		err = applyRegular(pfd, base, hdr, tr)
 	case tar.TypeSymlink:
-		if err := removeAt(pfd, base); err != nil {
-			return err
-		}
-		if err := unix.Symlinkat(hdr.Linkname, pfd, base); err != nil {
-			return err
-		}
-		if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return err
-		}
-		setTimes(pfd, base, hdr.ModTime)
+		err = applySymlink(pfd, base, hdr)
 	case tar.TypeLink:
-		trel, err := ocilayout.EntryPath(hdr.Linkname)
-		if err != nil || trel == "" {
-			return fmt.Errorf("hardlink target %q: outside the root filesystem", hdr.Linkname)
-		}
-		tfd, tbase, err := rfs.openParent(trel)
-		if err != nil {
-			return fmt.Errorf("hardlink target %q: %w", hdr.Linkname, err)
-		}
-		defer unix.Close(tfd)
-		var st unix.Stat_t
-		if err := unix.Fstatat(tfd, tbase, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return fmt.Errorf("hardlink target %q: %w", hdr.Linkname, err)
-		}
-		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			return fmt.Errorf("hardlink target %q is a directory", hdr.Linkname)
-		}
-		if trel == rel {
-			return nil
-		}
-		if err := removeAt(pfd, base); err != nil {
-			return err
-		}
-		// flags 0: a symlink named by the target is linked itself, never followed.
-		if err := unix.Linkat(tfd, tbase, pfd, base, 0); err != nil {
-			return err
+		var linked bool
+		linked, err = applyHardlink(rfs, pfd, base, hdr, rel)
+		if err == nil && !linked {
+			return nil // a link to itself: nothing written
 		}
 	case tar.TypeFifo:
-		if err := removeAt(pfd, base); err != nil {
-			return err
-		}
-		if err := unix.Mknodat(pfd, base, unix.S_IFIFO|(mode&0o777), 0); err != nil {
-			return err
-		}
-		if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return err
-		}
-		// mknod applies the umask; chmod does not (and after chown, which clears setuid bits).
-		if err := unix.Fchmodat(pfd, base, mode, 0); err != nil {
-			return err
-		}
-		setTimes(pfd, base, hdr.ModTime)
+		err = applyFifo(pfd, base, hdr)
 	case tar.TypeChar, tar.TypeBlock:
 		return nil // device nodes are skipped
 	case tar.TypeXGlobalHeader, tar.TypeXHeader, tar.TypeGNULongName, tar.TypeGNULongLink:
@@ -419,7 +319,167 @@ func applyEntry(rfs *rootFS, tr *tar.Reader, hdr *tar.Header, rel string, writte
 	default:
 		return fmt.Errorf("unsupported tar entry type %q", hdr.Typeflag)
 	}
+	if err != nil {
+		return err
+	}
 	written[rel] = true
+	return nil
+}
+
+// applyOpaqueWhiteout removes everything in the directory pfd (parentRel in the root) that
+// this layer did not write (written): what lower layers put there.
+func applyOpaqueWhiteout(pfd int, parentRel string, written map[string]bool) error {
+	entries, err := os.ReadDir(procPath(pfd, "."))
+	if err != nil {
+		return fmt.Errorf("opaque whiteout: %w", err)
+	}
+	for _, e := range entries {
+		if written[path.Join(parentRel, e.Name())] {
+			continue
+		}
+		if err := removeAt(pfd, e.Name()); err != nil {
+			return fmt.Errorf("opaque whiteout: %w", err)
+		}
+	}
+	return nil
+}
+
+// applyWhiteout removes target, the entry a whiteout names, from the directory pfd.
+func applyWhiteout(pfd int, target string) error {
+	if target == "" || target == "." || target == ".." || strings.HasPrefix(target, whiteoutPrefix) {
+		return fmt.Errorf("invalid whiteout")
+	}
+	return removeAt(pfd, target)
+}
+
+// tarMode is the permission bits of hdr's mode, setuid, setgid and sticky included.
+func tarMode(hdr *tar.Header) uint32 {
+	return uint32(hdr.Mode) & 0o7777
+}
+
+// applyDir makes base in the directory pfd a directory (keeping one already there, replacing
+// anything else) with hdr's owner and mode; its time is set at the layer's end (setDirTimes).
+func applyDir(pfd int, base string, hdr *tar.Header) error {
+	var st unix.Stat_t
+	err := unix.Fstatat(pfd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		if err := removeAt(pfd, base); err != nil {
+			return err
+		}
+		err = unix.ENOENT
+	}
+	if err != nil {
+		if !errors.Is(err, unix.ENOENT) {
+			return err
+		}
+		if err := unix.Mkdirat(pfd, base, 0o700); err != nil {
+			return err
+		}
+	}
+	if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	return unix.Fchmodat(pfd, base, tarMode(hdr), 0)
+}
+
+// applyRegular replaces base in the directory pfd with a new regular file holding the entry's
+// content (read from tr), with hdr's owner, mode and time. The file is created, never opened
+// through what was there (a link planted by an earlier entry).
+func applyRegular(pfd int, base string, hdr *tar.Header, tr *tar.Reader) error {
+	mode := tarMode(hdr)
+	flags := unix.O_CREAT | unix.O_EXCL | unix.O_WRONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	if err := removeAt(pfd, base); err != nil {
+		return err
+	}
+	fd, err := unix.Openat(pfd, base, flags, 0o600)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), base)
+	_, cerr := io.Copy(f, tr)
+	if cerr == nil {
+		cerr = f.Chown(hdr.Uid, hdr.Gid)
+	}
+	if cerr == nil {
+		cerr = f.Chmod(os.FileMode(mode&0o777) | modeBits(mode))
+	}
+	if err := f.Close(); cerr == nil {
+		cerr = err
+	}
+	if cerr != nil {
+		return cerr
+	}
+	setTimes(pfd, base, hdr.ModTime)
+	return nil
+}
+
+// applySymlink replaces base in the directory pfd with a symlink to hdr.Linkname, with hdr's
+// owner and time (a symlink has no mode of its own).
+func applySymlink(pfd int, base string, hdr *tar.Header) error {
+	if err := removeAt(pfd, base); err != nil {
+		return err
+	}
+	if err := unix.Symlinkat(hdr.Linkname, pfd, base); err != nil {
+		return err
+	}
+	if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	setTimes(pfd, base, hdr.ModTime)
+	return nil
+}
+
+// applyHardlink replaces base in the directory pfd (rel in the root) with a hard link to the
+// entry hdr.Linkname names, resolved inside the root; a directory cannot be linked. It links
+// nothing, and returns false, when the target is rel itself.
+func applyHardlink(rfs *rootFS, pfd int, base string, hdr *tar.Header, rel string) (bool, error) {
+	trel, err := ocilayout.EntryPath(hdr.Linkname)
+	if err != nil || trel == "" {
+		return false, fmt.Errorf("hardlink target %q: outside the root filesystem", hdr.Linkname)
+	}
+	tfd, tbase, err := rfs.openParent(trel)
+	if err != nil {
+		return false, fmt.Errorf("hardlink target %q: %w", hdr.Linkname, err)
+	}
+	defer unix.Close(tfd)
+	var st unix.Stat_t
+	if err := unix.Fstatat(tfd, tbase, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return false, fmt.Errorf("hardlink target %q: %w", hdr.Linkname, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return false, fmt.Errorf("hardlink target %q is a directory", hdr.Linkname)
+	}
+	if trel == rel {
+		return false, nil
+	}
+	if err := removeAt(pfd, base); err != nil {
+		return false, err
+	}
+	// flags 0: a symlink named by the target is linked itself, never followed.
+	if err := unix.Linkat(tfd, tbase, pfd, base, 0); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// applyFifo replaces base in the directory pfd with a named pipe with hdr's owner, mode and
+// time.
+func applyFifo(pfd int, base string, hdr *tar.Header) error {
+	mode := tarMode(hdr)
+	if err := removeAt(pfd, base); err != nil {
+		return err
+	}
+	if err := unix.Mknodat(pfd, base, unix.S_IFIFO|(mode&0o777), 0); err != nil {
+		return err
+	}
+	if err := unix.Fchownat(pfd, base, hdr.Uid, hdr.Gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	// mknod applies the umask; chmod does not (and after chown, which clears setuid bits).
+	if err := unix.Fchmodat(pfd, base, mode, 0); err != nil {
+		return err
+	}
+	setTimes(pfd, base, hdr.ModTime)
 	return nil
 }
 

@@ -60,14 +60,17 @@ type Store struct {
 	// Progress, when set, receives a line of progress per second for a pull that takes longer
 	// than a second (the command sets it on a terminal only).
 	Progress io.Writer
-	// Timeout bounds each request's wait for a registry's answer; zero means DefaultTimeout.
+	// Timeout bounds each wait for a registry: for a connection, a TLS handshake, an answer's
+	// headers, and each next part of an answer's body (a registry that stops answering
+	// midway, IMG-017), never a whole transfer; zero means DefaultTimeout.
 	Timeout time.Duration
 }
 
 // DefaultCertsDirs are where containers' tools and Docker look for per-registry CAs.
 var DefaultCertsDirs = []string{"/etc/containers/certs.d", "/etc/docker/certs.d"}
 
-// DefaultTimeout bounds a connection, a TLS handshake and the wait for a response's headers.
+// DefaultTimeout bounds a connection, a TLS handshake, the wait for a response's headers and
+// each wait for more of its body.
 const DefaultTimeout = 30 * time.Second
 
 // Pulled is a registry image the store holds.

@@ -157,55 +157,116 @@ func TestIMG024_PlainHTTPOnlyForLoopbackOrNamedRegistries(t *testing.T) {
 }
 
 // proxy is a reverse proxy to a registry that counts layer blob GETs and can cut them off
-// halfway.
+// halfway, or send half and then stop answering.
 type proxy struct {
 	srv      *httptest.Server
 	blobGets atomic.Int32
 	truncate atomic.Bool
-	delay    atomic.Int64 // a layer blob's answer waits this long (time.Duration)
+	stall    atomic.Bool
+	trickle  atomic.Int64  // a layer blob is sent in four parts, each after this long (time.Duration)
+	delay    atomic.Int64  // a layer blob's answer waits this long (time.Duration)
+	released chan struct{} // closed when the test ends: a stalled answer ends then
 }
 
 func startProxy(t *testing.T, reg *registrytest.Registry) *proxy {
-	p := &proxy{}
+	p := &proxy{released: make(chan struct{})}
 	u, _ := url.Parse("http://" + reg.Host)
 	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.FlushInterval = -1 // what the registry sent reaches the client at once
 	rp.ModifyResponse = func(r *http.Response) error {
 		if r.Request.Method == http.MethodGet && strings.Contains(r.Request.URL.Path, "/blobs/") && r.ContentLength > 4096 {
 			p.blobGets.Add(1)
 			time.Sleep(time.Duration(p.delay.Load()))
-			if p.truncate.Load() {
+			switch {
+			case p.truncate.Load():
 				r.Body = struct {
 					io.Reader
 					io.Closer
 				}{io.LimitReader(r.Body, r.ContentLength/2), r.Body}
+			case p.trickle.Load() > 0:
+				r.Body = struct {
+					io.Reader
+					io.Closer
+				}{&trickled{r: r.Body, part: r.ContentLength/4 + 1, pause: time.Duration(p.trickle.Load())}, r.Body}
+			case p.stall.Load():
+				r.Body = struct {
+					io.Reader
+					io.Closer
+				}{io.MultiReader(io.LimitReader(r.Body, r.ContentLength/2), stalled{r.Request.Context(), p.released}), r.Body}
 			}
 		}
 		return nil
 	}
 	p.srv = httptest.NewServer(rp)
 	t.Cleanup(p.srv.Close)
+	t.Cleanup(func() { close(p.released) }) // before Close, which waits for every answer
 	return p
+}
+
+// trickled is a body sent in parts, each after a pause.
+type trickled struct {
+	r     io.Reader
+	part  int64
+	pause time.Duration
+	left  int64 // of the part being sent
+}
+
+func (t *trickled) Read(b []byte) (int, error) {
+	if t.left == 0 {
+		time.Sleep(t.pause)
+		t.left = t.part
+	}
+	n, err := t.r.Read(b[:min(int64(len(b)), t.left)])
+	t.left -= int64(n)
+	return n, err
+}
+
+// stalled is a body that sends nothing more until the client goes away or the test ends.
+type stalled struct {
+	ctx      context.Context
+	released <-chan struct{}
+}
+
+func (s stalled) Read([]byte) (int, error) {
+	select {
+	case <-s.ctx.Done():
+	case <-s.released:
+	}
+	return 0, io.ErrUnexpectedEOF
+}
+
+// proxiedImage pushes an image to a registry of its own and returns a proxy in front of it, the
+// image's reference through the proxy and its digest.
+func proxiedImage(t *testing.T) (px *proxy, ref, digest string) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	digest = reg.Push(layout(t, "one"), reg.Ref("app:v1"))
+	px = startProxy(t, reg)
+	return px, px.host() + "/app:v1", digest
 }
 
 func (p *proxy) host() string { return strings.TrimPrefix(p.srv.URL, "http://") }
 
 func TestIMG018_ALayerCutOffMidwayIsNeverUsed(t *testing.T) {
-	reg := registrytest.Start(t, registrytest.Options{})
-	d := reg.Push(layout(t, "one"), reg.Ref("app:v1"))
-	px := startProxy(t, reg)
+	px, ref, d := proxiedImage(t)
 	px.truncate.Store(true)
 	s := newStore(t)
-	ref := px.host() + "/app:v1"
 	_, err := s.Pull(context.Background(), ref, "")
 	if err == nil || !strings.Contains(err.Error(), ref) {
 		t.Fatalf("a cut-off layer: %v, want an error naming %s", err, ref)
 	}
+	assertNothingTrustedAfterTheFault(t, s, ref, d, func() { px.truncate.Store(false) })
+}
+
+// assertNothingTrustedAfterTheFault holds a store after a pull of ref failed midway: nothing of
+// it is held, and once heal ended the fault the image (digest d) pulls whole (IMG-018).
+func assertNothingTrustedAfterTheFault(t *testing.T, s *Store, ref, d string, heal func()) {
+	t.Helper()
 	assertNoLayout(t, s)
 	if _, err := s.Lookup(mustParse(t, ref)); err == nil {
 		t.Error("the half-pulled image is present")
 	}
 	pullErr(t, s, ref, v1alpha1.PullNever, "not present")
-	px.truncate.Store(false)
+	heal()
 	p, err := s.Pull(context.Background(), ref, "")
 	if err != nil || p.Digest != d {
 		t.Fatalf("the pull after the fault: %+v, %v", p, err)
@@ -282,6 +343,52 @@ func TestIMG017_ARegistryThatStopsAnswering(t *testing.T) {
 	pullErr(t, s, strings.TrimPrefix(hang.URL, "http://")+"/app:v1", "", "stopped answering")
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("the pull took %v", d)
+	}
+}
+
+// A registry that sends half a layer and then stops answering fails the pull within the store's
+// timeout (a wait for the next bytes, not for the whole pull), naming the image, and nothing
+// of it is trusted later (IMG-017, IMG-018).
+func TestIMG017_IMG018_ARegistryThatStallsMidLayer(t *testing.T) {
+	px, ref, d := proxiedImage(t)
+	px.stall.Store(true)
+	s := newStore(t)
+	s.Timeout = time.Second
+	failed := make(chan error, 1)
+	go func() {
+		_, err := s.Pull(context.Background(), ref, "")
+		failed <- err
+	}()
+	var err error
+	select {
+	case err = <-failed:
+	case <-time.After(20 * s.Timeout):
+		t.Fatalf("a pull from a registry that stalled mid-layer did not end in %v", 20*s.Timeout)
+	}
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Image != ref || !strings.Contains(err.Error(), ref) || !strings.Contains(err.Error(), "stopped answering") {
+		t.Fatalf("a registry that stalled mid-layer: %v, want an error naming %s that says it stopped answering", err, ref)
+	}
+	if px.blobGets.Load() == 0 {
+		t.Fatal("the pull failed before it fetched a layer")
+	}
+	assertNothingTrustedAfterTheFault(t, s, ref, d, func() { px.stall.Store(false) })
+}
+
+// The store's timeout bounds a wait for the next bytes, not the transfer: a layer that keeps
+// coming, slowly, is pulled however long it takes.
+func TestASlowLayerThatKeepsComingIsPulled(t *testing.T) {
+	px, ref, d := proxiedImage(t)
+	s := newStore(t)
+	s.Timeout = time.Second
+	px.trickle.Store(int64(s.Timeout * 2 / 5))
+	start := time.Now()
+	p, err := s.Pull(context.Background(), ref, "")
+	if err != nil || p.Digest != d {
+		t.Fatalf("a slow pull: %+v, %v", p, err)
+	}
+	if took := time.Since(start); took <= s.Timeout {
+		t.Fatalf("the layer came in %v, within the timeout: the test shows nothing", took)
 	}
 }
 

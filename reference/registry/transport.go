@@ -1,15 +1,18 @@
 package registry
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -50,7 +53,7 @@ func (s *Store) transport(host string) (http.RoundTripper, error) {
 		MaxIdleConnsPerHost:   8,
 		IdleConnTimeout:       90 * time.Second,
 	}
-	return plainHTTPGuard{next: t, allowed: s.plainHTTPAllowed}, nil
+	return plainHTTPGuard{next: idleGuard{next: t, idle: timeout}, allowed: s.plainHTTPAllowed}, nil
 }
 
 // plainHTTPAllowed reports whether a registry may be reached over plain HTTP: a loopback one,
@@ -85,4 +88,58 @@ func (g plainHTTPGuard) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("%w: %s is not a loopback registry and is not named with --insecure-registry", errPlainHTTP, r.URL.Host)
 	}
 	return g.next.RoundTrip(r)
+}
+
+// idleGuard bounds the wait for each part of a response's body: a registry that sends part of a
+// blob and then stops answering fails the request once it has sent nothing for idle, while a
+// slow transfer that keeps sending lasts as long as it takes. (http.Transport bounds only the
+// wait for the headers; http.Client.Timeout would bound the whole transfer.)
+type idleGuard struct {
+	next http.RoundTripper
+	idle time.Duration
+}
+
+func (g idleGuard) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(r.Context())
+	resp, err := g.next.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &idleBody{rc: resp.Body, idle: g.idle, cancel: cancel}
+	return resp, nil
+}
+
+// idleBody is a response body whose every Read must return within idle; when one does not, the
+// request is cancelled, which aborts its connection, and the Read fails with a timeout.
+type idleBody struct {
+	rc     io.ReadCloser
+	idle   time.Duration
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	stalled bool
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	t := time.AfterFunc(b.idle, func() {
+		b.mu.Lock()
+		b.stalled = true
+		b.mu.Unlock()
+		b.cancel()
+	})
+	n, err := b.rc.Read(p)
+	t.Stop()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stalled {
+		return n, fmt.Errorf("%w: no data from the registry for %v", os.ErrDeadlineExceeded, b.idle)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
 }

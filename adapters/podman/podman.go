@@ -108,6 +108,9 @@ type containerRecord struct {
 	Kind  string `json:"kind"` // init or main
 	ID    string `json:"id"`   // podman's container ID
 	Image string `json:"image"`
+	// ImageID is the image podman resolved at creation, by digest, as status reports it
+	// (IMG-016); empty when podman did not say (imageDigest).
+	ImageID string `json:"imageID,omitempty"`
 }
 
 type stopRequest struct {
@@ -521,12 +524,12 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 			a.removeAll(context.WithoutCancel(ctx), rec)
 		}
 	}()
-	images := map[string]string{}
+	images := map[string]pulledImage{}
 	for _, c := range append(append([]v1alpha1.Container{}, pod.Spec.InitContainers...), pod.Spec.Containers...) {
 		if _, done := images[c.Image]; done {
 			continue
 		}
-		id, err := a.pull(ctx, c.Image, c.ImagePullPolicy, baseDir)
+		img, err := a.pull(ctx, c.Image, c.ImagePullPolicy, baseDir)
 		if err != nil {
 			var pe *Error
 			if errors.As(err, &pe) && !strings.Contains(pe.Message, c.Image) {
@@ -534,7 +537,7 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 			}
 			return nil, err
 		}
-		images[c.Image] = id
+		images[c.Image] = img
 	}
 	out, err := a.run(ctx, "pod", "create", "--name", name, "--exit-policy", "stop", "--network", "none",
 		"--label", "podspec.uid="+rec.UID)
@@ -563,7 +566,7 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 		cs   []v1alpha1.Container
 	}{{"init", pod.Spec.InitContainers}, {"main", pod.Spec.Containers}} {
 		for _, c := range kc.cs {
-			args, err := a.createArgs(rec, kc.kind, &c, images[c.Image], volDir)
+			args, err := a.createArgs(rec, kc.kind, &c, images[c.Image].id, volDir)
 			if err != nil {
 				return nil, err
 			}
@@ -571,7 +574,8 @@ func (a *Adapter) Create(ctx context.Context, pod *v1alpha1.Pod, baseDir string)
 			if err != nil {
 				return nil, err
 			}
-			rec.Containers = append(rec.Containers, containerRecord{Name: c.Name, Kind: kc.kind, ID: strings.TrimSpace(string(out)), Image: c.Image})
+			rec.Containers = append(rec.Containers, containerRecord{Name: c.Name, Kind: kc.kind, ID: strings.TrimSpace(string(out)), Image: c.Image,
+				ImageID: images[c.Image].imageID})
 		}
 	}
 	// The start is launched (in a session of its own, so that it outlives this command) before
@@ -659,12 +663,18 @@ func (o startOutcome) startError(id string, initFailed bool) string {
 	return ""
 }
 
-// pull makes an image available to podman and returns its image ID: a registry reference is
-// handed to podman as it is, fully qualified as Kubernetes reads it (docker.io/library/ for a
-// short name, which podman would otherwise resolve through its own search registries), with
-// the pull policy; an oci:LAYOUT[:TAG] reference (relative to baseDir) is imported with
-// podman's oci: transport.
-func (a *Adapter) pull(ctx context.Context, ref string, policy v1alpha1.PullPolicy, baseDir string) (string, error) {
+// pulledImage is an image podman holds for a pod: podman's image ID, and the imageID status
+// reports (IMG-016).
+type pulledImage struct {
+	id, imageID string
+}
+
+// pull makes an image available to podman and returns it: a registry reference is handed to
+// podman as it is, fully qualified as Kubernetes reads it (docker.io/library/ for a short name,
+// which podman would otherwise resolve through its own search registries), with the pull
+// policy; an oci:LAYOUT[:TAG] reference (relative to baseDir) is imported with podman's oci:
+// transport.
+func (a *Adapter) pull(ctx context.Context, ref string, policy v1alpha1.PullPolicy, baseDir string) (pulledImage, error) {
 	rest, isOCI := strings.CutPrefix(ref, "oci:")
 	if !isOCI {
 		return a.pullRegistry(ctx, ref, policy)
@@ -674,7 +684,7 @@ func (a *Adapter) pull(ctx context.Context, ref string, policy v1alpha1.PullPoli
 		path, tag = rest[:i], rest[i+1:]
 	}
 	if strings.Contains(path, "@") {
-		return "", errorf(rtv1.CodeFailed, "image %s: podman's oci: transport takes a tag, not a digest", ref)
+		return pulledImage{}, errorf(rtv1.CodeFailed, "image %s: podman's oci: transport takes a tag, not a digest", ref)
 	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(baseDir, path)
@@ -683,7 +693,38 @@ func (a *Adapter) pull(ctx context.Context, ref string, policy v1alpha1.PullPoli
 	if tag != "" {
 		src += ":" + tag
 	}
-	return a.pullID(ctx, src, "pull", "-q", src)
+	id, err := a.pullID(ctx, src, "pull", "-q", src)
+	if err != nil {
+		return pulledImage{}, err
+	}
+	// podman names an image it imports from a layout localhost/PATH.
+	return a.imageDigest(ctx, id, "localhost"+path, "oci:"+path)
+}
+
+// imageDigest is the image podman holds as id, with the imageID that names it by the digest of
+// its image manifest (IMG-016) as name@DIGEST, when podman's records say which manifest that
+// is: the one digest among the image's RepoDigests for repo, the repository podman stored the
+// image under. podman's own Digest is no answer: it is the digest of what a reference first
+// named, a multi-platform index's for an image pulled through one. For such an image
+// RepoDigests lists the index's digest beside its platform's manifest's (under each of the
+// image's names), with nothing that tells them apart; the imageID is then left empty rather
+// than guessed (IMG-015's spec fails on it: docs/certification/triage/podman.yaml).
+func (a *Adapter) imageDigest(ctx context.Context, id, repo, name string) (pulledImage, error) {
+	out, err := a.run(ctx, "image", "inspect", "--format", "{{range .RepoDigests}}{{.}} {{end}}", id)
+	if err != nil {
+		return pulledImage{}, err
+	}
+	var digests []string
+	for _, rd := range strings.Fields(string(out)) {
+		if d, ok := strings.CutPrefix(rd, repo+"@"); ok {
+			digests = append(digests, d)
+		}
+	}
+	img := pulledImage{id: id}
+	if len(digests) == 1 {
+		img.imageID = name + "@" + digests[0]
+	}
+	return img, nil
 }
 
 // pullID runs `podman pull` with args and returns the image ID it prints last; what names the
@@ -703,30 +744,36 @@ func (a *Adapter) pullID(ctx context.Context, what string, args ...string) (stri
 // pullRegistry is `podman pull` of a registry reference, unless the policy lets an image podman
 // holds serve (podman 4's pull has no --policy). A loopback registry may be plain HTTP
 // (IMG-024), which podman allows with --tls-verify=false only.
-func (a *Adapter) pullRegistry(ctx context.Context, ref string, policy v1alpha1.PullPolicy) (string, error) {
+func (a *Adapter) pullRegistry(ctx context.Context, ref string, policy v1alpha1.PullPolicy) (pulledImage, error) {
 	r, err := imageref.Parse(ref)
 	if err != nil {
-		return "", errorf(rtv1.CodeFailed, "image %s: %v", ref, err)
+		return pulledImage{}, errorf(rtv1.CodeFailed, "image %s: %v", ref, err)
 	}
 	if policy == "" {
 		policy = v1alpha1.DefaultPullPolicy(ref)
 	}
 	name := r.String()
+	// HOST/PATH, as podman records a registry image's RepoDigests and IMG-016 names it.
+	repo := r.Registry() + "/" + r.Name.Context().RepositoryStr()
+	id := ""
 	if policy != v1alpha1.PullAlways {
 		if out, err := a.run(ctx, "image", "inspect", "--format", "{{.Id}}", name); err == nil {
-			if id := strings.TrimSpace(string(out)); id != "" {
-				return id, nil
-			}
+			id = strings.TrimSpace(string(out))
 		}
-		if policy == v1alpha1.PullNever {
-			return "", errorf(rtv1.CodeFailed, "image %s: imagePullPolicy is Never and podman holds no such image", ref)
+		if id == "" && policy == v1alpha1.PullNever {
+			return pulledImage{}, errorf(rtv1.CodeFailed, "image %s: imagePullPolicy is Never and podman holds no such image", ref)
 		}
 	}
-	args := []string{"pull", "-q"}
-	if host, _, err := net.SplitHostPort(r.Registry()); err == nil && isLoopback(host) || isLoopback(r.Registry()) {
-		args = append(args, "--tls-verify=false")
+	if id == "" {
+		args := []string{"pull", "-q"}
+		if host, _, err := net.SplitHostPort(r.Registry()); err == nil && isLoopback(host) || isLoopback(r.Registry()) {
+			args = append(args, "--tls-verify=false")
+		}
+		if id, err = a.pullID(ctx, name, append(args, "docker://"+name)...); err != nil {
+			return pulledImage{}, err
+		}
 	}
-	return a.pullID(ctx, name, append(args, "docker://"+name)...)
+	return a.imageDigest(ctx, id, repo, repo)
 }
 
 func isLoopback(host string) bool {
@@ -921,7 +968,7 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 	}
 	for _, c := range rec.Containers {
 		in := ins[c.ID]
-		cs := v1alpha1.ContainerStatus{Name: c.Name, Image: c.Image}
+		cs := v1alpha1.ContainerStatus{Name: c.Name, Image: c.Image, ImageID: c.ImageID}
 		if in == nil {
 			cs.State.Waiting = &v1alpha1.ContainerStateWaiting{Reason: "ContainerGone"}
 			allDone = false

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -368,11 +369,11 @@ func TestSUP010_ACreationCutShortLeavesNothingAndItsNameFree(t *testing.T) {
 			}
 		}
 		if step >= 2 {
-			id, err := a.pull(ctx, image, "", "")
+			img, err := a.pull(ctx, image, "", "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := a.run(ctx, "create", "--pod", name, id, "/bin/busybox", "sleep", "60")
+			out, err := a.run(ctx, "create", "--pod", name, img.id, "/bin/busybox", "sleep", "60")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -448,17 +449,60 @@ func TestSUP010_ACreationCutShortLeavesNothingAndItsNameFree(t *testing.T) {
 }
 
 // A registry image is handed to podman as it is: a pod naming a loopback registry's image runs
-// (podman pulls it, plain HTTP allowed for loopback only).
+// (podman pulls it, plain HTTP allowed for loopback only), and its status reports as imageID
+// the manifest podman holds for it, by digest (IMG-016): a tag's, an image held
+// (IfNotPresent), and an OCI layout's as oci:PATH@DIGEST. Of an image pulled through a
+// multi-platform index podman records the index's digest beside the platform's manifest's,
+// with nothing to tell them apart: the adapter reports no imageID rather than a guess.
 func TestARegistryImageIsPulledByPodman(t *testing.T) {
 	a, layoutRef := realAdapter(t, "")
+	layoutDir := strings.TrimSuffix(strings.TrimPrefix(layoutRef, "oci:"), ":t")
 	reg := registrytest.Start(t, registrytest.Options{})
-	reg.Push(strings.TrimSuffix(strings.TrimPrefix(layoutRef, "oci:"), ":t"), reg.Ref("busybox:v1"))
-	ctx := context.Background()
-	if _, err := a.Create(ctx, busyboxPod("from-registry", reg.Ref("busybox:v1"), nil, "true"), ""); err != nil {
+	single := reg.Push(layoutDir, reg.Ref("busybox:v1"))
+	// The index's images are podman images of their own: podman lists every digest of an
+	// image under each of its names, so an image pulled through the index too would have two
+	// digests under busybox as well.
+	platforms := map[string]string{"foreign": "s390x", "native": runtime.GOARCH}
+	if runtime.GOARCH == "s390x" {
+		platforms["foreign"] = "ppc64le"
+	}
+	var index []registrytest.PlatformImage
+	for _, p := range []string{"foreign", "native"} {
+		dir := filepath.Join(t.TempDir(), p)
+		if _, err := ocilayout.Build(context.Background(), dir, ocilayout.BuildOptions{Busybox: true, Tag: "t", Labels: map[string]string{"platform": p}}); err != nil {
+			t.Fatal(err)
+		}
+		index = append(index, registrytest.PlatformImage{Layout: dir, Tag: "t", OS: "linux", Architecture: platforms[p]})
+	}
+	reg.PushIndex(reg.Ref("multi:v1"), index...)
+	r, err := ocilayout.ParseReference(layoutRef, "")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if term := appTerminated(t, a, "from-registry"); term.ExitCode == nil || *term.ExitCode != 0 {
-		t.Fatalf("the registry image's container ended %+v", term)
+	img, err := ocilayout.Resolve(context.Background(), r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, c := range []struct{ pod, image, imageID string }{
+		{"from-registry", reg.Ref("busybox:v1"), reg.Ref("busybox@" + single)},
+		{"from-index", reg.Ref("multi:v1"), ""},
+		{"held", reg.Ref("busybox:v1"), reg.Ref("busybox@" + single)},
+		{"from-layout", layoutRef, "oci:" + layoutDir + "@" + img.Digest},
+	} {
+		if _, err := a.Create(ctx, busyboxPod(c.pod, c.image, nil, "true"), ""); err != nil {
+			t.Fatal(err)
+		}
+		if term := appTerminated(t, a, c.pod); term.ExitCode == nil || *term.ExitCode != 0 {
+			t.Fatalf("the container of %s ended %+v", c.image, term)
+		}
+		st, err := a.Status(ctx, c.pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mainStatus(st, "app").ImageID; got != c.imageID {
+			t.Errorf("pod %s of %s: imageID %q, want %q", c.pod, c.image, got, c.imageID)
+		}
 	}
 }
 

@@ -134,6 +134,20 @@ func (r *Registry) Push(layoutDir, ref string) string {
 	return d.String()
 }
 
+// PlatformImage is an image of a layout and the platform an index names it for.
+type PlatformImage = framework.PlatformImage
+
+// PushIndex pushes a multi-platform index of layouts' images to ref of a plain-HTTP registry
+// (framework.Registry.PushIndex), and returns their manifest digests, in order.
+func (r *Registry) PushIndex(ref string, images ...PlatformImage) []string {
+	r.t.Helper()
+	digests, err := r.reg.PushIndex(context.Background(), ref, images...)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return digests
+}
+
 func (r *Registry) remoteOptions() []remote.Option {
 	opts := []remote.Option{remote.WithContext(context.Background())}
 	if r.CA != nil {

@@ -10,6 +10,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/cmd/internal/cli"
+	"podspec.dev/podspec/reference/supervisor"
 )
 
 func init() { register(newWaitCmd) }
@@ -43,7 +44,7 @@ func newWaitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if st.Pod.Status.FinishedAt != nil {
+			if supervisor.Finished(p, st) {
 				return cli.PrintJSON(st.Pod.Status)
 			}
 			select {

@@ -310,3 +310,16 @@ func recoverFinalEvents(pod *store.Pod, st *store.State) (int, error) {
 
 // ErrNoSupervisor is returned when a pod that is not terminal has no supervisor to answer.
 var ErrNoSupervisor = errors.New("pod has no live supervisor")
+
+// Finished reports whether a pod whose state st was just read is terminal as `wait` promises:
+// its status finished and its PodFinished recorded (contract 4.4, 7). A supervisor writes the
+// terminal state before the events that describe it, so between the two writes the state is
+// finished while the events file still lacks PodFinished; then the pod is finished only once
+// they are written, or once no supervisor is left to write them (Ensure has then appended them,
+// or could not, and said so).
+func Finished(pod *store.Pod, st *store.State) bool {
+	if st.Pod.Status == nil || st.Pod.Status.FinishedAt == nil {
+		return false
+	}
+	return !pod.LacksEvents(st.UnwrittenEvents) || !pod.SupervisorAlive()
+}

@@ -104,3 +104,36 @@ func TestSUP009_EnsureAppendsTheLastEventsOfATerminalPodsLostSupervisor(t *testi
 		t.Fatalf("events after a second Ensure: %s, want %s (written once)", got, want)
 	}
 }
+
+// A terminal pod whose supervisor is alive but has not yet written its last events is not
+// finished for wait (contract 4.4: PodFinished recorded): the state is written before the
+// events. Once they are written, or once no supervisor is left to write them, it is.
+func TestFinishedWaitsForTheEventsOfALiveSupervisor(t *testing.T) {
+	pod := terminalPodLostBeforeItsLastEvents(t)
+	st, err := pod.ReadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := pod.TrySupervisorLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Finished(pod, st) {
+		t.Error("finished while a live supervisor has not yet written PodFinished")
+	}
+	held.Unlock()
+	if !Finished(pod, st) {
+		t.Error("not finished though no supervisor is left to write the last events")
+	}
+	if _, _, err := Ensure(context.Background(), pod, noSupervisor); err != nil {
+		t.Fatal(err)
+	}
+	held, err = pod.TrySupervisorLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	if !Finished(pod, st) {
+		t.Errorf("not finished with PodFinished written (%s)", eventTypes(t, pod))
+	}
+}

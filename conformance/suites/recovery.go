@@ -246,8 +246,12 @@ func (s *suite) registerCrashDuringUpdate() {
 			}
 			p.Note(noteObservedAtAdoption, strconv.FormatInt(st.ObservedGeneration, 10))
 			noteContainer(p, st, "app", noteIDAfter, "")
-			if _, err := p.WaitFor(ctx, "app's replacement and UpdateApplied generation 2", p.PodTimeout(), func(tl *fw.Timeline) bool {
-				return recorded(runtimev1.EventContainerStarted, "app", 2)(tl) && fw.UpdateApplied(2)(tl)
+			// The replacement's own report too: the stop below must not end it before it
+			// reported (its start is recorded before its workload reports, and on a loaded host
+			// the report came later than the stop), since the specs read it.
+			if _, err := p.WaitFor(ctx, "app's replacement, its report and UpdateApplied generation 2", p.PodTimeout(), func(tl *fw.Timeline) bool {
+				reps := instanceReports(tl, "app")
+				return recorded(runtimev1.EventContainerStarted, "app", 2)(tl) && fw.UpdateApplied(2)(tl) && len(reps) >= 2 && len(reps[1]) > 0
 			}); err != nil {
 				return err
 			}

@@ -12,14 +12,7 @@ import (
 // A prepared supervisor that fails before it can open its pod's log (a wrong state root, say)
 // has only its own output to say why: Start reports it.
 func TestPreparedSupervisorThatFailsEarlyReportsWhy(t *testing.T) {
-	s, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pod, err := s.Create("early")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pod := newPod(t, "early")
 	p, err := Prepare([]string{"/bin/sh", "-c", `read -r name <&3; echo "pod $name: not found under /elsewhere" >&2; exit 1`})
 	if err != nil {
 		t.Fatal(err)
@@ -32,14 +25,7 @@ func TestPreparedSupervisorThatFailsEarlyReportsWhy(t *testing.T) {
 
 // Once a supervisor has its log, its output goes there and Start no longer waits on the pipe.
 func TestPreparedSupervisorWritingItsLogReportsTheLog(t *testing.T) {
-	s, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pod, err := s.Create("logged")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pod := newPod(t, "logged")
 	script := `read -r name <&3; exec >>"$0" 2>&1; echo "from the log"; exit 1`
 	p, err := Prepare([]string{"/bin/sh", "-c", script, pod.Path(store.SupervisorLog)})
 	if err != nil {
@@ -57,14 +43,7 @@ func TestPreparedSupervisorWritingItsLogReportsTheLog(t *testing.T) {
 // generated scenarios, seed 1025: `stop` right after `notify` failed with "supervisor of POD
 // exited (<nil>)").
 func TestSpawnLosingTheRaceWaitsForTheOtherSupervisor(t *testing.T) {
-	s, err := store.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pod, err := s.Create("raced")
-	if err != nil {
-		t.Fatal(err)
-	}
+	pod := newPod(t, "raced")
 	// The other supervisor: it holds the pod's lock at once and answers only after a while.
 	lock, err := pod.TrySupervisorLock()
 	if err != nil {
@@ -90,4 +69,18 @@ func TestSpawnLosingTheRaceWaitsForTheOtherSupervisor(t *testing.T) {
 	if _, err := Call(ctx, pod, &Request{Op: OpPing}); err != nil {
 		t.Errorf("the other supervisor does not answer after Spawn returned: %v", err)
 	}
+}
+
+// newPod creates pod name in a store of its own.
+func newPod(t *testing.T, name string) *store.Pod {
+	t.Helper()
+	s, err := store.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := s.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pod
 }

@@ -467,10 +467,11 @@ func (tl *Timeline) Consistent() error {
 		}
 	}
 	var problems []string
+	stopped := tl.stoppedBeforeTheirWorkloads()
 	for name := range names {
 		inst := tl.Instances(name)
 		starts := tl.All(RuntimeEv(runtimev1.EventContainerStarted, name))
-		if silent := tl.stoppedBeforeItsWorkload(name); len(inst) > len(starts) || len(inst) < len(starts)-silent {
+		if silent := stopped[name]; len(inst) > len(starts) || len(inst) < len(starts)-silent {
 			problems = append(problems, fmt.Sprintf("%s: the workload started %d times, the runtime recorded %d ContainerStarted (%d of them stopped by the runtime before a workload could report)", name, len(inst), len(starts), silent))
 		}
 		exits := tl.All(RuntimeEv(runtimev1.EventContainerExited, name))
@@ -499,24 +500,25 @@ func (tl *Timeline) Consistent() error {
 	return nil
 }
 
-// stoppedBeforeItsWorkload counts the instances of a container that may have left no workload
+// stoppedBeforeTheirWorkloads counts, by container, the instances that may have left no workload
 // start: those the runtime signalled (SignalSent with the instance's containerID) and that then
 // died of a signal. On a loaded machine a stop can reach an instance before its program has run
 // far enough to report, which no requirement forbids; an instance that ended any other way, or
 // was never signalled by the runtime, must have reported its start.
-func (tl *Timeline) stoppedBeforeItsWorkload(container string) int {
-	signalled := map[string]bool{}
-	n := 0
+func (tl *Timeline) stoppedBeforeTheirWorkloads() map[string]int {
+	type instance struct{ container, id string }
+	signalled := map[instance]bool{}
+	n := map[string]int{}
 	for _, ev := range tl.RuntimeEvents() {
-		if ev.Container != container || ev.ContainerID == "" {
+		if ev.Container == "" || ev.ContainerID == "" {
 			continue
 		}
 		switch ev.Type {
 		case runtimev1.EventSignalSent:
-			signalled[ev.ContainerID] = true
+			signalled[instance{ev.Container, ev.ContainerID}] = true
 		case runtimev1.EventContainerExited:
-			if signalled[ev.ContainerID] && ev.Signal != nil {
-				n++
+			if signalled[instance{ev.Container, ev.ContainerID}] && ev.Signal != nil {
+				n[ev.Container]++
 			}
 		}
 	}

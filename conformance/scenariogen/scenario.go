@@ -282,15 +282,24 @@ func (s *Scenario) check() error {
 		return fmt.Errorf("scenario: the schedule must end with a stop")
 	}
 	for _, a := range s.Schedule {
-		switch a.Verb {
-		case VerbNotify:
-			if !s.declares(a.Target) {
-				return fmt.Errorf("scenario: no container declares notifier %s", a.Target)
-			}
-		case VerbReady, VerbUnready:
-			if c := s.container(a.Target); c == nil || c.Readiness == nil || !c.Readiness.Marker {
-				return fmt.Errorf("scenario: %s has no readiness marker", a.Target)
-			}
+		if err := s.dangling(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dangling says what an action names that the scenario lacks: a notify's notifier, a ready or
+// unready action's readiness marker (nil: nothing).
+func (s *Scenario) dangling(a Action) error {
+	switch a.Verb {
+	case VerbNotify:
+		if !s.declares(a.Target) {
+			return fmt.Errorf("scenario: no container declares notifier %s", a.Target)
+		}
+	case VerbReady, VerbUnready:
+		if c := s.container(a.Target); c == nil || c.Readiness == nil || !c.Readiness.Marker {
+			return fmt.Errorf("scenario: %s has no readiness marker", a.Target)
 		}
 	}
 	return nil

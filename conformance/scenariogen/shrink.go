@@ -134,14 +134,5 @@ func (s *Scenario) fix() {
 		}
 		c.DependsOn = deps
 	}
-	s.Schedule = slices.DeleteFunc(s.Schedule, func(a Action) bool {
-		switch a.Verb {
-		case VerbNotify:
-			return !s.declares(a.Target)
-		case VerbReady, VerbUnready:
-			c := s.container(a.Target)
-			return c == nil || c.Readiness == nil || !c.Readiness.Marker
-		}
-		return false
-	})
+	s.Schedule = slices.DeleteFunc(s.Schedule, func(a Action) bool { return s.dangling(a) != nil })
 }

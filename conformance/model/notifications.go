@@ -411,13 +411,7 @@ func (rp *replay) judgeDelivery(n *Notification, c *container, nf *v1alpha1.Noti
 			Message: fmt.Sprintf("delivery of %s (notifier %s), recorded %s %s: ", n.Name, nf.Name, d.Phase, d.Reason) + fmt.Sprintf(format, args...)})
 	}
 	in := c.instanceAt(start)
-	var end *runtimev1.Event
-	for i := range rp.ev {
-		if e := &rp.ev[i]; e.Type == runtimev1.EventNotifierFinished && e.Container == c.name && e.Notification == n.Name && e.Seq > start.Seq {
-			end = e
-			break
-		}
-	}
+	end := rp.notifierFinished(c, n.Name, start)
 	// NTF-013: the instance ended while the action ran (between its start and its end).
 	if in != nil && in.exited != nil && in.exited.Seq > start.Seq && (end == nil || in.exited.Seq < end.Seq) {
 		if nf.Action.Exec != nil && len(ofType(handlerReports(rp.probe, c.name, nf.Name, false), probe.TypeHandlerEnd)) > 0 {
@@ -483,6 +477,17 @@ func (rp *replay) judgeDelivery(n *Notification, c *container, nf *v1alpha1.Noti
 	return out
 }
 
+// notifierFinished is the container's first NotifierFinished of the Notification after its
+// NotifierStarted start: the end of that delivery's action (nil if none).
+func (rp *replay) notifierFinished(c *container, notification string, start *runtimev1.Event) *runtimev1.Event {
+	for i := range rp.ev {
+		if e := &rp.ev[i]; e.Type == runtimev1.EventNotifierFinished && e.Container == c.name && e.Notification == notification && e.Seq > start.Seq {
+			return e
+		}
+	}
+	return nil
+}
+
 // notifierStartsOf are the pod's NotifierStarted events of a notifier in a container.
 func (rp *replay) notifierStartsOf(container, notifier string) []*runtimev1.Event {
 	var out []*runtimev1.Event
@@ -544,13 +549,7 @@ func checkNotificationRuns(rp *replay) []Finding {
 // interrupted is the NOTIF-019 finding of an exec delivery (its NotifierStarted e) that ran
 // when its Notification's removal was issued and was cut short by it, or nil.
 func (rp *replay) interrupted(n *Notification, c *container, nf *v1alpha1.Notifier, e *runtimev1.Event) *Finding {
-	var end *runtimev1.Event
-	for i := range rp.ev {
-		if x := &rp.ev[i]; x.Type == runtimev1.EventNotifierFinished && x.Container == c.name && x.Notification == n.Name && x.Seq > e.Seq {
-			end = x
-			break
-		}
-	}
+	end := rp.notifierFinished(c, n.Name, e)
 	if end == nil || !e.Time.Before(n.Removing) || end.Time.Before(n.Removing) {
 		return nil // it did not run across the removal
 	}

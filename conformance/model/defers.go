@@ -258,13 +258,7 @@ func checkDeferTimeout(rp *replay) []Finding {
 			if e == nil {
 				continue
 			}
-			var kill *runtimev1.Event
-			for _, s := range in.signals {
-				if s.Signal != nil && s.Signal.Name == "SIGKILL" && before(s, e) {
-					kill = s
-					break
-				}
-			}
+			kill := signalBeforeEnd(in, "SIGKILL")
 			if kill != nil && e.Signal != nil && e.Signal.Name == "SIGKILL" && e.Reason != v1alpha1.ReasonTimeout {
 				out = append(out, Finding{Rule: spec.DEFER005, Seq: e.Seq, Container: c.name,
 					Message: fmt.Sprintf("killed by the runtime's SIGKILL (#%d) at the limit of its run, but recorded with reason %s, not Timeout", kill.Seq, e.Reason)})
@@ -317,15 +311,14 @@ func checkDeferLimit(rp *replay) []Finding {
 // timeoutSeconds, counted from its first event, does not explain within Reaction.
 func (rp *replay) phaseLimitKill(c *container) *runtimev1.Event {
 	for _, in := range c.startedInsts() {
-		for _, s := range in.signals {
-			if s.Signal == nil || s.Signal.Name != "SIGKILL" || !before(s, in.exited) {
-				continue
-			}
-			if t := c.dspec.TimeoutSeconds; t != nil && !runStart(c).Time.Add(time.Duration(*t)*time.Second).After(s.Time.Add(rp.opts.Reaction)) {
-				return nil
-			}
-			return s
+		s := signalBeforeEnd(in, "SIGKILL")
+		if s == nil {
+			continue
 		}
+		if t := c.dspec.TimeoutSeconds; t != nil && !runStart(c).Time.Add(time.Duration(*t)*time.Second).After(s.Time.Add(rp.opts.Reaction)) {
+			return nil
+		}
+		return s
 	}
 	return nil
 }

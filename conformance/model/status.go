@@ -19,13 +19,16 @@ func neverRan(in *instance) bool {
 }
 
 // signalledWith says whether the runtime sent the instance sig before its end.
-func signalledWith(in *instance, sig string) bool {
+func signalledWith(in *instance, sig string) bool { return signalBeforeEnd(in, sig) != nil }
+
+// signalBeforeEnd is the first SignalSent of sig to the instance before its end, nil if none.
+func signalBeforeEnd(in *instance, sig string) *runtimev1.Event {
 	for _, s := range in.signals {
 		if s.Signal != nil && s.Signal.Name == sig && before(s, in.exited) {
-			return true
+			return s
 		}
 	}
-	return false
+	return nil
 }
 
 func checkExitFields(rp *replay) []Finding {

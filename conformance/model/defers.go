@@ -103,16 +103,7 @@ func (rp *replay) countedSuccess(o runOutcome) bool {
 }
 
 // runStart is the earliest moment the run of a defer can have begun: its first event.
-func runStart(c *container) *runtimev1.Event {
-	first := c.insts[0]
-	if first.created != nil {
-		return first.created
-	}
-	if first.started != nil {
-		return first.started
-	}
-	return first.exited
-}
+func runStart(c *container) *runtimev1.Event { return c.insts[0].earliest() }
 
 // earliestLimit is the earliest the limit of the defer's run can be (DEFER-005..008): its start
 // plus timeoutSeconds, the earliest reserve point (BeforeStop), the earliest budget end.
@@ -344,12 +335,7 @@ func checkDeferRetries(rp *replay) []Finding {
 			delay := rp.backoff(i + 1)
 			if i+1 < len(c.insts) {
 				// The attempt ended no sooner than its workload's end report, or its start.
-				from := in.exited.Time
-				for _, e := range []*runtimev1.Event{in.started, in.created} {
-					if e != nil {
-						from = e.Time
-					}
-				}
+				from := in.earliest().Time
 				if _, _, at, ok := in.ended(); ok {
 					from = at
 				}

@@ -115,11 +115,7 @@ func (rp *replay) tooEarly(in *instance, kind, id string, p *v1alpha1.Probe, rep
 		if pf.Probe != kind {
 			continue
 		}
-		from := in.started.Time
-		if in.created != nil {
-			from = in.created.Time
-		}
-		from = from.Add(time.Duration(p.InitialDelaySeconds) * time.Second)
+		from := in.earliest().Time.Add(time.Duration(p.InitialDelaySeconds) * time.Second)
 		for _, r := range reps {
 			if r.Received.Before(pf.Time) && r.Result == "success" {
 				timeout := time.Duration(max(p.TimeoutSeconds, 1)) * time.Second

@@ -240,6 +240,18 @@ func (in *instance) containerID() string {
 	return ""
 }
 
+// earliest is the instance's first event: its ContainerCreated, else its ContainerStarted, else
+// its exit.
+func (in *instance) earliest() *runtimev1.Event {
+	switch {
+	case in.created != nil:
+		return in.created
+	case in.started != nil:
+		return in.started
+	}
+	return in.exited
+}
+
 // open is the container's instance that has not exited, or nil.
 func (c *container) open() *instance {
 	if in := c.last(); in != nil && in.exited == nil {

@@ -380,15 +380,3 @@ func hasSleepHook(p *v1alpha1.Pod) bool {
 func hasHealthProbes(p *v1alpha1.Pod) bool {
 	return anyContainer(p, func(c *v1alpha1.Container) bool { return c.StartupProbe != nil || c.LivenessProbe != nil })
 }
-
-// anyContainer says some init or main container satisfies f.
-func anyContainer(p *v1alpha1.Pod, f func(*v1alpha1.Container) bool) bool {
-	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
-		for i := range list {
-			if f(&list[i]) {
-				return true
-			}
-		}
-	}
-	return false
-}

@@ -101,15 +101,20 @@ func hasRetriedDefers(p *v1alpha1.Pod) bool {
 	return false
 }
 
-func hasHook(p *v1alpha1.Pod, pick func(*v1alpha1.Lifecycle) *v1alpha1.LifecycleHandler) bool {
+// anyContainer says some init or main container satisfies f.
+func anyContainer(p *v1alpha1.Pod, f func(*v1alpha1.Container) bool) bool {
 	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
 		for i := range list {
-			if l := list[i].Lifecycle; l != nil && pick(l) != nil {
+			if f(&list[i]) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+func hasHook(p *v1alpha1.Pod, pick func(*v1alpha1.Lifecycle) *v1alpha1.LifecycleHandler) bool {
+	return anyContainer(p, func(c *v1alpha1.Container) bool { return c.Lifecycle != nil && pick(c.Lifecycle) != nil })
 }
 
 func hasPreStop(p *v1alpha1.Pod) bool {
@@ -121,27 +126,14 @@ func hasPostStart(p *v1alpha1.Pod) bool {
 }
 
 func hasNotifiers(p *v1alpha1.Pod) bool {
-	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
-		for i := range list {
-			if len(list[i].Notifiers) > 0 {
-				return true
-			}
-		}
-	}
-	return false
+	return anyContainer(p, func(c *v1alpha1.Container) bool { return len(c.Notifiers) > 0 })
 }
 
 // hasGatedProbes says a container has a probe whose first attempt waits for a postStart hook or
 // a startup probe (HB-006, HB-007).
 func hasGatedProbes(p *v1alpha1.Pod) bool {
-	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
-		for i := range list {
-			c := &list[i]
-			gated := c.StartupProbe != nil || (c.Lifecycle != nil && c.Lifecycle.PostStart != nil)
-			if gated && (c.StartupProbe != nil || c.ReadinessProbe != nil || c.LivenessProbe != nil) {
-				return true
-			}
-		}
-	}
-	return false
+	return anyContainer(p, func(c *v1alpha1.Container) bool {
+		gated := c.StartupProbe != nil || (c.Lifecycle != nil && c.Lifecycle.PostStart != nil)
+		return gated && (c.StartupProbe != nil || c.ReadinessProbe != nil || c.LivenessProbe != nil)
+	})
 }

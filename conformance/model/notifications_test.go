@@ -142,18 +142,8 @@ func notificationCases() []modelCase {
 			h.notes[0].Spec.TargetPolicy = v1alpha1.AllPods
 			return h
 		}), []string{spec.NOTIF015}},
-		{"counts that disagree with records unchanged for the reaction tolerance break NOTIF-016", ntfPod(func(h *hist) *hist {
-			v1, v2, v3 := view(2000, skipped, rec(skipped, v1alpha1.ReasonNoMatchingContainers)), view(2100, skipped, rec(skipped, v1alpha1.ReasonNoMatchingContainers)),
-				view(3100, skipped, rec(skipped, v1alpha1.ReasonNoMatchingContainers))
-			v1.Status.Targets, v2.Status.Targets, v3.Status.Targets = 0, 0, 0
-			return h.notification("n", "none", 900, v1, v2, v3)
-		}), []string{spec.NOTIF016}},
-		{"counts that disagree only within the reaction tolerance conform", ntfPod(func(h *hist) *hist {
-			v1, v2, v3 := view(2000, skipped, rec(skipped, v1alpha1.ReasonNoMatchingContainers)), view(2100, skipped, rec(skipped, v1alpha1.ReasonNoMatchingContainers)),
-				view(3000, skipped, rec(skipped, v1alpha1.ReasonNoMatchingContainers))
-			v1.Status.Targets, v2.Status.Targets, v3.Status.Targets = 0, 0, 0
-			return h.notification("n", "none", 900, v1, v2, v3)
-		}), nil},
+		{"counts that disagree with records unchanged for the reaction tolerance break NOTIF-016", wrongCounts(3100), []string{spec.NOTIF016}},
+		{"counts that disagree only within the reaction tolerance conform", wrongCounts(3000), nil},
 		{"21 failures in the status break NOTIF-017", ntfPod(func(h *hist) *hist {
 			v := view(2000, skipped, rec(skipped, v1alpha1.ReasonNoMatchingContainers))
 			v.Status.Failures = make([]v1alpha1.NotificationFailure, 21)
@@ -249,6 +239,20 @@ func parallel(to1, from2 int) *hist {
 		h.notification("n", "x", 900, v)
 		h.notes[0].Spec.Parallelism, h.notes[0].Spec.Pods = &one, nil
 		return h
+	})
+}
+
+// wrongCounts is a pod whose Notification n is read at 2 s, 2.1 s and last ms, each read
+// holding the same Skipped record under a status that counts no target.
+func wrongCounts(last int) *hist {
+	return ntfPod(func(h *hist) *hist {
+		var vs []NotificationView
+		for _, ms := range []int{2000, 2100, last} {
+			v := view(ms, skipped, rec(skipped, v1alpha1.ReasonNoMatchingContainers))
+			v.Status.Targets = 0
+			vs = append(vs, v)
+		}
+		return h.notification("n", "none", 900, vs...)
 	})
 }
 

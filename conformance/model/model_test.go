@@ -623,6 +623,18 @@ func TestRulesNameCatalogRequirements(t *testing.T) {
 	if slices.Contains(got, spec.HB001) || !slices.Contains(got, spec.EXIT014) {
 		t.Errorf("Rules of a one-container pod: %v", got)
 	}
+	// Judged is every rule's IDs, whatever the manifest: those Rules leaves out for this pod too.
+	judged := Judged()
+	for _, r := range rules {
+		for _, id := range r.ids {
+			if !slices.Contains(judged, id) {
+				t.Errorf("Judged lacks %s, a rule's requirement", id)
+			}
+		}
+	}
+	if !slices.IsSorted(judged) || len(slices.Compact(slices.Clone(judged))) != len(judged) {
+		t.Errorf("Judged is not sorted and without repeats: %v", judged)
+	}
 }
 
 func TestUpdatesAreNotJudgedByRestartRules(t *testing.T) {

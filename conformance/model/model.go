@@ -119,24 +119,21 @@ type rule struct {
 // sorted: the labels of the spec that runs the model on a scenario.
 func Rules(pod *v1alpha1.Pod) []string {
 	p := defaulted(pod)
-	set := map[string]bool{}
-	for _, r := range rules {
-		if r.applies == nil || r.applies(p) {
-			for _, id := range r.ids {
-				set[id] = true
-			}
-		}
-	}
-	return sortedKeys(set)
+	return ruleIDs(func(r rule) bool { return r.applies == nil || r.applies(p) })
 }
 
 // Judged lists every requirement the model judges on some history, sorted: the union of the rules
 // table's IDs, whatever the manifest (scripts/mutantcheck's `model` count reads it).
-func Judged() []string {
+func Judged() []string { return ruleIDs(func(rule) bool { return true }) }
+
+// ruleIDs is the union of the IDs of the rules keep accepts, sorted.
+func ruleIDs(keep func(rule) bool) []string {
 	set := map[string]bool{}
 	for _, r := range rules {
-		for _, id := range r.ids {
-			set[id] = true
+		if keep(r) {
+			for _, id := range r.ids {
+				set[id] = true
+			}
 		}
 	}
 	return sortedKeys(set)

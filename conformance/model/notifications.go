@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -285,7 +286,7 @@ func checkPodRecords(rp *replay) []Finding {
 			if late == spec.NOTIF009 {
 				allowed = allowed[1:]
 			}
-			if r.Phase != v1alpha1.NotificationSkipped || !contains(allowed, r.Reason) {
+			if r.Phase != v1alpha1.NotificationSkipped || !slices.Contains(allowed, r.Reason) {
 				f(late, 0, "", "the pod record is %s %s, want Skipped %s: the pod was %s when the Notification was created",
 					r.Phase, r.Reason, strings.Join(allowed, " or "), map[string]string{spec.NOTIF008: "terminating", spec.NOTIF009: "terminal"}[late])
 			}
@@ -321,15 +322,6 @@ func checkPodRecords(rp *replay) []Finding {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkDeliveryOutcomes judges each final delivery to the pod against what happened: a signal
@@ -426,7 +418,7 @@ func (rp *replay) judgeDelivery(n *Notification, c *container, nf *v1alpha1.Noti
 		default:
 			allowed = []string{v1alpha1.ReasonPodTerminated, v1alpha1.ReasonContainerRestarted}
 		}
-		if d.Phase != v1alpha1.NotificationFailed || !contains(allowed, d.Reason) {
+		if d.Phase != v1alpha1.NotificationFailed || !slices.Contains(allowed, d.Reason) {
 			f(spec.NTF013, "its instance exited (#%d) while the action ran: want Failed %s", in.exited.Seq, strings.Join(allowed, " or "))
 		}
 		return out

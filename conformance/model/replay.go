@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -112,7 +113,7 @@ func newReplay(h History, opts Options) *replay {
 // targeting says whether a Notification is about the pod: spec.pods names it, or a read of it
 // holds a record of it.
 func (rp *replay) targeting(n *Notification) bool {
-	if contains(n.Spec.Pods, rp.pod.Metadata.Name) {
+	if slices.Contains(n.Spec.Pods, rp.pod.Metadata.Name) {
 		return true
 	}
 	for i := range n.Views {

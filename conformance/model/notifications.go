@@ -73,6 +73,17 @@ func (rp *replay) record(v *NotificationView) *v1alpha1.PodNotificationRecord {
 	return nil
 }
 
+// deliveryTo is a pod record's delivery to the named container (the last listed), or nil.
+func deliveryTo(r *v1alpha1.PodNotificationRecord, container string) *v1alpha1.ContainerDelivery {
+	var d *v1alpha1.ContainerDelivery
+	for i := range r.Containers {
+		if r.Containers[i].Name == container {
+			d = &r.Containers[i]
+		}
+	}
+	return d
+}
+
 // lastRecord is the pod's record in the last view that holds one, or nil.
 func (rp *replay) lastRecord(n *Notification) *v1alpha1.PodNotificationRecord {
 	for i := len(n.Views) - 1; i >= 0; i-- {
@@ -305,12 +316,7 @@ func checkPodRecords(rp *replay) []Finding {
 			if decl[c] == nil {
 				continue
 			}
-			var d *v1alpha1.ContainerDelivery
-			for i := range r.Containers {
-				if r.Containers[i].Name == c.name {
-					d = &r.Containers[i]
-				}
-			}
+			d := deliveryTo(r, c.name)
 			starts := rp.notifierStarts(n.Name, c.name)
 			switch {
 			case d == nil:
@@ -374,11 +380,7 @@ func (rp *replay) persistedRunning(n *Notification, c *container, nf *v1alpha1.N
 		}
 		var d *v1alpha1.ContainerDelivery
 		if r := rp.record(v); r != nil {
-			for k := range r.Containers {
-				if r.Containers[k].Name == c.name {
-					d = &r.Containers[k]
-				}
-			}
+			d = deliveryTo(r, c.name)
 		}
 		switch {
 		case d == nil:

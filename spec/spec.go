@@ -187,6 +187,17 @@ func LookupClause(id string) (Clause, bool) {
 	return requirements[at[0]].Clauses[at[1]], true
 }
 
+// RequirementOf returns the requirement an ID names: the requirement itself for a requirement's
+// ID, the requirement the clause belongs to for a clause's ID (STAT-002.only-if-killed), and false
+// for an ID that names neither. A caller that must tell the two apart compares the result's ID
+// with id.
+func RequirementOf(id string) (Requirement, bool) {
+	if at, ok := byClause[id]; ok {
+		return requirements[at[0]].clone(), true
+	}
+	return Lookup(id)
+}
+
 // All returns every requirement in registry order (the order of the spec's documents). The
 // slice is a fresh copy the caller may modify.
 func All() []Requirement {

@@ -65,6 +65,23 @@ func TestLookupClause(t *testing.T) {
 	}
 }
 
+func TestRequirementOf(t *testing.T) {
+	for _, tc := range []struct{ id, want string }{
+		{STAT002SetWhenKilled, STAT002},
+		{STAT002, STAT002},
+		{STOP001, STOP001},
+	} {
+		if r, ok := RequirementOf(tc.id); !ok || r.ID != tc.want {
+			t.Errorf("RequirementOf(%q) = %s, %v; want %s", tc.id, r.ID, ok, tc.want)
+		}
+	}
+	for _, id := range []string{STAT002 + ".nope", "", "NOPE-001"} {
+		if r, ok := RequirementOf(id); ok {
+			t.Errorf("RequirementOf(%q) = %s, want none", id, r.ID)
+		}
+	}
+}
+
 func TestAResultIsACopy(t *testing.T) {
 	first := All()
 	first[0].Text = "changed"

@@ -133,11 +133,11 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 		selects, onlyShould := false, true
 		for _, id := range m.Breaks {
 			reqID, filter := id, "req:"+id
-			if c, ok := catalog.LookupClause(id); ok {
-				reqID, filter = c.Requirement, "clause:"+id
+			req, ok := catalog.RequirementOf(id)
+			if ok && req.ID != id {
+				reqID, filter = req.ID, "clause:"+id
 				broken[id] = append(broken[id], m.Name)
 			}
-			req, ok := catalog.Lookup(reqID)
 			switch {
 			case !ok:
 				bad("mutant %s: breaks %s, which is no requirement nor clause", m.Name, id)
@@ -162,14 +162,13 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 
 	pending := map[string]bool{}
 	for _, p := range r.Pending {
-		_, isClause := catalog.LookupClause(p.ID)
-		req, isReq := catalog.Lookup(p.ID)
+		req, ok := catalog.RequirementOf(p.ID)
 		switch {
 		case pending[p.ID]:
 			bad("pending %s: listed twice", p.ID)
-		case !isClause && !isReq:
+		case !ok:
 			bad("pending %s: no such requirement nor clause", p.ID)
-		case isReq && len(req.Clauses) > 0:
+		case req.ID == p.ID && len(req.Clauses) > 0:
 			bad("pending %s: the requirement has clauses; list the clauses no mutant breaks (%s)", p.ID, strings.Join(req.ClauseIDs(), ", "))
 		case strings.TrimSpace(p.Reason) == "":
 			bad("pending %s: no reason", p.ID)

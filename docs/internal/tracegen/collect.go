@@ -78,7 +78,7 @@ func collect(root string, report types.Report) (*trace, error) {
 		}
 	}
 	for id, names := range tr.mutants {
-		if _, clause := spec.LookupClause(id); !clause && !spec.Known(id) {
+		if _, ok := spec.RequirementOf(id); !ok {
 			tr.problems = append(tr.problems, fmt.Sprintf("%s: mutant %s breaks unknown requirement %s", mutantRegistryFile, names[0], id))
 		}
 	}

@@ -11,7 +11,10 @@
 // can depend on it.
 package spec
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Levels of a requirement: the RFC 2119 key word of its sentence (MUST NOT counts as MUST,
 // SHOULD NOT as SHOULD).
@@ -185,6 +188,26 @@ func LookupClause(id string) (Clause, bool) {
 		return Clause{}, false
 	}
 	return requirements[at[0]].Clauses[at[1]], true
+}
+
+// Labels by which a conformance spec names what it checks.
+const (
+	// ReqLabel is the key of the label that names a requirement a spec checks: req:STAT-002.
+	ReqLabel = "req:"
+	// ClauseLabel is the key of the label that names a clause a spec checks:
+	// clause:STAT-002.only-if-killed.
+	ClauseLabel = "clause:"
+)
+
+// LabelID returns the requirement or clause ID a conformance spec's label names (req:ID or
+// clause:ID), and false for any other label.
+func LabelID(label string) (string, bool) {
+	for _, key := range [...]string{ReqLabel, ClauseLabel} {
+		if id, ok := strings.CutPrefix(label, key); ok {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 // RequirementOf returns the requirement an ID names: the requirement itself for a requirement's

@@ -82,6 +82,22 @@ func TestRequirementOf(t *testing.T) {
 	}
 }
 
+func TestLabelID(t *testing.T) {
+	for _, tc := range []struct {
+		label, id string
+		ok        bool
+	}{
+		{ReqLabel + STAT002, STAT002, true},
+		{ClauseLabel + STAT002SetWhenKilled, STAT002SetWhenKilled, true},
+		{"model", "", false},
+		{"profile:core", "", false},
+	} {
+		if id, ok := LabelID(tc.label); id != tc.id || ok != tc.ok {
+			t.Errorf("LabelID(%q) = %q, %v; want %q, %v", tc.label, id, ok, tc.id, tc.ok)
+		}
+	}
+}
+
 func TestAResultIsACopy(t *testing.T) {
 	first := All()
 	first[0].Text = "changed"

@@ -222,7 +222,7 @@ func reqIDs(labels []string) []string {
 }
 
 // ClauseLabel is the key of the label that names a clause a spec checks: clause:STAT-002.only-if-killed.
-const ClauseLabel = "clause:"
+const ClauseLabel = spec.ClauseLabel
 
 // clauseIDs extracts clause IDs from labels.
 func clauseIDs(labels []string) []string {

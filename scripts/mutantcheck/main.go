@@ -41,6 +41,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	catalog "podspec.dev/podspec/spec"
 )
 
 // specReport is the part of a Ginkgo v2 SpecReport that the check reads.
@@ -105,11 +107,7 @@ func readSpecs(r io.Reader) ([]spec, error) {
 			}
 			for _, l := range labels {
 				// A clause's label (clause:STAT-002.only-if-killed) names what a mutant's breaks may list too.
-				id, ok := strings.CutPrefix(l, "req:")
-				if !ok {
-					id, ok = strings.CutPrefix(l, "clause:")
-				}
-				if ok {
+				if id, ok := catalog.LabelID(l); ok {
 					s.reqs = append(s.reqs, id)
 				}
 			}

@@ -98,10 +98,7 @@ func specsByRequirement(r types.Report) map[string][]string {
 		}
 		model := slices.Contains(sr.Labels(), suites.ModelLabel)
 		for _, l := range sr.Labels() {
-			id, ok := strings.CutPrefix(l, "req:")
-			if !ok {
-				id, ok = strings.CutPrefix(l, suites.ClauseLabel)
-			}
+			id, ok := spec.LabelID(l)
 			switch {
 			case !ok:
 			case model:

@@ -132,10 +132,10 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 		}
 		selects, onlyShould := false, true
 		for _, id := range m.Breaks {
-			reqID, filter := id, "req:"+id
+			reqID, filter := id, catalog.ReqLabel+id
 			req, ok := catalog.RequirementOf(id)
 			if ok && req.ID != id {
-				reqID, filter = req.ID, "clause:"+id
+				reqID, filter = req.ID, catalog.ClauseLabel+id
 				broken[id] = append(broken[id], m.Name)
 			}
 			switch {
@@ -148,7 +148,7 @@ func gate(r *Registry, mutantDir, docsFile string) error {
 				onlyShould = false
 			}
 			broken[reqID] = append(broken[reqID], m.Name)
-			if strings.Contains(m.LabelFilter, filter) || strings.Contains(m.LabelFilter, "req:"+reqID) {
+			if strings.Contains(m.LabelFilter, filter) || strings.Contains(m.LabelFilter, catalog.ReqLabel+reqID) {
 				selects = true
 			}
 		}

@@ -214,7 +214,7 @@ func (s *suite) afterSuite(ctx SpecContext) {
 func reqIDs(labels []string) []string {
 	var out []string
 	for _, l := range labels {
-		if id, ok := strings.CutPrefix(l, "req:"); ok {
+		if id, ok := strings.CutPrefix(l, spec.ReqLabel); ok {
 			out = append(out, id)
 		}
 	}
@@ -248,11 +248,11 @@ func req(ids ...string) Labels {
 	}
 	for _, id := range ids {
 		if c, ok := spec.LookupClause(id); ok {
-			add("req:" + c.Requirement)
+			add(spec.ReqLabel + c.Requirement)
 			add(ClauseLabel + id)
 			continue
 		}
-		add("req:" + id)
+		add(spec.ReqLabel + id)
 	}
 	return out
 }

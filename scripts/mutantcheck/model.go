@@ -34,11 +34,8 @@ func modelReach(reg *Registry, judged []string) ([]modelRow, []areaCount) {
 	for _, m := range reg.Mutants {
 		row := modelRow{mutant: m}
 		for _, id := range m.Breaks {
-			req := id
-			if c, ok := catalog.LookupClause(id); ok {
-				req = c.Requirement // the model judges requirements, so a clause's judge is its requirement's
-			}
-			if slices.Contains(judged, req) {
+			// The model judges requirements, so a clause's judge is its requirement's.
+			if r, ok := catalog.RequirementOf(id); ok && slices.Contains(judged, r.ID) {
 				row.judged = append(row.judged, id)
 			}
 		}

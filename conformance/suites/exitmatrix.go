@@ -87,7 +87,7 @@ func exitRows() []exitRow {
 			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "b", reason: "Completed", aEnd: exitWith(0, ok), bEnd: exitWith(0, ok)},
 		{key: "own-never", policy: anyP, restart: onFailure, a: fw.ExitAfter(3, ms(300)), aOpts: []fw.ContainerOpt{fw.WithRestartPolicy(never)}, b: fw.Loop(),
 			phase: v1alpha1.PodFailed, exitCode: 3, decidedBy: "a", reason: "Failed", aEnd: exitWith(3, "Error"), bEnd: exitWith(0, stopped)},
-		{key: "own-always", policy: anyP, restart: never, a: fw.ExitAfter(0, ms(200)).Codes("0", "loop"), aOpts: []fw.ContainerOpt{fw.WithRestartPolicy(v1alpha1.RestartPolicyAlways)}, b: fw.ExitAfter(0, ms(3000)),
+		{key: "own-always", policy: anyP, restart: never, a: fw.ExitAfter(0, ms(200)).Codes("0", "loop").Announce("a.{instance}.started"), aOpts: []fw.ContainerOpt{fw.WithRestartPolicy(v1alpha1.RestartPolicyAlways)}, b: fw.ExitAfter(0, ms(1000)).WaitFor("a.2.started"),
 			phase: v1alpha1.PodSucceeded, exitCode: 0, decidedBy: "b", reason: "Completed", aEnd: exitWith(0, stopped), bEnd: exitWith(0, ok), aRestarts: 1},
 	}
 }

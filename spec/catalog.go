@@ -669,6 +669,10 @@ const (
 // The ID of every clause of a requirement that has several, in registry order; the comment is
 // the words of the sentence the clause covers.
 const (
+	// MAIN005HooksAndProbes a forced stop for hooks and probe attempts
+	MAIN005HooksAndProbes = "MAIN-005.hooks-and-probes"
+	// MAIN005NotifierActions the beginning of the stop sequence for notifier actions
+	MAIN005NotifierActions = "MAIN-005.notifier-actions"
 	// DEP008Started only while it is Started
 	DEP008Started = "DEP-008.started"
 	// DEP008SuccessThreshold its probe has most recently reached `successThreshold` consecutive successes
@@ -896,7 +900,11 @@ var requirements = [...]Requirement{
 	{ID: MAIN004, Level: Must, Severity: Error, Area: "MAIN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
 		Text: "A runtime MUST order every start of a main container instance against the beginning of the stop sequence so that no `ContainerStarted` of a main container follows `PodTerminating`: an instance created but not started when the sequence begins is deleted without being started, and a start already under way ends with its `ContainerStarted` before `PodTerminating` is recorded."},
 	{ID: MAIN005, Level: Must, Severity: Error, Area: "MAIN", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByRuntime}, Source: "spec/containers.md",
-		Text: "A runtime MUST order every hook, exec probe attempt and notifier action against the stop that forbids it (a forced stop for hooks and probe attempts, the beginning of the stop sequence for notifier actions) so that none starts after that stop: one decided after it is not started, so no `HookStarted` follows a forced `StopRequested` and no `NotifierStarted` follows `PodTerminating`, and the process of one whose start is under way when the stop is requested has begun before the stop is recorded."},
+		Text: "A runtime MUST order every hook, exec probe attempt and notifier action against the stop that forbids it (a forced stop for hooks and probe attempts, the beginning of the stop sequence for notifier actions) so that none starts after that stop: one decided after it is not started, so no `HookStarted` follows a forced `StopRequested` and no `NotifierStarted` follows `PodTerminating`, and the process of one whose start is under way when the stop is requested has begun before the stop is recorded.",
+		Clauses: []Clause{
+			{ID: MAIN005HooksAndProbes, Requirement: MAIN005, Key: "hooks-and-probes", Text: "a forced stop for hooks and probe attempts"},
+			{ID: MAIN005NotifierActions, Requirement: MAIN005, Key: "notifier-actions", Text: "the beginning of the stop sequence for notifier actions"},
+		}},
 	{ID: DEP001, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/containers.md",
 		Text: "A `dependsOn` entry MUST name a main container of the same pod; init, sidecar and defer containers cannot be named."},
 	{ID: DEP002, Level: Must, Severity: Error, Area: "DEP", Profile: ProfileCore, Since: "0.1", EnforcedBy: []string{EnforcedByValidator}, Source: "spec/containers.md",

@@ -13,18 +13,23 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// LookupGate is a FUSE file system served by the harness whose one directory, Dir, can be made
-// to hold every lookup of it: a runtime that bind-mounts Dir into a container (a hostPath
-// volume) then waits in that container's creation until the harness lets it go. It makes "a
-// stop arrives while an instance is being created" a certainty instead of a matter of timing,
-// for any runtime that resolves the volume's source path while it creates the container. The
-// kernel caches no entry or attribute of it, so every resolution of Dir reaches the harness.
-// It needs root (a direct FUSE mount) and /dev/fuse.
+// LookupGate is a FUSE file system served by the harness whose directory Dir (or, mounted by
+// MountSubLookupGate, its one subdirectory Sub) can be made to hold every lookup of it. A runtime
+// that bind-mounts Dir into a container (a hostPath volume) then waits in that container's
+// creation until the harness lets it go. It makes "a stop arrives while an instance is being
+// created" a certainty instead of a matter of timing, for any runtime that resolves the volume's
+// source path while it creates the container. Held at Sub, the volume mounts freely, and a process
+// that changes into the volume's "sub" (its working directory) waits there instead, before it
+// runs its command. The kernel caches no entry or attribute of it, so every resolution reaches
+// the harness. It needs root (a direct FUSE mount) and /dev/fuse.
 type LookupGate struct {
 	// Dir is the gated directory: a hostPath volume's path.
-	Dir    string
-	mnt    string
-	server *fuse.Server
+	Dir string
+	// Sub is Dir's one entry, "sub", an empty directory.
+	Sub     string
+	holdSub bool // lookups of Sub are held, not those of Dir
+	mnt     string
+	server  *fuse.Server
 
 	mu      sync.Mutex
 	armed   bool
@@ -32,26 +37,60 @@ type LookupGate struct {
 	blocked chan struct{} // closed at the first lookup held
 }
 
-// gateRoot is the file system's root: a directory with one entry, "dir", an empty directory.
+// gateRoot is the file system's root: a directory with one entry, "dir", whose one entry is
+// "sub", an empty directory.
 type gateRoot struct {
 	fs.Inode
 	g *LookupGate
 }
 
-var _ fs.NodeLookuper = (*gateRoot)(nil)
+// gateDir is "dir" (sub false) or "dir/sub" (sub true).
+type gateDir struct {
+	fs.Inode
+	g   *LookupGate
+	sub bool
+}
 
-// gateDir is "dir".
-type gateDir struct{ fs.Inode }
+var (
+	_ fs.NodeLookuper  = (*gateRoot)(nil)
+	_ fs.NodeLookuper  = (*gateDir)(nil)
+	_ fs.NodeGetattrer = (*gateDir)(nil)
+)
 
 func (r *gateRoot) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
 	if name != "dir" {
 		return nil, syscall.ENOENT
 	}
-	r.g.hold(ctx)
+	if !r.g.holdSub {
+		r.g.hold(ctx)
+	}
+	return r.NewInode(ctx, &gateDir{g: r.g}, dirEntry(out, 2)), 0
+}
+
+func (d *gateDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	if d.sub || name != "sub" {
+		return nil, syscall.ENOENT
+	}
+	if d.g.holdSub {
+		d.g.hold(ctx)
+	}
+	return d.NewInode(ctx, &gateDir{g: d.g, sub: true}, dirEntry(out, 3)), 0
+}
+
+// Getattr gives both directories mode 0755, so any user may enter them.
+func (d *gateDir) Getattr(_ context.Context, _ fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	out.Mode = syscall.S_IFDIR | 0o755
+	out.SetTimeout(0)
+	return 0
+}
+
+// dirEntry fills out as a directory's entry the kernel must not cache and returns its stable
+// attributes.
+func dirEntry(out *fuse.EntryOut, ino uint64) fs.StableAttr {
 	out.Mode = syscall.S_IFDIR | 0o755
 	out.SetEntryTimeout(0)
 	out.SetAttrTimeout(0)
-	return r.NewInode(ctx, &gateDir{}, fs.StableAttr{Mode: syscall.S_IFDIR, Ino: 2}), 0
+	return fs.StableAttr{Mode: syscall.S_IFDIR, Ino: ino}
 }
 
 // hold waits while the gate is armed (or until the lookup is interrupted).
@@ -74,13 +113,21 @@ func (g *LookupGate) hold(ctx context.Context) {
 	}
 }
 
-// MountLookupGate mounts a LookupGate on a fresh directory under parent. Close unmounts it.
-func MountLookupGate(parent string) (*LookupGate, error) {
+// MountLookupGate mounts a LookupGate that holds lookups of Dir on a fresh directory under
+// parent. Close unmounts it.
+func MountLookupGate(parent string) (*LookupGate, error) { return mountLookupGate(parent, false) }
+
+// MountSubLookupGate mounts a LookupGate that holds lookups of Sub (and lets those of Dir
+// through) on a fresh directory under parent. Close unmounts it.
+func MountSubLookupGate(parent string) (*LookupGate, error) { return mountLookupGate(parent, true) }
+
+func mountLookupGate(parent string, holdSub bool) (*LookupGate, error) {
 	mnt, err := os.MkdirTemp(parent, "lookup-gate-")
 	if err != nil {
 		return nil, err
 	}
-	g := &LookupGate{Dir: filepath.Join(mnt, "dir"), mnt: mnt}
+	dir := filepath.Join(mnt, "dir")
+	g := &LookupGate{Dir: dir, Sub: filepath.Join(dir, "sub"), holdSub: holdSub, mnt: mnt}
 	zero := time.Duration(0)
 	g.server, err = fs.Mount(mnt, &gateRoot{g: g}, &fs.Options{
 		EntryTimeout: &zero, AttrTimeout: &zero, NegativeTimeout: &zero,
@@ -93,14 +140,14 @@ func MountLookupGate(parent string) (*LookupGate, error) {
 	return g, nil
 }
 
-// Arm makes every later lookup of Dir wait for Open; Blocked is closed at the first one held.
+// Arm makes every later lookup of the held directory (Dir, or Sub) wait for Open; Blocked is closed at the first one held.
 func (g *LookupGate) Arm() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.armed, g.open, g.blocked = true, make(chan struct{}), make(chan struct{})
 }
 
-// Blocked is closed once a lookup of Dir waits at the armed gate.
+// Blocked is closed once a lookup of the held directory waits at the armed gate.
 func (g *LookupGate) Blocked() <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -195,6 +195,11 @@ func WithEnv(name, value string) ContainerOpt {
 	return func(c *v1alpha1.Container) { c.Env = append(c.Env, v1alpha1.EnvVar{Name: name, Value: value}) }
 }
 
+// WithWorkingDir sets the container's workingDir.
+func WithWorkingDir(dir string) ContainerOpt {
+	return func(c *v1alpha1.Container) { c.WorkingDir = dir }
+}
+
 func execHandler(kind, container, handler string, h Handler) *v1alpha1.ExecAction {
 	cmd := []string{ProbePath, kind, "-name", container, "-handler", handler}
 	return &v1alpha1.ExecAction{Command: append(cmd, h.args...)}

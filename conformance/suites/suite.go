@@ -121,6 +121,7 @@ func (s *suite) register() {
 	s.registerEnvironment()
 	s.registerReadOnlyTree()
 	s.registerStopDuringCreation()
+	s.registerActionDuringStop()
 	s.registerStateRoot()
 	s.registerProbes()
 	s.registerReadinessLoss()

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,7 +31,7 @@ func runHandler(kind string, args []string) (int, error) {
 	fs.DurationVar(&sleep, "sleep", 0, "how long the handler runs")
 	fs.IntVar(&code, "exit", 0, "exit code")
 	fs.Var(&touch, "touch", "file created before exiting (repeatable)")
-	fs.BoolVar(&report, "report", false, "report what the handler sees (environment, namespaces, mounts) after starting")
+	fs.BoolVar(&report, strings.TrimPrefix(probe.ReportFlag, "-"), false, "report what the handler sees (environment, namespaces, mounts) after starting")
 	fs.IntVar(&descendants, "descendants", 0, "start a chain of this many descendants (child, grandchild, ...), the first in a session of its own; each reports its start and, after -sleep, its end as handler HANDLER.1, HANDLER.2, ...")
 	fs.IntVar(&depth, "depth", 0, "this process's place in a chain of descendants (set by the parent)")
 	fs.StringVar(&lock, "lock", "", "hold an exclusive flock on this file (created) from the start until the process exits, so that the harness can tell when it is gone")

@@ -86,7 +86,7 @@ func parseWorkload(args []string) (*workloadConfig, error) {
 	fs.StringVar(&c.counter, "counter", "", "file on a volume counting instances across restarts")
 	fs.StringVar(&codes, "codes", "", "per-instance plan, e.g. 1,0,loop: instance i exits with the i-th code (the last repeats); needs -counter")
 	fs.Var(&on, "on", "SIGNAL=exit[:LINGER[:CODE]] or SIGNAL=ignore (repeatable); default SIGTERM and SIGINT exit at once with 0, other signals are reported and ignored")
-	fs.BoolVar(&c.report, "report", false, "report env, hostname, cgroup limits and mounts after starting")
+	fs.BoolVar(&c.report, strings.TrimPrefix(probe.ReportFlag, "-"), false, "report env, hostname, cgroup limits and mounts after starting")
 	fs.Var(&read, "read", "file whose content goes into the report (repeatable)")
 	fs.Var(&list, "list", "directory whose entries go into the report (repeatable)")
 	fs.Var(&stat, "stat", "path whose lstat (mode, owner, modification time) goes into the report (repeatable)")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
 )
 
 // Paths inside every test container.
@@ -47,7 +48,7 @@ func (w Workload) with(args ...string) Workload {
 func (w Workload) On(signal, action string) Workload { return w.with("-on", signal+"="+action) }
 
 // Report makes the workload report its environment after starting.
-func (w Workload) Report() Workload { return w.with("-report") }
+func (w Workload) Report() Workload { return w.with(probe.ReportFlag) }
 
 // Read adds a file to the report.
 func (w Workload) Read(path string) Workload { return w.with("-read", path) }
@@ -526,7 +527,7 @@ func WithMount(volume, path string, readOnly bool) ContainerOpt {
 
 // Report makes a hook or notifier handler report what it sees (environment, namespaces, mounts).
 func (h Handler) Report() Handler {
-	h.args = append(append([]string(nil), h.args...), "-report")
+	h.args = append(append([]string(nil), h.args...), probe.ReportFlag)
 	return h
 }
 

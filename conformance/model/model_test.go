@@ -278,8 +278,11 @@ func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
 	}
 }
 
-// modelCases are every hand-written history: the lifecycle's, the defers' and the probes'.
-func modelCases() []modelCase { return slices.Concat(lifecycleCases(), deferCases(), probeCases()) }
+// modelCases are every hand-written history: the lifecycle's, the defers', the probes' and what
+// containers see.
+func modelCases() []modelCase {
+	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases())
+}
 
 func lifecycleCases() []modelCase {
 	anyNever := policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAny)

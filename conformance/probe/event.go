@@ -208,3 +208,7 @@ const (
 	FloodLine   = 1024
 	FloodFailed = 120
 )
+
+// ReportFlag is the argument that makes a workload or handler send a Report of what it sees as it
+// starts (the flag "report"): what the harness and the lifecycle model look for in a command.
+const ReportFlag = "-report"

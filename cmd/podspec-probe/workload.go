@@ -302,7 +302,7 @@ func runWorkload(args []string) (int, error) {
 	var rep *probe.Report
 	if c.report {
 		rep = gatherReport(c.read, c.list, c.stat)
-		rep.FreshRootfs, rep.RootfsWritable = fresh, writable
+		rep.FreshRootfs, rep.RootfsWritable, rep.RootfsChecked = fresh, writable, true
 	}
 	for path, content := range c.write {
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {

@@ -38,6 +38,7 @@ var viewRules = []rule{
 		return slices.ContainsFunc(v.mounts, func(m v1alpha1.VolumeMount) bool { return m.ReadOnly })
 	}), check: checkReadOnlyMounts, underLoss: true},
 	{ids: []string{spec.RES002}, applies: reportsWith(func(v outlook) bool { return v.res != nil && len(v.res.Limits) > 0 }), check: checkLimits, underLoss: true},
+	{ids: []string{spec.RST004, spec.IMG009}, applies: reportsWith(outlook.restarts), check: checkNewInstances},
 	{ids: []string{spec.RES003}, applies: reportsWith(func(v outlook) bool { return v.res == nil || v.res.Limits[v1alpha1.ResourcePIDs] == "" }), check: checkDefaultPids, underLoss: true},
 }
 
@@ -50,6 +51,8 @@ type outlook struct {
 	mounts []v1alpha1.VolumeMount
 	res    *v1alpha1.ResourceRequirements
 	sc     *v1alpha1.SecurityContext // nil for a defer container, which has none
+	// policy is the container's effective restart policy (RST-002).
+	policy v1alpha1.RestartPolicy
 	vols   map[string]*v1alpha1.Volume
 }
 
@@ -63,18 +66,22 @@ func outlooks(p *v1alpha1.Pod) []outlook {
 	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
 		for i := range list {
 			c := &list[i]
-			out = append(out, outlook{name: c.Name, argv: slices.Concat(c.Command, c.Args), mounts: c.VolumeMounts, res: c.Resources, sc: c.SecurityContext, vols: vols})
+			out = append(out, outlook{name: c.Name, argv: slices.Concat(c.Command, c.Args), mounts: c.VolumeMounts, res: c.Resources, sc: c.SecurityContext, policy: effective(c, p.Spec.RestartPolicy), vols: vols})
 		}
 	}
 	for i := range p.Spec.DeferContainers {
 		d := &p.Spec.DeferContainers[i]
-		out = append(out, outlook{name: d.Name, argv: slices.Concat(d.Command, d.Args), mounts: d.VolumeMounts, res: d.Resources, vols: vols})
+		out = append(out, outlook{name: d.Name, argv: slices.Concat(d.Command, d.Args), mounts: d.VolumeMounts, res: d.Resources, policy: d.RestartPolicy, vols: vols})
 	}
 	return out
 }
 
 // reports says the container's workload reports what it sees (the probe's report flag).
 func (v outlook) reports() bool { return slices.Contains(v.argv, probe.ReportFlag) }
+
+// restarts says the container may run more than one instance: its effective restart policy is
+// not Never (a sidecar's is Always).
+func (v outlook) restarts() bool { return v.policy != "" && v.policy != v1alpha1.RestartPolicyNever }
 
 // memoryMounts are the container's mounts of emptyDir volumes with medium Memory.
 func (v outlook) memoryMounts() []v1alpha1.VolumeMount {
@@ -489,6 +496,44 @@ func checkDefaultPids(rp *replay) []Finding {
 		}
 		if s.r.Cgroup.Version != 0 && s.r.Cgroup.Pids < 0 {
 			out = append(out, s.finding(spec.RES003, "the container sets no pids limit and its cgroup has none"))
+		}
+	}
+	return out
+}
+
+// checkNewInstances: every instance of a container has a containerID of its own and a fresh root
+// filesystem (RST-004): the marker an earlier instance wrote in its root filesystem, outside its
+// volumes, is not visible to a later one (IMG-009). Only the report a workload sends as it starts
+// looks for the marker.
+func checkNewInstances(rp *replay) []Finding {
+	out := checkNewContainerIDs(rp)
+	for _, s := range seenBy(rp, false) {
+		if s.r.RootfsChecked && !s.r.FreshRootfs {
+			out = append(out, s.finding(spec.RST004, "the instance found the marker an earlier instance wrote in its root filesystem: its root filesystem is not fresh"),
+				s.finding(spec.IMG009, "the marker an earlier instance wrote in its root filesystem, outside its volumes, is visible to this one"))
+		}
+	}
+	return out
+}
+
+// checkNewContainerIDs: every instance of a container has a containerID of its own (RST-004);
+// the instances of a history with a supervisor's loss are not all the runtime's records, so it
+// is not judged there.
+func checkNewContainerIDs(rp *replay) []Finding {
+	var out []Finding
+	for _, c := range rp.order {
+		seen := map[string]int{}
+		for _, in := range c.insts {
+			id := in.containerID()
+			if id == "" {
+				continue
+			}
+			if k, dup := seen[id]; dup {
+				out = append(out, Finding{Rule: spec.RST004, Seq: in.earliest().Seq, Container: c.name,
+					Message: fmt.Sprintf("instance %d has the containerID %s of instance %d", in.n+1, id, k+1)})
+				continue
+			}
+			seen[id] = in.n
 		}
 	}
 	return out

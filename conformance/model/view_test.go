@@ -5,13 +5,16 @@ import (
 	"strconv"
 	"testing"
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/conformance/probe"
 	"podspec.dev/podspec/spec"
 )
 
 // reporting makes a container's workload report what it sees, as the probe's command does.
-func reporting(c *v1alpha1.Container) { c.Command = []string{"/podspec-probe", "run", probe.ReportFlag} }
+func reporting(c *v1alpha1.Container) {
+	c.Command = []string{"/podspec-probe", "run", probe.ReportFlag}
+}
 
 // seeing is a pod of two reporting main containers (a policy stop under Any, as stoppedB), with
 // opts; a mounts the volume "data" read-only at /ro and read-write at /data, and the Memory
@@ -25,6 +28,16 @@ func seeing(opts ...podOpt) *hist {
 			c.VolumeMounts = []v1alpha1.VolumeMount{{Name: "data", MountPath: "/ro", ReadOnly: true}, {Name: "data", MountPath: "/data"}, {Name: "mem", MountPath: "/mem"}}
 		})}
 	return stoppedB(twoMains(append(base, opts...)...))
+}
+
+// restarted is a pod whose reporting a fails once under OnFailure and is restarted as an instance
+// with containerID second (the first is a1), then both succeed.
+func restarted(second string) *hist {
+	return pod(mains("a", "b"), policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll), withC("a", reporting)).
+		add(0, runtimev1.EventPodCreated, "").start(100, "a", id("a1")).start(110, "b", id("b1")).
+		exit(1000, "a", 1, "Error").start(1300, "a", id(second)).exit(1500, "a", 0, "Completed").
+		exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+		finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
 }
 
 // defaultBnd is the default capability set, as /proc/self/status writes CapBnd.
@@ -94,7 +107,14 @@ func viewCases() []modelCase {
 	limitedOK := func(r *probe.Report) {
 		r.Cgroup = probe.CgroupLimits{Version: 2, MemoryBytes: 64 << 20, Pids: 64, CPUQuotaMicros: 50000, CPUPeriodMicros: 100000}
 	}
+	fresh := func(r *probe.Report) { r.RootfsChecked, r.FreshRootfs, r.RootfsWritable = true, true, true }
+	stale := func(r *probe.Report) { r.RootfsChecked, r.FreshRootfs, r.RootfsWritable = true, false, true }
 	return []modelCase{
+		{"instances of a restarted container, each with its own root filesystem and containerID, conform", restarted("a2").
+			seen(200, "a", fresh).seen(1400, "a", fresh).seen(1450, "a"), nil},
+		{"a restart that finds the marker of the earlier instance breaks RST-004 and IMG-009", restarted("a2").
+			seen(200, "a", fresh).seen(1400, "a", stale), []string{spec.RST004, spec.IMG009}},
+		{"a restart with the earlier instance's containerID breaks RST-004", restarted("a1"), []string{spec.RST004}},
 		{"containers that see what the manifest and the specification say conform", seeing().seen(200, "a").seen(210, "b").
 			seenAs(300, "a", probe.RoleHook), nil},
 		{"a report that could read neither its status, its mounts nor its cgroup is not judged", seeing(limited).seen(200, "a").
@@ -106,7 +126,9 @@ func viewCases() []modelCase {
 		{"a hook without noNewPrivileges breaks SEC-001", seeing().seen(200, "a").
 			seenAs(300, "a", probe.RoleHook, func(r *probe.Report) { r.NoNewPrivs = false }), []string{spec.SEC001}},
 		{"a bounding set with CAP_SYS_ADMIN breaks SEC-002", seeing().seen(200, "a").
-			seen(210, "b", func(r *probe.Report) { r.CapBnd = strconv.FormatUint(capabilityMask(v1alpha1.DefaultCapabilities)|1<<21, 16) }), []string{spec.SEC002}},
+			seen(210, "b", func(r *probe.Report) {
+				r.CapBnd = strconv.FormatUint(capabilityMask(v1alpha1.DefaultCapabilities)|1<<21, 16)
+			}), []string{spec.SEC002}},
 		{"a visible /proc/kcore breaks SEC-003", seeing().seen(200, "a", func(r *probe.Report) { r.Masked["/proc/kcore"] = "visible" }), []string{spec.SEC003}},
 		{"a writable /proc/sys breaks SEC-004", seeing().seen(200, "a", mount("/proc/sys", writable)), []string{spec.SEC004}},
 		{"/proc/bus on the read-write /proc, with no mount of its own, breaks SEC-004", seeing().seen(200, "a", func(r *probe.Report) {

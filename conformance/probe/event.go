@@ -97,6 +97,9 @@ type Report struct {
 	FreshRootfs bool `json:"freshRootfs"`
 	// RootfsWritable says whether the marker could be written.
 	RootfsWritable bool `json:"rootfsWritable"`
+	// RootfsChecked is set on the report a workload sends as it starts, the only one that looks
+	// for the marker and writes it: FreshRootfs and RootfsWritable say nothing on the others.
+	RootfsChecked bool `json:"rootfsChecked,omitempty"`
 	// Files holds the content of the files the probe was asked to read ("" and a note in
 	// FileErrors when unreadable).
 	Files      map[string]string `json:"files,omitempty"`

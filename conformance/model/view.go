@@ -211,7 +211,7 @@ func checkPrivileges(rp *replay) []Finding {
 			out = append(out, s.finding(spec.SEC001, "the process runs without noNewPrivileges"))
 		}
 		if extra := bnd &^ allowed; extra != 0 {
-			out = append(out, s.finding(spec.SEC002, "the capability bounding set %s holds %s, beyond the set SEC-002 allows", s.r.CapBnd, capabilityNames(extra)))
+			out = append(out, s.finding(spec.SEC002, "the capability bounding set %s holds %s, beyond the set %s allows", s.r.CapBnd, capabilityNames(extra), spec.SEC002))
 		}
 	}
 	return out

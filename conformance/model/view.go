@@ -26,10 +26,10 @@ import (
 
 // viewRules are the rules of what an instance sees; init adds them to the rules table.
 var viewRules = []rule{
-	{ids: []string{spec.SEC001, spec.SEC002}, applies: reportsItself, check: checkPrivileges, underLoss: true},
-	{ids: []string{spec.SEC003, spec.SEC004}, applies: reportsItself, check: checkProcPaths, underLoss: true},
-	{ids: []string{spec.SEC008}, applies: reportsItself, check: checkSharedNamespaces},
-	{ids: []string{spec.SEC009}, applies: reportsItself, check: checkLoopbackOnly, underLoss: true},
+	{ids: []string{spec.SEC001, spec.SEC002}, applies: anyReport, check: checkPrivileges, underLoss: true},
+	{ids: []string{spec.SEC003, spec.SEC004}, applies: anyReport, check: checkProcPaths, underLoss: true},
+	{ids: []string{spec.SEC008}, applies: anyReport, check: checkSharedNamespaces},
+	{ids: []string{spec.SEC009}, applies: anyReport, check: checkLoopbackOnly, underLoss: true},
 	{ids: []string{spec.SEC021}, applies: reportsWith(func(v outlook) bool { return v.sc != nil && (v.sc.RunAsUser != nil || v.sc.RunAsGroup != nil) }), check: checkRunAs, underLoss: true},
 	{ids: []string{spec.SEC023}, applies: reportsWith(func(v outlook) bool { return readOnlyRoot(v.sc) }), check: checkReadOnlyRoot, underLoss: true},
 	{ids: []string{spec.SEC024}, applies: reportsWith(func(v outlook) bool { return v.sc != nil && v.sc.Capabilities != nil }), check: checkCapabilityChanges, underLoss: true},
@@ -94,9 +94,9 @@ func (v outlook) memoryMounts() []v1alpha1.VolumeMount {
 	return out
 }
 
-// reportsItself says some container's workload reports what it sees: the rules of this file
+// anyReport says some container's workload reports what it sees: the rules of this file
 // have something to judge.
-func reportsItself(p *v1alpha1.Pod) bool { return reportsWith(func(outlook) bool { return true })(p) }
+func anyReport(p *v1alpha1.Pod) bool { return reportsWith(func(outlook) bool { return true })(p) }
 
 // reportsWith says some container whose workload reports what it sees satisfies f.
 func reportsWith(f func(outlook) bool) func(*v1alpha1.Pod) bool {

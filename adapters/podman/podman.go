@@ -109,7 +109,7 @@ type containerRecord struct {
 	ID    string `json:"id"`   // podman's container ID
 	Image string `json:"image"`
 	// ImageID is the image podman resolved at creation, by digest, as status reports it
-	// (IMG-016); empty when podman did not say (imageDigest).
+	// (IMG-016); empty when podman did not say (heldImage).
 	ImageID string `json:"imageID,omitempty"`
 }
 
@@ -698,29 +698,35 @@ func (a *Adapter) pull(ctx context.Context, ref string, policy v1alpha1.PullPoli
 		return pulledImage{}, err
 	}
 	// podman names an image it imports from a layout localhost/PATH.
-	return a.imageDigest(ctx, id, "localhost"+path, "oci:"+path)
+	return a.heldImage(ctx, id, "localhost"+path, "oci:"+path)
 }
 
-// imageDigest is the image podman holds as id, with the imageID that names it by the digest of
-// its image manifest (IMG-016) as name@DIGEST, when podman's records say which manifest that
-// is: the one digest among the image's RepoDigests for repo, the repository podman stored the
-// image under. podman's own Digest is no answer: it is the digest of what a reference first
-// named, a multi-platform index's for an image pulled through one. For such an image
-// RepoDigests lists the index's digest beside its platform's manifest's (under each of the
-// image's names), with nothing that tells them apart; the imageID is then left empty rather
-// than guessed (IMG-015's spec fails on it: docs/certification/triage/podman.yaml).
-func (a *Adapter) imageDigest(ctx context.Context, id, repo, name string) (pulledImage, error) {
-	out, err := a.run(ctx, "image", "inspect", "--format", "{{range .RepoDigests}}{{.}} {{end}}", id)
+// heldImage is the image podman holds as ref (an image ID or a name), read with one `podman
+// image inspect`: podman's image ID, and the imageID that names the image by the digest of its
+// image manifest (IMG-016) as name@DIGEST, when podman's records say which manifest that is:
+// the one digest among the image's RepoDigests for repo, the repository podman stored the image
+// under. podman's own Digest is no answer: it is the digest of what a reference first named, a
+// multi-platform index's for an image pulled through one. For such an image RepoDigests lists
+// the index's digest beside its platform's manifest's (under each of the image's names), with
+// nothing that tells them apart; the imageID is then left empty rather than guessed (IMG-015's
+// spec fails on it: docs/certification/triage/podman.yaml). An error is podman's: it holds no
+// such image, or could not say.
+func (a *Adapter) heldImage(ctx context.Context, ref, repo, name string) (pulledImage, error) {
+	out, err := a.run(ctx, "image", "inspect", "--format", "{{.Id}} {{range .RepoDigests}}{{.}} {{end}}", ref)
 	if err != nil {
 		return pulledImage{}, err
 	}
+	fields := strings.Fields(string(out))
+	if len(fields) == 0 {
+		return pulledImage{}, errorf(rtv1.CodeFailed, "podman image inspect %s printed no image ID", ref)
+	}
 	var digests []string
-	for _, rd := range strings.Fields(string(out)) {
+	for _, rd := range fields[1:] {
 		if d, ok := strings.CutPrefix(rd, repo+"@"); ok {
 			digests = append(digests, d)
 		}
 	}
-	img := pulledImage{id: id}
+	img := pulledImage{id: fields[0]}
 	if len(digests) == 1 {
 		img.imageID = name + "@" + digests[0]
 	}
@@ -755,25 +761,24 @@ func (a *Adapter) pullRegistry(ctx context.Context, ref string, policy v1alpha1.
 	name := r.String()
 	// HOST/PATH, as podman records a registry image's RepoDigests and IMG-016 names it.
 	repo := r.Registry() + "/" + r.Name.Context().RepositoryStr()
-	id := ""
 	if policy != v1alpha1.PullAlways {
-		if out, err := a.run(ctx, "image", "inspect", "--format", "{{.Id}}", name); err == nil {
-			id = strings.TrimSpace(string(out))
+		// One inspect answers for an image podman holds: its ID and its digests.
+		if img, err := a.heldImage(ctx, name, repo, repo); err == nil {
+			return img, nil
 		}
-		if id == "" && policy == v1alpha1.PullNever {
+		if policy == v1alpha1.PullNever {
 			return pulledImage{}, errorf(rtv1.CodeFailed, "image %s: imagePullPolicy is Never and podman holds no such image", ref)
 		}
 	}
-	if id == "" {
-		args := []string{"pull", "-q"}
-		if host, _, err := net.SplitHostPort(r.Registry()); err == nil && isLoopback(host) || isLoopback(r.Registry()) {
-			args = append(args, "--tls-verify=false")
-		}
-		if id, err = a.pullID(ctx, name, append(args, "docker://"+name)...); err != nil {
-			return pulledImage{}, err
-		}
+	args := []string{"pull", "-q"}
+	if host, _, err := net.SplitHostPort(r.Registry()); err == nil && isLoopback(host) || isLoopback(r.Registry()) {
+		args = append(args, "--tls-verify=false")
 	}
-	return a.imageDigest(ctx, id, repo, repo)
+	id, err := a.pullID(ctx, name, append(args, "docker://"+name)...)
+	if err != nil {
+		return pulledImage{}, err
+	}
+	return a.heldImage(ctx, id, repo, repo)
 }
 
 func isLoopback(host string) bool {

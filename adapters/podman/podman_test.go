@@ -1,6 +1,7 @@
 package podman
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -299,5 +300,76 @@ func TestSecurityArgsCarryTheSecurityContext(t *testing.T) {
 	plain := v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "a", Image: "oci:x", SecurityContext: &v1alpha1.SecurityContext{RunAsUser: &uid, RunAsNonRoot: &yes}}}}
 	if u := Unsupported(&plain); len(u) != 0 {
 		t.Errorf("runAsNonRoot with runAsUser 1000: refused %v, want accepted", u)
+	}
+}
+
+// fakePodman returns an adapter whose podman is a script that appends each command line it is
+// given to a log, one line each, answers `image inspect` of the image it holds (named held, or
+// by its ID) with what the --format asks of heldOutput (its ID, then its RepoDigests) and fails
+// it for any other, and answers `pull` with pulledID.
+// log reads the command lines, without the global flags the adapter puts first.
+func fakePodman(t *testing.T, held, heldOutput, pulledID string) (a *Adapter, log func() []string) {
+	t.Helper()
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "log")
+	script := `#!/bin/sh
+while [ "${1#--}" != "$1" ]; do shift 2; done
+echo "$*" >>` + logFile + `
+format=$4
+case "$1 $2" in
+"image inspect") for last; do :; done
+	set -- ` + heldOutput + `
+	if [ "$last" != '` + held + `' ] && [ "$last" != "$1" ]; then echo "Error: $last: image not known" >&2; exit 125; fi
+	case "$format" in *RepoDigests*) echo "$@";; *) echo "$1";; esac;;
+"pull -q"*) echo '` + pulledID + `';;
+esac
+`
+	bin := filepath.Join(dir, "podman")
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &Adapter{Root: dir, Podman: bin}, func() []string {
+		b, err := os.ReadFile(logFile)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSpace(string(b)), "\n")
+	}
+}
+
+// TestAHeldImageIsInspectedOnce: an image podman holds (imagePullPolicy IfNotPresent) is read
+// with one `podman image inspect`, which gives both its ID and its digest; an image it does not
+// hold is pulled and then inspected by the ID the pull printed.
+func TestAHeldImageIsInspectedOnce(t *testing.T) {
+	const repo, digest = "127.0.0.1:5000/busybox", "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	ref := repo + ":v1"
+	a, log := fakePodman(t, ref, "sha256:held "+repo+"@"+digest, "")
+	img, err := a.pull(context.Background(), ref, v1alpha1.PullIfNotPresent, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (pulledImage{id: "sha256:held", imageID: repo + "@" + digest}); img != want {
+		t.Errorf("held image: %+v, want %+v", img, want)
+	}
+	if got := log(); len(got) != 1 || !strings.HasPrefix(got[0], "image inspect ") {
+		t.Errorf("podman commands for a held image:\n%s\nwant one image inspect", strings.Join(got, "\n"))
+	}
+
+	a, log = fakePodman(t, "sha256:pulled", "sha256:pulled "+repo+"@"+digest, "sha256:pulled")
+	img, err = a.pull(context.Background(), ref, v1alpha1.PullIfNotPresent, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (pulledImage{id: "sha256:pulled", imageID: repo + "@" + digest}); img != want {
+		t.Errorf("pulled image: %+v, want %+v", img, want)
+	}
+	got := log()
+	want := []string{"image inspect", "pull -q", "image inspect"}
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		ok = strings.HasPrefix(got[i], want[i]+" ")
+	}
+	if !ok || !strings.HasSuffix(got[len(got)-1], " sha256:pulled") {
+		t.Errorf("podman commands for an image podman does not hold:\n%s\nwant image inspect, pull, image inspect sha256:pulled", strings.Join(got, "\n"))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/dirwatch"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -493,48 +494,12 @@ func (f *fanOut) wait(ctx context.Context) error {
 // the fan-out takes in a finished turn, and hands out the next, as soon as the record says so
 // rather than at its next poll: with parallelism p, a poll per round made N pods wait N/p polls
 // (issue 31). The poll stays, for what no record announces and for a watch that could not be
-// set up (the inotify limits): then the channel is nil. stop ends the watch. It uses fsnotify,
-// the maintained Go wrapper of inotify, rather than the system calls by hand.
+// set up (the inotify limits, dirwatch.Changes): then the channel is nil. stop ends the watch.
 func watchRecords(dir string) (wake <-chan struct{}, stop func()) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, func() {}
-	}
-	if err := w.Add(filepath.Join(dir, RecordsDir)); err != nil {
-		w.Close()
-		return nil, func() {}
-	}
-	ch := make(chan struct{}, 1)
-	signal := func() {
-		select {
-		case ch <- struct{}{}:
-		default: // a wake is pending already
-		}
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if ev.Has(fsnotify.Create) && isRecordFile(filepath.Base(ev.Name)) {
-					signal()
-				}
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-				signal() // events may have been lost (a full queue): look at the records
-			}
-		}
-	}()
-	return ch, func() {
-		w.Close()
-		<-done
-	}
+	wake, stop, _ = dirwatch.Changes(filepath.Join(dir, RecordsDir), func(ev fsnotify.Event) bool {
+		return ev.Has(fsnotify.Create) && isRecordFile(filepath.Base(ev.Name))
+	})
+	return wake, stop
 }
 
 // finishLost ends a record whose pod disappeared while deliveries were pending or running.

@@ -17,6 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"podspec.dev/podspec/internal/dirwatch"
 	"podspec.dev/podspec/internal/procstat"
 )
 
@@ -58,10 +59,9 @@ type ExecProcess struct {
 }
 
 // Exec runs p in container id (`exec --process FILE --pid-file F ID`, in the foreground) and
-// returns the process's exit code. The pid file tells when the process has begun (p.Begun): a
-// watch on its directory (inotify, through github.com/fsnotify/fsnotify) sees the runtime
-// write it. A process killed by a signal gives 128+signal, as runc
-// reports it.
+// returns the process's exit code. The pid file tells when the process has begun (p.Begun) and,
+// on timeout, which tree to kill: one watch of its directory (pidWatch) sees the runtime write
+// it. A process killed by a signal gives 128+signal, as runc reports it.
 //
 // Telling a runtime failure from the process's own exit status: runc exits 255 both when it
 // cannot start the process (missing binary, stopped container) and when the process exits 255.
@@ -112,10 +112,7 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 	defer devnull.Close()
 	io := execIO(p, devnull)
 
-	begun, err := watchBegun(dir, files.pidFile, p.Begun)
-	if err != nil {
-		return -1, fmt.Errorf("exec in %s: %w", id, err)
-	}
+	begun := watchPid(dir, files.pidFile, p.Begun)
 	defer begun.end()
 
 	// The runtime itself runs under a context that is never cancelled: on timeout we kill the
@@ -126,7 +123,7 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		timeoutCtx, cancel = context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
 	}
-	t := &execTimeout{r: r, ctx: ctx, expired: timeoutCtx, id: id, files: files, stop: make(chan struct{})}
+	t := &execTimeout{r: r, ctx: ctx, expired: timeoutCtx, id: id, files: files, begun: begun, stop: make(chan struct{})}
 	code, diag, err := r.run(context.WithoutCancel(ctx), invocation{op: "exec", id: id, io: io, globalFlags: true,
 		args:    files.args,
 		onStart: t.watch, newGroup: true})
@@ -207,6 +204,8 @@ type execTimeout struct {
 	ctx, expired context.Context
 	id           string
 	files        execFiles
+	// begun tells when the runtime wrote the pid file.
+	begun *pidWatch
 	// stop is closed when the runtime has returned.
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -239,25 +238,21 @@ func (t *execTimeout) watch(runtimeProc *os.Process) {
 	}()
 }
 
-// waitPid waits for the runtime to have written the pid file of the tree's root, and returns
-// the pid (0 or less if none came within execStartBound), or stopped if the runtime returned
-// meanwhile. On a loaded machine the process can start seconds after the timeout, and runc's
-// child goes on starting it even when runc itself is killed: killing runc's group before the
-// pid is known would leave the process running. The bound is for a runtime that neither
-// starts the process nor returns.
+// waitPid waits for the runtime to have written the pid file, and returns the pid of the tree's
+// root (0 if none came within execStartBound), or stopped if the runtime returned meanwhile. On
+// a loaded machine the process can start seconds after the timeout, and runc's child goes on
+// starting it even when runc itself is killed: killing runc's group before the pid is known
+// would leave the process running. The bound is for a runtime that neither starts the process
+// nor returns. A runtime with sandbox pids (runsc) writes its --internal-pid-file, the tree's
+// root, before the --pid-file, so that the one is complete once the other holds a pid.
 func (t *execTimeout) waitPid() (pid int, stopped bool) {
-	bound := time.After(execStartBound)
-	for {
-		if pid = readPidFile(t.files.treePid); pid > 0 {
-			return pid, false
-		}
-		select {
-		case <-t.stop:
-			return pid, true
-		case <-bound:
-			return pid, false
-		case <-time.After(10 * time.Millisecond):
-		}
+	select {
+	case <-t.begun.begun:
+		return readPidFile(t.files.treePid), false
+	case <-t.stop:
+		return 0, true
+	case <-time.After(execStartBound):
+		return 0, false
 	}
 }
 
@@ -295,74 +290,84 @@ func readPidFile(path string) int {
 	return n
 }
 
-// begunWatch calls a Begun callback once the runtime has written an exec's pid file.
-type begunWatch struct {
-	w      *fsnotify.Watcher
+// pidPoll is how often a pidWatch reads the pid file when the kernel gives no watch of its
+// directory (the inotify limits: at scale every supervisor's probes exec at once).
+const pidPoll = 10 * time.Millisecond
+
+// pidWatch tells when the runtime has written an exec's pid file: begun is closed, and report
+// (if not nil) called once, when the file holds a pid. It reads the file after each change in
+// its directory that an inotify watch reports (dirwatch.Changes), set before the runtime
+// starts so that no write is missed; when the kernel gives no watch, it reads the file every
+// pidPoll. Either way it ends with the runtime (end).
+type pidWatch struct {
 	path   string
 	report func()
 	once   sync.Once
+	begun  chan struct{}
 	stop   chan struct{}
 	done   chan struct{}
+	// changed receives after a change in the directory; nil: poll. unwatch ends the watch.
+	changed <-chan struct{}
+	unwatch func()
 }
 
-// watchBegun watches dir for the pid file at path and calls begun (if not nil) once it holds a
-// pid. The watch is set before the runtime starts, and the file is read after each change in
-// dir, so that a write is never missed.
-func watchBegun(dir, path string, begun func()) (*begunWatch, error) {
-	b := &begunWatch{path: path, report: begun, stop: make(chan struct{}), done: make(chan struct{})}
-	if begun == nil {
-		close(b.done)
-		return b, nil
-	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, fmt.Errorf("watch the pid file: %w", err)
-	}
-	if err := w.Add(dir); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("watch the pid file: %w", err)
-	}
-	b.w = w
-	go b.run()
-	return b, nil
+// watchPid watches dir for the pid file at path (in dir) and calls report once it holds a pid.
+func watchPid(dir, path string, report func()) *pidWatch {
+	w := &pidWatch{path: path, report: report, begun: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	name := filepath.Base(path)
+	// runc writes the file under a temporary name and renames it into place; crun writes it.
+	w.changed, w.unwatch, _ = dirwatch.Changes(dir, func(ev fsnotify.Event) bool {
+		return filepath.Base(ev.Name) == name && ev.Has(fsnotify.Create|fsnotify.Write)
+	})
+	go w.run()
+	return w
 }
 
-func (b *begunWatch) run() {
-	defer close(b.done)
+func (w *pidWatch) run() {
+	defer close(w.done)
+	var poll <-chan time.Time
 	for {
-		if readPidFile(b.path) > 0 {
-			b.once.Do(b.report)
+		if w.seen() {
 			return
+		}
+		if w.changed == nil {
+			poll = time.After(pidPoll)
 		}
 		select {
-		case <-b.stop:
+		case <-w.stop:
 			return
-		case _, ok := <-b.w.Events:
-			if !ok {
-				return
-			}
-		case <-b.w.Errors: // an overflowed queue: read the file again
+		case <-w.changed:
+		case <-poll:
 		}
 	}
+}
+
+// seen reports whether the pid file holds a pid, and then reports that the process began.
+func (w *pidWatch) seen() bool {
+	if readPidFile(w.path) <= 0 {
+		return false
+	}
+	w.once.Do(func() {
+		close(w.begun)
+		if w.report != nil {
+			w.report()
+		}
+	})
+	return true
 }
 
 // end stops the watch once the runtime returned: a pid file written and not seen yet is
 // reported now. It is idempotent.
-func (b *begunWatch) end() {
-	if b.w == nil {
-		return
-	}
+func (w *pidWatch) end() {
 	select {
-	case <-b.stop:
+	case <-w.stop:
 		return
 	default:
 	}
-	close(b.stop)
-	<-b.done
-	b.w.Close()
-	if readPidFile(b.path) > 0 {
-		b.once.Do(b.report)
-	}
+	close(w.stop)
+	<-w.done
+	w.unwatch()
+	w.seen()
 }
 
 // execSpec builds the process of an exec from the container's bundle config and p, and returns

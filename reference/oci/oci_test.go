@@ -430,20 +430,7 @@ func TestExec(t *testing.T) {
 	})
 
 	t.Run("Begun is called once the process has begun, before it ends", func(t *testing.T) {
-		var begunAt time.Time
-		calls := 0
-		start := time.Now()
-		code, err := e.rt.Exec(ctx, "ex", ExecProcess{Args: []string{"sleep", "2"}, Begun: func() { calls++; begunAt = time.Now() }})
-		ended := time.Now()
-		if err != nil || code != 0 {
-			t.Fatalf("exec: code %d, err %v", code, err)
-		}
-		if calls != 1 {
-			t.Fatalf("Begun called %d times, want once", calls)
-		}
-		if ended.Sub(begunAt) < time.Second {
-			t.Fatalf("Begun called %s after the exec began and %s before it returned: want it once the process ran, not at its end", begunAt.Sub(start), ended.Sub(begunAt))
-		}
+		checkBegunOnce(t, e.rt, "ex")
 	})
 
 	t.Run("Begun is not called for a process that never began", func(t *testing.T) {
@@ -461,6 +448,26 @@ func TestExec(t *testing.T) {
 			t.Fatalf("err = %v, want ErrNotFound", err)
 		}
 	})
+}
+
+// checkBegunOnce runs `sleep 2` in container id and checks that Begun is called once, while
+// the process runs (not at its end).
+func checkBegunOnce(t *testing.T, rt *Runtime, id string) {
+	t.Helper()
+	var begunAt time.Time
+	calls := 0
+	start := time.Now()
+	code, err := rt.Exec(context.Background(), id, ExecProcess{Args: []string{"sleep", "2"}, Begun: func() { calls++; begunAt = time.Now() }})
+	ended := time.Now()
+	if err != nil || code != 0 {
+		t.Fatalf("exec: code %d, err %v", code, err)
+	}
+	if calls != 1 {
+		t.Fatalf("Begun called %d times, want once", calls)
+	}
+	if ended.Sub(begunAt) < time.Second {
+		t.Fatalf("Begun called %s after the exec began and %s before it returned: want it once the process ran, not at its end", begunAt.Sub(start), ended.Sub(begunAt))
+	}
 }
 
 func TestUpdateMemoryLive(t *testing.T) {

@@ -37,6 +37,7 @@ import (
 	"podspec.dev/podspec/finding"
 	"podspec.dev/podspec/imageref"
 	"podspec.dev/podspec/internal/procstat"
+	"podspec.dev/podspec/internal/stateroot"
 	"podspec.dev/podspec/spec"
 )
 
@@ -126,9 +127,31 @@ func (a *Adapter) podman() string {
 	return a.Podman
 }
 
+// stateDirs are the directories the adapter keeps right below its root.
+var stateDirs = []string{"pods", "storage", "run", "tmp", "net", "volumes", "starts", "cwd"}
+
+// Open readies the root for a verb, as the reference runtime does its own (stateroot.Open): a
+// root another user owns or could replace is refused before anything is made there (SUP-011),
+// as is a directory of the adapter's below it that is a symbolic link or another user's; the
+// root, and those directories, lose group and other write permission (SUP-012); the root is
+// created, and made, 0700 (SEC-007). The directories below are podman's own.
+func (a *Adapter) Open() error {
+	abs, err := filepath.Abs(a.Root)
+	if err != nil {
+		return errorf(rtv1.CodeIO, "state root %s: %v", a.Root, err)
+	}
+	if err := stateroot.Open(abs, 0o700, nil, stateDirs); err != nil {
+		if errors.Is(err, stateroot.ErrUntrusted) {
+			return errorf(rtv1.CodeFailed, "%v", err) // refused, not an I/O fault
+		}
+		return errorf(rtv1.CodeIO, "%v", err)
+	}
+	return nil
+}
+
 // setup writes the podman configuration of the root (once).
 func (a *Adapter) setup() error {
-	for _, d := range []string{"pods", "storage", "run", "tmp", "net", "volumes", "starts", "cwd"} {
+	for _, d := range stateDirs {
 		if err := os.MkdirAll(filepath.Join(a.Root, d), 0o700); err != nil {
 			return errorf(rtv1.CodeIO, "state root %s: %v", a.Root, err)
 		}

@@ -27,6 +27,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
 	"podspec.dev/podspec/internal/procstat"
+	"podspec.dev/podspec/internal/stateroot"
 	"podspec.dev/podspec/reference/logs"
 	"podspec.dev/podspec/reference/publish"
 )
@@ -70,6 +71,10 @@ const (
 	InstancesDir   = "instances"
 )
 
+// ErrUntrusted is returned (wrapped) for a state root, or a directory of the state below it, that
+// another user could change (SUP-011; stateroot.ErrUntrusted): the runtime refuses to use it.
+var ErrUntrusted = stateroot.ErrUntrusted
+
 // Store is a runtime root directory.
 type Store struct {
 	// Root is the runtime's state directory (--root).
@@ -78,7 +83,7 @@ type Store struct {
 
 // Open creates the root (mode 0700) if needed and returns the store. It refuses (ErrUntrusted)
 // a root that another user owns or could replace, and a pods directory that is not the
-// runtime's own (trust.go).
+// runtime's own (internal/stateroot).
 func Open(root string) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -88,26 +93,11 @@ func Open(root string) (*Store, error) {
 		// OCI runtimes pass namespace paths below the root as a comma-separated list.
 		return nil, fmt.Errorf("state root %s: the path must not contain ','", abs)
 	}
-	if err := checkRoot(abs); err != nil { // SUP-011, before anything is made there
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(abs, "pods"), stateDirMode()); err != nil {
-		return nil, fmt.Errorf("create state root %s: %w", abs, err)
-	}
-	real, err := filepath.EvalSymlinks(abs) // checkRoot allowed a link made by root or this user
-	if err != nil {
-		return nil, fmt.Errorf("state root %s: %w", abs, err)
-	}
 	// The root, its pods directory and, where they exist, the other directories the runtime
 	// keeps right below it (the OCI runtime's state, the image cache, shared volumes,
 	// Notifications).
-	for _, d := range []string{"", "pods", "runc", "images", SharedVolumesDir, "notifications"} {
-		if _, err := checkOwnDir(abs, filepath.Join(real, d)); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.Chmod(abs, stateDirMode()); err != nil {
-		return nil, fmt.Errorf("state root %s: %w", abs, err)
+	if err := stateroot.Open(abs, stateDirMode(), []string{"pods"}, []string{"runc", "images", SharedVolumesDir, "notifications"}); err != nil {
+		return nil, err
 	}
 	return &Store{Root: abs}, nil
 }
@@ -129,7 +119,7 @@ func (s *Store) podDir(name string) (string, error) {
 		return "", err
 	}
 	dir := filepath.Join(s.Root, "pods", name)
-	if _, err := checkOwnDir(s.Root, dir); err != nil { // SUP-011: no link, nobody else's
+	if _, err := stateroot.CheckOwnDir(s.Root, dir); err != nil { // SUP-011: no link, nobody else's
 		return "", err
 	}
 	return dir, nil
@@ -181,7 +171,7 @@ func (s *Store) List() ([]string, error) {
 		if !e.IsDir() || ValidName(e.Name()) != nil {
 			continue
 		}
-		if _, err := checkOwnDir(s.Root, filepath.Join(s.Root, "pods", e.Name())); err != nil {
+		if _, err := stateroot.CheckOwnDir(s.Root, filepath.Join(s.Root, "pods", e.Name())); err != nil {
 			continue // not the runtime's own (SUP-011): Pod refuses it, naming why
 		}
 		if _, err := os.Stat(filepath.Join(s.Root, "pods", e.Name(), StateFile)); err == nil {

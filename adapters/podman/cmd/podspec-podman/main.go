@@ -136,6 +136,11 @@ func run(argv []string) int {
 		root = abs
 	}
 	a := &podman.Adapter{Root: root, OCIRuntime: oci}
+	if inv.verb != "version" {
+		if err := a.Open(); err != nil {
+			return report(format, err)
+		}
+	}
 	if err := do(context.Background(), a, inv); err != nil {
 		return report(format, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"podspec.dev/podspec/adapters/podman"
@@ -67,5 +68,54 @@ func TestLoadUpdateRefusesLikeTheValidator(t *testing.T) {
 	pod, err := loadUpdate(write("good.json", manifest("SIGTERM", "oci:img:b")), old)
 	if err != nil || pod.Spec.Containers[0].Image != "oci:img:b" || pod.Spec.RestartPolicy == "" {
 		t.Errorf("a changed image: %v, %+v; want it accepted and defaulted", err, pod)
+	}
+}
+
+// TestSUP011_SUP012_TheStateRootIsTheAdapters: every verb but version opens the root as the
+// reference runtime does: a root another user owns, and a directory of the adapter's below it
+// that is a symbolic link, are refused (Failed) with nothing written; a root of the adapter's
+// own user that group and others may write loses that permission.
+func TestSUP011_SUP012_TheStateRootIsTheAdapters(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (gives a directory to another user)")
+	}
+	root := filepath.Join(t.TempDir(), "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(root, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"--root", root, "list"}); code != rtv1.CodeFailed.ExitStatus() {
+		t.Errorf("list in a root owned by uid 65534: exit status %d, want %d (Failed)", code, rtv1.CodeFailed.ExitStatus())
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Errorf("the refused root got %d entries", len(ents))
+	}
+	a := &podman.Adapter{Root: root}
+	err := a.Open()
+	var pe *podman.Error
+	if !errors.As(err, &pe) || pe.Code != rtv1.CodeFailed || !strings.Contains(pe.Message, root) || !strings.Contains(pe.Message, "uid 65534") {
+		t.Errorf("open a root owned by uid 65534: %v, want Failed naming the root and its owner", err)
+	}
+
+	if err := os.Chown(root, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(root, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"--root", root, "list"}); code != 0 {
+		t.Errorf("list in a root of the adapter's own user: exit status %d", code)
+	}
+	if fi, err := os.Stat(root); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the root after list: %v %v, want mode 0700", fi.Mode(), err)
+	}
+
+	if err := os.Symlink(t.TempDir(), filepath.Join(root, "pods")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Open(); !errors.As(err, &pe) || pe.Code != rtv1.CodeFailed || !strings.Contains(pe.Message, filepath.Join(root, "pods")) {
+		t.Errorf("open a root whose pods directory is a symbolic link: %v, want Failed naming it", err)
 	}
 }

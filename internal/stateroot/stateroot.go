@@ -1,4 +1,7 @@
-package store
+// Package stateroot is what a runtime requires of its state root and the directories of its state
+// (SUP-011, SUP-012), as OpenSSH's StrictModes does of a user's files; the reference runtime's
+// store and the podman adapter both open their roots with it.
+package stateroot
 
 import (
 	"errors"
@@ -12,8 +15,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrUntrusted is returned for a state root, or a directory of the state below it, that another
-// user could change (SUP-011): the runtime refuses to work in it.
+// ErrUntrusted is returned (wrapped) for a state root, or a directory of the state below it, that
+// another user could change (SUP-011): the runtime refuses to work in it.
 var ErrUntrusted = errors.New("not safe to use")
 
 // What the runtime requires of its state (SUP-011, SUP-012), as OpenSSH's StrictModes does of a
@@ -27,10 +30,42 @@ var ErrUntrusted = errors.New("not safe to use")
 // that the runtime's user owns but that group or others may write is repaired (SUP-012): only
 // that user, or root, could have made it so.
 
-// checkRoot checks the state root abs (absolute) and the directories above it, before anything
+// Open prepares the state root abs (an absolute path) for a verb: it refuses a root another user
+// owns or could replace before anything is made there (CheckRoot), creates the root and each of
+// create (paths relative to it) with mode, checks the root and each of create and existing that
+// exists (CheckOwnDir: no symbolic link, nobody else's, group and other write removed), and
+// gives the root mode (SEC-007 asks 0700: no other user reaches anything of the state).
+func Open(abs string, mode os.FileMode, create, existing []string) error {
+	if err := CheckRoot(abs); err != nil { // SUP-011, before anything is made there
+		return err
+	}
+	if err := os.MkdirAll(abs, mode); err != nil {
+		return fmt.Errorf("create state root %s: %w", abs, err)
+	}
+	for _, d := range create {
+		if err := os.MkdirAll(filepath.Join(abs, d), mode); err != nil {
+			return fmt.Errorf("create state root %s: %w", abs, err)
+		}
+	}
+	real, err := filepath.EvalSymlinks(abs) // CheckRoot allowed a link made by root or this user
+	if err != nil {
+		return fmt.Errorf("state root %s: %w", abs, err)
+	}
+	for _, d := range append(append([]string{""}, create...), existing...) {
+		if _, err := CheckOwnDir(abs, filepath.Join(real, d)); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(abs, mode); err != nil {
+		return fmt.Errorf("state root %s: %w", abs, err)
+	}
+	return nil
+}
+
+// CheckRoot checks the state root abs (absolute) and the directories above it, before anything
 // is created there: the existing part of the path as given (a symbolic link on the way counts
 // only if root or the runtime's user owns it) and as resolved.
-func checkRoot(abs string) error {
+func CheckRoot(abs string) error {
 	if err := checkAncestors(abs, abs); err != nil {
 		return err
 	}
@@ -59,7 +94,7 @@ func checkRoot(abs string) error {
 	if err := unix.Lstat(abs, &st); err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK && int(st.Uid) != 0 && int(st.Uid) != os.Geteuid() {
 		return untrusted(abs, abs, st, "a symbolic link owned by "+owner(st.Uid), "use the directory it points to, if it is yours, or another --root")
 	}
-	_, err = checkOwnDir(abs, real)
+	_, err = CheckOwnDir(abs, real)
 	return err
 }
 
@@ -92,10 +127,10 @@ func checkAncestors(root, p string) error {
 	return nil
 }
 
-// checkOwnDir checks a directory of the state (the root, ROOT/pods, a pod's directory): a
+// CheckOwnDir checks a directory of the state (the root, ROOT/pods, a pod's directory): a
 // directory, not a symbolic link, owned by the runtime's user; group or other write permission
 // on it is removed (SUP-012). missing reports whether it does not exist (not an error).
-func checkOwnDir(root, dir string) (missing bool, err error) {
+func CheckOwnDir(root, dir string) (missing bool, err error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
 		if errors.Is(err, unix.ENOENT) {

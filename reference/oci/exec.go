@@ -123,7 +123,7 @@ func (r *Runtime) Exec(ctx context.Context, id string, p ExecProcess) (int, erro
 		timeoutCtx, cancel = context.WithTimeout(ctx, p.Timeout)
 		defer cancel()
 	}
-	t := &execTimeout{r: r, ctx: ctx, expired: timeoutCtx, id: id, files: files, begun: begun, stop: make(chan struct{})}
+	t := &execTimeout{r: r, ctx: ctx, expired: timeoutCtx, id: id, files: files, pid: begun, stop: make(chan struct{})}
 	code, diag, err := r.run(context.WithoutCancel(ctx), invocation{op: "exec", id: id, io: io, globalFlags: true,
 		args:    files.args,
 		onStart: t.watch, newGroup: true})
@@ -204,8 +204,8 @@ type execTimeout struct {
 	ctx, expired context.Context
 	id           string
 	files        execFiles
-	// begun tells when the runtime wrote the pid file.
-	begun *pidWatch
+	// pid tells when the runtime wrote the pid file.
+	pid *pidWatch
 	// stop is closed when the runtime has returned.
 	stop     chan struct{}
 	wg       sync.WaitGroup
@@ -247,7 +247,7 @@ func (t *execTimeout) watch(runtimeProc *os.Process) {
 // root, before the --pid-file, so that the one is complete once the other holds a pid.
 func (t *execTimeout) waitPid() (pid int, stopped bool) {
 	select {
-	case <-t.begun.begun:
+	case <-t.pid.begun:
 		return readPidFile(t.files.treePid), false
 	case <-t.stop:
 		return 0, true

@@ -742,7 +742,11 @@ func (s *suite) registerNotifierTerminating() {
 			Main("app", fw.Loop().On("SIGTERM", "exit:6s:0"), fw.NotifierExec("inspect", fw.HookHandler(0, 0)), fw.NotifierTimeout("inspect", ntfTimeout)),
 		Drive: func(ctx context.Context, p *fw.Pod) error {
 			f := s.f
-			if err := p.WaitContainersStarted(ctx, "app"); err != nil {
+			// The stop must find app trapping SIGTERM, or app dies at once and the pod is
+			// terminal, not terminating, when the Notification's turn comes: the probe reports
+			// its start once its signal handlers are in place (the runtime's Started can come
+			// before that).
+			if err := p.WaitForProbe(ctx, "app's start", p.PodTimeout(), fw.ProbeReported("app", probe.TypeStart)); err != nil {
 				return err
 			}
 			if err := p.Stop(ctx, nil, false); err != nil {

@@ -45,7 +45,7 @@ func init() { register(newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var detach bool
 	var name string
-	var parallel, logFiles int
+	var parallel, hostParallel, logFiles int
 	var logSize string
 	var publishes []string
 	cmd := &cobra.Command{
@@ -61,12 +61,16 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return once the pod is created")
 	cmd.Flags().StringVar(&name, "name", "", "pod name (replaces metadata.name)")
 	cmd.Flags().IntVar(&parallel, "create-parallelism", 0, fmt.Sprintf("container instances created and started at once (default 0: two per CPU, here %d)", engine.DefaultCreateParallelism()))
+	cmd.Flags().IntVar(&hostParallel, "host-create-parallelism", envInt("PODSPEC_HOST_CREATE_PARALLELISM"), fmt.Sprintf("OCI runtime invocations creating containers at once on the host, across every pod of the root, while this pod creates one (env PODSPEC_HOST_CREATE_PARALLELISM; default 0: two per CPU, here %d)", engine.DefaultCreateParallelism()))
 	cmd.Flags().StringVar(&logSize, "log-max-size", os.Getenv("PODSPEC_LOG_MAX_SIZE"), "size at which a container's log rotates, a quantity such as 10Mi (env PODSPEC_LOG_MAX_SIZE; default 10Mi)")
 	cmd.Flags().IntVar(&logFiles, "log-max-files", envInt("PODSPEC_LOG_MAX_FILES"), "log files kept per container instance, the current one included (env PODSPEC_LOG_MAX_FILES; default 5)")
 	cmd.Flags().StringArrayVarP(&publishes, "publish", "p", nil, "publish a container port on the host: [ADDR:]HOSTPORT:CONTAINERPORT[/tcp], ADDR 127.0.0.1 by default (repeatable)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if parallel < 0 {
 			return f.report(errf(runtimev1.CodeUsage, "--create-parallelism %d: must be at least 0 (0: two per CPU)", parallel))
+		}
+		if hostParallel < 0 {
+			return f.report(errf(runtimev1.CodeUsage, "--host-create-parallelism %d: must be at least 0 (0: two per CPU)", hostParallel))
 		}
 		lim, err := logLimits(logSize, logFiles)
 		if err != nil {
@@ -80,7 +84,7 @@ func newRunCmd() *cobra.Command {
 			}
 			ports = append(ports, port)
 		}
-		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel, LogLimits: lim, Ports: ports})
+		p, uid, err := f.createPod(cmd.Context(), args[0], name, &store.CreateOptions{CreateParallelism: parallel, HostCreateParallelism: hostParallel, LogLimits: lim, Ports: ports})
 		if err != nil {
 			rerr := f.report(err)
 			if !detach {

@@ -57,6 +57,12 @@ type Backend struct {
 	// Puller pulls registry images into layouts Images resolves; nil where nothing pulls (a
 	// supervisor starts instances only from images kept when the pod was created, IMG-023).
 	Puller Puller
+	// CreateSlots is the directory of lock files that every supervisor of the runtime root
+	// shares to bound the OCI runtime invocations creating instances on the host (held.go).
+	CreateSlots string
+	// HostCreateParallelism is how many of those invocations may run at once on the host
+	// (the pod's store.State.HostCreateParallelism); 0: engine.DefaultCreateParallelism.
+	HostCreateParallelism int
 
 	held heldInstances // created instances waiting in their createRuntime hook (held.go)
 	out  outputs       // the copiers of instances' output into their logs (output.go)
@@ -67,12 +73,16 @@ type Backend struct {
 // counted by the store).
 func New(root, ociRuntime string) *Backend {
 	return &Backend{
-		Runtime:   &oci.Runtime{Binary: ociRuntime, Root: filepath.Join(root, "runc"), FeaturesFile: filepath.Join(root, FeaturesFile)},
-		Images:    &image.Store{Root: filepath.Join(root, ImagesDir)},
-		Sandboxes: pinnedSandboxer{},
-		SharedDir: filepath.Join(root, store.SharedVolumesDir),
+		Runtime:     &oci.Runtime{Binary: ociRuntime, Root: filepath.Join(root, "runc"), FeaturesFile: filepath.Join(root, FeaturesFile)},
+		Images:      &image.Store{Root: filepath.Join(root, ImagesDir)},
+		Sandboxes:   pinnedSandboxer{},
+		SharedDir:   filepath.Join(root, store.SharedVolumesDir),
+		CreateSlots: filepath.Join(root, CreateSlotsDir),
 	}
 }
+
+// CreateSlotsDir is the directory of a runtime root that holds Backend.CreateSlots.
+const CreateSlotsDir = "create-slots"
 
 // Puller makes a registry image available as an OCI layout (package registry's Store).
 type Puller interface {

@@ -16,6 +16,8 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/internal/flock"
+	"podspec.dev/podspec/reference/engine"
 	"podspec.dev/podspec/reference/oci"
 )
 
@@ -68,6 +70,24 @@ type held struct {
 	dir    string
 }
 
+// createTimeout bounds one runtime invocation that creates and starts an instance, from the
+// moment it has its creation slot (createSlot) until the runtime exits.
+const createTimeout = 2 * time.Minute
+
+// createSlot waits for one of the host's HostCreateParallelism creation slots (a lock file
+// under CreateSlots, shared by every supervisor of the runtime root: package internal/flock's
+// Slot) and returns the function that frees it. Without CreateSlots, creations are unbounded.
+func (b *Backend) createSlot(ctx context.Context) (func(), error) {
+	if b.CreateSlots == "" {
+		return func() {}, nil
+	}
+	n := b.HostCreateParallelism
+	if n <= 0 {
+		n = engine.DefaultCreateParallelism()
+	}
+	return flock.Slot(ctx, b.CreateSlots, n)
+}
+
 // heldInstances are the instances between CreateInstance and StartInstance or DeleteInstance.
 type heldInstances struct {
 	mu sync.Mutex
@@ -100,7 +120,8 @@ func (h *heldInstances) take(id string) *held {
 // its "runc init" process behind, unknown to the runtime): it is bounded by a timeout of its
 // own, and it runs on after createHeld returns, until release.
 func (b *Backend) createHeld(ctx context.Context, id, bundle string, io oci.IO) (pid int, err error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	slotCtx := ctx
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
 	defer func() {
 		if err != nil {
 			cancel()
@@ -124,7 +145,21 @@ func (b *Backend) createHeld(ctx context.Context, id, bundle string, io oci.IO) 
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", id, err)
 	}
-	done := b.Runtime.RunDetached(ctx, id, bundle, io)
+	// At most HostCreateParallelism invocations create instances on the host at once, across
+	// every supervisor of the runtime root. The wait for a slot is the caller's (its context
+	// ends it) and not the invocation's: the timeout above starts once the slot is taken.
+	free, err := b.createSlot(slotCtx)
+	if err != nil {
+		sf.Close()
+		return 0, fmt.Errorf("create %s: wait for a creation slot: %w", id, err)
+	}
+	ran := b.Runtime.RunDetached(ctx, id, bundle, io)
+	done := make(chan error, 1)
+	go func() {
+		err := <-ran
+		free() // the slot is held for as long as the invocation runs
+		done <- err
+	}()
 	line := make(chan string, 1)
 	go func() {
 		s, _ := bufio.NewReader(cf).ReadString('\n')

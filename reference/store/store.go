@@ -351,6 +351,10 @@ type State struct {
 	// CreateParallelism bounds how many container instances the pod creates and starts at
 	// once (`run --create-parallelism`); 0: the engine's default (engine.DefaultCreateParallelism).
 	CreateParallelism int `json:"createParallelism,omitempty"`
+	// HostCreateParallelism bounds how many OCI runtime invocations create container
+	// instances at once on the host, across the pods of the runtime root, while this pod's
+	// supervisor creates one (`run --host-create-parallelism`); 0: engine.DefaultCreateParallelism.
+	HostCreateParallelism int `json:"hostCreateParallelism,omitempty"`
 	// LogLimits bound each container instance's log (`run --log-max-size`, `--log-max-files`);
 	// unset fields: logs.DefaultLimits.
 	LogLimits logs.Limits `json:"logLimits,omitzero"`
@@ -377,6 +381,8 @@ func (st *State) LabelsAtCreation() map[string]string {
 type CreateOptions struct {
 	// CreateParallelism is State.CreateParallelism.
 	CreateParallelism int
+	// HostCreateParallelism is State.HostCreateParallelism.
+	HostCreateParallelism int
 	// LogLimits is State.LogLimits.
 	LogLimits logs.Limits
 	// Ports is State.Ports.
@@ -602,6 +608,7 @@ func (s *Store) CreatePod(pod *v1alpha1.Pod, images map[string]string, opts *Cre
 	}
 	if opts != nil {
 		st.CreateParallelism = opts.CreateParallelism
+		st.HostCreateParallelism = opts.HostCreateParallelism
 		st.LogLimits = opts.LogLimits
 		st.Ports = opts.Ports
 	}

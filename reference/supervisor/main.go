@@ -48,6 +48,7 @@ func Main(ctx context.Context, root, ociRuntime, name string) error {
 	be.Logf = lg.Printf
 	if st, err := p.ReadState(); err == nil {
 		be.LogLimits = st.LogLimits // fixed when the pod was created
+		be.HostCreateParallelism = st.HostCreateParallelism
 	}
 	err = Run(ctx, Options{Pod: p, Backend: be, Logf: lg.Printf})
 	if errors.Is(err, ErrAlreadySupervised) {

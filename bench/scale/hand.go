@@ -11,17 +11,17 @@ import (
 	"time"
 
 	"github.com/moby/sys/mountinfo"
-	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/bench/internal/host"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/reaper"
 )
 
 // handSystem is the floor: the same containers with plain runc, by hand, with no supervisor.
 // Each container gets an overlay root filesystem of its own over the unpacked image, as
-// podspec's do; this process is their subreaper and reaps them.
+// podspec's do; this process is their subreaper, and its reaper reaps them.
 type handSystem struct {
 	work, root string
 	parallel   int
@@ -29,15 +29,17 @@ type handSystem struct {
 	img        *ocilayout.Image
 	ids        []string
 	pids       []int
+	exits      []<-chan reaper.ExitStatus // each container's end, from the reaper
+	reaper     *reaper.Reaper
 	cleanups   []func() error
 	rounds     int
 }
 
-func newHand(ctx context.Context, work, layout string, parallel int) (*handSystem, error) {
+func newHand(ctx context.Context, work, layout string, parallel int, rp *reaper.Reaper) (*handSystem, error) {
 	if _, err := exec.LookPath("runc"); err != nil {
 		return nil, err
 	}
-	h := &handSystem{work: filepath.Join(work, "hand"), root: filepath.Join(work, "hand-runc"), parallel: parallel}
+	h := &handSystem{work: filepath.Join(work, "hand"), root: filepath.Join(work, "hand-runc"), parallel: parallel, reaper: rp}
 	h.imgs = &image.Store{Root: filepath.Join(work, "hand-images")}
 	ref, err := ocilayout.ParseReference("oci:"+layout, "")
 	if err != nil {
@@ -58,6 +60,7 @@ func (h *handSystem) start(ctx context.Context, n int) error {
 	h.rounds++
 	h.ids = make([]string, n)
 	h.pids = make([]int, n)
+	h.exits = make([]<-chan reaper.ExitStatus, n)
 	h.cleanups = make([]func() error, n)
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
@@ -81,7 +84,7 @@ func (h *handSystem) start(ctx context.Context, n int) error {
 		pidFile := filepath.Join(bundle, "pid")
 		cmd := exec.CommandContext(ctx, "runc", "--root", h.root, "run", "--detach", "--pid-file", pidFile, "--bundle", bundle, id)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
-		if err := cmd.Run(); err != nil {
+		if err := reaper.RunCmd(cmd); err != nil {
 			return fmt.Errorf("runc run %s: %w", id, err)
 		}
 		h.ids[i] = id
@@ -92,6 +95,7 @@ func (h *handSystem) start(ctx context.Context, n int) error {
 		if h.pids[i], err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
 			return err
 		}
+		h.exits[i] = h.reaper.Watch(h.pids[i])
 		host.WaitExecuted(h.pids[i], 10*time.Second)
 		return nil
 	})
@@ -118,9 +122,8 @@ func (h *handSystem) remove(ctx context.Context) error {
 		var errs []error
 		if h.ids[i] != "" {
 			command(ctx, "runc", "--root", h.root, "kill", h.ids[i], "KILL")
-			if h.pids[i] > 0 {
-				var ws unix.WaitStatus
-				unix.Wait4(h.pids[i], &ws, 0, nil)
+			if h.exits[i] != nil {
+				<-h.exits[i]
 			}
 			if _, err := command(ctx, "runc", "--root", h.root, "delete", "--force", h.ids[i]); err != nil {
 				errs = append(errs, err)
@@ -140,7 +143,7 @@ func (h *handSystem) remove(ctx context.Context) error {
 
 func (h *handSystem) leftovers() []string {
 	var left []string
-	if out, _ := exec.Command("runc", "--root", h.root, "list", "-q").Output(); len(strings.TrimSpace(string(out))) > 0 {
+	if out, _ := reaper.Output(exec.Command("runc", "--root", h.root, "list", "-q")); len(strings.TrimSpace(string(out))) > 0 {
 		left = append(left, fmt.Sprintf("%d runc containers", len(strings.Fields(string(out)))))
 	}
 	if mounts, _ := mountinfo.GetMounts(mountinfo.PrefixFilter(h.work)); len(mounts) > 0 {

@@ -16,7 +16,7 @@
 // remove all, the per-pod processes' summed PSS and RSS (podspec's supervisors, containerd's
 // shims, podman's conmons), the machine's used memory while all run, and, for podspec, the
 // time of `status` of one pod and of `list`, the Notification status' size, and that nothing
-// is left (runc containers, mounts, cgroups, processes, pod directories). It prints the cost
+// is left (runc containers, mounts, cgroups, processes, pod directories, zombies). It prints the cost
 // per pod at each N so that the growth shows. The systems alternate: their order rotates with
 // each size. It never asserts a time; it reports them.
 //
@@ -43,10 +43,10 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"podspec.dev/podspec/bench/internal/host"
+	"podspec.dev/podspec/internal/procstat"
 	"podspec.dev/podspec/ocilayout"
+	"podspec.dev/podspec/reference/reaper"
 )
 
 func main() {
@@ -108,10 +108,6 @@ func run(bin string, sizes []int, parallel int, only []string) error {
 	if os.Geteuid() != 0 {
 		return errors.New("needs root (runc, containerd and podman run containers)")
 	}
-	// The floor's containers are this process's children's: it reaps them as their subreaper.
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return err
-	}
 	work, err := os.MkdirTemp("", "podspec-scale-")
 	if err != nil {
 		return err
@@ -119,6 +115,17 @@ func run(bin string, sizes []int, parallel int, only []string) error {
 	defer os.RemoveAll(work)
 	layout := filepath.Join(work, "busybox")
 	if _, err := ocilayout.Build(ctx, layout, ocilayout.BuildOptions{Busybox: true, Cmd: []string{"sleep", "3600"}}); err != nil {
+		return err
+	}
+	// This process is the subreaper of what the systems detach (podspec's supervisors,
+	// containerd's shims, podman's conmons, the floor's containers): the reaper reaps each as it
+	// ends, so that none is left a zombie, and leaves the commands run through command() to
+	// their own Wait (reaper.StartCmd). It starts after the layout's build, whose `busybox
+	// --list` is a plain os/exec child.
+	rctx, stopReaping := context.WithCancel(ctx)
+	defer stopReaping()
+	rp, err := reaper.Start(rctx)
+	if err != nil {
 		return err
 	}
 	var systems []system
@@ -134,7 +141,7 @@ func run(bin string, sizes []int, parallel int, only []string) error {
 		case "podspec":
 			s, err = newPodspec(ctx, bin, work, layout, parallel)
 		case "hand":
-			s, err = newHand(ctx, work, layout, parallel)
+			s, err = newHand(ctx, work, layout, parallel, rp)
 		case "containerd":
 			s, err = newContainerd(ctx, work, layout, parallel)
 		case "podman":
@@ -228,7 +235,32 @@ func measure(ctx context.Context, s system, n int) (r result, err error) {
 	}
 	r.remove = time.Since(t)
 	r.left = s.leftovers()
+	if z := zombies(); z > 0 {
+		r.left = append(r.left, fmt.Sprintf("%d zombies", z))
+	}
 	return r, nil
+}
+
+// zombies counts this process's children that ended and are not reaped, once the reaper had
+// a second to reap them: what the systems detached and no one waited for.
+func zombies() int {
+	n := 0
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(50 * time.Millisecond) {
+		n = 0
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if st, err := procstat.Read(pid); err == nil && st.PPID == os.Getpid() && st.State == 'Z' {
+				n++
+			}
+		}
+		if n == 0 || time.Now().After(deadline) {
+			return n
+		}
+	}
 }
 
 func printSize(n int, rs []result) {
@@ -418,7 +450,7 @@ func command(ctx context.Context, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := reaper.RunCmd(cmd); err != nil {
 		return out.String(), fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return out.String(), nil

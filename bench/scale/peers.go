@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/adapters/podman"
+	"podspec.dev/podspec/reference/reaper"
 )
 
 // containerdSystem runs the containers through Debian's containerd, started by the benchmark on
@@ -59,7 +60,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 	c.daemon = exec.Command("containerd", "--config", config)
 	c.daemon.Stdout, c.daemon.Stderr = logf, logf
 	c.daemon.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	if err := c.daemon.Start(); err != nil {
+	if err := reaper.StartCmd(c.daemon); err != nil {
 		return nil, err
 	}
 	ok := false
@@ -162,7 +163,7 @@ func (c *containerdSystem) close() {
 		c.remove(context.Background())
 		c.daemon.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
-		go func() { c.daemon.Wait(); close(done) }()
+		go func() { reaper.WaitCmd(c.daemon); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(20 * time.Second):
@@ -241,7 +242,7 @@ func (p *podmanSystem) podman(ctx context.Context, args ...string) (string, erro
 	cmd.Dir = filepath.Join(p.dir, "cwd") // conmon writes its files into its working directory
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := reaper.RunCmd(cmd); err != nil {
 		return out.String(), fmt.Errorf("podman %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return out.String(), nil
@@ -325,7 +326,7 @@ func unmountBelow(dir string) {
 // tarDir writes the files of dir (an OCI layout) into a tar archive at file, with paths
 // relative to dir: the OCI image archive `ctr images import` reads.
 func tarDir(dir, file string) error {
-	out, err := exec.Command("tar", "-C", dir, "-cf", file, ".").CombinedOutput()
+	out, err := reaper.CombinedOutput(exec.Command("tar", "-C", dir, "-cf", file, "."))
 	if err != nil {
 		return fmt.Errorf("tar: %v: %s", err, out)
 	}

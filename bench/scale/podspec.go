@@ -15,6 +15,7 @@ import (
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/reference/notify"
 	"podspec.dev/podspec/reference/oci"
+	"podspec.dev/podspec/reference/reaper"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -218,7 +219,7 @@ func (p *podspecSystem) remove(ctx context.Context) error {
 
 func (p *podspecSystem) leftovers() []string {
 	var left []string
-	if out, _ := exec.Command("runc", "--root", filepath.Join(p.root, "runc"), "list", "-q").Output(); len(strings.TrimSpace(string(out))) > 0 {
+	if out, _ := reaper.Output(exec.Command("runc", "--root", filepath.Join(p.root, "runc"), "list", "-q")); len(strings.TrimSpace(string(out))) > 0 {
 		left = append(left, fmt.Sprintf("%d runc containers", len(strings.Fields(string(out)))))
 	}
 	if mounts, _ := mountinfo.GetMounts(mountinfo.PrefixFilter(p.root)); len(mounts) > 0 {

@@ -25,6 +25,10 @@
 //
 //	go build -o bin/ ./cmd/podspec ./cmd/podspec-supervisor && go run ./bench/scale -podspec bin/podspec -sizes 10,100,1000
 //
+// podspec's host-wide bound on creations at once (`run --host-create-parallelism`) is its
+// default unless PODSPEC_HOST_CREATE_PARALLELISM is set in the environment, which every podspec
+// command inherits.
+//
 // docs/benchmarks.md ("Scale") has the figures and how to read them.
 package main
 
@@ -99,6 +103,7 @@ type result struct {
 	usedBefore, usedAll           int // KiB of the machine's memory in use: before the start, all running
 	statusOne, list, statusOneTen time.Duration
 	statusBytes                   int
+	restarted                     int   // podspec: pods Started only on a second instance
 	signalTurns, execTurns        turns // podspec: where each Notification's time went
 	left                          []string
 }
@@ -159,7 +164,11 @@ func run(bin string, sizes []int, parallel int, only []string) error {
 		return errors.New("no system to measure")
 	}
 	hostname, _ := os.Hostname()
-	fmt.Printf("Machine: %s, %d CPUs, %s, %s memory; load before: %s; parallelism %d\n\n", hostname, host.NumCPU(), host.Kernel(), kib(host.MemInfo("MemTotal:")), host.Loadavg(), parallel)
+	bound := os.Getenv("PODSPEC_HOST_CREATE_PARALLELISM") // podspec's commands inherit it
+	if bound == "" {
+		bound = "the default, two per CPU"
+	}
+	fmt.Printf("Machine: %s, %d CPUs, %s, %s memory; load before: %s; parallelism %d; podspec's creations at once on the host: %s\n\n", hostname, host.NumCPU(), host.Kernel(), kib(host.MemInfo("MemTotal:")), host.Loadavg(), parallel, bound)
 	var all [][]result
 	for k, n := range sizes {
 		var rs []result
@@ -226,7 +235,7 @@ func measure(ctx context.Context, s system, n int) (r result, err error) {
 	}
 	r.exec = time.Since(t)
 	if p, ok := s.(*podspecSystem); ok {
-		r.statusBytes, r.signalTurns, r.execTurns = p.statusBytes, p.turns["hup"], p.turns["ok"]
+		r.statusBytes, r.signalTurns, r.execTurns, r.restarted = p.statusBytes, p.turns["hup"], p.turns["ok"], p.restarted
 	}
 	t = time.Now()
 	removed = true
@@ -306,6 +315,12 @@ func printSize(n int, rs []result) {
 			return "—"
 		}
 		return strconv.Itoa(r.statusBytes)
+	})
+	row("pods whose first creation failed (Started on a later instance)", func(r result) string {
+		if r.sys != "podspec" {
+			return "—"
+		}
+		return strconv.Itoa(r.restarted)
 	})
 	row("left after removal", func(r result) string {
 		if len(r.left) == 0 {

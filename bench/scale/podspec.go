@@ -29,6 +29,7 @@ type podspecSystem struct {
 	uids                   []string
 	rounds                 int
 	statusBytes            int
+	restarted              int // pods whose container was created again before it ran (a failed first creation)
 	// turns is where each Notification's time went, by notifier (hup, ok), read from its pod
 	// records before it is removed.
 	turns map[string]turns
@@ -82,6 +83,7 @@ spec:
 		return err
 	}
 	p.uids = make([]string, n)
+	p.restarted = 0
 	deadline := time.Now().Add(10 * time.Minute)
 	for i, name := range p.pods {
 		pod, err := s.Pod(name)
@@ -95,6 +97,9 @@ spec:
 			}
 			p.uids[i] = st.Pod.Status.UID
 			if cs := st.Pod.Status.ContainerStatuses; len(cs) == 1 && cs[0].Started {
+				if cs[0].RestartCount > 0 {
+					p.restarted++
+				}
 				break
 			}
 			if cs := st.Pod.Status.ContainerStatuses; len(cs) == 1 && cs[0].State.Terminated != nil {

@@ -77,12 +77,9 @@ func New(root, ociRuntime string) *Backend {
 		Images:      &image.Store{Root: filepath.Join(root, ImagesDir)},
 		Sandboxes:   pinnedSandboxer{},
 		SharedDir:   filepath.Join(root, store.SharedVolumesDir),
-		CreateSlots: filepath.Join(root, CreateSlotsDir),
+		CreateSlots: filepath.Join(root, store.CreateSlotsDir),
 	}
 }
-
-// CreateSlotsDir is the directory of a runtime root that holds Backend.CreateSlots.
-const CreateSlotsDir = "create-slots"
 
 // Puller makes a registry image available as an OCI layout (package registry's Store).
 type Puller interface {

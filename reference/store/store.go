@@ -95,12 +95,16 @@ func Open(root string) (*Store, error) {
 	}
 	// The root, its pods directory and, where they exist, the other directories the runtime
 	// keeps right below it (the OCI runtime's state, the image cache, shared volumes,
-	// Notifications).
-	if err := stateroot.Open(abs, stateDirMode(), []string{"pods"}, []string{"runc", "images", SharedVolumesDir, "notifications"}); err != nil {
+	// Notifications, the host's creation slots).
+	if err := stateroot.Open(abs, stateDirMode(), []string{"pods"}, []string{"runc", "images", SharedVolumesDir, "notifications", CreateSlotsDir}); err != nil {
 		return nil, err
 	}
 	return &Store{Root: abs}, nil
 }
+
+// CreateSlotsDir is the directory below the root whose lock files bound the OCI runtime
+// invocations that create instances at once on the host (reference/backend, Backend.CreateSlots).
+const CreateSlotsDir = "create-slots"
 
 // stateDirMode is the mode of the root, ROOT/pods and the pod directories: 0700, so no other
 // user reaches anything of the state (SEC-007).

@@ -71,8 +71,8 @@ type held struct {
 }
 
 // createTimeout bounds one runtime invocation that creates and starts an instance, from the
-// moment it has its creation slot (createSlot) until the runtime exits.
-const createTimeout = 2 * time.Minute
+// moment it has its creation slot (createSlot) until the runtime exits (a variable for tests).
+var createTimeout = 2 * time.Minute
 
 // createSlot waits for one of the host's HostCreateParallelism creation slots (a lock file
 // under CreateSlots, shared by every supervisor of the runtime root: package internal/flock's
@@ -120,13 +120,6 @@ func (h *heldInstances) take(id string) *held {
 // its "runc init" process behind, unknown to the runtime): it is bounded by a timeout of its
 // own, and it runs on after createHeld returns, until release.
 func (b *Backend) createHeld(ctx context.Context, id, bundle string, io oci.IO) (pid int, err error) {
-	slotCtx := ctx
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
-	defer func() {
-		if err != nil {
-			cancel()
-		}
-	}()
 	created, start := filepath.Join(bundle, CreatedFIFO), filepath.Join(bundle, StartFIFO)
 	for _, p := range []string{created, start} {
 		os.Remove(p)
@@ -147,12 +140,18 @@ func (b *Backend) createHeld(ctx context.Context, id, bundle string, io oci.IO) 
 	}
 	// At most HostCreateParallelism invocations create instances on the host at once, across
 	// every supervisor of the runtime root. The wait for a slot is the caller's (its context
-	// ends it) and not the invocation's: the timeout above starts once the slot is taken.
-	free, err := b.createSlot(slotCtx)
+	// ends it) and not the invocation's: its timeout (createTimeout) starts once it has a slot.
+	free, err := b.createSlot(ctx)
 	if err != nil {
 		sf.Close()
 		return 0, fmt.Errorf("create %s: wait for a creation slot: %w", id, err)
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
+	defer func() {
+		if err != nil {
+			cancel()
+		}
+	}()
 	ran := b.Runtime.RunDetached(ctx, id, bundle, io)
 	done := make(chan error, 1)
 	go func() {

@@ -14,6 +14,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 
+	"podspec.dev/podspec/internal/flock"
 	"podspec.dev/podspec/ocilayout"
 	"podspec.dev/podspec/reference/image"
 	"podspec.dev/podspec/reference/oci"
@@ -155,5 +156,43 @@ func TestAbandonedHeldInstanceIsDestroyed(t *testing.T) {
 	}
 	if held, _ := e.b.release(e.id, true); held {
 		t.Errorf("a released instance is still held")
+	}
+}
+
+// TestWaitForACreationSlotIsNotTheCreationsTime: with the host's only creation slot held for
+// longer than a creation may take (createTimeout, shortened here), a creation waits, and once
+// the slot is freed it creates the instance: the wait does not count against its timeout (at
+// 1,000 pods, waits of minutes are expected, creations of minutes are not).
+func TestWaitForACreationSlotIsNotTheCreationsTime(t *testing.T) {
+	e := newHeldEnv(t)
+	e.b.CreateSlots, e.b.HostCreateParallelism = filepath.Join(t.TempDir(), "slots"), 1
+	defer func(d time.Duration) { createTimeout = d }(createTimeout)
+	createTimeout = 10 * time.Second
+	ctx := context.Background()
+	hold, err := flock.Slot(ctx, e.b.CreateSlots, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type created struct {
+		pid int
+		err error
+	}
+	got := make(chan created, 1)
+	go func() {
+		pid, err := e.b.createHeld(ctx, e.id, e.bundle, oci.IO{})
+		got <- created{pid, err}
+	}()
+	select {
+	case c := <-got:
+		t.Fatalf("created (pid %d, %v) while the only slot was held", c.pid, c.err)
+	case <-time.After(createTimeout + time.Second):
+	}
+	hold()
+	c := <-got
+	if c.err != nil {
+		t.Fatalf("created after waiting %s for the slot: %v; want the wait not counted in its %s", createTimeout+time.Second, c.err, createTimeout)
+	}
+	if held, err := e.b.release(e.id, true); !held || err != nil {
+		t.Fatalf("release(run) = %v, %v; want held, no error", held, err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,8 +11,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/internal/flock"
+	"podspec.dev/podspec/reference/store"
 )
 
 // TestHostCreateParallelismBoundsCreationsAcrossPods creates 6 pods at once with
@@ -117,5 +121,47 @@ spec:
 	}
 	if most > 2 {
 		t.Errorf("%d creations ran at once (counts on entry: %s), want at most 2 (--host-create-parallelism 2)", most, strings.Join(strings.Fields(string(b)), " "))
+	}
+}
+
+// TestStopEndsTheWaitForAHostCreationSlot: with the host's only creation slot held (here by
+// the test), a pod's container waits for it; `rm --force` then removes the pod at once instead
+// of waiting for the slot (the container is skipped, never created), and nothing of it is left.
+func TestStopEndsTheWaitForAHostCreationSlot(t *testing.T) {
+	c, layout := runtimeTestSetup(t)
+	if _, code := c.run("list"); code != 0 { // makes the root, which the slots live in
+		t.Fatal("list: exit", code)
+	}
+	hold, err := flock.Slot(context.Background(), filepath.Join(c.root, store.CreateSlotsDir), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold()
+	manifest := filepath.Join(t.TempDir(), "pod.yaml")
+	os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
+kind: Pod
+metadata: {name: waits}
+spec:
+  containers:
+  - {name: app, image: "oci:`+layout+`", command: [sleep, "60"]}
+`), 0o644)
+	if _, code := c.run("run", "--detach", "--host-create-parallelism", "1", manifest); code != 0 {
+		t.Fatalf("run --detach: exit %d", code)
+	}
+	t.Cleanup(func() { c.run("rm", "--force", "waits") })
+	waitFor(t, "the container waiting for its creation", 30*time.Second, func() bool {
+		st := readState(t, c.root, "waits")
+		return st.Supervisor.PID != 0 && (st.Containers["app"] == nil || st.Containers["app"].ContainerID == "")
+	})
+	time.Sleep(500 * time.Millisecond) // in the wait for the slot, not before it
+	t0 := time.Now()
+	if _, code := c.run("rm", "--force", "waits"); code != 0 {
+		t.Fatalf("rm --force while the container waits for a creation slot: exit %d", code)
+	}
+	if d := time.Since(t0); d > 20*time.Second {
+		t.Errorf("rm --force took %s with the slot still held; want the stop to end the wait", d)
+	}
+	if _, code := c.run("status", "waits"); code == 0 {
+		t.Errorf("the pod is still there after rm --force")
 	}
 }

@@ -369,7 +369,16 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 	req, ver := e.instanceRequestLocked(s, id, n)
 	e.mu.Unlock()
 
-	pid, err := e.be.CreateInstance(ctx, e.info, sandbox, req)
+	// A stop that begins meanwhile ends the creation's waits (the backend's wait for a host
+	// creation slot, which can be long on a crowded host): the instance would never start.
+	cctx, cancelCreate := context.WithCancel(ctx)
+	defer cancelCreate()
+	go func() {
+		if e.waitUntil(cctx, func() bool { return e.noRestartLocked(s) }) {
+			cancelCreate()
+		}
+	}()
+	pid, err := e.be.CreateInstance(cctx, e.info, sandbox, req)
 	e.mu.Lock()
 	for err == nil && e.awaitStopsLocked() && e.staleLocked(s, ver) {
 		// UPD-012: an update changed the container while this instance was being created:
@@ -379,13 +388,22 @@ func (e *Engine) startInstance(ctx context.Context, s *slot) (*instance, error) 
 		e.mu.Lock()
 		req, ver = e.instanceRequestLocked(s, id, n)
 		e.mu.Unlock()
-		pid, err = e.be.CreateInstance(ctx, e.info, sandbox, req)
+		pid, err = e.be.CreateInstance(cctx, e.info, sandbox, req)
 		e.mu.Lock()
 	}
 	if err != nil {
 		s.creating = false
+		stopped := e.noRestartLocked(s)
+		if stopped {
+			// Given up for the stop (or failed while it began): never started, nothing of it
+			// recorded, as below.
+			e.skipLocked(s)
+		}
 		e.mu.Unlock()
 		e.be.DeleteInstance(context.WithoutCancel(ctx), id, e.info)
+		if stopped {
+			return nil, errStopped
+		}
 		return nil, fmt.Errorf("create container %s: %w", s.name, err)
 	}
 	if e.noRestartLocked(s) {

@@ -157,14 +157,21 @@ func (e *Engine) startTimersLocked() {
 }
 
 // stopSequence runs the steps from the persisted one, then kills whatever still runs, waits for
-// every container goroutine, and finishes the pod.
+// every container goroutine, and finishes the pod. The sequence's timed actions never wait for
+// a step that blocks in the OCI runtime (a container being created or started takes seconds on
+// a loaded host): a step still running at its limit — the reserve point for the BeforeStop
+// defers (DEFER-005), the budget end for every step — is left to end in the background, where
+// it finds its limit passed and starts nothing, and the sequence goes on at once: with the main
+// containers' stop signals at the reserve point (STOP-006), with SIGKILL at the budget end
+// (STOP-010).
 func (e *Engine) stopSequence(ctx, budget context.Context) {
 	steps := e.stopSteps()
 	e.mu.Lock()
 	first := e.st.Stop.Step
 	e.mu.Unlock()
+	var left sync.WaitGroup // the steps, also those left at their limit
 	for i := first; i < len(steps) && budget.Err() == nil; i++ {
-		steps[i].run(budget)
+		e.runStep(budget, i, steps[i], &left)
 		e.mu.Lock()
 		if budget.Err() == nil {
 			e.st.Stop.Step = i + 1
@@ -172,42 +179,78 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 		}
 		e.mu.Unlock()
 	}
-	// Defers that did not run to their end (budget over or forced) are killed or skipped.
-	e.endDefers(budget)
 	// Budget over, forced, or all steps done: SIGKILL whatever still runs, until it is gone.
 	e.mu.Lock()
 	e.killingAll = true
 	e.commitLocked()
 	e.mu.Unlock()
-	for {
-		e.mu.Lock()
-		if !e.anyBusyLocked() {
-			e.mu.Unlock()
-			break
-		}
-		var live []*slot
-		for _, s := range e.slots {
-			if s.inst != nil {
-				if s.rec().StopReason == "" {
-					s.rec().StopReason = e.instanceStopReasonLocked()
-				}
-				live = append(live, s)
-			}
-		}
-		why := "grace period over"
-		if e.forced {
-			why = "forced stop"
-		}
-		e.mu.Unlock()
-		for _, s := range live {
-			e.signal(ctx, s, syscall.SIGKILL, why)
-		}
+	// A step left at the budget end kills its own defer attempt (superviseDefer), and may still
+	// be creating one: the rest is killed now, the defers once every step ended.
+	e.killLive(ctx, false)
+	left.Wait()
+	// Defers that did not run to their end (budget over or forced) are killed or skipped.
+	e.endDefers(budget)
+	for e.killLive(ctx, true) {
 		if e.waitUntil(timeoutCtx(ctx, time.Second), func() bool { return !e.anyBusyLocked() }) {
 			break
 		}
 	}
 	e.wg.Wait()
 	e.finish(ctx)
+}
+
+// runStep runs step i of the stop sequence until it ends or its limit comes: the budget end,
+// and for the BeforeStop defers the reserve point. A step left at its limit goes on in the
+// background until its backend call returns (left counts it).
+func (e *Engine) runStep(budget context.Context, i int, step stopStep, left *sync.WaitGroup) {
+	ended := false
+	left.Add(1)
+	go func() {
+		defer left.Done()
+		step.run(budget)
+		e.mu.Lock()
+		ended = true
+		e.wakeLocked()
+		e.mu.Unlock()
+	}()
+	e.waitUntil(budget, func() bool {
+		return ended || (i == stepBeforeStopDefers && e.reserveReached)
+	})
+}
+
+// killLive sends SIGKILL to every live instance (defers only if defers), each at once: an
+// instance being started gets it once its program runs (signal), without holding back the
+// others. It reports whether any slot was still busy.
+func (e *Engine) killLive(ctx context.Context, defers bool) bool {
+	e.mu.Lock()
+	if !e.anyBusyLocked() {
+		e.mu.Unlock()
+		return false
+	}
+	var live []*slot
+	for _, s := range e.slots {
+		if s.inst != nil && (defers || s.kind != KindDefer) {
+			if s.rec().StopReason == "" {
+				s.rec().StopReason = e.instanceStopReasonLocked()
+			}
+			live = append(live, s)
+		}
+	}
+	why := "grace period over"
+	if e.forced {
+		why = "forced stop"
+	}
+	e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range live {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.signal(ctx, s, syscall.SIGKILL, why)
+		}()
+	}
+	wg.Wait()
+	return true
 }
 
 // instanceStopReasonLocked is the terminated reason of an instance the stop sequence stops.

@@ -20,12 +20,13 @@ import (
 // docs/conformance.md). These tests hold a defer's creation or start across the moment and
 // check that the action comes on time while it is held.
 
-// callGate holds the first CreateInstance (or, with start, StartInstance) of a container's
-// first instance until released.
+// callGate holds the first CreateInstance of a container (or, with start, the StartInstance of
+// its instance number instance) until released.
 type callGate struct {
 	*backend.Backend
 	container string
 	start     bool
+	instance  int // the instance whose start is held
 	*firstCall
 }
 
@@ -37,7 +38,7 @@ func (g *callGate) CreateInstance(ctx context.Context, pod *engine.PodInfo, sb j
 }
 
 func (g *callGate) StartInstance(ctx context.Context, id string) error {
-	if g.start && strings.HasSuffix(id, fmt.Sprintf("-%s-0", g.container)) {
+	if g.start && strings.HasSuffix(id, fmt.Sprintf("-%s-%d", g.container, g.instance)) {
 		g.wait()
 	}
 	return g.Backend.StartInstance(ctx, id)
@@ -113,4 +114,53 @@ spec:
 			}
 		})
 	}
+}
+
+// A sidecar restarted during the stop sequence (SIDE-001: until its own step) whose start is
+// held across the budget end gets SIGKILL once its program runs; the other instances get theirs
+// at the budget end, not after it.
+func TestSTOP010_ASidecarBeingStartedAtTheBudgetEndHoldsBackNoOtherKill(t *testing.T) {
+	t.Parallel()
+	g := &callGate{container: "flaky", start: true, firstCall: newFirstCall()}
+	g.instance = 1
+	tp := startPodWith(t, `
+metadata: {name: kill-beside-starting}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 4
+  restartBackoff: {initialSeconds: 0.05}
+  volumes: [{name: data, emptyDir: {}}]
+  initContainers:
+  - name: flaky
+    image: IMAGE
+    restartPolicy: Always
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, 'until [ -e /data/stopping ]; do sleep 0.05; done; exit 1']
+  - {name: side, image: IMAGE, restartPolicy: Always, command: [sh, -c, 'trap "" TERM; while true; do sleep 0.05; done']}
+  containers:
+  - name: app
+    image: IMAGE
+    volumeMounts: [{name: data, mountPath: /data}]
+    command: [sh, -c, 'trap "touch /data/stopping; exit 0" TERM; touch /data/app.ready; while true; do sleep 0.05; done']
+`, func(b *backend.Backend) engine.Backend { g.Backend = b; return g })
+	t.Cleanup(g.open)
+	waitFile(tp, "data", "app.ready", 180*time.Second)
+	tp.stop(nil, false)
+	select {
+	case <-g.entered:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("flaky's restart was never started; events:\n%s", tp.timeline())
+	}
+	end := tp.find(runtimev1.EventPodTerminating, "").Time.Add(4 * time.Second)
+	got := tp.waitEvent(time.Until(end)+reactionBound, "SIGKILL to side while flaky's start is held", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventSignalSent && ev.Container == "side" && ev.Signal != nil && ev.Signal.Name == "SIGKILL"
+	})
+	if got.Time.Before(end) {
+		t.Errorf("SIGKILL to side at %s, before the budget end %s (TIME-001)", got.Time, end)
+	}
+	if n := len(signalsTo(tp, "flaky", "SIGKILL")); n != 0 {
+		t.Errorf("flaky was sent SIGKILL while its start was held (%d); events:\n%s", n, tp.timeline())
+	}
+	g.open()
+	tp.wait(120 * time.Second)
 }

@@ -59,6 +59,8 @@ func TestSTOP006_STOP010_TimedActionsComeWhileADeferIsBeingCreatedOrStarted(t *t
 	}{
 		// grace 4 s: the reserve point is 2 s into the stop, the budget end 4 s.
 		{name: "reserve-while-creating", phase: "BeforeStop", to: "app", sig: "SIGTERM", at: 2 * time.Second},
+		// The defer's program then runs after app's stop signal, and is killed at once: HB-009
+		// gives way to STOP-006 here (docs/runtime.md, "The stop sequence").
 		{name: "reserve-while-starting", phase: "BeforeStop", start: true, to: "app", sig: "SIGTERM", at: 2 * time.Second},
 		{name: "budget-end-while-creating", phase: "AfterStop", to: "side", sig: "SIGKILL", at: 4 * time.Second},
 		{name: "budget-end-while-starting", phase: "AfterStop", start: true, to: "side", sig: "SIGKILL", at: 4 * time.Second},

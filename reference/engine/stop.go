@@ -190,18 +190,18 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 	left.Wait()
 	// Defers that did not run to their end (budget over or forced) are killed or skipped.
 	e.endDefers(budget)
-	for e.killLive(ctx, true) {
-		if e.waitUntil(timeoutCtx(ctx, time.Second), func() bool { return !e.anyBusyLocked() }) {
-			break
-		}
+	for !e.waitUntil(timeoutCtx(ctx, time.Second), func() bool { return !e.anyBusyLocked() }) {
+		e.killLive(ctx, true)
 	}
 	e.wg.Wait()
 	e.finish(ctx)
 }
 
 // runStep runs step i of the stop sequence until it ends or its limit comes: the budget end,
-// and for the BeforeStop defers the reserve point. A step left at its limit goes on in the
-// background until its backend call returns (left counts it).
+// and for the BeforeStop defers the reserve point, unless a defer's start is under way then: its
+// run may begin any moment, and must end before the main containers' stop signals (HB-009), so
+// the step waits for the start and kills the run at once (superviseDefer). A step left at its
+// limit goes on in the background until its backend call returns (left counts it).
 func (e *Engine) runStep(budget context.Context, i int, step stopStep, left *sync.WaitGroup) {
 	ended := false
 	left.Add(1)
@@ -214,19 +214,26 @@ func (e *Engine) runStep(budget context.Context, i int, step stopStep, left *syn
 		e.mu.Unlock()
 	}()
 	e.waitUntil(budget, func() bool {
-		return ended || (i == stepBeforeStopDefers && e.reserveReached)
+		return ended || (i == stepBeforeStopDefers && e.reserveReached && !e.deferStartingLocked())
 	})
+}
+
+// deferStartingLocked reports whether a defer's start is under way: created, its program not
+// running yet.
+func (e *Engine) deferStartingLocked() bool {
+	for _, s := range e.slots {
+		if s.kind == KindDefer && s.starting() {
+			return true
+		}
+	}
+	return false
 }
 
 // killLive sends SIGKILL to every live instance (defers only if defers), each at once: an
 // instance being started gets it once its program runs (signal), without holding back the
-// others. It reports whether any slot was still busy.
-func (e *Engine) killLive(ctx context.Context, defers bool) bool {
+// others.
+func (e *Engine) killLive(ctx context.Context, defers bool) {
 	e.mu.Lock()
-	if !e.anyBusyLocked() {
-		e.mu.Unlock()
-		return false
-	}
 	var live []*slot
 	for _, s := range e.slots {
 		if s.inst != nil && (defers || s.kind != KindDefer) {
@@ -250,7 +257,6 @@ func (e *Engine) killLive(ctx context.Context, defers bool) bool {
 		}()
 	}
 	wg.Wait()
-	return true
 }
 
 // instanceStopReasonLocked is the terminated reason of an instance the stop sequence stops.

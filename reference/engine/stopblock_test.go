@@ -48,32 +48,17 @@ func (g *callGate) StartInstance(ctx context.Context, id string) error {
 // (the conformance model's reaction tolerance without the slow factor).
 const reactionBound = 3 * time.Second
 
-func TestSTOP006_STOP010_TimedActionsComeWhileADeferIsBeingCreatedOrStarted(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name, phase string
-		start       bool // hold the defer's start, else its creation
-		// want is the awaited signal: to whom, which, and its moment after PodTerminating.
-		to, sig string
-		at      time.Duration
-	}{
-		// grace 4 s: the reserve point is 2 s into the stop, the budget end 4 s.
-		{name: "reserve-while-creating", phase: "BeforeStop", to: "app", sig: "SIGTERM", at: 2 * time.Second},
-		// The defer's program then runs after app's stop signal, and is killed at once: HB-009
-		// gives way to STOP-006 here (docs/runtime.md, "The stop sequence").
-		{name: "reserve-while-starting", phase: "BeforeStop", start: true, to: "app", sig: "SIGTERM", at: 2 * time.Second},
-		{name: "budget-end-while-creating", phase: "AfterStop", to: "side", sig: "SIGKILL", at: 4 * time.Second},
-		{name: "budget-end-while-starting", phase: "AfterStop", start: true, to: "side", sig: "SIGKILL", at: 4 * time.Second},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			g := &callGate{container: "cleanup", start: c.start, firstCall: newFirstCall()}
-			tp := startPodWith(t, `
-metadata: {name: `+c.name+`}
+// startBlockedStep runs the pod of these tests with a grace period of grace seconds (the reserve
+// point is 2 s before its end), its defer cleanup in phase, stops it once app runs, and returns
+// once cleanup's creation (or, with start, its start) is held.
+func startBlockedStep(t *testing.T, name, phase string, start bool, grace int) (*testPod, *callGate) {
+	t.Helper()
+	g := &callGate{container: "cleanup", start: start, firstCall: newFirstCall()}
+	tp := startPodWith(t, `
+metadata: {name: `+name+`}
 spec:
   restartPolicy: Never
-  terminationGracePeriodSeconds: 4
+  terminationGracePeriodSeconds: `+fmt.Sprint(grace)+`
   volumes: [{name: data, emptyDir: {}}]
   initContainers:
   - {name: side, image: IMAGE, restartPolicy: Always, command: [sh, -c, 'trap "" TERM; while true; do sleep 0.05; done']}
@@ -83,16 +68,39 @@ spec:
     volumeMounts: [{name: data, mountPath: /data}]
     command: [sh, -c, 'trap "exit 0" TERM; touch /data/app.ready; while true; do sleep 0.05; done']
   deferContainers:
-  - {name: cleanup, phase: `+c.phase+`, image: IMAGE, command: [sh, -c, 'sleep 100']}
+  - {name: cleanup, phase: `+phase+`, image: IMAGE, command: [sh, -c, 'sleep 100']}
 `, func(b *backend.Backend) engine.Backend { g.Backend = b; return g })
-			t.Cleanup(g.open) // before the pod's cleanup, whose forced stop waits for the held call
-			waitFile(tp, "data", "app.ready", 180*time.Second)
-			tp.stop(nil, false)
-			select {
-			case <-g.entered:
-			case <-time.After(60 * time.Second):
-				t.Fatalf("cleanup's %s was never called; events:\n%s", map[bool]string{false: "creation", true: "start"}[c.start], tp.timeline())
-			}
+	t.Cleanup(g.open) // before the pod's cleanup, whose forced stop waits for the held call
+	waitFile(tp, "data", "app.ready", 180*time.Second)
+	tp.stop(nil, false)
+	select {
+	case <-g.entered:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("cleanup's creation or start was never called; events:\n%s", tp.timeline())
+	}
+	return tp, g
+}
+
+func TestSTOP006_STOP010_TimedActionsComeWhileADeferIsBeingCreatedOrStarted(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, phase string
+		start       bool // hold the defer's start, else its creation
+		// The awaited signal: to whom, which, and its moment after PodTerminating.
+		to, sig string
+		at      time.Duration
+	}{
+		{name: "reserve-while-creating", phase: "BeforeStop", to: "app", sig: "SIGTERM", at: 2 * time.Second},
+		// grace 4 s: the reserve point is 2 s into the stop, the budget end 4 s. (A BeforeStop
+		// defer's start held across the reserve point is waited for, HB-009:
+		// TestHB009_ABeforeStopDeferStartedAcrossTheReservePointEndsBeforeTheStopSignals.)
+		{name: "budget-end-while-creating", phase: "AfterStop", to: "side", sig: "SIGKILL", at: 4 * time.Second},
+		{name: "budget-end-while-starting", phase: "AfterStop", start: true, to: "side", sig: "SIGKILL", at: 4 * time.Second},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tp, g := startBlockedStep(t, c.name, c.phase, c.start, 4)
 			want := func(ev runtimev1.Event) bool {
 				return ev.Type == runtimev1.EventSignalSent && ev.Container == c.to && ev.Signal != nil && ev.Signal.Name == c.sig
 			}
@@ -102,7 +110,7 @@ spec:
 				t.Errorf("%s to %s at %s, before its moment %s (TIME-001)", c.sig, c.to, got.Time, moment)
 			}
 			g.open()
-			st := tp.wait(120 * time.Second)
+			tp.wait(120 * time.Second)
 			if c.to == "app" {
 				if a := tp.container("app").State.Terminated; a == nil || a.ExitCode == nil || *a.ExitCode != 0 {
 					t.Errorf("app ended %+v, want exit code 0 on its stop signal; events:\n%s", a, tp.timeline())
@@ -111,16 +119,37 @@ spec:
 					t.Errorf("app was sent SIGKILL %d times, want none (its stop signal came at the reserve point); events:\n%s", n, tp.timeline())
 				}
 			}
-			if st.FinishedAt == nil {
-				t.Fatalf("pod not finished: %+v", st)
+			if n := len(tp.all(runtimev1.EventContainerStarted, "cleanup")); c.phase == "BeforeStop" && n != 0 {
+				t.Errorf("cleanup, created after the reserve point, started %d times, want never (DEFER-006); events:\n%s", n, tp.timeline())
 			}
 		})
 	}
 }
 
+// A BeforeStop defer whose start was called before the reserve point and returns after it: its
+// run has begun, and ends (killed at its limit) before the main containers' stop signals.
+func TestHB009_ABeforeStopDeferStartedAcrossTheReservePointEndsBeforeTheStopSignals(t *testing.T) {
+	t.Parallel()
+	// 10 s: cleanup's creation, before the reserve point, takes seconds on a loaded host.
+	tp, g := startBlockedStep(t, "hb009-starting", "BeforeStop", true, 10)
+	reserve := tp.find(runtimev1.EventPodTerminating, "").Time.Add(8 * time.Second)
+	time.Sleep(time.Until(reserve) + 500*time.Millisecond)
+	g.open()
+	tp.wait(120 * time.Second)
+	kill := tp.waitEvent(time.Second, "cleanup's SIGKILL at its limit", func(ev runtimev1.Event) bool {
+		return ev.Type == runtimev1.EventSignalSent && ev.Container == "cleanup" && ev.Signal != nil && ev.Signal.Name == "SIGKILL"
+	})
+	terms := signalsTo(tp, "app", "SIGTERM")
+	if len(terms) != 1 {
+		t.Fatalf("%d SIGTERM sent to app, want one; events:\n%s", len(terms), tp.timeline())
+	}
+	tp.before(kill, terms[0])
+}
+
 // A sidecar restarted during the stop sequence (SIDE-001: until its own step) whose start is
 // held across the budget end gets SIGKILL once its program runs; the other instances get theirs
-// at the budget end, not after it.
+// at the budget end, not after it. The grace period, 10 s, leaves the restart the time to be
+// created on a loaded host.
 func TestSTOP010_ASidecarBeingStartedAtTheBudgetEndHoldsBackNoOtherKill(t *testing.T) {
 	t.Parallel()
 	g := &callGate{container: "flaky", start: true, firstCall: newFirstCall()}
@@ -129,7 +158,7 @@ func TestSTOP010_ASidecarBeingStartedAtTheBudgetEndHoldsBackNoOtherKill(t *testi
 metadata: {name: kill-beside-starting}
 spec:
   restartPolicy: Never
-  terminationGracePeriodSeconds: 4
+  terminationGracePeriodSeconds: 10
   restartBackoff: {initialSeconds: 0.05}
   volumes: [{name: data, emptyDir: {}}]
   initContainers:
@@ -153,7 +182,7 @@ spec:
 	case <-time.After(60 * time.Second):
 		t.Fatalf("flaky's restart was never started; events:\n%s", tp.timeline())
 	}
-	end := tp.find(runtimev1.EventPodTerminating, "").Time.Add(4 * time.Second)
+	end := tp.find(runtimev1.EventPodTerminating, "").Time.Add(10 * time.Second)
 	got := tp.waitEvent(time.Until(end)+reactionBound, "SIGKILL to side while flaky's start is held", func(ev runtimev1.Event) bool {
 		return ev.Type == runtimev1.EventSignalSent && ev.Container == "side" && ev.Signal != nil && ev.Signal.Name == "SIGKILL"
 	})

@@ -162,6 +162,10 @@ type Pod struct {
 
 	notesMu sync.Mutex
 	notes   map[string]string
+	// updates and crashes log every `update` and `crash` the harness ran on the pod (under
+	// notesMu), for the lifecycle model.
+	updates []UpdateLog
+	crashes []CrashLog
 }
 
 // Note records an observation made while driving the pod (e.g. a condition seen right after a

@@ -21,10 +21,14 @@ func (r *Runtime) Crash(ctx context.Context, pod string) (*Result, error) {
 // clock). Until the next verb that touches the pod, nothing supervises it: wait with
 // WaitForProbe, not WaitFor (which runs `events`), to keep it that way.
 func (p *Pod) Crash(ctx context.Context) (time.Time, error) {
+	issued := time.Now()
 	res, err := p.f.RT.Crash(ctx, p.Name)
 	if err != nil {
 		return time.Time{}, err
 	}
+	p.notesMu.Lock()
+	p.crashes = append(p.crashes, CrashLog{Issued: issued, Returned: res.Ended})
+	p.notesMu.Unlock()
 	return res.Ended, nil
 }
 

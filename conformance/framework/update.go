@@ -99,11 +99,49 @@ func (p *Pod) Update(ctx context.Context, b *PodBuilder) (*PodStatusView, *Resul
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		return nil, nil, fmt.Errorf("write manifest: %w", err)
 	}
+	issued := time.Now()
 	st, res, err := p.f.RT.Update(ctx, p.Name, file)
+	if res != nil && !res.Killed {
+		p.logUpdate(UpdateLog{Issued: issued, Returned: res.Ended, Manifest: manifest, Accepted: res.ExitCode == runtimev1.ExitOK})
+	}
 	if st == nil {
 		return nil, res, err
 	}
 	return &PodStatusView{PodStatus: st}, res, err
+}
+
+// UpdateLog is one `update` the harness ran on a pod: when it was issued and returned (host
+// clock), the manifest it submitted and whether the runtime accepted it (exit 0).
+type UpdateLog struct {
+	Issued, Returned time.Time
+	Manifest         *v1alpha1.Pod
+	Accepted         bool
+}
+
+// CrashLog is one `crash` the harness ran on a pod: when it was issued and when it returned (the
+// supervisor gone, host clock).
+type CrashLog struct {
+	Issued, Returned time.Time
+}
+
+func (p *Pod) logUpdate(u UpdateLog) {
+	p.notesMu.Lock()
+	defer p.notesMu.Unlock()
+	p.updates = append(p.updates, u)
+}
+
+// Updates is a copy of the log of every `update` run on the pod that returned, in issue order.
+func (p *Pod) Updates() []UpdateLog {
+	p.notesMu.Lock()
+	defer p.notesMu.Unlock()
+	return append([]UpdateLog(nil), p.updates...)
+}
+
+// Crashes is a copy of the log of every `crash` run on the pod that succeeded, in issue order.
+func (p *Pod) Crashes() []CrashLog {
+	p.notesMu.Lock()
+	defer p.notesMu.Unlock()
+	return append([]CrashLog(nil), p.crashes...)
 }
 
 // UpdateAccepted is Update for a caller that needs the update accepted: a refusal (an exit

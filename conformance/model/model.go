@@ -30,13 +30,23 @@ import (
 // History is what the model judges: one pod's manifest as submitted, the runtime's events (any
 // order; the model sorts them by seq), what the workloads reported (stamped on arrival), the
 // pod's final status (nil when unknown), and the Notifications the harness created and read
-// (those that name the pod in spec.pods or hold a record of it are judged; nil when none).
+// (those that name the pod in spec.pods or hold a record of it are judged; nil when none), and
+// the updates and supervisor crashes the harness made (nil when none).
 type History struct {
 	Pod           *v1alpha1.Pod
 	Events        []runtimev1.Event
 	Probe         []probe.Event
 	Final         *v1alpha1.PodStatus
 	Notifications []Notification
+	Updates       []Update
+	Crashes       []Crash
+}
+
+// Schedule says what a scenario's schedule may do to its pod besides stopping it and acting in
+// its containers: update it, make the runtime lose its supervisor. The rules of updates and of a
+// supervisor's loss label only the scenarios whose schedule may do that.
+type Schedule struct {
+	Updates, Crashes bool
 }
 
 // Options are the timing allowances of a judgement.
@@ -113,13 +123,19 @@ type rule struct {
 	// underUpdate and underLoss say the rule holds as written on a history with an applied
 	// update, or with a supervisor's loss; the others are not judged there.
 	underUpdate, underLoss bool
+	// onUpdate and onCrash say the rule judges only what updates, or supervisor crashes, do: it
+	// labels only a scenario whose schedule may hold one (Schedule).
+	onUpdate, onCrash bool
 }
 
-// Rules lists the requirements the model judges on every history of a pod with this manifest,
-// sorted: the labels of the spec that runs the model on a scenario.
-func Rules(pod *v1alpha1.Pod) []string {
+// Rules lists the requirements the model judges on every history of a pod with this manifest
+// under a schedule that may do what s says, sorted: the labels of the spec that runs the model
+// on a scenario.
+func Rules(pod *v1alpha1.Pod, s Schedule) []string {
 	p := defaulted(pod)
-	return ruleIDs(func(r rule) bool { return r.applies == nil || r.applies(p) })
+	return ruleIDs(func(r rule) bool {
+		return (r.applies == nil || r.applies(p)) && (!r.onUpdate || s.Updates) && (!r.onCrash || s.Crashes)
+	})
 }
 
 // Judged lists every requirement the model judges on some history, sorted: the union of the rules

@@ -23,6 +23,8 @@ type hist struct {
 	probe []probe.Event
 	final *v1alpha1.PodStatus
 	notes []Notification
+	upd   []Update
+	crash []Crash
 }
 
 type podOpt func(*v1alpha1.Pod)
@@ -203,7 +205,7 @@ func signal(name string) *v1alpha1.Signal {
 }
 
 func (h *hist) history() History {
-	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final, Notifications: h.notes}
+	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final, Notifications: h.notes, Updates: h.upd, Crashes: h.crash}
 }
 
 var opts = Options{Reaction: time.Second, EarlyMargin: 50 * time.Millisecond}
@@ -278,10 +280,10 @@ func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
 	}
 }
 
-// modelCases are every hand-written history: the lifecycle's, the defers', the probes' and what
-// containers see.
+// modelCases are every hand-written history: the lifecycle's, the defers', the probes', what
+// containers see, updates' and a supervisor's loss.
 func modelCases() []modelCase {
-	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases())
+	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases())
 }
 
 func lifecycleCases() []modelCase {
@@ -622,7 +624,7 @@ func TestRulesNameCatalogRequirements(t *testing.T) {
 		}
 	}
 	p := &v1alpha1.Pod{Spec: v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "a"}}}}
-	got := Rules(p)
+	got := Rules(p, Schedule{})
 	if slices.Contains(got, spec.HB001) || !slices.Contains(got, spec.EXIT014) {
 		t.Errorf("Rules of a one-container pod: %v", got)
 	}

@@ -67,6 +67,8 @@ type replay struct {
 	lost        string             // why the history holds a supervisor's loss, "" if it does not
 
 	notifications []Notification // those that target the pod (targeting)
+	updates       []Update       // the harness's updates, in issue order
+	crashes       []Crash        // the harness's crashes, in issue order
 }
 
 func newReplay(h History, opts Options) *replay {
@@ -102,6 +104,10 @@ func newReplay(h History, opts Options) *replay {
 		rp.index(&rp.ev[i])
 	}
 	rp.attachProbe(h.Probe)
+	rp.updates = slices.Clone(h.Updates)
+	sort.SliceStable(rp.updates, func(i, j int) bool { return rp.updates[i].Issued.Before(rp.updates[j].Issued) })
+	rp.crashes = slices.Clone(h.Crashes)
+	sort.SliceStable(rp.crashes, func(i, j int) bool { return rp.crashes[i].Issued.Before(rp.crashes[j].Issued) })
 	for _, n := range h.Notifications {
 		if rp.targeting(&n) {
 			rp.notifications = append(rp.notifications, n)

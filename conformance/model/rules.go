@@ -69,6 +69,17 @@ var rules = []rule{
 	{ids: []string{spec.HOOK003}, applies: hasHooksWithEnv, check: checkExecEnv, underUpdate: true, underLoss: true},
 	{ids: []string{spec.HB014, spec.HB015}, applies: hasSidecar, check: checkSidecarStopOrder, underUpdate: true},
 	{ids: []string{spec.HB016}, check: checkAllEndedBeforeFinish, underUpdate: true},
+	// Updates (update.go): only where the scenario's schedule may update the pod.
+	{ids: []string{spec.UPD004}, check: checkUpdateRefusedInStop, onUpdate: true, underUpdate: true, underLoss: true},
+	{ids: []string{spec.UPD005}, check: checkGenerations, onUpdate: true, underUpdate: true, underLoss: true},
+	{ids: []string{spec.UPD006, spec.UPD007, spec.UPD011}, check: checkUpdateRestarts, onUpdate: true, underUpdate: true, underLoss: true},
+	{ids: []string{spec.UPD009, spec.UPD010}, check: checkUpdateLeavesRunning, onUpdate: true, underUpdate: true, underLoss: true},
+	{ids: []string{spec.UPD013}, check: checkUpdateRevivesNothing, onUpdate: true, underUpdate: true, underLoss: true},
+	// A supervisor's loss (supervisor.go): only where the scenario's schedule may crash it.
+	{ids: []string{spec.SUP004}, check: checkAdoptionKeepsInstances, onCrash: true, underUpdate: true, underLoss: true},
+	{ids: []string{spec.SUP005}, check: checkLostExits, onCrash: true, underUpdate: true, underLoss: true},
+	{ids: []string{spec.SUP007}, applies: hasRegularInit, check: checkAdoptionNotRerun, onCrash: true, underUpdate: true, underLoss: true},
+	{ids: []string{spec.SUP009}, check: checkEventSequence, onCrash: true, underUpdate: true, underLoss: true},
 }
 
 func hasSidecar(p *v1alpha1.Pod) bool {

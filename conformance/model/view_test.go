@@ -173,13 +173,13 @@ func TestViewRulesNeedAReport(t *testing.T) {
 	loud := seeing()
 	for _, r := range viewRules {
 		for _, id := range r.ids {
-			if slices.Contains(Rules(quiet.pod), id) {
+			if slices.Contains(Rules(quiet.pod, Schedule{}), id) {
 				t.Errorf("%s labels a pod whose workloads report nothing", id)
 			}
 		}
 	}
 	for _, id := range []string{spec.SEC001, spec.SEC008, spec.VOL006, spec.VOL009, spec.RES003} {
-		if !slices.Contains(Rules(loud.pod), id) {
+		if !slices.Contains(Rules(loud.pod, Schedule{}), id) {
 			t.Errorf("%s does not label a pod whose workloads report", id)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL
 
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
 	fw "podspec.dev/podspec/conformance/framework"
 	"podspec.dev/podspec/conformance/model"
@@ -22,13 +23,21 @@ const conformsText = "its whole history conforms (the lifecycle model)"
 const ModelLabel = "model"
 
 // modelLabels are the labels of a scenario's model spec: every requirement the model judges on a
-// pod with the scenario's manifest (nil when the scenario has no pod the model judges).
+// pod with the scenario's manifest (nil when the scenario has no pod the model judges), those of
+// updates and of a supervisor's loss only when the scenario needs the profile that has them
+// (update, recovery): a scenario that neither updates its pod nor crashes its supervisor gives
+// those rules nothing to judge.
 func modelLabels(sc *fw.Scenario) Labels {
 	if sc.Refused || sc.Pod == nil {
 		return nil
 	}
 	pod := sc.Pod.Build(fw.BuildEnv{Name: sc.Short})
-	return append(Labels{ModelLabel}, req(model.Rules(pod)...)...)
+	var sched model.Schedule
+	for _, p := range append([]runtimev1.Profile{profileOf(sc)}, sc.Needs...) {
+		sched.Updates = sched.Updates || p == runtimev1.ProfileUpdate
+		sched.Crashes = sched.Crashes || p == runtimev1.ProfileRecovery
+	}
+	return append(Labels{ModelLabel}, req(model.Rules(pod, sched)...)...)
 }
 
 // conforms declares the spec that judges a scenario's whole history by the lifecycle model
@@ -101,6 +110,12 @@ func history(out *fw.Outcome) (model.History, error) {
 		return model.History{}, fmt.Errorf("decode the manifest of %s: %w", out.Pod.Name, err)
 	}
 	h := model.History{Pod: &pod, Events: out.Timeline.RuntimeEvents()}
+	for _, u := range out.Pod.Updates() {
+		h.Updates = append(h.Updates, model.Update{Issued: u.Issued, Returned: u.Returned, Pod: u.Manifest, Accepted: u.Accepted})
+	}
+	for _, k := range out.Pod.Crashes() {
+		h.Crashes = append(h.Crashes, model.Crash{Issued: k.Issued, Returned: k.Returned})
+	}
 	for _, e := range out.Timeline.Entries {
 		if e.Probe != nil {
 			h.Probe = append(h.Probe, *e.Probe)

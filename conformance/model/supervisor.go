@@ -31,7 +31,8 @@ func (c *container) runningAcross(k *Crash) *instance {
 
 // SUP-004: the adopter keeps every instance that ran at the loss. An instance that ran across a
 // crash and whose workload reported no end of its own must not end after it unless the stop
-// sequence, a failed probe or hook, an update or a notifier's signal explains it.
+// sequence, a failed probe or hook, an update, a notifier's signal or a stop signal or SIGKILL
+// the runtime recorded explains it.
 func checkAdoptionKeepsInstances(rp *replay) []Finding {
 	var out []Finding
 	for i := range rp.crashes {
@@ -45,7 +46,7 @@ func checkAdoptionKeepsInstances(rp *replay) []Finding {
 				continue
 			}
 			if _, _, _, own := in.ended(); own || in.killedForHealth() || before(rp.terminating, in.exited) ||
-				rp.updatedBetween(k.Issued, in.exited.Time) || rp.delivering(c, k.Issued, in.exited) {
+				in.signalled() || rp.updatedBetween(k.Issued, in.exited.Time) || rp.delivering(c, k.Issued, in.exited) {
 				continue
 			}
 			out = append(out, Finding{Rule: spec.SUP004, Seq: in.exited.Seq, Container: c.name,
@@ -53,6 +54,17 @@ func checkAdoptionKeepsInstances(rp *replay) []Finding {
 		}
 	}
 	return out
+}
+
+// signalled says the runtime recorded sending the instance its stop signal or SIGKILL before it
+// ended (a stop, a replacement by an update: its end has a cause the history shows).
+func (in *instance) signalled() bool {
+	for _, s := range in.signals {
+		if s.Signal != nil && (s.Signal.Name == "SIGKILL" || s.Signal.Name == in.c.stopSignal()) && before(s, in.exited) {
+			return true
+		}
+	}
+	return false
 }
 
 // updatedBetween says an accepted update was issued between a and b.
@@ -66,8 +78,9 @@ func (rp *replay) updatedBetween(a, b time.Time) bool {
 }
 
 // SUP-005: an instance that ended after a crash, whose workload reported its own exit code or
-// signal, is recorded with that end or as ExitStatusLost (no exit code, no signal): never with
-// an end that did not happen.
+// signal, is recorded with that end or with neither exitCode nor signal (its status lost): never
+// with an end that did not happen. (Which reason a lost status gets, ExitStatusLost or one that
+// comes first in STAT-006's table such as Stopped, is not judged here.)
 func checkLostExits(rp *replay) []Finding {
 	if len(rp.crashes) == 0 {
 		return nil
@@ -84,9 +97,9 @@ func checkLostExits(rp *replay) []Finding {
 			var wrong bool
 			switch {
 			case crash != "":
-				wrong = e.Signal == nil || e.Signal.Name != crash
+				wrong = e.ExitCode != nil || (e.Signal != nil && e.Signal.Name != crash)
 			case code != nil:
-				wrong = e.Signal != nil || e.ExitCode == nil || *e.ExitCode != int32(*code)
+				wrong = e.Signal != nil || (e.ExitCode != nil && *e.ExitCode != int32(*code))
 			}
 			if wrong {
 				out = append(out, Finding{Rule: spec.SUP005, Seq: e.Seq, Container: c.name,

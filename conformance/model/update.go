@@ -7,6 +7,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
 	"podspec.dev/podspec/spec"
 	"podspec.dev/podspec/validation"
 )
@@ -341,4 +342,164 @@ func (c *container) lastEndedBefore(t time.Time) *instance {
 		return nil
 	}
 	return last
+}
+
+// UPD-012, UPD-007: an instance created once an update had been accepted runs the definition
+// that update made, as far as its workload reports it: the value of every env variable the
+// updates changed. Its creation began no sooner than Reaction before its first event; an
+// instance that may have begun before the update returned is not judged. The finding names
+// UPD-007 for the new instance of a container the update restarted, UPD-012 for a container
+// that waited to start or to restart.
+func checkUpdatedDefinition(rp *replay) []Finding {
+	ups := rp.appliedUpdates()
+	if len(ups) == 0 {
+		return nil
+	}
+	var out []Finding
+	for _, c := range rp.order {
+		if c.spec == nil {
+			continue
+		}
+		for _, in := range c.startedInsts() {
+			env := in.reportedEnv()
+			if env == nil {
+				continue
+			}
+			begun := in.earliest().Time.Add(-rp.opts.Reaction)
+			var force *applied
+			ambiguous := false
+			for _, a := range ups {
+				switch {
+				case a.u.Returned.Before(begun):
+					force = a
+				case a.u.Issued.Before(in.earliest().Time):
+					ambiguous = true
+				}
+			}
+			if force == nil || ambiguous {
+				continue
+			}
+			want := containerEnv(force.next, c.name)
+			for name, values := range changedEnv(rp.pod, ups, c.name) {
+				got, ok := env[name]
+				w, has := want[name]
+				if !values || !ok || !has || got == w {
+					continue
+				}
+				id := spec.UPD012
+				if old, sure := c.runningAt(force.u); old != nil && sure {
+					id = spec.UPD007
+				}
+				out = append(out, Finding{Rule: id, Seq: in.started.Seq, Container: c.name,
+					Message: fmt.Sprintf("an instance created after the update of generation %d took it reports %s=%q, the update set %q", force.gen, name, got, w)})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// reportedEnv is the environment the instance's workload reported first, nil if none.
+func (in *instance) reportedEnv() map[string]string {
+	for _, p := range in.work {
+		if p.Type == probe.TypeReport && p.Report != nil && p.Report.Env != nil {
+			return p.Report.Env
+		}
+	}
+	return nil
+}
+
+// containerEnv is a container's env of a manifest, by name (the last of a repeated name).
+func containerEnv(p *v1alpha1.Pod, name string) map[string]string {
+	out := map[string]string{}
+	for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range list {
+			if list[i].Name == name {
+				for _, e := range list[i].Env {
+					out[e.Name] = e.Value
+				}
+			}
+		}
+	}
+	return out
+}
+
+// changedEnv names the env variables of a container whose value some accepted update changed.
+func changedEnv(first *v1alpha1.Pod, ups []*applied, name string) map[string]bool {
+	out := map[string]bool{}
+	prev := containerEnv(first, name)
+	for _, a := range ups {
+		next := containerEnv(a.next, name)
+		for k, v := range next {
+			if pv, ok := prev[k]; !ok || pv != v {
+				out[k] = true
+			}
+		}
+		prev = next
+	}
+	return out
+}
+
+// replaced says an update replaced the instance: it ran across an accepted update that restarts
+// its container, and the runtime signalled it after that update (before the stop sequence)
+// before its workload reported an end of its own.
+func (rp *replay) replaced(in *instance) bool {
+	for _, a := range rp.appliedUpdates() {
+		if cc, ok := a.effect[in.c.name]; !ok || cc.Effect != validation.EffectRestart {
+			continue
+		}
+		if old, sure := in.c.runningAt(a.u); old != in || !sure {
+			continue
+		}
+		if sigs := in.runtimeSignalsAfter(a.u.Issued, a.until); len(sigs) > 0 && !in.endedBefore(sigs[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// UPD-008: the end of an instance an update replaced does not decide the pod result: a pod
+// decided by a container is decided by an end of it that no update replaced, with that end's
+// exit code.
+func checkReplacedNotCounted(rp *replay) []Finding {
+	var out []Finding
+	type decision struct {
+		seq       int64
+		phase     v1alpha1.PodPhase
+		decidedBy string
+		code      *int32
+	}
+	var ds []decision
+	if rp.finished != nil {
+		ds = append(ds, decision{rp.finished.Seq, rp.finished.Phase, rp.finished.DecidedBy, rp.finished.ExitCode})
+	}
+	if rp.final != nil {
+		ds = append(ds, decision{0, rp.final.Phase, rp.final.DecidedBy, rp.final.ExitCode})
+	}
+	for _, d := range ds {
+		c := rp.byName[d.decidedBy]
+		if c == nil || d.code == nil {
+			continue
+		}
+		var byReplaced, byOther bool
+		for _, in := range c.insts {
+			if in.exited == nil || endCode(terminal{in: in}) != *d.code {
+				continue
+			}
+			if rp.replaced(in) {
+				byReplaced = true
+			} else {
+				byOther = true
+			}
+		}
+		if byReplaced && !byOther {
+			where := "the final status"
+			if d.seq != 0 {
+				where = "PodFinished"
+			}
+			out = append(out, Finding{Rule: spec.UPD008, Seq: d.seq, Container: c.name,
+				Message: fmt.Sprintf("%s is %s, decided by %s with exit code %d: only the end of an instance an update replaced gives that code", where, d.phase, c.name, *d.code)})
+		}
+	}
+	return out
 }

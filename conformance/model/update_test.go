@@ -5,6 +5,7 @@ import (
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
 	"podspec.dev/podspec/spec"
 )
 
@@ -58,8 +59,26 @@ func resized(pol v1alpha1.ResourceResizeRestartPolicy, upd func(*hist) *hist) *h
 		finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
 }
 
+// waitingA is a pod whose a (restart policy OnFailure, env MARK=1) exits 1 at 0.3 s and is
+// updated to MARK=2 at 0.5 s, while it waits to restart; its next instance reports MARK=mark.
+func waitingA(mark string) *hist {
+	env := func(v string) podOpt {
+		return withC("a", func(c *v1alpha1.Container) { c.Env = []v1alpha1.EnvVar{{Name: "MARK", Value: v}} })
+	}
+	onFailure := withC("a", func(c *v1alpha1.Container) { r := v1alpha1.RestartPolicyOnFailure; c.RestartPolicy = &r })
+	return twoMains(env("1"), onFailure).work(100, "a", probe.TypeStart).work(110, "b", probe.TypeStart).
+		work(290, "a", probe.TypeExit, code(1)).exit(300, "a", 1, "Error").
+		update(500, true, env("2")).applied(510, 2).start(1700, "a").work(1710, "a", probe.TypeStart).
+		work(1720, "a", probe.TypeReport, func(p *probe.Event) { p.Report = &probe.Report{Env: map[string]string{"MARK": mark}} }).
+		work(1990, "a", probe.TypeExit, code(0)).exit(2000, "a", 0, "Completed").
+		work(1990, "b", probe.TypeExit, code(0)).exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+		finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
+}
+
 func updateCases() []modelCase {
 	return []modelCase{
+		{"a container waiting to restart when updated restarts with the new env", waitingA("2"), nil},
+		{"a container waiting to restart when updated that restarts with the old env breaks UPD-012", waitingA("1"), []string{spec.UPD012}},
 		{"an update that replaces a by its stop signal and reports it applied once the new instance runs conforms",
 			updatedA(func(h *hist) *hist { return replacedA(h).applied(620, 2) }), nil},
 		{"an update accepted once the pod was terminating breaks UPD-004",
@@ -91,6 +110,10 @@ func updateCases() []modelCase {
 			updatedA(func(h *hist) *hist {
 				return replacedA(h).signal(521, "b", "SIGTERM").exit(601, "b", 0, "Completed").start(612, "b").applied(620, 2)
 			}), []string{spec.UPD009}},
+		{"a pod decided by the end of an instance an update replaced breaks UPD-008",
+			twoMains().update(500, true, image("a", "img2")).signal(520, "a", "SIGTERM").exit(600, "a", 3, "Error").start(610, "a").applied(620, 2).
+				exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+				finish(2100, v1alpha1.PodFailed, 3, "a", "Failed"), []string{spec.UPD008, spec.UPD008}},
 		{"a resize applied in place conforms",
 			resized(v1alpha1.NotRequired, func(h *hist) *hist { return h.applied(520, 2) }), nil},
 		{"a resize that restarts the container breaks UPD-010",

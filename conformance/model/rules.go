@@ -75,6 +75,7 @@ var rules = []rule{
 	{ids: []string{spec.UPD006, spec.UPD007, spec.UPD011}, check: checkUpdateRestarts, onUpdate: true, underUpdate: true, underLoss: true},
 	{ids: []string{spec.UPD009, spec.UPD010}, check: checkUpdateLeavesRunning, onUpdate: true, underUpdate: true, underLoss: true},
 	{ids: []string{spec.UPD013}, check: checkUpdateRevivesNothing, onUpdate: true, underUpdate: true, underLoss: true},
+	{ids: []string{spec.UPD014}, check: checkUpdatedDeadline, onUpdate: true, underUpdate: true},
 	{ids: []string{spec.UPD008}, check: checkReplacedNotCounted, onUpdate: true, underUpdate: true, underLoss: true},
 	{ids: []string{spec.UPD007, spec.UPD012}, check: checkUpdatedDefinition, onUpdate: true, underUpdate: true, underLoss: true},
 	// A supervisor's loss (supervisor.go): only where the scenario's schedule may crash it.

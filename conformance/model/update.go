@@ -503,3 +503,68 @@ func checkReplacedNotCounted(rp *replay) []Finding {
 	}
 	return out
 }
+
+// UPD-014: a changed activeDeadlineSeconds takes effect at once, counted from status.startedAt:
+// the deadline's stop request comes no sooner than startedAt + the smallest deadline an update
+// issued before it may have set − EarlyMargin, and by the later of startedAt + the last update's
+// deadline and that update's return, + Reaction (unless the pod was terminating by then).
+func checkUpdatedDeadline(rp *replay) []Finding {
+	if rp.final == nil || rp.final.StartedAt == nil || rp.finished == nil {
+		return nil
+	}
+	var changing []*applied
+	for _, a := range rp.appliedUpdates() {
+		if a.next.Spec.ActiveDeadlineSeconds != nil && !equalDeadline(a.prev, a.next) {
+			changing = append(changing, a)
+		}
+	}
+	if len(changing) == 0 {
+		return nil
+	}
+	started := *rp.final.StartedAt
+	at := func(p *v1alpha1.Pod) time.Time {
+		return started.Add(time.Duration(*p.Spec.ActiveDeadlineSeconds) * time.Second)
+	}
+	var fired *runtimev1.Event
+	for _, s := range rp.stops {
+		if s.Reason == termDeadline {
+			fired = s
+			break
+		}
+	}
+	var out []Finding
+	if fired != nil {
+		// The smallest deadline in force at the stop, on any reading of the updates in flight.
+		var earliest *time.Time
+		for _, a := range changing {
+			if a.u.Issued.Before(fired.Time) {
+				t := at(a.next)
+				earliest = &t
+			}
+		}
+		if earliest != nil && fired.Time.Before(earliest.Add(-rp.opts.EarlyMargin)) {
+			out = append(out, Finding{Rule: spec.UPD014, Seq: fired.Seq,
+				Message: fmt.Sprintf("the deadline fired %v before the updated activeDeadlineSeconds after status.startedAt", earliest.Sub(fired.Time).Round(time.Millisecond))})
+		}
+	}
+	last := changing[len(changing)-1]
+	due := at(last.next)
+	if last.u.Returned.After(due) {
+		due = last.u.Returned
+	}
+	limit := due.Add(rp.opts.Reaction)
+	switch {
+	case fired != nil && fired.Time.After(limit) && !before(rp.terminating, fired):
+		out = append(out, Finding{Rule: spec.UPD014, Seq: fired.Seq,
+			Message: fmt.Sprintf("the updated deadline (activeDeadlineSeconds %d from status.startedAt) fired %v after its moment, later than the reaction tolerance %v", *last.next.Spec.ActiveDeadlineSeconds, fired.Time.Sub(due).Round(time.Millisecond), rp.opts.Reaction)})
+	case fired == nil && (rp.terminating == nil || rp.terminating.Time.After(limit)) && rp.finished.Time.After(limit):
+		out = append(out, Finding{Rule: spec.UPD014,
+			Message: fmt.Sprintf("the pod was not terminating within the reaction tolerance %v after its updated deadline, and no deadline fired", rp.opts.Reaction)})
+	}
+	return out
+}
+
+func equalDeadline(a, b *v1alpha1.Pod) bool {
+	x, y := a.Spec.ActiveDeadlineSeconds, b.Spec.ActiveDeadlineSeconds
+	return (x == nil) == (y == nil) && (x == nil || *x == *y)
+}

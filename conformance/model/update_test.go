@@ -75,8 +75,22 @@ func waitingA(mark string) *hist {
 		finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
 }
 
+// deadlineUpdated is a pod started at 0 (deadline 600 s) whose deadline an update issued at 2 s
+// sets to 5 s; its stop request with reason DeadlineExceeded comes at ms.
+func deadlineUpdated(ms int) *hist {
+	set := func(d int64) podOpt { return func(p *v1alpha1.Pod) { p.Spec.ActiveDeadlineSeconds = &d } }
+	h := pod(mains("a"), set(600)).add(0, runtimev1.EventPodCreated, "").start(100, "a").update(2000, true, set(5)).applied(2020, 2).
+		add(ms, runtimev1.EventStopRequested, "", func(e *runtimev1.Event) { e.Reason = termDeadline }).terminating(ms+1).
+		signal(ms+2, "a", "SIGTERM").killed(ms+50, "a", "SIGTERM", "DeadlineExceeded").finish(ms+100, v1alpha1.PodFailed, 1, "", "DeadlineExceeded")
+	h.final.StartedAt = &t0
+	return h
+}
+
 func updateCases() []modelCase {
 	return []modelCase{
+		{"an updated deadline that fires at startedAt + its new value conforms", deadlineUpdated(5100), nil},
+		{"an updated deadline counted from the update breaks UPD-014", deadlineUpdated(7000), []string{spec.UPD014}},
+		{"an updated deadline that fires before its moment breaks UPD-014", deadlineUpdated(4000), []string{spec.UPD014}},
 		{"a container waiting to restart when updated restarts with the new env", waitingA("2"), nil},
 		{"a container waiting to restart when updated that restarts with the old env breaks UPD-012", waitingA("1"), []string{spec.UPD012}},
 		{"an update that replaces a by its stop signal and reports it applied once the new instance runs conforms",

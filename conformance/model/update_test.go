@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+	"testing"
 	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
@@ -144,5 +146,23 @@ func updateCases() []modelCase {
 			twoMains().exit(300, "a", 0, "Completed").update(500, true, image("a", "img2")).applied(510, 2).
 				exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
 				finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), nil},
+	}
+}
+
+// The rules of updates and of a supervisor's loss label a scenario only when its schedule may
+// update the pod or crash its supervisor: a model-only run of their mutants runs only those.
+func TestUpdateAndLossRulesLabelOnlyTheirSchedules(t *testing.T) {
+	p := &v1alpha1.Pod{Spec: v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "a"}}}}
+	for _, tc := range []struct {
+		s            Schedule
+		upd, crashes bool
+	}{{Schedule{}, false, false}, {Schedule{Updates: true}, true, false}, {Schedule{Crashes: true}, false, true}} {
+		got := Rules(p, tc.s)
+		if slices.Contains(got, spec.UPD004) != tc.upd || slices.Contains(got, spec.SUP004) != tc.crashes {
+			t.Errorf("Rules under %+v: %v", tc.s, got)
+		}
+		if !slices.Contains(got, spec.EXIT014) {
+			t.Errorf("Rules under %+v lost the other rules: %v", tc.s, got)
+		}
 	}
 }

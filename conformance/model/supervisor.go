@@ -30,9 +30,9 @@ func (c *container) runningAcross(k *Crash) *instance {
 }
 
 // SUP-004: the adopter keeps every instance that ran at the loss. An instance that ran across a
-// crash and whose workload reported no end of its own must not end after it unless the stop
-// sequence, a failed probe or hook, an update, a notifier's signal or a stop signal or SIGKILL
-// the runtime recorded explains it.
+// crash and whose workload reported no end of its own must not end after it, nor be followed by a
+// new instance of its container, unless the stop sequence, a failed probe or hook, an update, a
+// notifier's signal or a stop signal or SIGKILL the runtime recorded explains it.
 func checkAdoptionKeepsInstances(rp *replay) []Finding {
 	var out []Finding
 	for i := range rp.crashes {
@@ -42,15 +42,33 @@ func checkAdoptionKeepsInstances(rp *replay) []Finding {
 				continue
 			}
 			in := c.runningAcross(k)
-			if in == nil || in.exited == nil || len(in.work) == 0 || in.exited.Reason == "OOMKilled" {
+			if in == nil || len(in.work) == 0 {
 				continue
 			}
-			if _, _, _, own := in.ended(); own || in.killedForHealth() || before(rp.terminating, in.exited) ||
-				in.signalled() || rp.updatedBetween(k.Issued, in.exited.Time) || rp.delivering(c, k.Issued, in.exited) {
+			end := in.exited
+			var next *instance
+			if in.n+1 < len(c.insts) {
+				next = c.insts[in.n+1]
+			}
+			if end == nil || (next != nil && next.started != nil && next.started.Seq < end.Seq) {
+				if next == nil || next.started == nil {
+					continue
+				}
+				end = next.started // replaced before any end of it was recorded
+			}
+			if end.Reason == "OOMKilled" {
 				continue
 			}
-			out = append(out, Finding{Rule: spec.SUP004, Seq: in.exited.Seq, Container: c.name,
-				Message: fmt.Sprintf("the instance that ran when the supervisor was lost ended after it (%s), its workload reporting no end of its own, before any stop, probe failure or update", describeEnd(in))})
+			if _, _, _, own := in.ended(); own || in.killedForHealth() || before(rp.terminating, end) ||
+				in.signalled() || rp.updatedBetween(k.Issued, end.Time) || rp.delivering(c, k.Issued, end) {
+				continue
+			}
+			what := fmt.Sprintf("ended after it (%s)", describeEnd(in))
+			if end != in.exited {
+				what = "was replaced after it by a new instance before any end of it was recorded"
+			}
+			out = append(out, Finding{Rule: spec.SUP004, Seq: end.Seq, Container: c.name,
+				Message: fmt.Sprintf("the instance that ran when the supervisor was lost %s, its workload reporting no end of its own, before any stop, probe failure or update", what)})
 		}
 	}
 	return out

@@ -31,6 +31,10 @@ func supervisorCases() []modelCase {
 			lostA(func(h *hist) *hist { return h.work(690, "a", probe.TypeExit, code(3)).exit(700, "a", 3, "Error") }), nil},
 		{"an instance ended after the loss, its workload reporting no end, breaks SUP-004",
 			lostA(func(h *hist) *hist { return h.killed(700, "a", "SIGKILL", "Error") }), []string{spec.SUP004}},
+		{"an instance replaced after the loss before any end of it was recorded breaks SUP-004",
+			lostA(func(h *hist) *hist {
+				return h.start(700, "a").work(710, "a", probe.TypeStart).work(790, "a", probe.TypeExit, code(3)).exit(800, "a", 3, "Error")
+			}), []string{spec.HB008, spec.SUP004}},
 		{"an end that did not happen recorded after the loss breaks SUP-005",
 			lostA(func(h *hist) *hist { return h.work(690, "a", probe.TypeExit, code(3)).exit(700, "a", 0, "Completed") }),
 			[]string{spec.SUP005}},

@@ -174,7 +174,7 @@ func (rp *replay) replacement(a *applied, c *container, cc validation.ContainerC
 	if !restartsForDefinition(cc) {
 		id = spec.UPD011
 	}
-	sigs := old.runtimeSignalsAfter(a.u.Issued, a.until)
+	sigs := old.runtimeSignalsAfter(a.u.Issued, rp.terminating)
 	if len(sigs) > 0 && old.endedBefore(sigs[0]) {
 		return nil // it ended on its own as the update came
 	}

@@ -138,6 +138,11 @@ func updateCases() []modelCase {
 			resized(v1alpha1.RestartContainer, func(h *hist) *hist { return replacedA(h).applied(620, 2) }), nil},
 		{"a RestartContainer resize applied in place breaks UPD-011",
 			resized(v1alpha1.RestartContainer, func(h *hist) *hist { return h.applied(520, 2) }), []string{spec.UPD011}},
+		{"a RestartContainer resize applied in place breaks UPD-011, the pod's later stop signal notwithstanding",
+			twoMains(memory("a", "64Mi", v1alpha1.RestartContainer)).update(500, true, memory("a", "128Mi", v1alpha1.RestartContainer)).applied(520, 2).
+				stop(1000, false).terminating(1001).signal(1002, "a", "SIGTERM").signal(1003, "b", "SIGTERM").
+				exit(1100, "a", 0, "Stopped").exit(1100, "b", 0, "Stopped").finish(1200, v1alpha1.PodSucceeded, 0, "", "Stopped"),
+			[]string{spec.UPD011}},
 		{"an update that starts again a main container that had ended terminally breaks UPD-013",
 			twoMains().exit(300, "a", 0, "Completed").update(500, true, image("a", "img2")).start(600, "a").applied(610, 2).
 				exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).

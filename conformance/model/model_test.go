@@ -223,6 +223,21 @@ func stoppedB(h *hist) *hist {
 		finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed")
 }
 
+// unrecordedStops is a pod stopped at 500 ms whose a and b exit 0 on its SIGTERM, which the
+// runtime does not record (no SignalSent); b reports the signal's arrival, a does so only when
+// aReports.
+func unrecordedStops(aReports bool) *hist {
+	sigterm := func(p *probe.Event) { p.Signal = "SIGTERM" }
+	h := twoMains().work(120, "a", probe.TypeStart).work(130, "b", probe.TypeStart).
+		stop(500, false).terminating(501)
+	if aReports {
+		h.work(520, "a", probe.TypeSignal, sigterm)
+	}
+	return h.work(521, "a", probe.TypeExit, code(0)).work(522, "b", probe.TypeSignal, sigterm).
+		work(523, "b", probe.TypeExit, code(0)).exit(530, "a", 0, "Stopped").exit(531, "b", 0, "Stopped").
+		finish(600, v1alpha1.PodSucceeded, 0, "", "Stopped")
+}
+
 // modelCase is one hand-written history and the rules of the findings it must produce.
 type modelCase struct {
 	name string
@@ -299,6 +314,11 @@ func lifecycleCases() []modelCase {
 			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
 			signal(1003, "b", "SIGTERM").exit(1100, "b", 0, "Completed").
 			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), nil},
+		// podman's shape (its adapter cannot see the signals podman sends): no SignalSent, but the
+		// workloads reported their stop signal's arrival in the stop sequence, so Stopped is one
+		// reading; a's reason, with no such report, is judged on the events alone.
+		{"a container that reported its stop signal in the stop sequence, none recorded, may be Stopped", unrecordedStops(true), nil},
+		{"without that report, the same Stopped breaks STAT-006", unrecordedStops(false), []string{spec.STAT006}},
 		{"a pod finished Failed that the history makes Succeeded breaks EXIT-014", twoMains(anyNever).
 			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
 			signal(1003, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy").

@@ -371,16 +371,44 @@ func (rp *replay) stopSent(in *instance) *runtimev1.Event {
 // stopped says whether the runtime stopped the instance (terminology: it had sent its stop
 // signal or SIGKILL in the stop sequence before the instance ended) and whether that is the
 // only reading: an instance whose workload reported its own end before the signal was sent may
-// have ended on its own, and a runtime may count it either way.
+// have ended on its own, and a runtime may count it either way; so may an instance whose
+// workload reported its stop signal's arrival in the stop sequence when the runtime recorded no
+// stop signal (unrecordedStop).
 func (rp *replay) stopped(in *instance) (yes, sure bool) {
 	s := rp.stopSent(in)
 	if s == nil {
+		if rp.unrecordedStop(in) {
+			return true, false
+		}
 		return false, true
 	}
 	if _, _, at, ok := in.ended(); ok && at.Before(s.Time) {
 		return true, false
 	}
 	return true, true
+}
+
+// unrecordedStop says the workload reported its container's stop signal arriving once the stop
+// sequence had begun (its report stamped at or after PodTerminating), before it reported its own
+// end, and it was not killed for its health: the runtime may have stopped it without recording
+// the signal (a runtime that cannot see the signals it sends, as podman's adapter). The events
+// alone would make that stop an end of the instance's own; the workload's report says otherwise,
+// so the model accepts either reading rather than judge on the missing SignalSent.
+func (rp *replay) unrecordedStop(in *instance) bool {
+	if rp.terminating == nil || in.killedForHealth() {
+		return false
+	}
+	for _, p := range in.work {
+		switch p.Type {
+		case probe.TypeExit, probe.TypeCrash:
+			return false
+		case probe.TypeSignal:
+			if p.Signal == in.c.stopSignal() && !p.Received.Before(rp.terminating.Time) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // killedForHealth says the runtime killed the instance after its liveness or startup probe

@@ -1071,6 +1071,9 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 	} else if len(rec.Stops) > 0 {
 		t := rec.Stops[0].Time
 		st.Conditions = append(st.Conditions, v1alpha1.PodCondition{Type: v1alpha1.PodTerminating, Status: v1alpha1.ConditionTrue, LastTransitionTime: &t})
+		// The termination reason from the sequence's beginning, as the terminal status keeps it
+		// (EXIT-020).
+		st.Reason = v1alpha1.ReasonStopped
 	}
 	return st, nil
 }

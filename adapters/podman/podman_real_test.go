@@ -124,6 +124,59 @@ func TestRunDetachReturnsWhileTheInitContainerRuns(t *testing.T) {
 	}
 }
 
+// waitAppRunning polls the pod's status until its main container app runs (90 s at most).
+func waitAppRunning(t *testing.T, a *Adapter, pod string) {
+	t.Helper()
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		st, err := a.Status(context.Background(), pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app := mainStatus(st, "app"); app != nil && app.State.Running != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("app never ran\n%+v", st)
+		}
+	}
+}
+
+// TestReasonIsSetWhenTheStopBegins (EXIT-020): the status of a pod whose stop sequence runs (app,
+// busybox sleep as PID 1, ignores its SIGTERM until the budget end) already says reason Stopped,
+// and the terminal status keeps it.
+func TestReasonIsSetWhenTheStopBegins(t *testing.T) {
+	a, image := realAdapter(t, "")
+	ctx := context.Background()
+	if _, err := a.Create(ctx, busyboxPod("reason", image, nil, "sleep", "60"), ""); err != nil {
+		t.Fatal(err)
+	}
+	waitAppRunning(t, a, "reason")
+	grace := int64(5)
+	if err := a.Stop(ctx, "reason", &grace, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.Status(ctx, "reason")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Phase == v1alpha1.PodSucceeded || st.Phase == v1alpha1.PodFailed {
+		t.Fatalf("terminal right after the stop request, though app ignores SIGTERM for 5 s\n%+v", st)
+	}
+	terminating := false
+	for _, c := range st.Conditions {
+		terminating = terminating || (c.Type == v1alpha1.PodTerminating && c.Status == v1alpha1.ConditionTrue)
+	}
+	if !terminating || st.Reason != v1alpha1.ReasonStopped {
+		t.Errorf("while terminating: conditions %+v, reason %q, want Terminating True and reason Stopped", st.Conditions, st.Reason)
+	}
+	if st, err = a.Wait(ctx, "reason", 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if st.Reason != v1alpha1.ReasonStopped {
+		t.Errorf("terminal reason %q, want Stopped, as while terminating", st.Reason)
+	}
+}
+
 // TestStartErrorOfAUserTheImageDoesNotDefine (IMG-012): podman refuses to start a container
 // whose image User is not in the image's /etc/passwd, says so only in `pod start`'s error, and
 // leaves the container "created"; the adapter reports that instance terminated with reason
@@ -271,18 +324,7 @@ func TestUpdateResizesTheRunningContainer(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		st, err := a.Status(ctx, "resize")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if app := mainStatus(st, "app"); app != nil && app.State.Running != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("app never ran\n%+v", st)
-		}
-	}
+	waitAppRunning(t, a, "resize")
 	before := pid()
 	if got := cgroup("memory/memory.limit_in_bytes"); got != "67108864" {
 		t.Fatalf("memory limit before the update: %s, want 64Mi", got)

@@ -502,9 +502,17 @@ func (tl *Timeline) Consistent() error {
 
 // stoppedBeforeTheirWorkloads counts, by container, the instances that may have left no workload
 // start: those the runtime signalled (SignalSent with the instance's containerID) and that then
-// died of a signal. On a loaded machine a stop can reach an instance before its program has run
-// far enough to report, which no requirement forbids; an instance that ended any other way, or
-// was never signalled by the runtime, must have reported its start.
+// died of a signal, or exited 2: the probe is a Go program and its container's PID 1, and a
+// signal that reaches it before it trapped the signal makes the Go runtime re-raise it, which
+// the kernel ignores for a PID 1 without a handler, and then exit 2. On a loaded machine (or on
+// a fast OCI runtime: crun) a stop, or the kill after a failed postStart hook, can reach an
+// instance before its program has run far enough to report, which no requirement forbids; an
+// instance that ended any other way, or was never signalled by the runtime, must have reported
+// its start.
+// goSignalExit is the exit status of a Go program that got a signal it had not trapped and could
+// not die of (the runtime's dieFromSignal): the probe's, as PID 1, before it traps its signals.
+const goSignalExit = 2
+
 func (tl *Timeline) stoppedBeforeTheirWorkloads() map[string]int {
 	type instance struct{ container, id string }
 	signalled := map[instance]bool{}
@@ -517,7 +525,7 @@ func (tl *Timeline) stoppedBeforeTheirWorkloads() map[string]int {
 		case runtimev1.EventSignalSent:
 			signalled[instance{ev.Container, ev.ContainerID}] = true
 		case runtimev1.EventContainerExited:
-			if signalled[instance{ev.Container, ev.ContainerID}] && ev.Signal != nil {
+			if signalled[instance{ev.Container, ev.ContainerID}] && (ev.Signal != nil || (ev.ExitCode != nil && *ev.ExitCode == goSignalExit)) {
 				n[ev.Container]++
 			}
 		}

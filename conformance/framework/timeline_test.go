@@ -159,6 +159,11 @@ func TestConsistentAllowsAMissingStartOnlyForAnInstanceTheRuntimeStopped(t *test
 	killed.Signal = &sigterm
 	exited := inst(30, 3, runtimev1.EventContainerExited)
 	exited.ExitCode = new(int32)
+	goExit := inst(30, 3, runtimev1.EventContainerExited)
+	two := int32(2)
+	goExit.ExitCode = &two
+	unsignalledGoExit := inst(30, 2, runtimev1.EventContainerExited)
+	unsignalledGoExit.ExitCode = &two
 	unsignalledKill := inst(30, 2, runtimev1.EventContainerExited)
 	unsignalledKill.Signal = &sigterm
 	for _, c := range []struct {
@@ -168,6 +173,8 @@ func TestConsistentAllowsAMissingStartOnlyForAnInstanceTheRuntimeStopped(t *test
 	}{
 		{"signalled, killed by it", []runtimev1.Event{started, signalled, killed}, true},
 		{"signalled, exited with a code", []runtimev1.Event{started, signalled, exited}, false},
+		{"signalled, exited 2 (the probe's Go runtime as PID 1, before it trapped the signal)", []runtimev1.Event{started, signalled, goExit}, true},
+		{"exited 2, never signalled", []runtimev1.Event{started, unsignalledGoExit}, false},
 		{"killed by a signal the runtime did not send", []runtimev1.Event{started, unsignalledKill}, false},
 		{"still running", []runtimev1.Event{started}, false},
 	} {

@@ -32,8 +32,10 @@ func exited(names ...string) func(*fw.Timeline) bool {
 func runtimeExited(names ...string) func(*fw.Timeline) bool {
 	return func(tl *fw.Timeline) bool {
 		for _, n := range names {
-			inst := tl.Instances(n)
-			if len(inst) == 0 || len(tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, n))) < len(inst) {
+			// Every instance either source knows of: one the runtime stopped before its workload
+			// reported has a ContainerStarted and no workload start (Timeline.Consistent).
+			known := max(len(tl.Instances(n)), len(tl.All(fw.RuntimeEv(runtimev1.EventContainerStarted, n))))
+			if known == 0 || len(tl.All(fw.RuntimeEv(runtimev1.EventContainerExited, n))) < known {
 				return false
 			}
 		}

@@ -53,6 +53,23 @@ func (p *pidFD) send(sig syscall.Signal) error {
 	return unix.PidfdSendSignal(p.fd, sig, nil, 0)
 }
 
+// ended reports whether the process has ended (its pidfd is readable then, whether or not it
+// was reaped), or its exit was handled (the pidfd closed); false when it cannot tell (no
+// pidfd, or the poll failed).
+func (p *pidFD) ended() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fd < 0 {
+		return true
+	}
+	fds := []unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
+}
+
 // close closes the pidfd once the instance's exit was handled (or its supervision ended); it
 // is idempotent, and a nil pidFD has nothing to close.
 func (p *pidFD) close() {

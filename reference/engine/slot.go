@@ -713,10 +713,13 @@ func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why st
 }
 
 // killInstance stops an instance outside the stop sequence (failed liveness or startup probe,
-// failed postStart hook): its stop signal, then SIGKILL after the grace period.
+// failed postStart hook): its stop signal, then SIGKILL after the grace period. An instance
+// whose process has already ended is not killed: the probe or hook failed because it ended
+// (an exec in a container that is no longer running), and its end is its own (STAT-006's
+// reason of its exit, not the kill's: HOOK-008..010 kill a live instance).
 func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, reason, msg string) {
 	e.mu.Lock()
-	if s.inst != inst || s.rec().StopReason != "" {
+	if s.inst != inst || s.rec().StopReason != "" || inst.pidfd.ended() {
 		e.mu.Unlock()
 		return
 	}

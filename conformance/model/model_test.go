@@ -514,6 +514,11 @@ func lifecycleCases() []modelCase {
 		{"a sidecar killed by its liveness probe during the stop sequence, before its stop step, conforms (HB-014, HB-015)",
 			livenessKilledSidecar("Unhealthy"), nil},
 		{"that sidecar's kill is no stop: reason Stopped breaks STAT-006", livenessKilledSidecar(v1alpha1.ReasonStopped), []string{spec.STAT006}},
+		{"a sidecar killed for its failed postStart hook during the stop sequence, then SIGKILLed at the budget end, ending Stopped conforms (seed 3000)",
+			postStartKilledSidecar(1000, v1alpha1.ReasonStopped), nil},
+		{"that budget end's SIGKILL is a stop: reason StartError breaks STAT-006", postStartKilledSidecar(1000, v1alpha1.ReasonStartError), []string{spec.STAT006}},
+		{"a SIGKILL at the budget end when the kill's own SIGKILL was due may be either: StartError conforms", postStartKilledSidecar(400, v1alpha1.ReasonStartError), nil},
+		{"... and so does Stopped", postStartKilledSidecar(400, v1alpha1.ReasonStopped), nil},
 		{"sidecars stopped in list order break HB-015", pod(sidecars("s", "t"), mains("a"), policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAll)).
 			start(100, "s").start(150, "t").start(200, "a").stop(1000, false).terminating(1001).signal(1002, "a", "SIGTERM").
 			killed(1100, "a", "SIGTERM", "Stopped").signal(1101, "s", "SIGTERM").killed(1150, "s", "SIGTERM", "Stopped").
@@ -752,6 +757,29 @@ func depFailure(failed bool) *hist {
 		return h
 	}
 	return h.stop(5000, false).terminating(5001).finish(5100, v1alpha1.PodFailed, 3, "a", "Stopped")
+}
+
+// postStartKilledSidecar is seed 3000's shape: a pod stopped while its sidecar s's postStart
+// hook runs (main a never starts); the hook fails at failMs and the runtime kills s for it
+// (its stop signal, the kill's, at failMs+1); s ignores it and dies of the SIGKILL sent at the
+// budget end (3501, grace 3 s): before the kill's own SIGKILL was due (failMs+1+3000) when
+// failMs is after the stop sequence began, at the same time when it is before.
+func postStartKilledSidecar(failMs int, reason string) *hist {
+	h := pod(sidecars("s"), mains("a"), withC("s", postStart)).add(0, runtimev1.EventPodCreated, "").
+		start(100, "s").hook(110, "s", runtimev1.EventHookStarted, runtimev1.HookPostStart)
+	fail := func(h *hist) *hist {
+		return h.add(failMs, runtimev1.EventHookFinished, "s", func(e *runtimev1.Event) { e.Hook, e.Result = runtimev1.HookPostStart, runtimev1.ResultFailed }).
+			signal(failMs+1, "s", "SIGTERM")
+	}
+	if failMs < 500 {
+		h = fail(h)
+	}
+	h = h.stop(500, false).terminating(501).skip(502, "a", "Stopped")
+	if failMs >= 500 {
+		h = fail(h)
+	}
+	return h.signal(3510, "s", "SIGKILL").killed(3600, "s", "SIGKILL", reason).
+		finish(3700, v1alpha1.PodFailed, 1, "", "Stopped")
 }
 
 // livenessKilledSidecar is a pod whose sidecar s fails its liveness probe during the stop

@@ -351,38 +351,59 @@ func before(a, b *runtimev1.Event) bool {
 }
 
 // stopSent is the first signal of a stop the runtime sent this instance before it ended: its
-// stop signal or SIGKILL after the stop sequence began (nil if none).
-func (rp *replay) stopSent(in *instance) *runtimev1.Event {
+// stop signal or SIGKILL after the stop sequence began (nil if none). After a kill for the
+// instance's health its signals are that kill's, not a stop (terminology), except a SIGKILL
+// from the earliest budget end on: the budget end's (STOP-010), a stop's. maybeKill says that
+// SIGKILL may be the kill's own too: the kill sent no stop signal first (HOOK-008 and HOOK-009
+// only say "kill"), or its SIGKILL was due (terminationGracePeriodSeconds after its stop
+// signal, HOOK-010).
+func (rp *replay) stopSent(in *instance) (s *runtimev1.Event, maybeKill bool) {
 	if rp.terminating == nil {
-		return nil
+		return nil, false
 	}
-	kill := in.healthKill() // its signals are a kill after a probe failure, not a stop (terminology)
+	kill := in.healthKill()
+	var killStop *runtimev1.Event // the kill's stop signal
 	for _, s := range in.signals {
-		if s.Seq < rp.terminating.Seq || s.Signal == nil || !before(s, in.exited) || (kill != nil && s.Seq > kill.Seq) {
+		if s.Signal == nil || !before(s, in.exited) {
+			continue
+		}
+		if kill != nil && s.Seq > kill.Seq {
+			if killStop == nil && s.Signal.Name == in.c.stopSignal() {
+				killStop = s
+			}
+			end, _ := rp.earliestBudgetEnd()
+			if s.Seq < rp.terminating.Seq || s.Signal.Name != "SIGKILL" || s.Time.Before(end.Add(-rp.opts.EarlyMargin)) {
+				continue
+			}
+			grace := time.Duration(*rp.pod.Spec.TerminationGracePeriodSeconds) * time.Second
+			return s, killStop == nil || !s.Time.Before(killStop.Time.Add(grace-rp.opts.EarlyMargin))
+		}
+		if s.Seq < rp.terminating.Seq {
 			continue
 		}
 		if s.Signal.Name == "SIGKILL" || s.Signal.Name == in.c.stopSignal() {
-			return s
+			return s, false
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // stopped says whether the runtime stopped the instance (terminology: it had sent its stop
 // signal or SIGKILL in the stop sequence before the instance ended) and whether that is the
 // only reading: an instance whose workload reported its own end before the signal was sent may
-// have ended on its own, and a runtime may count it either way; so may an instance whose
+// have ended on its own, and one SIGKILLed at the budget end after a kill for its health may
+// have died of that kill's SIGKILL; a runtime may count it either way; so may an instance whose
 // workload reported its stop signal's arrival in the stop sequence when the runtime recorded no
 // stop signal (unrecordedStop).
 func (rp *replay) stopped(in *instance) (yes, sure bool) {
-	s := rp.stopSent(in)
+	s, maybeKill := rp.stopSent(in)
 	if s == nil {
 		if rp.unrecordedStop(in) {
 			return true, false
 		}
 		return false, true
 	}
-	if _, _, at, ok := in.ended(); ok && at.Before(s.Time) {
+	if _, _, at, ok := in.ended(); maybeKill || (ok && at.Before(s.Time)) {
 		return true, false
 	}
 	return true, true

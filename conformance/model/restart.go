@@ -84,7 +84,7 @@ func (rp *replay) missingRestart(c *container, id string) []Finding {
 			cut = rp.terminating.Time
 		}
 	} else if rp.terminating != nil {
-		if rp.stopSent(last) != nil {
+		if s, _ := rp.stopSent(last); s != nil {
 			return nil // its own step of the stop sequence
 		}
 		cut = rp.terminating.Time

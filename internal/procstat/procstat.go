@@ -17,6 +17,8 @@ type Stat struct {
 	State byte
 	// PPID is field 4, the parent's process ID.
 	PPID int
+	// Flags is field 9, the kernel's flags word of the process (PF_* in linux/sched.h).
+	Flags uint64
 	// StartTime is field 22, the start time in clock ticks since boot; 0 when the kernel's line
 	// is too short to hold it.
 	StartTime uint64
@@ -24,6 +26,14 @@ type Stat struct {
 
 // Ended reports whether the process has ended: a zombie or dead.
 func (s Stat) Ended() bool { return s.State == 'Z' || s.State == 'X' }
+
+// pfExiting is the kernel's PF_EXITING flag: set once the process's exit has begun.
+const pfExiting = 0x4
+
+// Exiting reports whether the process has ended or its exit has begun (PF_EXITING): the init
+// of a PID namespace stays in its exit, neither zombie nor dead, until the namespace's other
+// processes have been reaped.
+func (s Stat) Exiting() bool { return s.Ended() || s.Flags&pfExiting != 0 }
 
 // Read reads /proc/PID/stat. The error wraps os.ErrNotExist when there is no such process.
 func Read(pid int) (Stat, error) {
@@ -60,6 +70,10 @@ func Parse(b []byte) (Stat, error) {
 		return Stat{}, fmt.Errorf("malformed /proc stat line %q: parent %q", b, f[1])
 	}
 	s := Stat{State: f[0][0], PPID: ppid}
+	// f[6] is field 9, the flags.
+	if len(f) >= 7 {
+		s.Flags, _ = strconv.ParseUint(f[6], 10, 64)
+	}
 	// f[0] is field 3; the start time is field 22.
 	if len(f) >= 20 {
 		s.StartTime, _ = strconv.ParseUint(f[19], 10, 64)

@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"podspec.dev/podspec/internal/procstat"
 )
 
 // pidFD is a pidfd of an instance's init process. A signal sent through it reaches that
@@ -68,6 +70,18 @@ func (p *pidFD) ended() bool {
 	fds := []unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}
 	n, err := unix.Poll(fds, 0)
 	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
+}
+
+// instanceExiting reports whether the instance's process has ended or its exit has begun: /proc
+// shows it exiting (a PID namespace's init stays in its exit, no zombie yet, until the
+// namespace's other processes, such as a hook being run in it, have been reaped), or its pidfd
+// is readable. /proc is read first: while the pidfd is not readable the pid is still the
+// instance's.
+func instanceExiting(inst *instance) bool {
+	if st, err := procstat.Read(inst.pid); err == nil && inst.pid > 0 && st.Exiting() {
+		return true
+	}
+	return inst.pidfd.ended()
 }
 
 // close closes the pidfd once the instance's exit was handled (or its supervision ended); it

@@ -719,7 +719,7 @@ func (e *Engine) signal(ctx context.Context, s *slot, sig syscall.Signal, why st
 // reason of its exit, not the kill's: HOOK-008..010 kill a live instance).
 func (e *Engine) killInstance(ctx context.Context, s *slot, inst *instance, reason, msg string) {
 	e.mu.Lock()
-	if s.inst != inst || s.rec().StopReason != "" || inst.pidfd.ended() {
+	if s.inst != inst || s.rec().StopReason != "" || instanceExiting(inst) {
 		e.mu.Unlock()
 		return
 	}

@@ -519,6 +519,9 @@ func lifecycleCases() []modelCase {
 		{"that budget end's SIGKILL is a stop: reason StartError breaks STAT-006", postStartKilledSidecar(1000, v1alpha1.ReasonStartError), []string{spec.STAT006}},
 		{"a SIGKILL at the budget end when the kill's own SIGKILL was due may be either: StartError conforms", postStartKilledSidecar(400, v1alpha1.ReasonStartError), nil},
 		{"... and so does Stopped", postStartKilledSidecar(400, v1alpha1.ReasonStopped), nil},
+		{"a sidecar killed for its failed postStart hook, then sent its stop step's stop signal, ending Stopped conforms (seed 3000's replay)",
+			postStartKilledSidecar(400, v1alpha1.ReasonStopped, stopStep), nil},
+		{"that second stop signal is its stop step's: reason StartError breaks STAT-006", postStartKilledSidecar(400, v1alpha1.ReasonStartError, stopStep), []string{spec.STAT006}},
 		{"sidecars stopped in list order break HB-015", pod(sidecars("s", "t"), mains("a"), policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAll)).
 			start(100, "s").start(150, "t").start(200, "a").stop(1000, false).terminating(1001).signal(1002, "a", "SIGTERM").
 			killed(1100, "a", "SIGTERM", "Stopped").signal(1101, "s", "SIGTERM").killed(1150, "s", "SIGTERM", "Stopped").
@@ -764,7 +767,10 @@ func depFailure(failed bool) *hist {
 // (its stop signal, the kill's, at failMs+1); s ignores it and dies of the SIGKILL sent at the
 // budget end (3501, grace 3 s): before the kill's own SIGKILL was due (failMs+1+3000) when
 // failMs is after the stop sequence began, at the same time when it is before.
-func postStartKilledSidecar(failMs int, reason string) *hist {
+//
+// With stopStep, s's stop step sends it its stop signal at 2000, and the kill's own SIGKILL
+// (failMs+1+3000) ends it before the budget end.
+func postStartKilledSidecar(failMs int, reason string, stopStep ...bool) *hist {
 	h := pod(sidecars("s"), mains("a"), withC("s", postStart)).add(0, runtimev1.EventPodCreated, "").
 		start(100, "s").hook(110, "s", runtimev1.EventHookStarted, runtimev1.HookPostStart)
 	fail := func(h *hist) *hist {
@@ -778,9 +784,16 @@ func postStartKilledSidecar(failMs int, reason string) *hist {
 	if failMs >= 500 {
 		h = fail(h)
 	}
+	if len(stopStep) > 0 {
+		return h.signal(2000, "s", "SIGTERM").signal(failMs+3001, "s", "SIGKILL").killed(failMs+3050, "s", "SIGKILL", reason).
+			finish(3450, v1alpha1.PodFailed, 1, "", "Stopped")
+	}
 	return h.signal(3510, "s", "SIGKILL").killed(3600, "s", "SIGKILL", reason).
 		finish(3700, v1alpha1.PodFailed, 1, "", "Stopped")
 }
+
+// stopStep is postStartKilledSidecar's option.
+const stopStep = true
 
 // livenessKilledSidecar is a pod whose sidecar s fails its liveness probe during the stop
 // sequence, before its stop step (a stops first, then t, then s): the runtime kills s for its

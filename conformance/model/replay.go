@@ -352,8 +352,9 @@ func before(a, b *runtimev1.Event) bool {
 
 // stopSent is the first signal of a stop the runtime sent this instance before it ended: its
 // stop signal or SIGKILL after the stop sequence began (nil if none). After a kill for the
-// instance's health its signals are that kill's, not a stop (terminology), except a SIGKILL
-// from the earliest budget end on: the budget end's (STOP-010), a stop's. maybeKill says that
+// instance's health its signals are that kill's, not a stop (terminology), except a second stop
+// signal after the stop sequence began (its stop step's: the kill sends one) and a SIGKILL from
+// the earliest budget end on (the budget end's, STOP-010): a stop's. maybeKill says that
 // SIGKILL may be the kill's own too: the kill sent no stop signal first (HOOK-008 and HOOK-009
 // only say "kill"), or its SIGKILL was due (terminationGracePeriodSeconds after its stop
 // signal, HOOK-010).
@@ -368,15 +369,18 @@ func (rp *replay) stopSent(in *instance) (s *runtimev1.Event, maybeKill bool) {
 			continue
 		}
 		if kill != nil && s.Seq > kill.Seq {
-			if killStop == nil && s.Signal.Name == in.c.stopSignal() {
-				killStop = s
-			}
 			end, _ := rp.earliestBudgetEnd()
-			if s.Seq < rp.terminating.Seq || s.Signal.Name != "SIGKILL" || s.Time.Before(end.Add(-rp.opts.EarlyMargin)) {
-				continue
+			switch {
+			case s.Signal.Name == in.c.stopSignal() && killStop == nil:
+				killStop = s
+			case s.Seq < rp.terminating.Seq:
+			case s.Signal.Name == in.c.stopSignal():
+				return s, false // a second stop signal: its stop step's, not the kill's
+			case s.Signal.Name == "SIGKILL" && !s.Time.Before(end.Add(-rp.opts.EarlyMargin)):
+				grace := time.Duration(*rp.pod.Spec.TerminationGracePeriodSeconds) * time.Second
+				return s, killStop == nil || !s.Time.Before(killStop.Time.Add(grace-rp.opts.EarlyMargin))
 			}
-			grace := time.Duration(*rp.pod.Spec.TerminationGracePeriodSeconds) * time.Second
-			return s, killStop == nil || !s.Time.Before(killStop.Time.Add(grace-rp.opts.EarlyMargin))
+			continue
 		}
 		if s.Seq < rp.terminating.Seq {
 			continue

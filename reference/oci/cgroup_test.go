@@ -86,3 +86,23 @@ func TestCgroupHierarchiesReadsTheMountTableOnceAndAgainOnAMiss(t *testing.T) {
 		t.Errorf("CgroupFile after the controller moved = %q, want %q", file, want)
 	}
 }
+
+// BenchmarkCgroupFile compares a cgroup file's lookup from the hierarchies kept with one that
+// reads the mount table each time, as every lookup did before: the second grows with the table,
+// a few entries a pod (go test -run - -bench CgroupFile ./reference/oci/ on a host with pods).
+func BenchmarkCgroupFile(b *testing.B) {
+	b.Run("kept", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := CgroupFile("/podspec", "", "cgroup.procs"); err != nil {
+				b.Skip(err)
+			}
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := readCgroupHierarchies(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -190,7 +190,7 @@ func TestSUP009_DeferAttemptALostSupervisorCreatedButNeverStartedGetsItsOwnID(t 
 metadata: {name: lost-created-defer}
 spec:
   restartPolicy: Never
-  terminationGracePeriodSeconds: 5
+  terminationGracePeriodSeconds: 60
   containers:
   - {name: app, image: IMAGE, command: [sh, -c, "sleep 0.2"]}
   deferContainers:

@@ -198,10 +198,12 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 }
 
 // runStep runs step i of the stop sequence until it ends or its limit comes: the budget end,
-// and for the BeforeStop defers the reserve point, unless a defer's start is under way then: its
-// run may begin any moment, and must end before the main containers' stop signals (HB-009), so
-// the step waits for the start and kills the run at once (superviseDefer). A step left at its
-// limit goes on in the background until its backend call returns (left counts it).
+// and for the BeforeStop defers the reserve point, unless a BeforeStop defer's run may still
+// begin or has not ended then (its start under way, or its program running until its kill at
+// that limit lands): every such run must have ended before the main containers' stop signals
+// (HB-009), so the step waits for it; a creation that returns late is deleted unstarted and
+// holds nothing. A step left at its limit goes on in the background until its backend call
+// returns (left counts it).
 func (e *Engine) runStep(budget context.Context, i int, step stopStep, left *sync.WaitGroup) {
 	ended := false
 	left.Add(1)
@@ -214,15 +216,15 @@ func (e *Engine) runStep(budget context.Context, i int, step stopStep, left *syn
 		e.mu.Unlock()
 	}()
 	e.waitUntil(budget, func() bool {
-		return ended || (i == stepBeforeStopDefers && e.reserveReached && !e.deferStartingLocked())
+		return ended || (i == stepBeforeStopDefers && e.reserveReached && !e.beforeStopRunPendingLocked())
 	})
 }
 
-// deferStartingLocked reports whether a defer's start is under way: created, its program not
-// running yet.
-func (e *Engine) deferStartingLocked() bool {
+// beforeStopRunPendingLocked reports whether a BeforeStop defer has an instance: created and
+// being started, or running (a late creation drops its instance before it is deleted).
+func (e *Engine) beforeStopRunPendingLocked() bool {
 	for _, s := range e.slots {
-		if s.kind == KindDefer && s.starting() {
+		if s.kind == KindDefer && s.inst != nil && e.deferPhase(s) == v1alpha1.DeferBeforeStop {
 			return true
 		}
 	}

@@ -133,9 +133,19 @@ func TestHB009_ABeforeStopDeferStartedAcrossTheReservePointEndsBeforeTheStopSign
 	// 10 s: cleanup's creation, before the reserve point, takes seconds on a loaded host.
 	tp, g := startBlockedStep(t, "hb009-starting", "BeforeStop", true, 10)
 	reserve := tp.find(runtimev1.EventPodTerminating, "").Time.Add(8 * time.Second)
-	time.Sleep(time.Until(reserve) + 500*time.Millisecond)
+	time.Sleep(time.Until(reserve) + 100*time.Millisecond)
 	g.open()
 	tp.wait(120 * time.Second)
+	// The shape held here needs the start to return before the budget end, 2 s after the
+	// reserve point. Where the host is so loaded that runc's start returned later, cleanup's
+	// run began after the budget end's SIGKILLs: that is the other shape, which docs/runtime.md
+	// ("The stop sequence") leaves open (the main containers get SIGKILL without their stop
+	// signal), not this one; the test cannot judge this one then and says so.
+	if kills := signalsTo(tp, "app", "SIGKILL"); len(kills) > 0 {
+		if st := tp.all(runtimev1.EventContainerStarted, "cleanup"); len(st) == 0 || st[0].Seq > kills[0].Seq {
+			t.Skipf("cleanup's start returned after the budget end (a loaded host): not the shape under test; events:\n%s", tp.timeline())
+		}
+	}
 	kill := tp.waitEvent(time.Second, "cleanup's SIGKILL at its limit", func(ev runtimev1.Event) bool {
 		return ev.Type == runtimev1.EventSignalSent && ev.Container == "cleanup" && ev.Signal != nil && ev.Signal.Name == "SIGKILL"
 	})

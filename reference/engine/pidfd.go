@@ -78,8 +78,10 @@ func (p *pidFD) ended() bool {
 // is readable. /proc is read first: while the pidfd is not readable the pid is still the
 // instance's.
 func instanceExiting(inst *instance) bool {
-	if st, err := procstat.Read(inst.pid); err == nil && inst.pid > 0 && st.Exiting() {
-		return true
+	if inst.pid > 0 {
+		if st, err := procstat.Read(inst.pid); err == nil && st.Exiting() {
+			return true
+		}
 	}
 	return inst.pidfd.ended()
 }

@@ -95,8 +95,8 @@ func (c *container) runningAt(u *Update) (in *instance, sure bool) {
 	return nil, true
 }
 
-// runtimeSignals are the signals the runtime sent the instance after the update was issued and
-// before end (nil: no end), leaving out those that follow a kill for its health.
+// runtimeSignalsAfter are the signals the runtime sent the instance from t (an update's issue)
+// up to end (nil: no end), leaving out those that follow a kill for its health.
 func (in *instance) runtimeSignalsAfter(t time.Time, end *runtimev1.Event) []*runtimev1.Event {
 	kill := in.healthKill()
 	var out []*runtimev1.Event

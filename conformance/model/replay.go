@@ -69,6 +69,7 @@ type replay struct {
 	notifications []Notification // those that target the pod (targeting)
 	updates       []Update       // the harness's updates, in issue order
 	crashes       []Crash        // the harness's crashes, in issue order
+	accepted      []*applied     // the accepted updates as the model reads them (appliedUpdates)
 }
 
 func newReplay(h History, opts Options) *replay {
@@ -106,6 +107,7 @@ func newReplay(h History, opts Options) *replay {
 	rp.attachProbe(h.Probe)
 	rp.updates = slices.Clone(h.Updates)
 	sort.SliceStable(rp.updates, func(i, j int) bool { return rp.updates[i].Issued.Before(rp.updates[j].Issued) })
+	rp.accepted = rp.appliedUpdates()
 	rp.crashes = slices.Clone(h.Crashes)
 	sort.SliceStable(rp.crashes, func(i, j int) bool { return rp.crashes[i].Issued.Before(rp.crashes[j].Issued) })
 	for _, n := range h.Notifications {

@@ -42,7 +42,7 @@ type applied struct {
 }
 
 // appliedUpdates are the accepted updates in issue order, each with the generation it makes
-// (ID-008: a pod starts at generation 1).
+// (ID-008: a pod starts at generation 1). newReplay reads them once into rp.accepted.
 func (rp *replay) appliedUpdates() []*applied {
 	var out []*applied
 	prev, gen := rp.pod, int64(1)
@@ -128,7 +128,7 @@ func checkUpdateRefusedInStop(rp *replay) []Finding {
 // and no final observedGeneration names a generation beyond them.
 func checkGenerations(rp *replay) []Finding {
 	top := int64(1)
-	for _, a := range rp.appliedUpdates() {
+	for _, a := range rp.accepted {
 		top = a.gen
 	}
 	var out []Finding
@@ -151,7 +151,7 @@ func checkGenerations(rp *replay) []Finding {
 // until the stop sequence begins.
 func checkUpdateRestarts(rp *replay) []Finding {
 	var out []Finding
-	for _, a := range rp.appliedUpdates() {
+	for _, a := range rp.accepted {
 		for name, cc := range a.effect {
 			c := rp.byName[name]
 			if c == nil || cc.Effect != validation.EffectRestart || (c.kind != kindMain && c.kind != kindSidecar) {
@@ -245,7 +245,7 @@ func minGrace(a *applied) int64 {
 // delivered a signal meanwhile. Judged until the next update or the stop sequence.
 func checkUpdateLeavesRunning(rp *replay) []Finding {
 	var out []Finding
-	ups := rp.appliedUpdates()
+	ups := rp.accepted
 	for k, a := range ups {
 		if a.done == nil || a.until != nil || (k+1 < len(ups) && ups[k+1].u.Issued.Before(a.done.Time)) {
 			continue
@@ -297,7 +297,7 @@ func (rp *replay) delivering(c *container, t time.Time, end *runtimev1.Event) bo
 // regular init container that had started, before it was issued.
 func checkUpdateRevivesNothing(rp *replay) []Finding {
 	var out []Finding
-	for _, a := range rp.appliedUpdates() {
+	for _, a := range rp.accepted {
 		if rp.terminating != nil && rp.terminating.Time.Before(a.u.Issued) {
 			continue // UPD-004's
 		}
@@ -351,7 +351,7 @@ func (c *container) lastEndedBefore(t time.Time) *instance {
 // UPD-007 for the new instance of a container the update restarted, UPD-012 for a container
 // that waited to start or to restart.
 func checkUpdatedDefinition(rp *replay) []Finding {
-	ups := rp.appliedUpdates()
+	ups := rp.accepted
 	if len(ups) == 0 {
 		return nil
 	}
@@ -444,7 +444,7 @@ func changedEnv(first *v1alpha1.Pod, ups []*applied, name string) map[string]boo
 // its container, and the runtime signalled it after that update (before the stop sequence)
 // before its workload reported an end of its own.
 func (rp *replay) replaced(in *instance) bool {
-	for _, a := range rp.appliedUpdates() {
+	for _, a := range rp.accepted {
 		if cc, ok := a.effect[in.c.name]; !ok || cc.Effect != validation.EffectRestart {
 			continue
 		}
@@ -513,7 +513,7 @@ func checkUpdatedDeadline(rp *replay) []Finding {
 		return nil
 	}
 	var changing []*applied
-	for _, a := range rp.appliedUpdates() {
+	for _, a := range rp.accepted {
 		if a.next.Spec.ActiveDeadlineSeconds != nil && !equalDeadline(a.prev, a.next) {
 			changing = append(changing, a)
 		}

@@ -534,14 +534,29 @@ func checkUpdatedDeadline(rp *replay) []Finding {
 	}
 	var out []Finding
 	if fired != nil {
-		// The smallest deadline in force at the stop, on any reading of the updates in flight.
+		// The smallest deadline that can have been in force at the stop: that of the last
+		// change that had returned by then (else the one before the first change), and that of
+		// each change still in flight then.
 		var earliest *time.Time
-		for _, a := range changing {
-			if a.u.Issued.Before(fired.Time) {
-				t := at(a.next)
+		consider := func(p *v1alpha1.Pod) {
+			if p.Spec.ActiveDeadlineSeconds == nil {
+				return
+			}
+			if t := at(p); earliest == nil || t.Before(*earliest) {
 				earliest = &t
 			}
 		}
+		settled := changing[0].prev
+		for _, a := range changing {
+			switch {
+			case !a.u.Issued.Before(fired.Time):
+			case a.u.Returned.Before(fired.Time):
+				settled = a.next
+			default:
+				consider(a.next)
+			}
+		}
+		consider(settled)
 		if earliest != nil && fired.Time.Before(earliest.Add(-rp.opts.EarlyMargin)) {
 			out = append(out, Finding{Rule: spec.UPD014, Seq: fired.Seq,
 				Message: fmt.Sprintf("the deadline fired %v before the updated activeDeadlineSeconds after status.startedAt", earliest.Sub(fired.Time).Round(time.Millisecond))})

@@ -88,8 +88,22 @@ func deadlineUpdated(ms int) *hist {
 	return h
 }
 
+// deadlineRaisedInFlight is deadlineUpdated(5100) with a second update, issued 5 ms before the
+// deadline fires and returned after it, that raises the deadline to 60 s: either deadline can
+// have been in force, so firing at the first one's moment conforms.
+func deadlineRaisedInFlight() *hist {
+	h := deadlineUpdated(5100)
+	d := int64(60)
+	p := defaulted(h.pod)
+	p.Spec.ActiveDeadlineSeconds = &d
+	at := t0.Add(5095 * time.Millisecond)
+	h.upd = append(h.upd, Update{Issued: at, Returned: at.Add(10 * time.Millisecond), Pod: p, Accepted: true})
+	return h
+}
+
 func updateCases() []modelCase {
 	return []modelCase{
+		{"an updated deadline that fires at its moment while a later update raising it is in flight conforms", deadlineRaisedInFlight(), nil},
 		{"an updated deadline that fires at startedAt + its new value conforms", deadlineUpdated(5100), nil},
 		{"an updated deadline counted from the update breaks UPD-014", deadlineUpdated(7000), []string{spec.UPD014}},
 		{"an updated deadline that fires before its moment breaks UPD-014", deadlineUpdated(4000), []string{spec.UPD014}},

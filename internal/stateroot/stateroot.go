@@ -31,12 +31,12 @@ var ErrUntrusted = errors.New("not safe to use")
 // that user, or root, could have made it so.
 
 // Open prepares the state root abs (an absolute path) for a verb: it refuses a root another user
-// owns or could replace before anything is made there (CheckRoot), creates the root and each of
+// owns or could replace before anything is made there (checkRoot), creates the root and each of
 // create (paths relative to it) with mode, checks the root and each of create and existing that
 // exists (CheckOwnDir: no symbolic link, nobody else's, group and other write removed), and
 // gives the root mode (SEC-007 asks 0700: no other user reaches anything of the state).
 func Open(abs string, mode os.FileMode, create, existing []string) error {
-	if err := CheckRoot(abs); err != nil { // SUP-011, before anything is made there
+	if err := checkRoot(abs); err != nil { // SUP-011, before anything is made there
 		return err
 	}
 	if err := os.MkdirAll(abs, mode); err != nil {
@@ -47,7 +47,7 @@ func Open(abs string, mode os.FileMode, create, existing []string) error {
 			return fmt.Errorf("create state root %s: %w", abs, err)
 		}
 	}
-	real, err := filepath.EvalSymlinks(abs) // CheckRoot allowed a link made by root or this user
+	real, err := filepath.EvalSymlinks(abs) // checkRoot allowed a link made by root or this user
 	if err != nil {
 		return fmt.Errorf("state root %s: %w", abs, err)
 	}
@@ -62,10 +62,10 @@ func Open(abs string, mode os.FileMode, create, existing []string) error {
 	return nil
 }
 
-// CheckRoot checks the state root abs (absolute) and the directories above it, before anything
+// checkRoot checks the state root abs (absolute) and the directories above it, before anything
 // is created there: the existing part of the path as given (a symbolic link on the way counts
 // only if root or the runtime's user owns it) and as resolved.
-func CheckRoot(abs string) error {
+func checkRoot(abs string) error {
 	if err := checkAncestors(abs, abs); err != nil {
 		return err
 	}

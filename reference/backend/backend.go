@@ -17,13 +17,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/moby/sys/mountinfo"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 
@@ -724,38 +722,6 @@ func (b *Backend) KillPod(ctx context.Context, pod *engine.PodInfo) (int, error)
 		n++
 	}
 	return n, errors.Join(errs...)
-}
-
-// unmountUnderByScan unmounts every mount point at or below dir, deepest first, from the mount
-// table (github.com/moby/sys/mountinfo, which undoes the table's escapes). A mount hidden below
-// another (mounted first, then covered) can only be unmounted once the cover is gone, so it
-// reads the table again after each pass that unmounted something.
-func unmountUnderByScan(dir string) error {
-	for {
-		mounts, err := mountinfo.GetMounts(mountinfo.PrefixFilter(dir))
-		if err != nil {
-			return fmt.Errorf("list mounts: %w", err)
-		}
-		mps := make([]string, 0, len(mounts))
-		for _, m := range mounts {
-			mps = append(mps, m.Mountpoint)
-		}
-		sort.Slice(mps, func(i, j int) bool { return len(mps[i]) > len(mps[j]) })
-		var errs []error
-		unmounted := false
-		for _, mp := range mps {
-			err := unix.Unmount(mp, unix.MNT_DETACH)
-			switch {
-			case err == nil:
-				unmounted = true
-			case !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT):
-				errs = append(errs, fmt.Errorf("unmount %s: %w", mp, err))
-			}
-		}
-		if !unmounted || len(errs) > 0 {
-			return errors.Join(errs...)
-		}
-	}
 }
 
 // VolumeUsage returns the disk a pod's emptyDir volume uses, as du counts it: the blocks of

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sort"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 )
 
@@ -79,4 +81,36 @@ func isMountRoot(path string) (bool, error) {
 		return false, errScan
 	}
 	return st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0, nil
+}
+
+// unmountUnderByScan unmounts every mount point at or below dir, deepest first, from the mount
+// table (github.com/moby/sys/mountinfo, which undoes the table's escapes). A mount hidden below
+// another (mounted first, then covered) can only be unmounted once the cover is gone, so it
+// reads the table again after each pass that unmounted something.
+func unmountUnderByScan(dir string) error {
+	for {
+		mounts, err := mountinfo.GetMounts(mountinfo.PrefixFilter(dir))
+		if err != nil {
+			return fmt.Errorf("list mounts: %w", err)
+		}
+		mps := make([]string, 0, len(mounts))
+		for _, m := range mounts {
+			mps = append(mps, m.Mountpoint)
+		}
+		sort.Slice(mps, func(i, j int) bool { return len(mps[i]) > len(mps[j]) })
+		var errs []error
+		unmounted := false
+		for _, mp := range mps {
+			err := unix.Unmount(mp, unix.MNT_DETACH)
+			switch {
+			case err == nil:
+				unmounted = true
+			case !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT):
+				errs = append(errs, fmt.Errorf("unmount %s: %w", mp, err))
+			}
+		}
+		if !unmounted || len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+	}
 }

@@ -500,6 +500,10 @@ func (tl *Timeline) Consistent() error {
 	return nil
 }
 
+// goSignalExit is the exit status of a Go program that got a signal it had not trapped and could
+// not die of (the runtime's dieFromSignal): the probe's, as PID 1, before it traps its signals.
+const goSignalExit = 2
+
 // stoppedBeforeTheirWorkloads counts, by container, the instances that may have left no workload
 // start: those the runtime signalled (SignalSent with the instance's containerID) and that then
 // died of a signal, or exited 2: the probe is a Go program and its container's PID 1, and a
@@ -509,10 +513,6 @@ func (tl *Timeline) Consistent() error {
 // instance before its program has run far enough to report, which no requirement forbids; an
 // instance that ended any other way, or was never signalled by the runtime, must have reported
 // its start.
-// goSignalExit is the exit status of a Go program that got a signal it had not trapped and could
-// not die of (the runtime's dieFromSignal): the probe's, as PID 1, before it traps its signals.
-const goSignalExit = 2
-
 func (tl *Timeline) stoppedBeforeTheirWorkloads() map[string]int {
 	type instance struct{ container, id string }
 	signalled := map[instance]bool{}

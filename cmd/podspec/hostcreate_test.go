@@ -38,12 +38,15 @@ func TestHostCreateParallelismBoundsCreationsAcrossPods(t *testing.T) {
 	}
 	counts := filepath.Join(dir, "counts")
 	// The wrapper is named runc so that the runtime is recognised as runc (its init's name). A
-	// creation (`run --bundle`, not `run --help`) records its pid, which runc keeps once exec'd (the container's process must be
-	// the supervisor's grandchild, as without a wrapper), counts the recorded pids still alive,
-	// itself included, and lasts a second before runc starts. A slot is freed only once the
-	// supervisor has reaped its invocation, so a pid alive is a slot held.
+	// creation (`run --bundle`, not `run --help`) records its pid, which runc keeps once exec'd
+	// (the container's process must be the supervisor's grandchild, as without a wrapper), counts
+	// the recorded pids still alive, itself included, and lasts a second before runc starts. A
+	// slot is freed only once the supervisor has reaped its invocation, so a pid alive is a slot
+	// held.
 	wrapper := filepath.Join(dir, "bin", "runc")
-	os.MkdirAll(filepath.Dir(wrapper), 0o755)
+	if err := os.MkdirAll(filepath.Dir(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	script := fmt.Sprintf(`#!/bin/sh
 for a in "$@"; do
 	if [ "$a" = --bundle ]; then
@@ -67,14 +70,16 @@ exec %[3]s "$@"
 	for i := range pods {
 		name := fmt.Sprintf("host-create-%d", i)
 		manifest := filepath.Join(dir, name+".yaml")
-		os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
+		if err := os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
 kind: Pod
 metadata: {name: `+name+`}
 spec:
   restartPolicy: Never
   containers:
   - {name: app, image: "oci:`+layout+`", command: ["true"]}
-`), 0o644)
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { c.run("--oci-runtime", wrapper, "rm", "--force", name) })
 		wg.Add(1)
 		go func() {
@@ -138,13 +143,15 @@ func TestStopEndsTheWaitForAHostCreationSlot(t *testing.T) {
 	}
 	defer hold()
 	manifest := filepath.Join(t.TempDir(), "pod.yaml")
-	os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
+	if err := os.WriteFile(manifest, []byte(`apiVersion: podspec.dev/v1alpha1
 kind: Pod
 metadata: {name: waits}
 spec:
   containers:
   - {name: app, image: "oci:`+layout+`", command: [sleep, "60"]}
-`), 0o644)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, code := c.run("run", "--detach", "--host-create-parallelism", "1", manifest); code != 0 {
 		t.Fatalf("run --detach: exit %d", code)
 	}

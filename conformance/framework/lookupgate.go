@@ -140,7 +140,8 @@ func mountLookupGate(parent string, holdSub bool) (*LookupGate, error) {
 	return g, nil
 }
 
-// Arm makes every later lookup of the held directory (Dir, or Sub) wait for Open; Blocked is closed at the first one held.
+// Arm makes every later lookup of the held directory (Dir, or Sub) wait for Open; Blocked is
+// closed at the first one held.
 func (g *LookupGate) Arm() {
 	g.mu.Lock()
 	defer g.mu.Unlock()

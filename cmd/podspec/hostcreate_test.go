@@ -171,4 +171,10 @@ spec:
 	if _, code := c.run("status", "waits"); code == 0 {
 		t.Errorf("the pod is still there after rm --force")
 	}
+	if _, err := os.Stat(filepath.Join(c.root, "pods", "waits")); !os.IsNotExist(err) {
+		t.Errorf("the pod's directory is left after rm --force (stat: %v)", err)
+	}
+	if left, _ := exec.Command("runc", "--root", filepath.Join(c.root, "runc"), "list", "-q").Output(); strings.TrimSpace(string(left)) != "" {
+		t.Errorf("OCI containers left after rm --force: %s", left)
+	}
 }

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"slices"
+
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/spec"
 )
@@ -69,6 +71,21 @@ var rules = []rule{
 	{ids: []string{spec.HOOK003}, applies: hasHooksWithEnv, check: checkExecEnv, underUpdate: true, underLoss: true},
 	{ids: []string{spec.HB014, spec.HB015}, applies: hasSidecar, check: checkSidecarStopOrder, underUpdate: true},
 	{ids: []string{spec.HB016}, check: checkAllEndedBeforeFinish, underUpdate: true},
+	// What each instance sees (view.go): judged on the reports its workloads send.
+	{ids: []string{spec.SEC001, spec.SEC002}, applies: anyReport, check: checkPrivileges, underLoss: true},
+	{ids: []string{spec.SEC003, spec.SEC004}, applies: anyReport, check: checkProcPaths, underLoss: true},
+	{ids: []string{spec.SEC008}, applies: anyReport, check: checkSharedNamespaces},
+	{ids: []string{spec.SEC009}, applies: anyReport, check: checkLoopbackOnly, underLoss: true},
+	{ids: []string{spec.SEC021}, applies: reportsWith(func(v outlook) bool { return v.sc != nil && (v.sc.RunAsUser != nil || v.sc.RunAsGroup != nil) }), check: checkRunAs, underLoss: true},
+	{ids: []string{spec.SEC023}, applies: reportsWith(func(v outlook) bool { return readOnlyRoot(v.sc) }), check: checkReadOnlyRoot, underLoss: true},
+	{ids: []string{spec.SEC024}, applies: reportsWith(func(v outlook) bool { return v.sc != nil && v.sc.Capabilities != nil }), check: checkCapabilityChanges, underLoss: true},
+	{ids: []string{spec.VOL006}, applies: reportsWith(func(v outlook) bool { return len(v.memoryMounts()) > 0 }), check: checkMemoryVolumes, underLoss: true},
+	{ids: []string{spec.VOL009}, applies: reportsWith(func(v outlook) bool {
+		return slices.ContainsFunc(v.mounts, func(m v1alpha1.VolumeMount) bool { return m.ReadOnly })
+	}), check: checkReadOnlyMounts, underLoss: true},
+	{ids: []string{spec.RES002}, applies: reportsWith(func(v outlook) bool { return v.res != nil && len(v.res.Limits) > 0 }), check: checkLimits, underLoss: true},
+	{ids: []string{spec.RST004, spec.IMG009}, applies: reportsWith(outlook.restarts), check: checkNewInstances},
+	{ids: []string{spec.RES003}, applies: reportsWith(func(v outlook) bool { return v.res == nil || v.res.Limits[v1alpha1.ResourcePIDs] == "" }), check: checkDefaultPids, underLoss: true},
 	// Updates (update.go): only where the scenario's schedule may update the pod.
 	{ids: []string{spec.UPD004}, check: checkUpdateRefusedInStop, onUpdate: true, underUpdate: true, underLoss: true},
 	{ids: []string{spec.UPD005}, check: checkGenerations, onUpdate: true, underUpdate: true, underLoss: true},

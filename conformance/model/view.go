@@ -24,26 +24,6 @@ import (
 // instances with a manifest the model does not replay, so these rules are not judged on a
 // history with one.
 
-// viewRules are the rules of what an instance sees; init adds them to the rules table.
-var viewRules = []rule{
-	{ids: []string{spec.SEC001, spec.SEC002}, applies: anyReport, check: checkPrivileges, underLoss: true},
-	{ids: []string{spec.SEC003, spec.SEC004}, applies: anyReport, check: checkProcPaths, underLoss: true},
-	{ids: []string{spec.SEC008}, applies: anyReport, check: checkSharedNamespaces},
-	{ids: []string{spec.SEC009}, applies: anyReport, check: checkLoopbackOnly, underLoss: true},
-	{ids: []string{spec.SEC021}, applies: reportsWith(func(v outlook) bool { return v.sc != nil && (v.sc.RunAsUser != nil || v.sc.RunAsGroup != nil) }), check: checkRunAs, underLoss: true},
-	{ids: []string{spec.SEC023}, applies: reportsWith(func(v outlook) bool { return readOnlyRoot(v.sc) }), check: checkReadOnlyRoot, underLoss: true},
-	{ids: []string{spec.SEC024}, applies: reportsWith(func(v outlook) bool { return v.sc != nil && v.sc.Capabilities != nil }), check: checkCapabilityChanges, underLoss: true},
-	{ids: []string{spec.VOL006}, applies: reportsWith(func(v outlook) bool { return len(v.memoryMounts()) > 0 }), check: checkMemoryVolumes, underLoss: true},
-	{ids: []string{spec.VOL009}, applies: reportsWith(func(v outlook) bool {
-		return slices.ContainsFunc(v.mounts, func(m v1alpha1.VolumeMount) bool { return m.ReadOnly })
-	}), check: checkReadOnlyMounts, underLoss: true},
-	{ids: []string{spec.RES002}, applies: reportsWith(func(v outlook) bool { return v.res != nil && len(v.res.Limits) > 0 }), check: checkLimits, underLoss: true},
-	{ids: []string{spec.RST004, spec.IMG009}, applies: reportsWith(outlook.restarts), check: checkNewInstances},
-	{ids: []string{spec.RES003}, applies: reportsWith(func(v outlook) bool { return v.res == nil || v.res.Limits[v1alpha1.ResourcePIDs] == "" }), check: checkDefaultPids, underLoss: true},
-}
-
-func init() { rules = append(rules, viewRules...) }
-
 // outlook is what the manifest says a container's processes see.
 type outlook struct {
 	name   string

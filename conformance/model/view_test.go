@@ -171,11 +171,11 @@ func viewCases() []modelCase {
 func TestViewRulesNeedAReport(t *testing.T) {
 	quiet := seeing(withC("a", func(c *v1alpha1.Container) { c.Command = nil }), withC("b", func(c *v1alpha1.Container) { c.Command = nil }))
 	loud := seeing()
-	for _, r := range viewRules {
-		for _, id := range r.ids {
-			if slices.Contains(Rules(quiet.pod, Schedule{}), id) {
-				t.Errorf("%s labels a pod whose workloads report nothing", id)
-			}
+	viewIDs := []string{spec.SEC001, spec.SEC002, spec.SEC003, spec.SEC004, spec.SEC008, spec.SEC009, spec.SEC021, spec.SEC023,
+		spec.SEC024, spec.VOL006, spec.VOL009, spec.RES002, spec.RST004, spec.IMG009, spec.RES003}
+	for _, id := range viewIDs {
+		if slices.Contains(Rules(quiet.pod, Schedule{}), id) {
+			t.Errorf("%s labels a pod whose workloads report nothing", id)
 		}
 	}
 	for _, id := range []string{spec.SEC001, spec.SEC008, spec.VOL006, spec.VOL009, spec.RES003} {

@@ -27,6 +27,7 @@
 package notify
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,10 +39,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"golang.org/x/sys/unix"
 
 	"podspec.dev/podspec/api/v1alpha1"
 	"podspec.dev/podspec/internal/atomicfile"
+	"podspec.dev/podspec/internal/flock"
 	"podspec.dev/podspec/reference/store"
 )
 
@@ -101,21 +102,11 @@ func RecordPath(dir, pod, uid string) string {
 
 // lock takes the creation lock (exclusive, waiting).
 func (s *Store) lock() (func(), error) {
-	f, err := os.OpenFile(filepath.Join(s.Dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	unlock, err := flock.Exclusive(context.Background(), filepath.Join(s.Dir, lockFile))
 	if err != nil {
 		return nil, fmt.Errorf("lock notifications: %w", err)
 	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock notifications: %w", err)
-	}
-	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
+	return unlock, nil
 }
 
 // PodInfo is what target selection needs to know about a pod.

@@ -662,7 +662,7 @@ const (
 	KUBE017 = "KUBE-017"
 	// KUBE018 A tool that converts a podspec Pod to a Kubernetes pod (`podspec convert --to kubernetes`) MUST report, at its position, each field that Kubernetes has no field for.
 	KUBE018 = "KUBE-018"
-	// KUBE019 A tool that converts a Kubernetes pod to a podspec Pod MUST report, at its position, each value it carries over in the normal form podspec requires rather than as written, such as a `hostPath.path` without its trailing slash.
+	// KUBE019 A tool that converts a Kubernetes pod to a podspec Pod MUST report, at its position, each value it carries over in the normal form podspec requires rather than as written, such as a `hostPath.path` without its trailing slash, and each field it carries over whose unset companion podspec defaults differently from Kubernetes, such as a `hostPort` without `hostIP`.
 	KUBE019 = "KUBE-019"
 )
 
@@ -1643,5 +1643,5 @@ var requirements = [...]Requirement{
 	{ID: KUBE018, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByConverter}, Source: "spec/kubernetes.md",
 		Text: "A tool that converts a podspec Pod to a Kubernetes pod (`podspec convert --to kubernetes`) MUST report, at its position, each field that Kubernetes has no field for."},
 	{ID: KUBE019, Level: Must, Severity: Error, Area: "KUBE", Profile: ProfileKubernetes, Since: "0.1", EnforcedBy: []string{EnforcedByConverter}, Source: "spec/kubernetes.md",
-		Text: "A tool that converts a Kubernetes pod to a podspec Pod MUST report, at its position, each value it carries over in the normal form podspec requires rather than as written, such as a `hostPath.path` without its trailing slash."},
+		Text: "A tool that converts a Kubernetes pod to a podspec Pod MUST report, at its position, each value it carries over in the normal form podspec requires rather than as written, such as a `hostPath.path` without its trailing slash, and each field it carries over whose unset companion podspec defaults differently from Kubernetes, such as a `hostPort` without `hostIP`."},
 }

@@ -204,12 +204,11 @@ spec:
 `)
 	stopWhenStarted("app")(tp)
 	tp.waitEvent(10*time.Second, "preStop hook", func(ev runtimev1.Event) bool { return ev.Type == "HookStarted" })
-	start := time.Now()
+	// A runtime that let the forced stop wait would end the pod only when the preStop hook
+	// (50 s) or the grace period (60 s) ends: the pod must end well before either, with no
+	// tighter clock, which a loaded machine would break.
 	tp.stop(nil, true)
-	st := tp.wait(15 * time.Second)
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("forced stop took %s", d)
-	}
+	st := tp.wait(40 * time.Second)
 	c := tp.container("app").State.Terminated
 	if c.Reason != "Forced" || c.Signal == nil || c.Signal.Name != "SIGKILL" {
 		t.Errorf("app %+v, want Forced by SIGKILL", c)

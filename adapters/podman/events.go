@@ -45,10 +45,83 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 	if err != nil {
 		return nil, false, err
 	}
-	out, err := a.run(ctx, "events", "--stream=false", "--format", "json", "--since", rec.CreatedAt.Add(-time.Second).Format(time.RFC3339Nano))
+	log, err := a.eventLog(ctx, rec)
 	if err != nil {
 		return nil, false, err
 	}
+	evs := translateLog(rec, log)
+	add := func(e Event) {
+		e.Pod, e.PodUID = rec.Name, rec.UID
+		evs = append(evs, e)
+	}
+	// A container podman could not start has no event in podman's log: its end is the
+	// StartError the status shows, at the time podman's pod start returned.
+	for _, cs := range append(append([]v1alpha1.ContainerStatus{}, st.InitContainerStatuses...), st.ContainerStatuses...) {
+		if t := cs.State.Terminated; t != nil && t.Reason == v1alpha1.ReasonStartError {
+			kind := "main"
+			for _, c := range rec.Containers {
+				if c.Name == cs.Name {
+					kind = c.Kind
+				}
+			}
+			n := int32(0)
+			add(Event{Time: t.FinishedAt, Type: rtv1.EventContainerExited, Container: cs.Name, ContainerKind: kind,
+				ContainerID: cs.ContainerID, RestartCount: &n, Reason: t.Reason, Message: t.Message})
+		}
+	}
+	for _, u := range rec.Updates {
+		add(Event{Time: u.Time, Type: rtv1.EventUpdateApplied, Generation: u.Generation})
+	}
+	for _, s := range rec.Stops {
+		g := s.GracePeriod
+		add(Event{Time: s.Time, Type: rtv1.EventStopRequested, GracePeriodSeconds: &g, Force: s.Force})
+	}
+	if len(rec.Stops) > 0 {
+		add(Event{Time: rec.Stops[0].Time, Type: rtv1.EventPodTerminating, Reason: "StopRequested"})
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if evs[i].Type == rtv1.EventPodCreated != (evs[j].Type == rtv1.EventPodCreated) {
+			return evs[i].Type == rtv1.EventPodCreated
+		}
+		return evs[i].Time.Before(evs[j].Time)
+	})
+	finished := st.Phase == v1alpha1.PodSucceeded || st.Phase == v1alpha1.PodFailed
+	if finished {
+		t := rec.CreatedAt
+		if len(evs) > 0 {
+			t = evs[len(evs)-1].Time
+		}
+		if st.FinishedAt != nil && st.FinishedAt.After(t) {
+			t = *st.FinishedAt
+		}
+		add(Event{Time: t, Type: rtv1.EventPodFinished, Phase: st.Phase, ExitCode: st.ExitCode, DecidedBy: st.DecidedBy, Reason: st.Reason})
+	}
+	if len(evs) > 0 && evs[0].Type != rtv1.EventPodCreated {
+		// podman's log lost the pod's creation (rotated): the adapter's record has it.
+		evs = append([]Event{{Time: rec.CreatedAt, Pod: rec.Name, PodUID: rec.UID, Type: rtv1.EventPodCreated}}, evs...)
+	}
+	for i := range evs {
+		evs[i].Seq = int64(i + 1)
+		evs[i].Time = evs[i].Time.UTC()
+		if i > 0 && evs[i].Time.Before(evs[i-1].Time) {
+			evs[i].Time = evs[i-1].Time
+		}
+	}
+	return evs, finished, nil
+}
+
+// eventLog is podman's event log (`podman events --format json`, one event a line) from just
+// before the pod's creation on.
+func (a *Adapter) eventLog(ctx context.Context, rec *podRecord) ([]byte, error) {
+	return a.run(ctx, "events", "--stream=false", "--format", "json", "--since", rec.CreatedAt.Add(-time.Second).Format(time.RFC3339Nano))
+}
+
+// translateLog translates the pod's part of podman's event log into the contract's events it
+// holds, in the log's order: PodCreated, PodStarted, every instance's ContainerCreated,
+// ContainerStarted, ContainerExited and ContainerRestarting, and the exit policy's PolicyFired
+// and PodTerminating (Events says how). Events and Status (a restarted container's lastState)
+// both read instances from it, so the two agree.
+func translateLog(rec *podRecord, log []byte) []Event {
 	byID := map[string]containerRecord{}
 	for _, c := range rec.Containers {
 		byID[c.ID] = c
@@ -61,7 +134,7 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 	restarts := map[string]int32{}
 	running := map[string]bool{}
 	exited := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc := bufio.NewScanner(bytes.NewReader(log))
 	sc.Buffer(make([]byte, 64*1024), 4<<20)
 	podCreated, podStarted, policyFired := false, false, false
 	lastExit := map[string]int32{} // each main container's last exit code
@@ -161,58 +234,5 @@ func (a *Adapter) Events(ctx context.Context, name string) ([]Event, bool, error
 			running[c.ID], exited[c.ID] = false, true
 		}
 	}
-	// A container podman could not start has no event in podman's log: its end is the
-	// StartError the status shows, at the time podman's pod start returned.
-	for _, cs := range append(append([]v1alpha1.ContainerStatus{}, st.InitContainerStatuses...), st.ContainerStatuses...) {
-		if t := cs.State.Terminated; t != nil && t.Reason == v1alpha1.ReasonStartError {
-			kind := "main"
-			for _, c := range rec.Containers {
-				if c.Name == cs.Name {
-					kind = c.Kind
-				}
-			}
-			n := int32(0)
-			add(Event{Time: t.FinishedAt, Type: rtv1.EventContainerExited, Container: cs.Name, ContainerKind: kind,
-				ContainerID: cs.ContainerID, RestartCount: &n, Reason: t.Reason, Message: t.Message})
-		}
-	}
-	for _, u := range rec.Updates {
-		add(Event{Time: u.Time, Type: rtv1.EventUpdateApplied, Generation: u.Generation})
-	}
-	for _, s := range rec.Stops {
-		g := s.GracePeriod
-		add(Event{Time: s.Time, Type: rtv1.EventStopRequested, GracePeriodSeconds: &g, Force: s.Force})
-	}
-	if len(rec.Stops) > 0 {
-		add(Event{Time: rec.Stops[0].Time, Type: rtv1.EventPodTerminating, Reason: "StopRequested"})
-	}
-	sort.SliceStable(evs, func(i, j int) bool {
-		if evs[i].Type == rtv1.EventPodCreated != (evs[j].Type == rtv1.EventPodCreated) {
-			return evs[i].Type == rtv1.EventPodCreated
-		}
-		return evs[i].Time.Before(evs[j].Time)
-	})
-	finished := st.Phase == v1alpha1.PodSucceeded || st.Phase == v1alpha1.PodFailed
-	if finished {
-		t := rec.CreatedAt
-		if len(evs) > 0 {
-			t = evs[len(evs)-1].Time
-		}
-		if st.FinishedAt != nil && st.FinishedAt.After(t) {
-			t = *st.FinishedAt
-		}
-		add(Event{Time: t, Type: rtv1.EventPodFinished, Phase: st.Phase, ExitCode: st.ExitCode, DecidedBy: st.DecidedBy, Reason: st.Reason})
-	}
-	if len(evs) > 0 && evs[0].Type != rtv1.EventPodCreated {
-		// podman's log lost the pod's creation (rotated): the adapter's record has it.
-		evs = append([]Event{{Time: rec.CreatedAt, Pod: rec.Name, PodUID: rec.UID, Type: rtv1.EventPodCreated}}, evs...)
-	}
-	for i := range evs {
-		evs[i].Seq = int64(i + 1)
-		evs[i].Time = evs[i].Time.UTC()
-		if i > 0 && evs[i].Time.Before(evs[i-1].Time) {
-			evs[i].Time = evs[i-1].Time
-		}
-	}
-	return evs, finished, nil
+	return evs
 }

@@ -973,6 +973,20 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 	if err != nil {
 		return nil, err
 	}
+	// podman restarts a container in place, and its inspect holds only the running instance's
+	// state: the previous instance's end, the lastState (STAT-008), is in podman's event log,
+	// read after the inspect so that it holds the end of every instance before the inspected one.
+	var logged []Event
+	for _, in := range ins {
+		if in.RestartCount > 0 {
+			log, err := a.eventLog(ctx, rec)
+			if err != nil {
+				return nil, err
+			}
+			logged = translateLog(rec, log)
+			break
+		}
+	}
 	start := a.startOutcome(rec)
 	// Every accepted update took effect before it was recorded (Update): observed is current.
 	st := &v1alpha1.PodStatus{UID: rec.UID, Phase: v1alpha1.PodPending, ObservedGeneration: rec.generation()}
@@ -1003,6 +1017,9 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 		} else {
 			cs.ContainerID = instanceID(c.ID, in.RestartCount)
 			cs.RestartCount = in.RestartCount
+			if in.RestartCount > 0 {
+				cs.LastState.Terminated = instanceEnd(logged, c.Name, in.RestartCount-1)
+			}
 			switch {
 			case in.State.Running:
 				allDone = false
@@ -1076,6 +1093,30 @@ func (a *Adapter) Status(ctx context.Context, name string) (*v1alpha1.PodStatus,
 		st.Reason = v1alpha1.ReasonStopped
 	}
 	return st, nil
+}
+
+// instanceEnd is the termination of instance n of container name as its ContainerExited in evs
+// (translateLog's) records it, started at its ContainerStarted; nil when evs have no end of it.
+// The event log is all podman keeps of an instance it restarted: neither a signal nor oomKilled.
+func instanceEnd(evs []Event, name string, n int32) *v1alpha1.ContainerStateTerminated {
+	var t *v1alpha1.ContainerStateTerminated
+	var started time.Time
+	for _, e := range evs {
+		if e.Container != name || e.RestartCount == nil || *e.RestartCount != n {
+			continue
+		}
+		switch e.Type {
+		case rtv1.EventContainerStarted:
+			started = e.Time
+		case rtv1.EventContainerExited:
+			t = &v1alpha1.ContainerStateTerminated{ExitCode: e.ExitCode, Signal: e.Signal, Reason: e.Reason, Message: e.Message,
+				FinishedAt: e.Time.UTC(), ContainerID: e.ContainerID}
+		}
+	}
+	if t != nil {
+		t.StartedAt = started.UTC()
+	}
+	return t
 }
 
 // stoppedBy reports whether an instance that finished at t ended after the pod's first stop

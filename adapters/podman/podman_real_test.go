@@ -584,3 +584,76 @@ func TestSecurityContextReachesPodman(t *testing.T) {
 		t.Errorf("app %+v, want exit 0 (11: user, 12: writable root filesystem, 13: capabilities)", term)
 	}
 }
+
+// TestSTAT008_ARestartedContainersLastStateIsThePreviousInstancesEnd: podman restarts a
+// container in place and its inspect holds only the current instance's state; the adapter
+// reports the previous instance's end as lastState.terminated, the same as that instance's
+// ContainerExited, both while the next instance runs and once it has ended (app exits 3, then
+// 4, then runs until the test lets it exit 0).
+func TestSTAT008_ARestartedContainersLastStateIsThePreviousInstancesEnd(t *testing.T) {
+	a, image := realAdapter(t, "")
+	ctx := context.Background()
+	p := busyboxPod("last", image, nil, "sh", "-c", `n=$(cat /data/n 2>/dev/null || echo 0); echo $((n+1)) > /data/n
+case $n in 0) exit 3;; 1) exit 4;; esac
+while [ ! -f /data/go ]; do sleep 0.1; done`)
+	p.Spec.RestartPolicy = v1alpha1.RestartPolicyOnFailure
+	p.Spec.Volumes = []v1alpha1.Volume{{Name: "data", EmptyDir: &v1alpha1.EmptyDirVolumeSource{}}}
+	p.Spec.Containers[0].VolumeMounts = []v1alpha1.VolumeMount{{Name: "data", MountPath: "/data"}}
+	rec, err := a.Create(ctx, p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// exited is app's ContainerExited of instance n, as the adapter's events report it.
+	exited := func(n int32) rtv1.Event {
+		t.Helper()
+		evs, _, err := a.Events(ctx, "last")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Type == rtv1.EventContainerExited && e.Container == "app" && *e.RestartCount == n {
+				return e
+			}
+		}
+		t.Fatalf("no ContainerExited of app's instance %d: %+v", n, evs)
+		return rtv1.Event{}
+	}
+	// wantLast checks that app's lastState is instance 1's end, exit code 4, as its event says.
+	wantLast := func(app *v1alpha1.ContainerStatus) {
+		t.Helper()
+		e, last := exited(1), app.LastState.Terminated
+		if last == nil {
+			t.Fatalf("restartCount %d and no lastState.terminated: %+v", app.RestartCount, app)
+		}
+		if last.ExitCode == nil || *last.ExitCode != 4 || last.Reason != v1alpha1.ReasonError || last.ContainerID != e.ContainerID ||
+			!last.FinishedAt.Equal(e.Time) || last.StartedAt.IsZero() || last.StartedAt.After(last.FinishedAt) {
+			t.Errorf("lastState.terminated %+v, want instance 1's end as its ContainerExited %+v says (exit 4, Error)", last, e)
+		}
+	}
+	var app *v1alpha1.ContainerStatus
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		st, err := a.Status(ctx, "last")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if app = mainStatus(st, "app"); app != nil && app.RestartCount == 2 && app.State.Running != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("app's third instance never ran\n%+v", st)
+		}
+	}
+	wantLast(app)
+	if err := os.WriteFile(filepath.Join(a.Root, "volumes", rec.UID, "data", "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.Wait(ctx, "last", 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app = mainStatus(st, "app")
+	if term := app.State.Terminated; app.RestartCount != 2 || term == nil || term.ExitCode == nil || *term.ExitCode != 0 {
+		t.Fatalf("final app %+v, want restartCount 2 and the third instance's exit 0 as its state", app)
+	}
+	wantLast(app)
+}

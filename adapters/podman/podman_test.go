@@ -2,6 +2,7 @@ package podman
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -87,6 +88,35 @@ func TestInstanceIDChangesOnRestart(t *testing.T) {
 	id := "0123456789abcdef0123"
 	if a, b := instanceID(id, 0), instanceID(id, 1); a == b || !strings.HasPrefix(a, id[:12]) {
 		t.Errorf("instance IDs %q and %q", a, b)
+	}
+}
+
+// TestInstanceEndReadsEachInstanceFromTheEventLog (STAT-008): the end of each instance of a
+// container podman restarted is read from podman's event log (lines as `podman events --format
+// json` gives them: a died without ContainerExitCode exited 0), as its ContainerExited, started
+// at its ContainerStarted; an instance that has not ended has none.
+func TestInstanceEndReadsEachInstanceFromTheEventLog(t *testing.T) {
+	id := "7d441ea946215bbfa6bf27e1d91a4847e43a4ff0c4bd63687aebde28807bbc79"
+	rec := &podRecord{Name: "p", UID: "u", Containers: []containerRecord{{Name: "app", Kind: "main", ID: id}}}
+	at := func(s int) time.Time { return time.Date(2026, 12, 7, 18, 0, s, 0, time.UTC) }
+	var log strings.Builder
+	for i, line := range []struct{ status, code string }{{"create", ""}, {"start", ""}, {"died", `"ContainerExitCode":3,`},
+		{"restart", ""}, {"start", ""}, {"died", ""}, {"restart", ""}, {"start", ""}} {
+		fmt.Fprintf(&log, `{%s"ID":%q,"Status":%q,"Time":%q,"Type":"container"}`+"\n", line.code, id, line.status, at(i).Format(time.RFC3339Nano))
+	}
+	evs := translateLog(rec, []byte(log.String()))
+	three, zero := int32(3), int32(0)
+	for _, c := range []struct {
+		n    int32
+		want *v1alpha1.ContainerStateTerminated
+	}{
+		{0, &v1alpha1.ContainerStateTerminated{ExitCode: &three, Reason: v1alpha1.ReasonError, StartedAt: at(1), FinishedAt: at(2), ContainerID: instanceID(id, 0)}},
+		{1, &v1alpha1.ContainerStateTerminated{ExitCode: &zero, Reason: v1alpha1.ReasonCompleted, StartedAt: at(3), FinishedAt: at(5), ContainerID: instanceID(id, 1)}},
+		{2, nil},
+	} {
+		if got := instanceEnd(evs, "app", c.n); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("instance %d: end %+v, want %+v", c.n, got, c.want)
+		}
 	}
 }
 

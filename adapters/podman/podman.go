@@ -461,16 +461,17 @@ func Unsupported(spec *v1alpha1.PodSpec) []string {
 	return out
 }
 
-// securityArgs are the `podman create` flags of a container's securityContext: --user for
+// securityArgs are the `podman create` flags of a container's securityContext: always
+// --security-opt no-new-privileges (SEC-001: podman leaves it unset unless asked), --user for
 // runAsUser[:runAsGroup], --read-only without podman's tmpfs mounts on /tmp, /run and /var/tmp
 // (the spec's read-only root filesystem has none), and --cap-drop before --cap-add, which
 // podman applies in that order. runAsNonRoot is satisfied by a runAsUser other than 0, which
 // validation requires of a container that sets both; without one, Unsupported refuses it.
 func securityArgs(sc *v1alpha1.SecurityContext) []string {
+	args := []string{"--security-opt", "no-new-privileges"}
 	if sc == nil {
-		return nil
+		return args
 	}
-	var args []string
 	if sc.RunAsUser != nil {
 		u := strconv.FormatInt(*sc.RunAsUser, 10)
 		if sc.RunAsGroup != nil {

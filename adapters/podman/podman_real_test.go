@@ -574,14 +574,14 @@ func TestSecurityContextReachesPodman(t *testing.T) {
 	ctx := context.Background()
 	uid, gid, yes := int64(1000), int64(3000), true
 	p := busyboxPod("secctx", image, nil, "sh", "-c",
-		`[ "$(id -u):$(id -g)" = 1000:3000 ] || exit 11; touch /x 2>/dev/null && exit 12; grep -qx "CapBnd:.0000000000000400" /proc/self/status || exit 13; exit 0`)
+		`[ "$(id -u):$(id -g)" = 1000:3000 ] || exit 11; touch /x 2>/dev/null && exit 12; grep -qx "CapBnd:.0000000000000400" /proc/self/status || exit 13; grep -qx "NoNewPrivs:.1" /proc/self/status || exit 14; exit 0`)
 	p.Spec.Containers[0].SecurityContext = &v1alpha1.SecurityContext{RunAsUser: &uid, RunAsGroup: &gid, RunAsNonRoot: &yes, ReadOnlyRootFilesystem: &yes,
 		Capabilities: &v1alpha1.Capabilities{Drop: []v1alpha1.Capability{"ALL"}, Add: []v1alpha1.Capability{"NET_BIND_SERVICE"}}}
 	if _, err := a.Create(ctx, p, ""); err != nil {
 		t.Fatal(err)
 	}
 	if term := appTerminated(t, a, "secctx"); term.ExitCode == nil || *term.ExitCode != 0 {
-		t.Errorf("app %+v, want exit 0 (11: user, 12: writable root filesystem, 13: capabilities)", term)
+		t.Errorf("app %+v, want exit 0 (11: user, 12: writable root filesystem, 13: capabilities, 14: noNewPrivileges)", term)
 	}
 }
 

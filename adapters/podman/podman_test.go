@@ -311,21 +311,22 @@ func TestStateOfAContainerForAnUpdate(t *testing.T) {
 	}
 }
 
-// TestSecurityArgsCarryTheSecurityContext: a container's securityContext becomes podman's
-// --user, --read-only (without its tmpfs mounts) and --cap-drop/--cap-add.
+// TestSecurityArgsCarryTheSecurityContext: every container gets no-new-privileges (SEC-001), and
+// its securityContext becomes podman's --user, --read-only (without its tmpfs mounts) and
+// --cap-drop/--cap-add.
 func TestSecurityArgsCarryTheSecurityContext(t *testing.T) {
 	uid, gid, yes := int64(1000), int64(3000), true
 	got := securityArgs(&v1alpha1.SecurityContext{RunAsUser: &uid, RunAsGroup: &gid, RunAsNonRoot: &yes, ReadOnlyRootFilesystem: &yes,
 		Capabilities: &v1alpha1.Capabilities{Drop: []v1alpha1.Capability{"ALL"}, Add: []v1alpha1.Capability{"NET_BIND_SERVICE"}}})
-	want := []string{"--user", "1000:3000", "--read-only", "--read-only-tmpfs=false", "--cap-drop", "ALL", "--cap-add", "NET_BIND_SERVICE"}
+	want := []string{"--security-opt", "no-new-privileges", "--user", "1000:3000", "--read-only", "--read-only-tmpfs=false", "--cap-drop", "ALL", "--cap-add", "NET_BIND_SERVICE"}
 	if !slices.Equal(got, want) {
 		t.Errorf("securityArgs = %q, want %q", got, want)
 	}
-	if got := securityArgs(&v1alpha1.SecurityContext{RunAsUser: &uid}); !slices.Equal(got, []string{"--user", "1000"}) {
+	if got := securityArgs(&v1alpha1.SecurityContext{RunAsUser: &uid}); !slices.Equal(got, []string{"--security-opt", "no-new-privileges", "--user", "1000"}) {
 		t.Errorf("runAsUser alone: %q, want --user 1000", got)
 	}
-	if got := securityArgs(nil); got != nil {
-		t.Errorf("no securityContext: %q, want no flags", got)
+	if got := securityArgs(nil); !slices.Equal(got, []string{"--security-opt", "no-new-privileges"}) {
+		t.Errorf("no securityContext: %q, want no-new-privileges alone", got)
 	}
 	plain := v1alpha1.PodSpec{Containers: []v1alpha1.Container{{Name: "a", Image: "oci:x", SecurityContext: &v1alpha1.SecurityContext{RunAsUser: &uid, RunAsNonRoot: &yes}}}}
 	if u := Unsupported(&plain); len(u) != 0 {

@@ -51,14 +51,14 @@ func newListCmd() *cobra.Command {
 			if err != nil {
 				continue // removed meanwhile
 			}
-			st, err := p.ReadState()
+			sum, err := p.ReadSummary()
 			release()
 			switch {
 			case errors.Is(err, store.ErrUnreadable):
 				uid, created := p.Identity()
 				out = append(out, listEntry{Name: n, UID: uid, Phase: phaseUnknown, CreatedAt: created, Error: err.Error()})
 			case err == nil:
-				out = append(out, listEntry{Name: n, UID: st.Pod.Status.UID, Phase: string(st.Pod.Status.Phase), CreatedAt: st.CreatedAt})
+				out = append(out, listEntry{Name: n, UID: sum.UID, Phase: string(sum.Phase), CreatedAt: sum.CreatedAt})
 			}
 		}
 		return cli.PrintJSON(out)

@@ -128,7 +128,7 @@ func podIn(s *store.Store, name string) (*store.Pod, func(), error) {
 	if err != nil {
 		return nil, nil, &rtError{code: runtimev1.CodeIO, err: err}
 	}
-	if _, err := p.ReadState(); errors.Is(err, store.ErrNotFound) {
+	if p.Gone() {
 		l.Unlock()
 		return nil, nil, podNotFound(name)
 	}

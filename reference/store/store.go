@@ -408,21 +408,68 @@ type ExitRecord struct {
 
 // ReadState reads the pod's state file.
 func (p *Pod) ReadState() (*State, error) {
-	b, err := os.ReadFile(p.Path(StateFile))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("pod %s: %w", p.Name, ErrNotFound)
-		}
-		return nil, fmt.Errorf("read state of %s: %w: %v", p.Name, ErrUnreadable, err)
-	}
 	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("decode state of %s: %w: %v", p.Name, ErrUnreadable, err)
+	if err := p.decodeState(&st); err != nil {
+		return nil, err
 	}
 	if st.Pod.Status == nil {
 		return nil, fmt.Errorf("decode state of %s: %w: no pod status", p.Name, ErrUnreadable)
 	}
 	return &st, nil
+}
+
+// Summary is what `podspec list` shows of a pod: its UID, phase and creation time.
+type Summary struct {
+	UID       string
+	Phase     v1alpha1.PodPhase
+	CreatedAt time.Time
+}
+
+// ReadSummary reads the pod's Summary from its state file, with ReadState's errors
+// (ErrNotFound, ErrUnreadable for a file that cannot be read, is not JSON or has no pod
+// status). It decodes only those fields: a listing of N pods decodes N summaries, not N
+// whole pods (manifests, instances, events held).
+func (p *Pod) ReadSummary() (*Summary, error) {
+	var st struct {
+		Pod struct {
+			Status *struct {
+				UID   string            `json:"uid"`
+				Phase v1alpha1.PodPhase `json:"phase"`
+			} `json:"status"`
+		} `json:"pod"`
+		CreatedAt time.Time `json:"createdAt"`
+	}
+	if err := p.decodeState(&st); err != nil {
+		return nil, err
+	}
+	if st.Pod.Status == nil {
+		return nil, fmt.Errorf("decode state of %s: %w: no pod status", p.Name, ErrUnreadable)
+	}
+	return &Summary{UID: st.Pod.Status.UID, Phase: st.Pod.Status.Phase, CreatedAt: st.CreatedAt}, nil
+}
+
+// Gone reports whether the pod's state file no longer exists (ReadState would say
+// ErrNotFound), without reading it: a verb that took the reader lock checks with it that the
+// pod was not removed meanwhile.
+func (p *Pod) Gone() bool {
+	_, err := os.Stat(p.Path(StateFile))
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// decodeState reads the pod's state file into v: ErrNotFound when there is none,
+// ErrUnreadable when it cannot be read or decoded.
+func (p *Pod) decodeState(v any) error {
+	b, err := os.ReadFile(p.Path(StateFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("pod %s: %w", p.Name, ErrNotFound)
+		}
+		return fmt.Errorf("read state of %s: %w: %v", p.Name, ErrUnreadable, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode state of %s: %w: %v", p.Name, ErrUnreadable, err)
+	}
+	return nil
 }
 
 // WriteState replaces the pod's state file atomically.

@@ -3,7 +3,10 @@ package oci
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -27,7 +30,8 @@ type CgroupHierarchy struct {
 }
 
 // CgroupHierarchies lists every cgroup hierarchy mounted in the calling thread's mount
-// namespace: on a hybrid host, each v1 controller hierarchy and the unified one. It reads the
+// namespace, once each, at its first mount point in the mount table: on a hybrid host, each v1
+// controller hierarchy and the unified one. It reads the
 // namespace's mountinfo (github.com/moby/sys/mountinfo) once and keeps the list for as long as
 // the thread is in that namespace: the hierarchies do not change while the runtime runs, and the
 // mount table holds a few entries a pod, so reading it on every cgroup operation made each one
@@ -74,36 +78,104 @@ func cgroupHierarchies(reread bool) ([]CgroupHierarchy, error) {
 	return list, nil
 }
 
-// readCgroupHierarchies reads the cgroup hierarchies from the calling thread's mountinfo.
+// readCgroupHierarchies reads the cgroup hierarchies from the calling thread's mountinfo, up
+// to the last of the hierarchies this process is a member of (cgroupMemberships).
 func readCgroupHierarchies() ([]CgroupHierarchy, error) {
-	mounts, err := mountinfo.GetMounts(mountinfo.FSTypeFilter("cgroup", "cgroup2"))
+	f, err := os.Open("/proc/thread-self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("list cgroup hierarchies: %w", err)
+	}
+	defer f.Close()
+	return parseCgroupHierarchies(f, cgroupMemberships())
+}
+
+// cgroupMemberships returns the hierarchies /proc/self/cgroup lists (cgroupKey of each), or nil
+// when it cannot be read.
+func cgroupMemberships() map[string]bool {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil
+	}
+	return parseCgroupMemberships(string(b))
+}
+
+// parseCgroupMemberships reads the lines of a /proc/PID/cgroup file (ID:CONTROLLERS:PATH; an
+// empty CONTROLLERS is the unified hierarchy) into a set of cgroupKey.
+func parseCgroupMemberships(text string) map[string]bool {
+	want := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[1] == "" {
+			want[cgroupKey(2, nil)] = true
+		} else {
+			want[cgroupKey(1, strings.Split(parts[1], ","))] = true
+		}
+	}
+	return want
+}
+
+// cgroupKey names a hierarchy by its version and its v1 controllers (in any order).
+func cgroupKey(version int, controllers []string) string {
+	if version == 2 {
+		return "unified"
+	}
+	c := slices.Clone(controllers)
+	slices.Sort(c)
+	return strings.Join(c, ",")
+}
+
+// parseCgroupHierarchies reads the cgroup hierarchies from a mountinfo text
+// (github.com/moby/sys/mountinfo). It stops after the entry that mounts the last hierarchy of
+// want: the hierarchies are mounted at boot, before anything of a pod, and the runtime adds a
+// few entries a pod to the table, so reading all of it made the first cgroup operation of each
+// process (the supervisor's, each `rm`'s) cost in proportion to the number of pods (half of the
+// supervisors' and removals' CPU at 1,000 pods, issue 31). A hierarchy of want that is not
+// mounted, or an empty want, means reading the whole table.
+func parseCgroupHierarchies(r io.Reader, want map[string]bool) ([]CgroupHierarchy, error) {
+	missing := maps.Clone(want)
+	mounts, err := mountinfo.GetMountsFromReader(r, func(m *mountinfo.Info) (skip, stop bool) {
+		if m.FSType != "cgroup" && m.FSType != "cgroup2" {
+			return true, false
+		}
+		if m.FSType == "cgroup2" {
+			delete(missing, cgroupKey(2, nil))
+		} else {
+			delete(missing, cgroupKey(1, v1Controllers(m.VFSOptions)))
+		}
+		return false, len(want) > 0 && len(missing) == 0
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list cgroup hierarchies: %w", err)
 	}
 	out := []CgroupHierarchy{}
 	seen := map[string]bool{}
 	for _, m := range mounts {
-		mp := m.Mountpoint
-		if seen[mp] {
-			continue
+		h := CgroupHierarchy{Mountpoint: m.Mountpoint, Version: 2}
+		if m.FSType == "cgroup" {
+			h.Version, h.Controllers = 1, v1Controllers(m.VFSOptions)
 		}
-		seen[mp] = true
-		switch m.FSType {
-		case "cgroup2":
-			out = append(out, CgroupHierarchy{Mountpoint: mp, Version: 2})
-		case "cgroup":
-			var ctrls []string
-			for _, o := range strings.Split(m.VFSOptions, ",") {
-				switch o {
-				case "rw", "ro", "relatime", "noexec", "nosuid", "nodev", "clone_children", "noprefix", "xattr":
-					continue
-				}
-				ctrls = append(ctrls, o)
-			}
-			out = append(out, CgroupHierarchy{Mountpoint: mp, Version: 1, Controllers: ctrls})
+		if k := cgroupKey(h.Version, h.Controllers); !seen[k] {
+			seen[k] = true
+			out = append(out, h)
 		}
 	}
 	return out, nil
+}
+
+// v1Controllers are the controllers (and name=...) among a v1 cgroup mount's options.
+func v1Controllers(vfsOptions string) []string {
+	var ctrls []string
+	for _, o := range strings.Split(vfsOptions, ",") {
+		switch o {
+		case "rw", "ro", "relatime", "noexec", "nosuid", "nodev", "clone_children", "noprefix", "xattr":
+			continue
+		}
+		ctrls = append(ctrls, o)
+	}
+	return ctrls
 }
 
 // CgroupFile returns the host path of a cgroup file of the cgroup at cgroupsPath (as in

@@ -298,7 +298,7 @@ func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
 // modelCases are every hand-written history: the lifecycle's, the defers', the probes', what
 // containers see, updates' and a supervisor's loss.
 func modelCases() []modelCase {
-	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases())
+	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases(), stopSeqCases())
 }
 
 func lifecycleCases() []modelCase {

@@ -44,6 +44,19 @@ var rules = []rule{
 	{ids: []string{spec.FORCE003}, check: checkForced, underUpdate: true},
 	{ids: []string{spec.FORCE004}, applies: hasDefers, check: checkForcedDefersSkipped, underUpdate: true},
 	{ids: []string{spec.MAIN005}, applies: func(p *v1alpha1.Pod) bool { return hasPostStart(p) || hasNotifiers(p) }, check: checkExecStepsAfterStop, underUpdate: true},
+	// The stop sequence, continued (stopseq.go): dependents, later and forced requests, the
+	// condition and states it leaves, the deadline and sidecars' exits.
+	{ids: []string{spec.HB011}, applies: hasDependencies, check: checkDependentsStopFirst, underUpdate: true},
+	{ids: []string{spec.STOP004}, check: checkTerminatingCleared, underUpdate: true, underLoss: true},
+	{ids: []string{spec.STOP005}, check: checkCancelledRestarts},
+	{ids: []string{spec.STOP009}, applies: hasSidecar, check: checkSidecarStopSignal, underUpdate: true},
+	{ids: []string{spec.STOP011, spec.STOP012}, check: checkLaterRequests, underUpdate: true},
+	{ids: []string{spec.FORCE001}, check: checkGraceZeroForced, underUpdate: true},
+	{ids: []string{spec.FORCE002, spec.FORCE005}, check: checkForcedAtOnce, underUpdate: true},
+	{ids: []string{spec.MAIN004}, check: checkNoMainStartAfterTerminating, underUpdate: true},
+	{ids: []string{spec.DL001}, check: checkStartedAt, underUpdate: true},
+	{ids: []string{spec.DL003}, applies: func(p *v1alpha1.Pod) bool { return p.Spec.ActiveDeadlineSeconds != nil }, check: checkDeadlineKeepsReason},
+	{ids: []string{spec.SIDE002}, applies: hasSidecar, check: checkSidecarsNotCounted},
 	// Notifier deliveries.
 	{ids: []string{spec.NTF004, spec.NTF009, spec.NTF010, spec.HB017}, applies: hasNotifiers, check: checkDeliveries, underUpdate: true},
 	{ids: []string{spec.NTF006, spec.NTF007, spec.NTF008, spec.NTF011, spec.NTF013}, applies: hasNotifiers, check: checkDeliveryOutcomes, underUpdate: true},

@@ -423,7 +423,7 @@ func lifecycleCases() []modelCase {
 			finish(1100, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.INIT001}},
 		{"a main container started after its init container failed breaks INIT-003", pod(inits("i"), mains("a")).
 			start(100, "i").exit(200, "i", 1, "Error").terminating(201).start(300, "a").exit(400, "a", 0, "Completed").
-			finish(500, v1alpha1.PodFailed, 1, "i", "Failed"), []string{spec.HB003, spec.INIT003, spec.MAIN002}},
+			finish(500, v1alpha1.PodFailed, 1, "i", "Failed"), []string{spec.HB003, spec.INIT003, spec.MAIN002, spec.MAIN004}},
 		{"a dependent started before its dependency completed breaks HB-004", pod(mains("a", "b"), withC("b", dependsOnCompleted("a"))).
 			start(100, "a").start(200, "b").exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
 			finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed"), []string{spec.HB004}},

@@ -299,9 +299,8 @@ func checkForcedAtOnce(rp *replay) []Finding {
 	return out
 }
 
-// checkNoMainStartAfterTerminating judges MAIN-004: an instance of a main container created before
-// PodTerminating does not record its ContainerStarted after it (it is deleted unstarted, or its
-// start ends first).
+// checkNoMainStartAfterTerminating judges MAIN-004: no ContainerStarted of a main container follows
+// PodTerminating, whenever its instance was created (one created after it also breaks MAIN-002).
 func checkNoMainStartAfterTerminating(rp *replay) []Finding {
 	if rp.terminating == nil {
 		return nil
@@ -309,8 +308,7 @@ func checkNoMainStartAfterTerminating(rp *replay) []Finding {
 	var out []Finding
 	for _, m := range rp.kind(kindMain) {
 		for _, in := range m.startedInsts() {
-			// An instance created after PodTerminating is MAIN-002's (checkNoMainStartWhileTerminating).
-			if before(in.created, rp.terminating) && in.started.Seq > rp.terminating.Seq {
+			if in.started.Seq > rp.terminating.Seq {
 				out = append(out, Finding{Rule: spec.MAIN004, Seq: in.started.Seq, Container: m.name,
 					Message: fmt.Sprintf("instance %d's ContainerStarted follows PodTerminating (#%d)", in.n+1, rp.terminating.Seq)})
 			}

@@ -419,11 +419,7 @@ func checkBudgetEnd(rp *replay) []Finding {
 			if in.exited == nil || !in.exited.Time.After(due) {
 				continue
 			}
-			killed := false
-			for _, s := range in.signals {
-				killed = killed || (s.Signal != nil && s.Signal.Name == "SIGKILL" && !s.Time.After(due))
-			}
-			if !killed {
+			if !in.killedBy(due) {
 				out = append(out, Finding{Rule: spec.STOP010, Seq: in.exited.Seq, Container: c.name,
 					Message: fmt.Sprintf("instance %d ran until %v after the budget end and was sent no SIGKILL within the reaction tolerance %v",
 						in.n+1, in.exited.Time.Sub(due.Add(-rp.opts.Reaction)).Round(time.Millisecond), rp.opts.Reaction)})

@@ -149,6 +149,16 @@ func checkSidecarStopSignal(rp *replay) []Finding {
 	return out
 }
 
+// killedBy says the runtime sent the instance SIGKILL no later than limit.
+func (in *instance) killedBy(limit time.Time) bool {
+	for _, s := range in.signals {
+		if s.Signal != nil && s.Signal.Name == "SIGKILL" && !s.Time.After(limit) {
+			return true
+		}
+	}
+	return false
+}
+
 // laterRequests are the graceful stop requests that give a grace period, recorded once the stop
 // sequence had begun, in seq order.
 func (rp *replay) laterRequests() []*runtimev1.Event {
@@ -193,11 +203,7 @@ func checkLaterRequests(rp *replay) []Finding {
 				if in.exited == nil || !in.exited.Time.After(limit) {
 					continue
 				}
-				killed := false
-				for _, s := range in.signals {
-					killed = killed || (s.Signal != nil && s.Signal.Name == "SIGKILL" && !s.Time.After(limit))
-				}
-				if !killed {
+				if !in.killedBy(limit) {
 					out = append(out, Finding{Rule: rule, Seq: in.exited.Seq, Container: c.name,
 						Message: fmt.Sprintf("instance %d ran %v past the budget end the stop request #%d left (with grace period %ds), and was sent no SIGKILL within the reaction tolerance %v",
 							in.n+1, in.exited.Time.Sub(due).Round(time.Millisecond), cause.Seq, *cause.GracePeriodSeconds, rp.opts.Reaction)})
@@ -286,11 +292,7 @@ func checkForcedAtOnce(rp *replay) []Finding {
 			if (in.exited == nil && rp.finished == nil) || (in.exited != nil && !in.exited.Time.After(limit)) {
 				continue // still running when the history ends, or ended in time
 			}
-			killed := false
-			for _, s := range in.signals {
-				killed = killed || (s.Signal != nil && s.Signal.Name == "SIGKILL" && !s.Time.After(limit))
-			}
-			if !killed {
+			if !in.killedBy(limit) {
 				out = append(out, Finding{Rule: rule, Seq: f.Seq, Container: c.name,
 					Message: fmt.Sprintf("instance %d was running at the forced stop request and was neither sent SIGKILL nor ended within the reaction tolerance %v", in.n+1, rp.opts.Reaction)})
 			}

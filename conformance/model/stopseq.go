@@ -192,9 +192,9 @@ func checkLaterRequests(rp *replay) []Finding {
 		}
 	}
 	var out []Finding
-	rule, cause := spec.STOP011, longer
+	rule, cause, how := spec.STOP011, longer, "must not move later"
 	if shortened != nil {
-		rule, cause = spec.STOP012, shortened
+		rule, cause, how = spec.STOP012, shortened, "moved earlier"
 	}
 	if cause != nil {
 		limit := due.Add(rp.opts.Reaction)
@@ -205,8 +205,8 @@ func checkLaterRequests(rp *replay) []Finding {
 				}
 				if !in.killedBy(limit) {
 					out = append(out, Finding{Rule: rule, Seq: in.exited.Seq, Container: c.name,
-						Message: fmt.Sprintf("instance %d ran %v past the budget end the stop request #%d left (with grace period %ds), and was sent no SIGKILL within the reaction tolerance %v",
-							in.n+1, in.exited.Time.Sub(due).Round(time.Millisecond), cause.Seq, *cause.GracePeriodSeconds, rp.opts.Reaction)})
+						Message: fmt.Sprintf("instance %d ran %v past the budget end, which the stop request #%d (grace period %ds) %s, and was sent no SIGKILL within the reaction tolerance %v",
+							in.n+1, in.exited.Time.Sub(due).Round(time.Millisecond), cause.Seq, *cause.GracePeriodSeconds, how, rp.opts.Reaction)})
 				}
 			}
 		}

@@ -235,8 +235,8 @@ func checkLaterRequests(rp *replay) []Finding {
 
 // checkGraceZeroForced judges FORCE-001 for a stop request with a grace period of 0 and no
 // --force that begins the stop sequence: it is a forced stop, so after it no preStop hook starts,
-// no instance is sent a signal other than SIGKILL (a kill for its health aside), and the
-// termination reason is Forced.
+// once the sequence began no instance is sent a signal other than SIGKILL (a kill for its health
+// and a notifier's signal aside), and the termination reason is Forced.
 func checkGraceZeroForced(rp *replay) []Finding {
 	if rp.terminating == nil || len(rp.stops) == 0 || len(rp.fired) > 0 && before(rp.fired[0], rp.terminating) {
 		return nil
@@ -257,7 +257,8 @@ func checkGraceZeroForced(rp *replay) []Finding {
 				continue
 			}
 			for _, s := range in.signals {
-				if s.Seq > r.Seq && s.Signal != nil && s.Signal.Name != "SIGKILL" {
+				// A notifier's signal may have been under way when the request came (MAIN-005).
+				if s.Seq > rp.terminating.Seq && s.Signal != nil && s.Signal.Name != "SIGKILL" && !c.notifierSignals()[s.Signal.Name] {
 					out = append(out, Finding{Rule: spec.FORCE001, Seq: s.Seq, Container: c.name, Message: fmt.Sprintf("was sent %s after the stop request #%d with grace period 0, a forced stop, which sends SIGKILL alone", s.Signal.Name, r.Seq)})
 					break
 				}

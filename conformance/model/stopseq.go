@@ -214,7 +214,12 @@ func checkLaterRequests(rp *replay) []Finding {
 	if shortened == nil {
 		return out
 	}
+	// A SIGKILL sooner than the earliest budget end is STOP-012's only when that end is the
+	// shortening request's own (else the budget end before it was never moved: TIME-001's).
 	end, _ := rp.earliestBudgetEnd()
+	if !end.Equal(shortened.Time.Add(time.Duration(*shortened.GracePeriodSeconds) * time.Second)) {
+		return out
+	}
 	for _, c := range rp.kind(kindMain) {
 		for _, in := range c.insts {
 			if in.killedForHealth() {

@@ -165,6 +165,7 @@ func stopSeqCases() []modelCase {
 		{"a later, shorter grace period counted from the first request breaks STOP-012", stubbornTwice(60, 3, 3510),
 			[]string{spec.STOP012, spec.TIME001}},
 		{"a later, shorter grace period not acted on breaks STOP-012", stubbornTwice(60, 3, 7000), []string{spec.STOP012}},
+		{"an early SIGKILL before the budget end a later request did not set is TIME-001's alone", stubbornTwice(60, 40, 5000), []string{spec.TIME001}},
 		{"a stop with grace period 0 is a forced stop", graceZero().forcedEnd(502, termForced), nil},
 		{"a stop with grace period 0 run as a graceful one breaks FORCE-001", graceZero().
 			hook(502, "app", runtimev1.EventHookStarted, runtimev1.HookPreStop).signal(503, "stubborn", "SIGTERM").

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"syscall"
 	"time"
@@ -243,6 +244,10 @@ func (e *Engine) runDefer(ctx context.Context, s *slot) {
 			e.mu.Unlock()
 			var err error
 			inst, err = e.startDefer(ctx, s)
+			if err == errCut {
+				e.endKilledDefer(bg, s, inst) // the run ended with the kill at the reserve point
+				return
+			}
 			if err == errStopped {
 				e.mu.Lock()
 				reason, msg := e.stopSkipReasonLocked()
@@ -400,11 +405,7 @@ func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (t
 			go func() {
 				defer e.wg.Done()
 				e.killNow(bg, inst)
-				term, _, _ := e.recordDeferExit(s, inst, e.awaitKilled(bg, inst))
-				e.be.DeleteInstance(bg, inst.id, e.info)
-				e.mu.Lock()
-				e.endRunLocked(s, term, false)
-				e.mu.Unlock()
+				e.endKilledDefer(bg, s, inst)
 			}()
 			return nil, false, true, true
 		}
@@ -414,6 +415,51 @@ func (e *Engine) superviseDefer(ctx context.Context, s *slot, inst *instance) (t
 	}
 	term, lost, killed = e.recordDeferExit(s, inst, ex)
 	return term, lost, killed, false
+}
+
+// endKilledDefer records the exit of a defer attempt sent SIGKILL at the limit of its run, whose
+// run's end was recorded with the kill, once the exit came, and deletes the attempt.
+func (e *Engine) endKilledDefer(ctx context.Context, s *slot, inst *instance) {
+	term, _, _ := e.recordDeferExit(s, inst, e.awaitKilled(ctx, inst))
+	e.be.DeleteInstance(ctx, inst.id, e.info)
+	e.mu.Lock()
+	e.endRunLocked(s, term, false)
+	e.mu.Unlock()
+}
+
+// errCut marks a defer attempt killed at the reserve point while its start was under way.
+var errCut = errors.New("killed at the limit of its run while being started")
+
+// cutBeforeStopStartsLocked ends, at the reserve point, the run of every BeforeStop defer whose
+// attempt is being started (created, the OCI runtime's start under way): the reserve point is
+// the limit of its run (DEFER-005), and the main containers' stop signals, due then (STOP-006),
+// come only after its run ended (HB-009). Its start may last seconds on a loaded host, past the
+// budget end (seed 1114, docs/conformance.md), so the run is not left to begin: the kill's
+// SignalSent and the run's end (Timeout, STAT-006) are recorded here, the caller sends the
+// SIGKILLs it returns to the attempts' processes (the OCI runtime's init; the start then fails,
+// or the program dies as it begins), and each defer's goroutine records the exit once its start
+// returned (startDefer's errCut).
+func (e *Engine) cutBeforeStopStartsLocked() []*instance {
+	if e.forced {
+		return nil // the forced stop kills them (Forced)
+	}
+	var cut []*instance
+	for _, s := range e.slots {
+		inst := s.inst
+		if s.kind != KindDefer || inst == nil || !inst.inStart || inst.cut || s.rec().Terminal || e.deferPhase(s) != v1alpha1.DeferBeforeStop {
+			continue
+		}
+		inst.cut = true
+		s.rec().StopReason = v1alpha1.ReasonTimeout
+		s.rec().Terminal = true
+		s.rec().Completed = false
+		n := int32(syscall.SIGKILL)
+		ev := e.instEvent(runtimev1.EventSignalSent, s, inst, "", "defer reached the limit of its run while being started")
+		ev.Signal = &v1alpha1.Signal{Name: v1alpha1.SignalName(n), Number: n}
+		e.commitLocked(ev)
+		cut = append(cut, inst)
+	}
+	return cut
 }
 
 // killNow sends SIGKILL to an instance's process without recording an event.
@@ -473,7 +519,8 @@ func (e *Engine) recordDeferExit(s *slot, inst *instance, ex reaper.ExitStatus) 
 
 // startDefer creates and starts a new attempt of a defer container, with the termination
 // reason in its environment. errStopped means ctx ended, or the limit of the run passed,
-// before it started.
+// before it started; errCut that it was killed at the reserve point while its start was under
+// way (cutBeforeStopStartsLocked), with the instance, whose exit the caller records.
 func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 	bg := context.WithoutCancel(ctx)
 	e.mu.Lock()
@@ -530,8 +577,17 @@ func (e *Engine) startDefer(ctx context.Context, s *slot) (*instance, error) {
 		inst.pidfd.close()
 		return nil, errStopped
 	}
+	inst.inStart = true
 	e.mu.Unlock() // a forced stop now waits for the ContainerStarted (start.go)
-	if err := e.be.StartInstance(bg, id); err != nil {
+	err = e.be.StartInstance(bg, id)
+	e.mu.Lock()
+	inst.inStart = false
+	cut := inst.cut
+	e.mu.Unlock()
+	if cut {
+		return inst, errCut // killed at the reserve point meanwhile: its end is the kill's
+	}
+	if err != nil {
 		e.be.DeleteInstance(bg, id, e.info)
 		<-inst.exit
 		inst.pidfd.close()

@@ -312,7 +312,7 @@ func (tp *testPod) stop(grace *int64, force bool) {
 func (tp *testPod) container(name string) v1alpha1.ContainerStatus {
 	tp.t.Helper()
 	s := tp.status()
-	for _, c := range append(s.InitContainerStatuses, s.ContainerStatuses...) {
+	for _, c := range append(append(s.InitContainerStatuses, s.ContainerStatuses...), s.DeferContainerStatuses...) {
 		if c.Name == name {
 			return c
 		}

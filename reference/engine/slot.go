@@ -51,6 +51,9 @@ type instance struct {
 	// pidfd is the init process's pidfd (nil if it could not be opened), the path of the
 	// signals (pidfd.go); it is closed once the exit was handled.
 	pidfd *pidFD
+	// inStart says the OCI runtime's start of this defer attempt is under way; cut that the
+	// attempt was killed then, at the reserve point (cutBeforeStopStartsLocked). Both with e.mu.
+	inStart, cut bool
 }
 
 // outputDrain bounds how long the end of an instance waits for its output to reach its log

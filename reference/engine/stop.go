@@ -147,7 +147,11 @@ func (e *Engine) startTimersLocked() {
 			e.reserveReached = true
 			e.commitLocked()
 		}
+		cut := e.cutBeforeStopStartsLocked()
 		e.mu.Unlock()
+		for _, inst := range cut {
+			e.killNow(context.WithoutCancel(ctx), inst)
+		}
 	}()
 	go func() {
 		if sleepCtx(ctx, time.Until(end)) {
@@ -198,12 +202,13 @@ func (e *Engine) stopSequence(ctx, budget context.Context) {
 }
 
 // runStep runs step i of the stop sequence until it ends or its limit comes: the budget end,
-// and for the BeforeStop defers the reserve point, unless a BeforeStop defer's run may still
-// begin or has not ended then (its start under way, or its program running until its kill at
-// that limit lands): every such run must have ended before the main containers' stop signals
-// (HB-009), so the step waits for it; a creation that returns late is deleted unstarted and
-// holds nothing. A step left at its limit goes on in the background until its backend call
-// returns (left counts it).
+// and for the BeforeStop defers the reserve point, once no BeforeStop defer's run is still
+// pending then. Every such run must have ended before the main containers' stop signals
+// (HB-009), and the reserve point ends it: an attempt whose start is under way is killed there
+// (cutBeforeStopStartsLocked), a running one by its own goroutine (superviseDefer), each
+// recording the run's end with the kill, so the wait lasts no longer than that record; a
+// creation that returns late is deleted unstarted and holds nothing. A step left at its limit
+// goes on in the background until its backend call returns (left counts it).
 func (e *Engine) runStep(budget context.Context, i int, step stopStep, left *sync.WaitGroup) {
 	ended := false
 	left.Add(1)
@@ -220,11 +225,12 @@ func (e *Engine) runStep(budget context.Context, i int, step stopStep, left *syn
 	})
 }
 
-// beforeStopRunPendingLocked reports whether a BeforeStop defer has an instance: created and
-// being started, or running (a late creation drops its instance before it is deleted).
+// beforeStopRunPendingLocked reports whether a BeforeStop defer has an instance (created and
+// being started, or running) whose run's end is not recorded yet (a late creation drops its
+// instance before it is deleted).
 func (e *Engine) beforeStopRunPendingLocked() bool {
 	for _, s := range e.slots {
-		if s.kind == KindDefer && s.inst != nil && e.deferPhase(s) == v1alpha1.DeferBeforeStop {
+		if s.kind == KindDefer && s.inst != nil && !s.rec().Terminal && e.deferPhase(s) == v1alpha1.DeferBeforeStop {
 			return true
 		}
 	}

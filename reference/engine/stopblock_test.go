@@ -90,18 +90,21 @@ func TestSTOP006_STOP010_TimedActionsComeWhileADeferIsBeingCreatedOrStarted(t *t
 		// The awaited signal: to whom, which, and its moment after PodTerminating.
 		to, sig string
 		at      time.Duration
+		grace   int
 	}{
-		{name: "reserve-while-creating", phase: "BeforeStop", to: "app", sig: "SIGTERM", at: 2 * time.Second},
 		// grace 4 s: the reserve point is 2 s into the stop, the budget end 4 s. (A BeforeStop
 		// defer's start held across the reserve point is killed there, HB-009:
 		// TestHB009_STOP006_ABeforeStopDeferStillStartingAtTheReservePointIsKilledThere.)
-		{name: "budget-end-while-creating", phase: "AfterStop", to: "side", sig: "SIGKILL", at: 4 * time.Second},
-		{name: "budget-end-while-starting", phase: "AfterStop", start: true, to: "side", sig: "SIGKILL", at: 4 * time.Second},
+		{name: "reserve-while-creating", phase: "BeforeStop", to: "app", sig: "SIGTERM", at: 2 * time.Second, grace: 4},
+		{name: "budget-end-while-creating", phase: "AfterStop", to: "side", sig: "SIGKILL", at: 4 * time.Second, grace: 4},
+		// grace 10 s: cleanup's creation, after app's exit, must end before the budget end for
+		// its start to be called; at a load average of 40 it took 5 s.
+		{name: "budget-end-while-starting", phase: "AfterStop", start: true, to: "side", sig: "SIGKILL", at: 10 * time.Second, grace: 10},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			tp, g := startBlockedStep(t, c.name, c.phase, c.start, 4)
+			tp, g := startBlockedStep(t, c.name, c.phase, c.start, c.grace)
 			want := func(ev runtimev1.Event) bool {
 				return ev.Type == runtimev1.EventSignalSent && ev.Container == c.to && ev.Signal != nil && ev.Signal.Name == c.sig
 			}

@@ -162,10 +162,28 @@ type Pod struct {
 
 	notesMu sync.Mutex
 	notes   map[string]string
-	// updates and crashes log every `update` and `crash` the harness ran on the pod (under
-	// notesMu), for the lifecycle model.
+	// updates and crashes log every `update` and `crash` the harness ran on the pod, and life
+	// when it was created and removed (under notesMu), for the lifecycle model.
 	updates []UpdateLog
 	crashes []CrashLog
+	life    PodLife
+}
+
+// PodLife is what the harness knows of a pod's existence, for the lifecycle model: its labels as
+// submitted, when the `run` that created it was issued and returned (zero when no run the harness
+// timed created it: refused, or killed half-way), and when its first `rm` that succeeded was
+// issued and returned (zero if none).
+type PodLife struct {
+	Labels            map[string]string
+	Run, Ran          time.Time
+	Removing, Removed time.Time
+}
+
+// Life is a copy of the pod's PodLife.
+func (p *Pod) Life() PodLife {
+	p.notesMu.Lock()
+	defer p.notesMu.Unlock()
+	return p.life
 }
 
 // Note records an observation made while driving the pod (e.g. a condition seen right after a
@@ -232,6 +250,7 @@ func (f *Framework) prepare(short string, b *PodBuilder) (*Pod, error) {
 	}
 	p := &Pod{f: f, Name: name, Dir: dir, Probe: srv}
 	manifest := b.Build(BuildEnv{Name: name, Image: f.Image, ProbeDir: dir, RunID: f.cfg.RunID})
+	p.life.Labels = manifest.Metadata.Labels
 	data, err := json.MarshalIndent(manifest, "", "  ")
 	if err != nil {
 		_ = srv.Close()
@@ -261,12 +280,16 @@ func (p *Pod) Run(ctx context.Context) (*Result, error) {
 }
 
 func (p *Pod) run(ctx context.Context) error {
+	issued := time.Now()
 	ref, res, err := p.f.RT.RunDetached(ctx, p.Name, p.Manifest)
 	p.RunResult = res
 	if err != nil {
 		return err
 	}
 	if ref != nil {
+		p.notesMu.Lock()
+		p.life.Run, p.life.Ran = issued, res.Ended
+		p.notesMu.Unlock()
 		p.Exists(ref.UID)
 	}
 	return nil
@@ -429,12 +452,19 @@ func (p *Pod) Cleanup(ctx context.Context) error { return p.cleanup(ctx, false) 
 func (p *Pod) cleanup(ctx context.Context, always bool) error {
 	var errs []error
 	if p.created || p.prepared || always {
+		issued := time.Now()
 		res, err := p.f.RT.Remove(ctx, p.Name, true)
 		switch {
 		case err != nil:
 			errs = append(errs, err)
 		case res.ExitCode != runtimev1.ExitOK && res.ExitCode != runtimev1.ExitNotFound:
 			errs = append(errs, &CommandError{Result: res})
+		case res.ExitCode == runtimev1.ExitOK:
+			p.notesMu.Lock()
+			if p.life.Removing.IsZero() {
+				p.life.Removing, p.life.Removed = issued, res.Ended
+			}
+			p.notesMu.Unlock()
 		}
 	}
 	if err := p.Probe.Close(); err != nil {

@@ -116,7 +116,7 @@ func (f *Framework) Notify(ctx context.Context, short string, spec v1alpha1.Noti
 	issued := time.Now()
 	out, _, err := f.RT.Notify(ctx, path)
 	if err == nil {
-		f.logNotification(n.Metadata.Name, spec, issued)
+		f.logNotification(n.Metadata.Name, spec, issued, time.Now())
 	}
 	return out, err
 }
@@ -132,33 +132,34 @@ func (f *Framework) NotifyPod(ctx context.Context, p *Pod, notifier string) (*v1
 		return out, fmt.Errorf("notify %s %s printed a Notification without a name", p.Name, notifier)
 	}
 	f.remember(out.Metadata.Name)
-	f.logNotification(out.Metadata.Name, out.Spec, issued)
+	f.logNotification(out.Metadata.Name, out.Spec, issued, time.Now())
 	return out, nil
 }
 
 // NotificationLog is what the run created and read of one Notification: its spec, when `notify`
-// was issued (the Notification did not exist before), every read of it, in read order, and when
-// `notification rm` was issued and returned, if the run removed it.
+// was issued (the Notification did not exist before) and returned (it existed after), every read
+// of it, in read order, and when `notification rm` was issued and returned, if the run removed it.
 type NotificationLog struct {
 	Name              string
 	Spec              v1alpha1.NotificationSpec
-	Issued            time.Time
+	Issued, Returned  time.Time
 	Views             []NotificationView
 	Removing, Removed time.Time
 }
 
 // logNotification starts the log of a Notification the run created.
-func (f *Framework) logNotification(name string, spec v1alpha1.NotificationSpec, issued time.Time) {
+func (f *Framework) logNotification(name string, spec v1alpha1.NotificationSpec, issued, returned time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.notified == nil {
 		f.notified = map[string]*NotificationLog{}
 	}
-	f.notified[name] = &NotificationLog{Name: name, Spec: spec, Issued: issued}
+	f.notified[name] = &NotificationLog{Name: name, Spec: spec, Issued: issued, Returned: returned}
 }
 
 // Notified is a copy of the log of every Notification the run created whose spec.pods names
-// the pod or whose reads hold a record of it.
+// the pod, whose reads hold a record of it, or that selects its pods by labels (the lifecycle
+// model decides whether the selector matches the pod's labels, as submitted or updated).
 func (f *Framework) Notified(pod string) []NotificationLog {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -175,7 +176,7 @@ func (f *Framework) Notified(pod string) []NotificationLog {
 }
 
 func (l *NotificationLog) about(pod string) bool {
-	if slices.Contains(l.Spec.Pods, pod) {
+	if l.Spec.Selector != nil || slices.Contains(l.Spec.Pods, pod) {
 		return true
 	}
 	for i := range l.Views {

@@ -30,8 +30,10 @@ import (
 // History is what the model judges: one pod's manifest as submitted, the runtime's events (any
 // order; the model sorts them by seq), what the workloads reported (stamped on arrival), the
 // pod's final status (nil when unknown), and the Notifications the harness created and read
-// (those that name the pod in spec.pods or hold a record of it are judged; nil when none), and
-// the updates and supervisor crashes the harness made (nil when none).
+// (those that name the pod in spec.pods, select it by its labels or hold a record of it are
+// judged; nil when none), the updates and supervisor crashes the harness made (nil when none),
+// and the pods the harness created beside this one, this one among them, whose existence and
+// labels decide the Notifications' targets (nil when unknown).
 type History struct {
 	Pod           *v1alpha1.Pod
 	Events        []runtimev1.Event
@@ -40,6 +42,7 @@ type History struct {
 	Notifications []Notification
 	Updates       []Update
 	Crashes       []Crash
+	Pods          []PodLife
 }
 
 // Schedule says what a scenario's schedule may do to its pod besides stopping it and acting in

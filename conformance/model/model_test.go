@@ -25,6 +25,7 @@ type hist struct {
 	notes []Notification
 	upd   []Update
 	crash []Crash
+	lives []PodLife
 }
 
 type podOpt func(*v1alpha1.Pod)
@@ -205,7 +206,7 @@ func signal(name string) *v1alpha1.Signal {
 }
 
 func (h *hist) history() History {
-	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final, Notifications: h.notes, Updates: h.upd, Crashes: h.crash}
+	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final, Notifications: h.notes, Updates: h.upd, Crashes: h.crash, Pods: h.lives}
 }
 
 var opts = Options{Reaction: time.Second, EarlyMargin: 50 * time.Millisecond}

@@ -19,13 +19,14 @@ import (
 // its end with its exit code, a workload every signal it receives.
 
 // Notification is what a history holds of one Notification that targeted the pod: its spec as
-// created, when `notify` was issued (the Notification exists only after that), every read of its
-// status and pod records (Read: when the status read began; the records are read after it), and
-// when its removal was issued and had returned (zero if it was not removed).
+// created, when `notify` was issued (the Notification exists only after that) and returned (zero
+// if unknown: it existed by its first read), every read of its status and pod records (Read: when
+// the status read began; the records are read after it), and when its removal was issued and had
+// returned (zero if it was not removed).
 type Notification struct {
 	Name              string
 	Spec              v1alpha1.NotificationSpec
-	Issued            time.Time
+	Issued, Returned  time.Time
 	Views             []NotificationView
 	Removing, Removed time.Time
 }

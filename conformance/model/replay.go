@@ -66,10 +66,11 @@ type replay struct {
 	updated     bool               // an update was applied (UpdateApplied)
 	lost        string             // why the history holds a supervisor's loss, "" if it does not
 
-	notifications []Notification // those that target the pod (targeting)
-	updates       []Update       // the harness's updates, in issue order
-	crashes       []Crash        // the harness's crashes, in issue order
-	accepted      []*applied     // the accepted updates as the model reads them (appliedUpdates)
+	notifications []Notification      // those that target the pod (targeting)
+	lives         map[string]*PodLife // the pods the harness created, by name (nil when unknown)
+	updates       []Update            // the harness's updates, in issue order
+	crashes       []Crash             // the harness's crashes, in issue order
+	accepted      []*applied          // the accepted updates as the model reads them (appliedUpdates)
 }
 
 func newReplay(h History, opts Options) *replay {
@@ -110,6 +111,12 @@ func newReplay(h History, opts Options) *replay {
 	rp.accepted = rp.appliedUpdates()
 	rp.crashes = slices.Clone(h.Crashes)
 	sort.SliceStable(rp.crashes, func(i, j int) bool { return rp.crashes[i].Issued.Before(rp.crashes[j].Issued) })
+	if h.Pods != nil {
+		rp.lives = map[string]*PodLife{}
+		for i := range h.Pods {
+			rp.lives[h.Pods[i].Name] = &h.Pods[i]
+		}
+	}
 	for _, n := range h.Notifications {
 		if rp.targeting(&n) {
 			rp.notifications = append(rp.notifications, n)
@@ -118,10 +125,11 @@ func newReplay(h History, opts Options) *replay {
 	return rp
 }
 
-// targeting says whether a Notification is about the pod: spec.pods names it, or a read of it
-// holds a record of it.
+// targeting says whether a Notification is about the pod: spec.pods names it, its selector
+// matches the pod's labels as submitted or as an update set them, or a read of it holds a record
+// of it.
 func (rp *replay) targeting(n *Notification) bool {
-	if slices.Contains(n.Spec.Pods, rp.pod.Metadata.Name) {
+	if slices.Contains(n.Spec.Pods, rp.pod.Metadata.Name) || rp.selectable(n.Spec.Selector) {
 		return true
 	}
 	for i := range n.Views {

@@ -94,6 +94,9 @@ func (s *suite) judge(out *fw.Outcome) (*model.Verdict, error) {
 		return nil, err
 	}
 	h.Notifications = notifications(s.f, out.Pod.Name)
+	if len(h.Notifications) > 0 {
+		h.Pods = podLives(s.f)
+	}
 	tol := s.f.Tolerances()
 	return model.Check(h, model.Options{Reaction: tol.Reaction.Value, EarlyMargin: tol.EarlyMargin.Value}), nil
 }
@@ -110,9 +113,7 @@ func history(out *fw.Outcome) (model.History, error) {
 		return model.History{}, fmt.Errorf("decode the manifest of %s: %w", out.Pod.Name, err)
 	}
 	h := model.History{Pod: &pod, Events: out.Timeline.RuntimeEvents()}
-	for _, u := range out.Pod.Updates() {
-		h.Updates = append(h.Updates, model.Update{Issued: u.Issued, Returned: u.Returned, Pod: u.Manifest, Accepted: u.Accepted})
-	}
+	h.Updates = updates(out.Pod)
 	for _, k := range out.Pod.Crashes() {
 		h.Crashes = append(h.Crashes, model.Crash{Issued: k.Issued, Returned: k.Returned})
 	}
@@ -135,13 +136,38 @@ func notifications(f *fw.Framework, pod string) []model.Notification {
 	}
 	var out []model.Notification
 	for _, l := range f.Notified(pod) {
-		n := model.Notification{Name: l.Name, Spec: l.Spec, Issued: l.Issued, Removing: l.Removing, Removed: l.Removed}
+		n := model.Notification{Name: l.Name, Spec: l.Spec, Issued: l.Issued, Returned: l.Returned, Removing: l.Removing, Removed: l.Removed}
 		for _, v := range l.Views {
 			if v.Status != nil {
 				n.Views = append(n.Views, model.NotificationView{Read: v.Read, Status: *v.Status, Records: v.Records})
 			}
 		}
 		out = append(out, n)
+	}
+	return out
+}
+
+// podLives are the pods the run asked the runtime to create, as the model judges a
+// Notification's targets by them: each name, UID, labels as submitted and updated, and when it
+// was created and removed.
+func podLives(f *fw.Framework) []model.PodLife {
+	var out []model.PodLife
+	for _, p := range f.Pods() {
+		if !p.Created() {
+			continue
+		}
+		l := p.Life()
+		out = append(out, model.PodLife{Name: p.Name, UID: p.UID, Labels: l.Labels, Run: l.Run, Ran: l.Ran,
+			Removing: l.Removing, Removed: l.Removed, Updates: updates(p)})
+	}
+	return out
+}
+
+// updates are the model's record of the harness's updates of a pod.
+func updates(p *fw.Pod) []model.Update {
+	var out []model.Update
+	for _, u := range p.Updates() {
+		out = append(out, model.Update{Issued: u.Issued, Returned: u.Returned, Pod: u.Manifest, Accepted: u.Accepted})
 	}
 	return out
 }

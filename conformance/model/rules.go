@@ -20,6 +20,10 @@ var rules = []rule{
 	{ids: []string{spec.INIT003}, applies: hasRegularInit, check: checkInitFailureEndsPod},
 	{ids: []string{spec.MAIN002}, check: checkNoMainStartWhileTerminating, underUpdate: true, underLoss: true},
 	{ids: []string{spec.MAIN003}, check: checkSkippedMains, underUpdate: true},
+	// Dependencies' conditions (deps.go).
+	{ids: []string{spec.DEP007, spec.DEP008}, applies: hasStartGates, check: checkReadyEvents},
+	{ids: []string{spec.DEP008, spec.DEP009}, check: checkReadyInFinalStatus, underUpdate: true},
+	{ids: []string{spec.DEP010}, applies: hasDependencies, check: checkCompleted},
 	// Restarts.
 	{ids: []string{spec.RST003}, check: checkRestartPolicy},
 	{ids: []string{spec.SIDE001}, applies: hasSidecar, check: checkSidecarRestarts},
@@ -181,5 +185,13 @@ func hasGatedProbes(p *v1alpha1.Pod) bool {
 	return anyContainer(p, func(c *v1alpha1.Container) bool {
 		gated := c.StartupProbe != nil || (c.Lifecycle != nil && c.Lifecycle.PostStart != nil)
 		return gated && (c.StartupProbe != nil || c.ReadinessProbe != nil || c.LivenessProbe != nil)
+	})
+}
+
+// hasStartGates says a container has a postStart hook, a startup probe or a readiness probe: what
+// its Started and Ready wait for (DEP-007, DEP-008).
+func hasStartGates(p *v1alpha1.Pod) bool {
+	return anyContainer(p, func(c *v1alpha1.Container) bool {
+		return c.StartupProbe != nil || c.ReadinessProbe != nil || (c.Lifecycle != nil && c.Lifecycle.PostStart != nil)
 	})
 }

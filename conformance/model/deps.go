@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"time"
 
 	runtimev1 "podspec.dev/podspec/api/runtime/v1"
 	"podspec.dev/podspec/api/v1alpha1"
@@ -191,4 +192,96 @@ func (rp *replay) dependencyFailureJustified(m *container, df *runtimev1.Event) 
 		}
 	}
 	return false
+}
+
+// checkRestartNotGated judges the restarts of dependents (DEP-011): a restart the restart policy
+// requires comes at most maxSeconds of back-off plus the reaction tolerance after the exit it
+// follows (RST-008's bound at its longest) even while a dependency's condition does not hold;
+// a late or missing restart is judged only then (otherwise it is the back-off's alone), and
+// only while the pod ran past that bound.
+func checkRestartNotGated(rp *replay) []Finding {
+	var out []Finding
+	bound := time.Duration(*rp.pod.Spec.RestartBackoff.MaxSeconds*float64(time.Second)) + rp.opts.Reaction
+	for _, m := range rp.kind(kindMain) {
+		st := m.startedInsts()
+		for i, in := range st {
+			if in.exited == nil || !before(in.exited, rp.terminating) {
+				continue
+			}
+			if _, must := rp.restartWanted(in); !must {
+				continue
+			}
+			due := in.exited.Time.Add(bound)
+			var came *runtimev1.Event
+			if i+1 < len(st) {
+				came = st[i+1].started
+			}
+			switch {
+			case came != nil && !came.Time.After(due):
+				continue
+			case came == nil && (rp.terminating == nil || !rp.terminating.Time.After(due)):
+				continue // the pod's end came first, or the history ends before the bound
+			}
+			dep, cond := rp.unmetDependency(m, due)
+			if dep == "" {
+				continue
+			}
+			when := "had not come when the stop sequence began"
+			if came != nil {
+				when = fmt.Sprintf("came only at #%d, %v after the exit", came.Seq, came.Time.Sub(in.exited.Time).Round(time.Millisecond))
+			}
+			out = append(out, Finding{Rule: spec.DEP011, Seq: in.exited.Seq, Container: m.name, Message: fmt.Sprintf(
+				"the restart after instance %d's exit was due within %v (back-off at most maxSeconds, plus the reaction tolerance) and %s, while its dependency %s was not %s: a restart does not wait for its dependencies",
+				i+1, bound, when, dep, cond)})
+		}
+	}
+	return out
+}
+
+// unmetDependency is a dependency of m whose condition did not hold at t (Ready: its last
+// ContainerReady was followed by its readiness probe's failure or its exit; Started: no instance
+// of it ran then), and the condition; "" when every condition held or the model cannot tell.
+func (rp *replay) unmetDependency(m *container, t time.Time) (string, v1alpha1.DependencyCondition) {
+	for _, d := range m.spec.DependsOn {
+		dep := rp.byName[d.Name]
+		if dep == nil {
+			continue
+		}
+		switch d.Condition {
+		case v1alpha1.ConditionReady:
+			if !rp.readyAt(dep, t) {
+				return dep.name, d.Condition
+			}
+		case v1alpha1.ConditionCompleted:
+			// Completed, once held, holds: a dependent past its first start never waits for it.
+		default:
+			running := false
+			for _, in := range dep.startedInsts() {
+				running = running || (!in.started.Time.After(t) && (in.exited == nil || in.exited.Time.After(t)))
+			}
+			if !running {
+				return dep.name, d.Condition
+			}
+		}
+	}
+	return "", ""
+}
+
+// readyAt says the container was Ready at t by its events: its last ContainerReady, readiness
+// ProbeFailed or ContainerExited up to t is a ContainerReady.
+func (rp *replay) readyAt(c *container, t time.Time) bool {
+	ready := false
+	for i := range rp.ev {
+		e := &rp.ev[i]
+		if e.Container != c.name || e.Time.After(t) {
+			continue
+		}
+		switch {
+		case e.Type == runtimev1.EventContainerReady:
+			ready = true
+		case e.Type == runtimev1.EventContainerExited, e.Type == runtimev1.EventProbeFailed && e.Probe == runtimev1.ProbeReadiness:
+			ready = false
+		}
+	}
+	return ready
 }

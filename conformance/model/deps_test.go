@@ -74,6 +74,30 @@ func completedOnRetry(early bool) *hist {
 		finish(1100, v1alpha1.PodSucceeded, 0, "b", "Completed")
 }
 
+// restartWhileUnready is a pod (OnFailure) whose web depends on db Ready; db becomes Ready at
+// 300 ms and unready at 1 s (its readiness probe failed); web exits 1 at 1.5 s and restarts at
+// restartMs (0: not before the stop at 5 s: RST-003 too, and the pod fails on web's exit).
+func restartWhileUnready(restartMs int) *hist {
+	h := pod(mains("db", "web"), policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll),
+		withC("db", func(c *v1alpha1.Container) {
+			c.ReadinessProbe = &v1alpha1.Probe{Exec: &v1alpha1.ExecAction{Command: []string{"x", "-quiet"}}, PeriodSeconds: 1, FailureThreshold: 1}
+		}),
+		withC("web", func(c *v1alpha1.Container) {
+			c.DependsOn = []v1alpha1.Dependency{{Name: "db", Condition: v1alpha1.ConditionReady}}
+		})).add(0, runtimev1.EventPodCreated, "").
+		start(100, "db").add(300, runtimev1.EventContainerReady, "db").start(400, "web").
+		add(1000, runtimev1.EventProbeFailed, "db", func(e *runtimev1.Event) { e.Probe, e.Reason = runtimev1.ProbeReadiness, "Unhealthy" }).
+		exit(1500, "web", 1, "Error")
+	if restartMs > 0 {
+		h.start(restartMs, "web")
+	}
+	h.stop(5000, false).terminating(5001).signal(5002, "db", "SIGTERM").killed(5100, "db", "SIGTERM", "Stopped")
+	if restartMs > 0 {
+		return h.signal(5002, "web", "SIGTERM").killed(5100, "web", "SIGTERM", "Stopped").finish(5200, v1alpha1.PodSucceeded, 0, "", "Stopped")
+	}
+	return h.finish(5200, v1alpha1.PodFailed, 1, "web", "Stopped")
+}
+
 func depCases() []modelCase {
 	startup, readiness := runtimev1.ProbeStartup, runtimev1.ProbeReadiness
 	return []modelCase{
@@ -94,5 +118,7 @@ func depCases() []modelCase {
 		{"a dependent started on its dependency's exit 0 after a liveness kill breaks DEP-010", completedAfterKill(true), []string{spec.DEP010, spec.DEP012}},
 		{"a dependent started once its restarted dependency exited 0 conforms", completedOnRetry(false), nil},
 		{"a dependent failed at its dependency's first exit, restarted after, breaks DEP-010", completedOnRetry(true), []string{spec.DEP010}},
+		{"a dependent restarted after its back-off while its dependency is unready conforms", restartWhileUnready(1700), nil},
+		{"a dependent not restarted while its dependency is unready breaks DEP-011", restartWhileUnready(0), []string{spec.DEP011, spec.RST003}},
 	}
 }

@@ -24,6 +24,7 @@ var rules = []rule{
 	{ids: []string{spec.DEP007, spec.DEP008}, applies: hasStartGates, check: checkReadyEvents},
 	{ids: []string{spec.DEP008, spec.DEP009}, check: checkReadyInFinalStatus, underUpdate: true},
 	{ids: []string{spec.DEP010}, applies: hasDependencies, check: checkCompleted},
+	{ids: []string{spec.DEP011}, applies: hasDependencies, check: checkRestartNotGated},
 	// Restarts.
 	{ids: []string{spec.RST003}, check: checkRestartPolicy},
 	{ids: []string{spec.SIDE001}, applies: hasSidecar, check: checkSidecarRestarts},

@@ -122,3 +122,20 @@ func depCases() []modelCase {
 		{"a dependent not restarted while its dependency is unready breaks DEP-011", restartWhileUnready(0), []string{spec.DEP011, spec.RST003}},
 	}
 }
+
+// bothDelivered is a pod whose a and c got Notification n of x at 1 s (NotifierStarted both);
+// a's action ran from 1.01 s to 2 s, c's from cStart for 400 ms.
+func bothDelivered(cStart int) *hist {
+	return ntfPod(func(h *hist) *hist {
+		return h.deliver(1000, 1010, "a", "x", "n").deliver(1000, cStart+410-1000, "c", "x", "n").
+			handler("a", "x", 1010, 2000, 0).handler("c", "x", cStart, cStart+400, 0).
+			notification("n", "x", 900, view(4000, ok, rec(ok, "", dlv("a", ok, ""), dlv("c", ok, ""))))
+	})
+}
+
+func crossDeliveryCases() []modelCase {
+	return []modelCase{
+		{"deliveries of one Notification to two containers at once conform", bothDelivered(1020), nil},
+		{"a delivery whose action starts only once another container's ended breaks HB-021", bothDelivered(2100), []string{spec.HB021}},
+	}
+}

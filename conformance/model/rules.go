@@ -69,7 +69,8 @@ var rules = []rule{
 	{ids: []string{spec.NOTIF008, spec.NOTIF009, spec.NOTIF010, spec.NOTIF011, spec.NTF014}, applies: hasNotifiers, check: checkPodRecords, underUpdate: true},
 	{ids: []string{spec.NOTIF009, spec.NOTIF013, spec.NOTIF014, spec.NOTIF015, spec.NOTIF016, spec.NOTIF017}, applies: hasNotifiers, check: checkNotificationStatus, underUpdate: true, underLoss: true},
 	{ids: []string{spec.NOTIF006, spec.NOTIF019, spec.NOTIF020}, applies: hasNotifiers, check: checkNotificationRuns, underUpdate: true},
-	// A Notification's targets (targets.go).
+	// A Notification's targets (targets.go), and deliveries to different containers (crossdelivery.go).
+	{ids: []string{spec.HB021}, applies: hasNotifiers, check: checkCrossContainerDeliveries, underUpdate: true},
 	{ids: []string{spec.NOTIF002, spec.NOTIF003, spec.NOTIF004, spec.NOTIF005}, applies: hasNotifiers, check: checkTargets, underUpdate: true, underLoss: true},
 	{ids: []string{spec.HB009, spec.HB010, spec.HB013}, applies: hasDefers, check: checkDeferOrder, underUpdate: true},
 	// Defers' own outcomes.

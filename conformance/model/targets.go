@@ -279,7 +279,7 @@ func (rp *replay) judgeSelected(n *Notification, from, to time.Time, last *Notif
 			id, when = spec.NOTIF004, "when it was created"
 		}
 		if countMatching(sel, l.everLabels()) > 0 {
-			id, why = spec.NOTIF002, "it was decided again from labels an update gave it later"
+			id, why = spec.NOTIF002, "only labels an update gave it later match, and a pod is decided once"
 		}
 		f(id, "pod %s is a target (record %s %s), but its labels %s did not match the selector: %s", name, r.Phase, r.Reason, when, why)
 	}

@@ -139,3 +139,31 @@ func crossDeliveryCases() []modelCase {
 		{"a delivery whose action starts only once another container's ended breaks HB-021", bothDelivered(2100), []string{spec.HB021}},
 	}
 }
+
+// lostDelivery is a pod whose a and c get Notification n of x at 1 s, its supervisor lost at
+// 1.5 s while a's action runs (c's ended); a's delivery ends at 2 s recorded Failed
+// ExitStatusLost, or (rerun) is run again then. The workloads report their ends.
+func lostDelivery(rerun bool) *hist {
+	return ntfPod(func(h *hist) *hist {
+		h.notify(1000, "a", "x", "n", runtimev1.EventNotifierStarted).handler("a", "x", 1010, 1800, 0).
+			deliver(1000, 300, "c", "x", "n").handler("c", "x", 1010, 1200, 0).crashAt(1500)
+		for _, c := range []string{"a", "b", "c"} {
+			h.work(4990, c, probe.TypeExit, code(0))
+		}
+		d := dlv("a", failed, "ExitStatusLost")
+		if rerun {
+			h.deliver(2000, 300, "a", "x", "n").handler("a", "x", 2010, 2200, 0)
+			d = dlv("a", ok, "")
+		} else {
+			h.notify(2000, "a", "x", "n", runtimev1.EventNotifierFinished)
+		}
+		return h.notification("n", "x", 900, view(4000, d.Phase, rec(d.Phase, "", d, dlv("c", ok, ""))))
+	})
+}
+
+func lostDeliveryCases() []modelCase {
+	return []modelCase{
+		{"a delivery lost with its supervisor recorded ExitStatusLost, not run again, conforms", lostDelivery(false), nil},
+		{"a delivery lost with its supervisor run again breaks NTF-012", lostDelivery(true), []string{spec.NTF012}},
+	}
+}

@@ -121,6 +121,8 @@ var rules = []rule{
 	{ids: []string{spec.SUP005}, check: checkLostExits, onCrash: true, underUpdate: true, underLoss: true},
 	{ids: []string{spec.SUP007}, applies: hasRegularInit, check: checkAdoptionNotRerun, onCrash: true, underUpdate: true, underLoss: true},
 	{ids: []string{spec.SUP009}, check: checkEventSequence, onCrash: true, underUpdate: true, underLoss: true},
+	// A delivery lost with its supervisor (lostdelivery.go).
+	{ids: []string{spec.NTF012}, applies: hasNotifiers, check: checkLostDeliveriesNotRerun, onCrash: true, underUpdate: true, underLoss: true},
 }
 
 func hasSidecar(p *v1alpha1.Pod) bool {

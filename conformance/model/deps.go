@@ -63,9 +63,10 @@ func checkReadyEvents(rp *replay) []Finding {
 }
 
 // probeReports are a container's reports of a probe kind per started instance, and whether they
-// report every attempt's result for the instances they line up with.
+// report every attempt's result for the instances they line up with: the probe's command is the
+// probe's check (`podspec-probe check ...`), not told to keep quiet.
 func (rp *replay) probeReports(c *container, kind string, p *v1alpha1.Probe) (map[int][]probe.Event, bool) {
-	if p == nil || quiet(p) || rp.fallbacks(c) {
+	if p == nil || quiet(p) || len(p.Exec.Command) < 2 || p.Exec.Command[1] != "check" || rp.fallbacks(c) {
 		return nil, false
 	}
 	return rp.checkRuns(c, kind)

@@ -11,9 +11,19 @@ import (
 // report at 300 and 1300 ms (results given), then a is reported Started and Ready at ms; the pod
 // ends at 5 s.
 func readyAt(kind string, ms int, results ...bool) *hist {
+	return readyAfter(kind, ms, nil, results...)
+}
+
+// readyAfter is readyAt with the probe's command replaced by cmd (unless nil).
+func readyAfter(kind string, ms int, cmd []string, results ...bool) *hist {
 	h := probed(kind, withC("a", func(c *v1alpha1.Container) {
 		if c.ReadinessProbe != nil {
 			c.ReadinessProbe.SuccessThreshold = 2
+		}
+		for _, p := range []*v1alpha1.Probe{c.ReadinessProbe, c.StartupProbe} {
+			if p != nil && cmd != nil {
+				p.Exec.Command = cmd
+			}
 		}
 	}))
 	for i, ok := range results {
@@ -106,6 +116,7 @@ func depCases() []modelCase {
 		{"Ready after successThreshold readiness successes conforms", readyAt(readiness, 1310, true, true), nil},
 		{"Ready after one success of successThreshold 2 breaks DEP-008", readyAt(readiness, 310, true, true), []string{spec.DEP008}},
 		{"Ready before any readiness success breaks DEP-008", readyAt(readiness, 200, false, true), []string{spec.DEP008}},
+		{"Ready before any report of a probe command that is not the probe's check conforms", readyAfter(readiness, 200, []string{"sh", "-c", "true"}), nil},
 		{"Ready before the postStart hook succeeded breaks DEP-007", twoMains(withC("a", postStart)).
 			hook(110, "a", runtimev1.EventHookStarted, runtimev1.HookPostStart).add(120, runtimev1.EventContainerReady, "a").
 			hook(130, "a", runtimev1.EventHookFinished, runtimev1.HookPostStart).

@@ -25,6 +25,9 @@ var rules = []rule{
 	{ids: []string{spec.DEP008, spec.DEP009}, check: checkReadyInFinalStatus, underUpdate: true},
 	{ids: []string{spec.DEP010}, applies: hasDependencies, check: checkCompleted},
 	{ids: []string{spec.DEP011}, applies: hasDependencies, check: checkRestartNotGated},
+	// emptyDir volumes' content (volumes.go).
+	{ids: []string{spec.VOL004}, applies: hasEmptyDir, check: checkEmptyDirsEmpty},
+	{ids: []string{spec.VOL005}, applies: hasEmptyDir, check: checkEmptyDirsKept},
 	// Restarts.
 	{ids: []string{spec.RST003}, check: checkRestartPolicy},
 	{ids: []string{spec.SIDE001}, applies: hasSidecar, check: checkSidecarRestarts},
@@ -198,4 +201,14 @@ func hasStartGates(p *v1alpha1.Pod) bool {
 	return anyContainer(p, func(c *v1alpha1.Container) bool {
 		return c.StartupProbe != nil || c.ReadinessProbe != nil || (c.Lifecycle != nil && c.Lifecycle.PostStart != nil)
 	})
+}
+
+// hasEmptyDir says the pod has an emptyDir volume.
+func hasEmptyDir(p *v1alpha1.Pod) bool {
+	for i := range p.Spec.Volumes {
+		if p.Spec.Volumes[i].EmptyDir != nil {
+			return true
+		}
+	}
+	return false
 }

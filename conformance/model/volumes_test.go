@@ -1,0 +1,57 @@
+package model
+
+import (
+	"time"
+
+	runtimev1 "podspec.dev/podspec/api/runtime/v1"
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/conformance/probe"
+	"podspec.dev/podspec/spec"
+)
+
+// withData gives the pod an emptyDir data and mounts it at /data in a, whose workload reads and
+// writes /data/kept as it starts (the probe's -read and -write).
+func withData(p *v1alpha1.Pod) {
+	p.Spec.Volumes = append(p.Spec.Volumes, v1alpha1.Volume{Name: "data", EmptyDir: &v1alpha1.EmptyDirVolumeSource{}})
+	for i := range p.Spec.Containers {
+		if c := &p.Spec.Containers[i]; c.Name == "a" {
+			c.VolumeMounts = append(c.VolumeMounts, v1alpha1.VolumeMount{Name: "data", MountPath: "/data"})
+			c.Args = append(c.Args, "-report", "-list", "/data", "-read", "/data/kept", "-write", "/data/kept=yes")
+		}
+	}
+}
+
+// startReport records a's report as it starts, at ms.
+func (h *hist) startReport(ms int, r probe.Report) *hist {
+	r.RootfsChecked, r.FreshRootfs, r.RootfsWritable = true, true, true
+	h.probe = append(h.probe, probe.Event{Container: "a", Role: probe.RoleWorkload, Type: probe.TypeReport, Report: &r,
+		Received: t0.Add(time.Duration(ms) * time.Millisecond)})
+	return h
+}
+
+// firstSaw is a pod whose a, the only container mounting data, lists it as it starts.
+func firstSaw(entries ...string) *hist {
+	return twoMains(withData).work(120, "a", probe.TypeStart).startReport(121, probe.Report{Dirs: map[string][]string{"/data": entries}}).
+		exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
+		finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
+}
+
+// secondRead is a pod (OnFailure) whose a exits 1 after writing /data/kept and is restarted; the
+// second instance reads got from it as it starts.
+func secondRead(got string) *hist {
+	return pod(mains("a", "b"), withData, policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll)).add(0, runtimev1.EventPodCreated, "").
+		start(100, "a").start(110, "b").work(120, "a", probe.TypeStart).startReport(121, probe.Report{Files: map[string]string{"/data/kept": ""}}).
+		work(490, "a", probe.TypeExit, code(1)).exit(500, "a", 1, "Error").
+		start(800, "a").work(820, "a", probe.TypeStart).startReport(821, probe.Report{Files: map[string]string{"/data/kept": got}}).
+		work(990, "a", probe.TypeExit, code(0)).exit(1000, "a", 0, "Completed").
+		exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
+}
+
+func volumeCases() []modelCase {
+	return []modelCase{
+		{"an emptyDir empty when its first user starts conforms", firstSaw(), nil},
+		{"an emptyDir holding a file when its first user starts breaks VOL-004", firstSaw(".podspec-volume"), []string{spec.VOL004}},
+		{"an emptyDir keeping what the previous instance wrote conforms", secondRead("yes"), nil},
+		{"an emptyDir emptied for a restart breaks VOL-005", secondRead(""), []string{spec.VOL005}},
+	}
+}

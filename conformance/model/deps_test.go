@@ -130,6 +130,7 @@ func depCases() []modelCase {
 		{"a dependent started once its restarted dependency exited 0 conforms", completedOnRetry(false), nil},
 		{"a dependent failed at its dependency's first exit, restarted after, breaks DEP-010", completedOnRetry(true), []string{spec.DEP010}},
 		{"a dependent restarted after its back-off while its dependency is unready conforms", restartWhileUnready(1700), nil},
+		{"a dependent restarted late, before the stop, while its dependency is unready conforms", restartWhileUnready(4000), nil},
 		{"a dependent not restarted while its dependency is unready breaks DEP-011", restartWhileUnready(0), []string{spec.DEP011, spec.RST003}},
 	}
 }

@@ -28,6 +28,7 @@ var rules = []rule{
 	// emptyDir volumes' content (volumes.go).
 	{ids: []string{spec.VOL004}, applies: hasEmptyDir, check: checkEmptyDirsEmpty},
 	{ids: []string{spec.VOL005}, applies: hasEmptyDir, check: checkEmptyDirsKept},
+	{ids: []string{spec.DEFER016}, applies: func(p *v1alpha1.Pod) bool { return hasEmptyDir(p) && hasDefers(p) }, check: checkDefersSeeVolumes},
 	// Restarts.
 	{ids: []string{spec.RST003}, check: checkRestartPolicy},
 	{ids: []string{spec.SIDE001}, applies: hasSidecar, check: checkSidecarRestarts},

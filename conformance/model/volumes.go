@@ -173,3 +173,67 @@ func hasFlagValue(argv []string, flag, value string) bool {
 	}
 	return false
 }
+
+// checkDefersSeeVolumes: a defer container's workload reads, as it starts, what the pod's other
+// containers wrote into an emptyDir it mounts (DEFER-016): every container that writes the file
+// (-write, at its own mount of the volume) writes the same content, and one of them reported its
+// start, which it sends only once its writes are done, before the defer's instance started.
+func checkDefersSeeVolumes(rp *replay) []Finding {
+	var out []Finding
+	for _, d := range rp.kind(kindDefer) {
+		for _, in := range d.startedInsts() {
+			r := in.startReport()
+			if r == nil {
+				continue
+			}
+			for _, m := range d.mounts() {
+				if !rp.isEmptyDir(m.Name) {
+					continue
+				}
+				for p, got := range r.Files {
+					if !hasFlagValue(d.argv(), "-read", p) || !below(path.Clean(p), path.Clean(m.MountPath)) {
+						continue
+					}
+					rel := strings.TrimPrefix(path.Clean(p), strings.TrimSuffix(path.Clean(m.MountPath), "/"))
+					want, by, ok := rp.writtenBefore(d, m.Name, rel, in)
+					if ok && got != want {
+						out = append(out, Finding{Rule: spec.DEFER016, Seq: in.started.Seq, Container: d.name, Message: fmt.Sprintf(
+							"instance %d read %q from %s as it started, but %s had written %q there, into emptyDir %s, before it started",
+							in.n+1, got, p, by, want, m.Name)})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// writtenBefore is the content every container but d writes at rel in the volume, and one that
+// had reported its start (its writes done) before in started; ok is false when they write
+// different contents or none had.
+func (rp *replay) writtenBefore(d *container, vol, rel string, in *instance) (content, by string, ok bool) {
+	contents := map[string]bool{}
+	for _, c := range rp.order {
+		if c == d {
+			continue
+		}
+		for _, m := range c.mounts() {
+			if m.Name != vol || m.ReadOnly {
+				continue
+			}
+			want, writes := rp.emptyDirWrites(c)[path.Join(m.MountPath, rel)]
+			if !writes {
+				continue
+			}
+			contents[want] = true
+			for _, w := range c.startedInsts() {
+				for _, p := range w.work {
+					if p.Type == probe.TypeReport && p.Report != nil && p.Report.RootfsChecked && p.Received.Before(in.started.Time) {
+						content, by = want, c.name
+					}
+				}
+			}
+		}
+	}
+	return content, by, by != "" && len(contents) == 1
+}

@@ -21,17 +21,17 @@ func withData(p *v1alpha1.Pod) {
 	}
 }
 
-// startReport records a's report as it starts, at ms.
-func (h *hist) startReport(ms int, r probe.Report) *hist {
+// startReport records c's report as it starts, at ms.
+func (h *hist) startReport(ms int, c string, r probe.Report) *hist {
 	r.RootfsChecked, r.FreshRootfs, r.RootfsWritable = true, true, true
-	h.probe = append(h.probe, probe.Event{Container: "a", Role: probe.RoleWorkload, Type: probe.TypeReport, Report: &r,
+	h.probe = append(h.probe, probe.Event{Container: c, Role: probe.RoleWorkload, Type: probe.TypeReport, Report: &r,
 		Received: t0.Add(time.Duration(ms) * time.Millisecond)})
 	return h
 }
 
 // firstSaw is a pod whose a, the only container mounting data, lists it as it starts.
 func firstSaw(entries ...string) *hist {
-	return twoMains(withData).work(120, "a", probe.TypeStart).startReport(121, probe.Report{Dirs: map[string][]string{"/data": entries}}).
+	return twoMains(withData).work(120, "a", probe.TypeStart).startReport(121, "a", probe.Report{Dirs: map[string][]string{"/data": entries}}).
 		exit(1000, "a", 0, "Completed").exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).
 		finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
 }
@@ -40,11 +40,24 @@ func firstSaw(entries ...string) *hist {
 // second instance reads got from it as it starts.
 func secondRead(got string) *hist {
 	return pod(mains("a", "b"), withData, policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll)).add(0, runtimev1.EventPodCreated, "").
-		start(100, "a").start(110, "b").work(120, "a", probe.TypeStart).startReport(121, probe.Report{Files: map[string]string{"/data/kept": ""}}).
+		start(100, "a").start(110, "b").work(120, "a", probe.TypeStart).startReport(121, "a", probe.Report{Files: map[string]string{"/data/kept": ""}}).
 		work(490, "a", probe.TypeExit, code(1)).exit(500, "a", 1, "Error").
-		start(800, "a").work(820, "a", probe.TypeStart).startReport(821, probe.Report{Files: map[string]string{"/data/kept": got}}).
+		start(800, "a").work(820, "a", probe.TypeStart).startReport(821, "a", probe.Report{Files: map[string]string{"/data/kept": got}}).
 		work(990, "a", probe.TypeExit, code(0)).exit(1000, "a", 0, "Completed").
 		exit(2000, "b", 0, "Completed").fire(2001, "b").terminating(2002).finish(2100, v1alpha1.PodSucceeded, 0, "b", "Completed")
+}
+
+// deferRead is an afterStop pod whose a writes /data/kept (yes) into emptyDir data as it starts
+// and whose defer d, mounting data at /in, reads got from /in/kept as it starts.
+func deferRead(got string) *hist {
+	mountIn := withD("d", func(d *v1alpha1.DeferContainer) {
+		d.VolumeMounts = append(d.VolumeMounts, v1alpha1.VolumeMount{Name: "data", MountPath: "/in"})
+		d.Args = append(d.Args, "-report", "-read", "/in/kept")
+	})
+	return afterStop([]podOpt{withData, mountIn}, "d").work(120, "a", probe.TypeStart).
+		startReport(121, "a", probe.Report{Files: map[string]string{"/data/kept": ""}}).
+		start(1110, "d").work(1115, "d", probe.TypeStart).startReport(1116, "d", probe.Report{Files: map[string]string{"/in/kept": got}}).
+		exit(1200, "d", 0, "Completed").done(1300, v1alpha1.ConditionTrue, "")
 }
 
 func volumeCases() []modelCase {
@@ -53,5 +66,7 @@ func volumeCases() []modelCase {
 		{"an emptyDir holding a file when its first user starts breaks VOL-004", firstSaw(".podspec-volume"), []string{spec.VOL004}},
 		{"an emptyDir keeping what the previous instance wrote conforms", secondRead("yes"), nil},
 		{"an emptyDir emptied for a restart breaks VOL-005", secondRead(""), []string{spec.VOL005}},
+		{"a defer reading what a main container wrote into their emptyDir conforms", deferRead("yes"), nil},
+		{"a defer not seeing what a main container wrote into their emptyDir breaks DEFER-016", deferRead(""), []string{spec.DEFER016}},
 	}
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"podspec.dev/podspec/api/v1alpha1"
@@ -166,12 +167,7 @@ func (rp *replay) emptyDirWrites(c *container) map[string]string {
 
 // hasFlagValue says argv holds flag immediately followed by value.
 func hasFlagValue(argv []string, flag, value string) bool {
-	for i := 0; i+1 < len(argv); i++ {
-		if argv[i] == flag && argv[i+1] == value {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(flagValues(argv, flag), value)
 }
 
 // checkDefersSeeVolumes: a defer container's workload reads, as it starts, what the pod's other
@@ -190,10 +186,11 @@ func checkDefersSeeVolumes(rp *replay) []Finding {
 				if !rp.isEmptyDir(m.Name) {
 					continue
 				}
-				for p, got := range r.Files {
-					if !hasFlagValue(d.argv(), "-read", p) || !below(path.Clean(p), path.Clean(m.MountPath)) {
+				for _, p := range flagValues(d.argv(), "-read") {
+					if !below(path.Clean(p), path.Clean(m.MountPath)) {
 						continue
 					}
+					got := r.Files[p] // a file it could not read is not in Files
 					rel := strings.TrimPrefix(path.Clean(p), strings.TrimSuffix(path.Clean(m.MountPath), "/"))
 					want, by, ok := rp.writtenBefore(d, m.Name, rel, in)
 					if ok && got != want {
@@ -236,4 +233,15 @@ func (rp *replay) writtenBefore(d *container, vol, rel string, in *instance) (co
 		}
 	}
 	return content, by, by != "" && len(contents) == 1
+}
+
+// flagValues are the values argv gives flag.
+func flagValues(argv []string, flag string) []string {
+	var out []string
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == flag {
+			out = append(out, argv[i+1])
+		}
+	}
+	return out
 }

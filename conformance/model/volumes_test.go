@@ -48,7 +48,8 @@ func secondRead(got string) *hist {
 }
 
 // deferRead is an afterStop pod whose a writes /data/kept (yes) into emptyDir data as it starts
-// and whose defer d, mounting data at /in, reads got from /in/kept as it starts.
+// and whose defer d, mounting data at /in, reads got from /in/kept as it starts (nothing: it
+// could not read it, when got is "").
 func deferRead(got string) *hist {
 	mountIn := withD("d", func(d *v1alpha1.DeferContainer) {
 		d.VolumeMounts = append(d.VolumeMounts, v1alpha1.VolumeMount{Name: "data", MountPath: "/in"})
@@ -56,7 +57,7 @@ func deferRead(got string) *hist {
 	})
 	return afterStop([]podOpt{withData, mountIn}, "d").work(120, "a", probe.TypeStart).
 		startReport(121, "a", probe.Report{Files: map[string]string{"/data/kept": ""}}).
-		start(1110, "d").work(1115, "d", probe.TypeStart).startReport(1116, "d", probe.Report{Files: map[string]string{"/in/kept": got}}).
+		start(1110, "d").work(1115, "d", probe.TypeStart).startReport(1116, "d", probe.Report{Files: files("/in/kept", got)}).
 		exit(1200, "d", 0, "Completed").done(1300, v1alpha1.ConditionTrue, "")
 }
 
@@ -69,4 +70,12 @@ func volumeCases() []modelCase {
 		{"a defer reading what a main container wrote into their emptyDir conforms", deferRead("yes"), nil},
 		{"a defer not seeing what a main container wrote into their emptyDir breaks DEFER-016", deferRead(""), []string{spec.DEFER016}},
 	}
+}
+
+// files is a report's Files with path read as content, or without it when content is "".
+func files(path, content string) map[string]string {
+	if content == "" {
+		return map[string]string{}
+	}
+	return map[string]string{path: content}
 }

@@ -101,11 +101,15 @@ func restartWhileUnready(restartMs int) *hist {
 	if restartMs > 0 {
 		h.start(restartMs, "web")
 	}
-	h.stop(5000, false).terminating(5001).signal(5002, "db", "SIGTERM").killed(5100, "db", "SIGTERM", "Stopped")
+	h.stop(5000, false).terminating(5001)
 	if restartMs > 0 {
-		return h.signal(5002, "web", "SIGTERM").killed(5100, "web", "SIGTERM", "Stopped").finish(5200, v1alpha1.PodSucceeded, 0, "", "Stopped")
+		h.signal(5002, "web", "SIGTERM").killed(5100, "web", "SIGTERM", "Stopped")
 	}
-	return h.finish(5200, v1alpha1.PodFailed, 1, "web", "Stopped")
+	h.signal(5101, "db", "SIGTERM").killed(5200, "db", "SIGTERM", "Stopped")
+	if restartMs > 0 {
+		return h.finish(5300, v1alpha1.PodSucceeded, 0, "", "Stopped")
+	}
+	return h.finish(5300, v1alpha1.PodFailed, 1, "web", "Stopped")
 }
 
 func depCases() []modelCase {

@@ -299,7 +299,7 @@ func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
 // modelCases are every hand-written history: the lifecycle's, the defers', the probes', what
 // containers see, updates' and a supervisor's loss.
 func modelCases() []modelCase {
-	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases(), stopSeqCases())
+	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases(), stopSeqCases(), targetCases(), depCases(), crossDeliveryCases(), lostDeliveryCases(), volumeCases())
 }
 
 func lifecycleCases() []modelCase {

@@ -515,6 +515,8 @@ func lifecycleCases() []modelCase {
 		{"a sidecar killed by its liveness probe during the stop sequence, before its stop step, conforms (HB-014, HB-015)",
 			livenessKilledSidecar("Unhealthy"), nil},
 		{"that sidecar's kill is no stop: reason Stopped breaks STAT-006", livenessKilledSidecar(v1alpha1.ReasonStopped), []string{spec.STAT006}},
+		{"that sidecar with a preStop hook, sent its stop signal for its health before the hook ran, conforms (HB-012, HOOK-011; seed 7200)",
+			livenessKilledSidecar("Unhealthy", withC("s", preStop)), nil},
 		{"a sidecar killed for its failed postStart hook during the stop sequence, then SIGKILLed at the budget end, ending Stopped conforms (seed 3000)",
 			postStartKilledSidecar(1000, v1alpha1.ReasonStopped), nil},
 		{"that budget end's SIGKILL is a stop: reason StartError breaks STAT-006", postStartKilledSidecar(1000, v1alpha1.ReasonStartError), []string{spec.STAT006}},
@@ -799,10 +801,10 @@ const stopStep = true
 // livenessKilledSidecar is a pod whose sidecar s fails its liveness probe during the stop
 // sequence, before its stop step (a stops first, then t, then s): the runtime kills s for its
 // health (terminology: a kill after a probe failure is not a stop), and s ends with reason.
-func livenessKilledSidecar(reason string) *hist {
-	return pod(sidecars("s", "t"), mains("a"), policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAll), withC("s", func(c *v1alpha1.Container) {
+func livenessKilledSidecar(reason string, extra ...podOpt) *hist {
+	return pod(append([]podOpt{sidecars("s", "t"), mains("a"), policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAll), withC("s", func(c *v1alpha1.Container) {
 		c.LivenessProbe = &v1alpha1.Probe{Exec: &v1alpha1.ExecAction{Command: []string{"podspec-probe", "check"}}, PeriodSeconds: 1, FailureThreshold: 1}
-	})).
+	})}, extra...)...).
 		start(100, "s").start(150, "t").start(200, "a").report(1000, "s", probe.RoleCheck, runtimev1.ProbeLiveness, probe.TypeCheck, 0).
 		stop(1000, false).terminating(1001).signal(1002, "a", "SIGTERM").
 		report(1004, "s", probe.RoleCheck, runtimev1.ProbeLiveness, probe.TypeCheck, 1).

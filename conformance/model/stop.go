@@ -133,6 +133,9 @@ func checkPreStopBeforeSignal(rp *replay) []Finding {
 			if before(force, signal) || !signal.Time.Before(reserve.Add(-rp.opts.EarlyMargin)) {
 				continue // a forced stop's, or at the reserve point
 			}
+			if hk := in.healthKill(); hk != nil && hk.Seq < signal.Seq {
+				continue // the kill after a failed probe or hook, which runs no preStop (HOOK-011)
+			}
 			ended := false
 			for _, h := range in.hooks {
 				ended = ended || (h.Type == runtimev1.EventHookFinished && h.Hook == runtimev1.HookPreStop && before(h, signal))

@@ -73,6 +73,10 @@ type Framework struct {
 	notified map[string]*NotificationLog
 	// kept names the pods whose failure evidence was recorded (KeepEvidence).
 	kept map[string]bool
+	// builtUserImages are the test images with a User built so far, by User (userImages),
+	// under userImagesMu.
+	builtUserImages map[string]string
+	userImagesMu    sync.Mutex
 }
 
 // NewRunID returns a short random run ID ("c" + 6 hex digits) usable in DNS labels.
@@ -167,6 +171,8 @@ type Pod struct {
 	updates []UpdateLog
 	crashes []CrashLog
 	life    PodLife
+	// images is what the harness read of the pod's images before it ran it (logImages).
+	images map[string]ImageLog
 }
 
 // PodLife is what the harness knows of a pod's existence, for the lifecycle model: its labels as
@@ -248,8 +254,14 @@ func (f *Framework) prepare(short string, b *PodBuilder) (*Pod, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The images are small and local: the build needs no cancellation (Prepare takes no context).
+	users, err := f.userImages(context.Background(), b)
+	if err != nil {
+		_ = srv.Close()
+		return nil, err
+	}
 	p := &Pod{f: f, Name: name, Dir: dir, Probe: srv}
-	manifest := b.Build(BuildEnv{Name: name, Image: f.Image, ProbeDir: dir, RunID: f.cfg.RunID})
+	manifest := b.Build(BuildEnv{Name: name, Image: f.Image, ProbeDir: dir, RunID: f.cfg.RunID, UserImages: users})
 	p.life.Labels = manifest.Metadata.Labels
 	data, err := json.MarshalIndent(manifest, "", "  ")
 	if err != nil {
@@ -280,6 +292,9 @@ func (p *Pod) Run(ctx context.Context) (*Result, error) {
 }
 
 func (p *Pod) run(ctx context.Context) error {
+	if err := p.logImages(ctx); err != nil {
+		return err
+	}
 	issued := time.Now()
 	ref, res, err := p.f.RT.RunDetached(ctx, p.Name, p.Manifest)
 	p.RunResult = res

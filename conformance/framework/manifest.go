@@ -364,6 +364,8 @@ type PodBuilder struct {
 	mutate []func(*v1alpha1.Pod)
 	// envMutate are changes that need the harness's BuildEnv (e.g. TestLabels' run ID).
 	envMutate []func(*v1alpha1.Pod, BuildEnv)
+	// imageUsers are the Users of the test images the pod's containers run from (ImageUser).
+	imageUsers []string
 }
 
 type containerSpec struct {
@@ -446,6 +448,8 @@ type BuildEnv struct {
 	Image    string // the probe image reference
 	ProbeDir string // host directory mounted at ProbeMount
 	RunID    string
+	// UserImages are the test images with a User (PodBuilder.ImageUser), by User.
+	UserImages map[string]string
 }
 
 // Build renders the pod. Containers that mount nothing else get the probe volume, the image,

@@ -32,8 +32,9 @@ import (
 // pod's final status (nil when unknown), and the Notifications the harness created and read
 // (those that name the pod in spec.pods, select it by its labels or hold a record of it are
 // judged; nil when none), the updates and supervisor crashes the harness made (nil when none),
-// and the pods the harness created beside this one, this one among them, whose existence and
-// labels decide the Notifications' targets (nil when unknown).
+// the pods the harness created beside this one, this one among them, whose existence and
+// labels decide the Notifications' targets (nil when unknown), and what the harness read of the
+// images the manifest names, by reference as written (nil when unknown).
 type History struct {
 	Pod           *v1alpha1.Pod
 	Events        []runtimev1.Event
@@ -43,6 +44,7 @@ type History struct {
 	Updates       []Update
 	Crashes       []Crash
 	Pods          []PodLife
+	Images        map[string]Image
 }
 
 // Schedule says what a scenario's schedule may do to its pod besides stopping it and acting in

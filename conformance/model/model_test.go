@@ -26,6 +26,8 @@ type hist struct {
 	upd   []Update
 	crash []Crash
 	lives []PodLife
+	// images is what the harness read of the manifest's images (History.Images).
+	images map[string]Image
 }
 
 type podOpt func(*v1alpha1.Pod)
@@ -206,7 +208,7 @@ func signal(name string) *v1alpha1.Signal {
 }
 
 func (h *hist) history() History {
-	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final, Notifications: h.notes, Updates: h.upd, Crashes: h.crash, Pods: h.lives}
+	return History{Pod: h.pod, Events: h.ev, Probe: h.probe, Final: h.final, Notifications: h.notes, Updates: h.upd, Crashes: h.crash, Pods: h.lives, Images: h.images}
 }
 
 var opts = Options{Reaction: time.Second, EarlyMargin: 50 * time.Millisecond}
@@ -299,7 +301,7 @@ func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
 // modelCases are every hand-written history: the lifecycle's, the defers', the probes', what
 // containers see, updates' and a supervisor's loss.
 func modelCases() []modelCase {
-	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases(), stopSeqCases(), targetCases(), depCases(), crossDeliveryCases(), lostDeliveryCases(), volumeCases())
+	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases(), stopSeqCases(), targetCases(), depCases(), crossDeliveryCases(), lostDeliveryCases(), volumeCases(), imageCases())
 }
 
 func lifecycleCases() []modelCase {

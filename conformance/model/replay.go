@@ -71,10 +71,11 @@ type replay struct {
 	updates       []Update            // the harness's updates, in issue order
 	crashes       []Crash             // the harness's crashes, in issue order
 	accepted      []*applied          // the accepted updates as the model reads them (appliedUpdates)
+	images        map[string]Image    // what the harness read of the pod's images (History.Images)
 }
 
 func newReplay(h History, opts Options) *replay {
-	rp := &replay{pod: defaulted(h.Pod), opts: opts, probe: h.Probe, final: h.Final, byName: map[string]*container{}}
+	rp := &replay{pod: defaulted(h.Pod), opts: opts, probe: h.Probe, final: h.Final, images: h.Images, byName: map[string]*container{}}
 	rp.ev = append([]runtimev1.Event(nil), h.Events...)
 	sort.SliceStable(rp.ev, func(i, j int) bool { return rp.ev[i].Seq < rp.ev[j].Seq })
 	s := &rp.pod.Spec

@@ -120,6 +120,10 @@ var rules = []rule{
 	{ids: []string{spec.UPD014}, check: checkUpdatedDeadline, onUpdate: true, underUpdate: true},
 	{ids: []string{spec.UPD008}, check: checkReplacedNotCounted, onUpdate: true, underUpdate: true, underLoss: true},
 	{ids: []string{spec.UPD007, spec.UPD012}, check: checkUpdatedDefinition, onUpdate: true, underUpdate: true, underLoss: true},
+	// The image's configuration (image.go): judged against what the harness read of each image.
+	{ids: []string{spec.IMG008}, check: checkArgv, underUpdate: true, underLoss: true},
+	{ids: []string{spec.IMG011}, check: checkImageUser, underUpdate: true, underLoss: true},
+	{ids: []string{spec.IMG016}, check: checkImageIDs, underUpdate: true, underLoss: true},
 	// A supervisor's loss (supervisor.go): only where the scenario's schedule may crash it.
 	{ids: []string{spec.SUP004}, check: checkAdoptionKeepsInstances, onCrash: true, underUpdate: true, underLoss: true},
 	{ids: []string{spec.SUP005}, check: checkLostExits, onCrash: true, underUpdate: true, underLoss: true},

@@ -102,7 +102,8 @@ func (s *suite) judge(out *fw.Outcome) (*model.Verdict, error) {
 }
 
 // history is what the model judges of a scenario's outcome: the manifest the runtime was given,
-// the runtime's events, the workloads' reports and the final status.
+// the runtime's events, the workloads' reports, the final status and what the harness read of
+// the pod's images before it ran it.
 func history(out *fw.Outcome) (model.History, error) {
 	data, err := os.ReadFile(out.Pod.Manifest)
 	if err != nil {
@@ -114,6 +115,12 @@ func history(out *fw.Outcome) (model.History, error) {
 	}
 	h := model.History{Pod: &pod, Events: out.Timeline.RuntimeEvents()}
 	h.Updates = updates(out.Pod)
+	for ref, img := range out.Pod.Images() {
+		if h.Images == nil {
+			h.Images = map[string]model.Image{}
+		}
+		h.Images[ref] = model.Image{ID: img.ID, Entrypoint: img.Entrypoint, Cmd: img.Cmd, User: img.User}
+	}
 	for _, k := range out.Pod.Crashes() {
 		h.Crashes = append(h.Crashes, model.Crash{Issued: k.Issued, Returned: k.Returned})
 	}

@@ -1,0 +1,124 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"podspec.dev/podspec/api/v1alpha1"
+	"podspec.dev/podspec/ocilayout"
+)
+
+// ImageLog is what the harness read of one OCI-layout image a pod's manifest names, just before
+// it ran the pod: the imageID a runtime must report for it (IMG-016: `oci:PATH@sha256:HEX`, PATH
+// absolute) and the parts of its configuration a workload's report shows the effect of
+// (IMG-008's Entrypoint and Cmd, IMG-011's User).
+type ImageLog struct {
+	ID         string
+	Entrypoint []string
+	Cmd        []string
+	User       string
+}
+
+// logImages reads the configuration of every `oci:` image the pod's manifest names, as the
+// layout holds it now, before the runtime resolves it at the pod's creation. A reference that
+// does not resolve (a scenario that names a missing image on purpose) or names a registry is not
+// logged: the harness knows nothing of it to judge by.
+func (p *Pod) logImages(ctx context.Context) error {
+	data, err := os.ReadFile(p.Manifest)
+	if err != nil {
+		return fmt.Errorf("read the manifest of %s: %w", p.Name, err)
+	}
+	var pod v1alpha1.Pod
+	if err := json.Unmarshal(data, &pod); err != nil {
+		return fmt.Errorf("decode the manifest of %s: %w", p.Name, err)
+	}
+	refs := []string{}
+	for _, list := range [][]v1alpha1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			refs = append(refs, list[i].Image)
+		}
+	}
+	for i := range pod.Spec.DeferContainers {
+		refs = append(refs, pod.Spec.DeferContainers[i].Image)
+	}
+	images := map[string]ImageLog{}
+	for _, ref := range refs {
+		if _, done := images[ref]; done || !strings.HasPrefix(ref, ocilayout.Transport) {
+			continue
+		}
+		r, err := ocilayout.ParseReference(ref, filepath.Dir(p.Manifest))
+		if err != nil {
+			continue
+		}
+		// The layers are not hashed again: only the config is read.
+		img, err := ocilayout.Resolve(ctx, r, func(string) bool { return true })
+		if err != nil {
+			continue
+		}
+		images[ref] = ImageLog{ID: ocilayout.Transport + r.Path + "@" + img.Digest, Entrypoint: img.Entrypoint, Cmd: img.Cmd, User: img.User}
+	}
+	p.notesMu.Lock()
+	defer p.notesMu.Unlock()
+	p.images = images
+	return nil
+}
+
+// Images is what the harness read of the pod's `oci:` images before it ran the pod, by the
+// reference as the manifest writes it (logImages); nil before the pod ran.
+func (p *Pod) Images() map[string]ImageLog {
+	p.notesMu.Lock()
+	defer p.notesMu.Unlock()
+	return p.images
+}
+
+// ImageUser runs the container name (init or main) from a test image whose configuration sets
+// User to user: the probe alone, no busybox, no user database (BuildProbeImageUser), built once
+// per user and run in the run's work directory when a pod first asks for it.
+func (b *PodBuilder) ImageUser(container, user string) *PodBuilder {
+	b.imageUsers = append(b.imageUsers, user)
+	b.envMutate = append(b.envMutate, func(p *v1alpha1.Pod, env BuildEnv) {
+		ref := env.UserImages[user]
+		if ref == "" {
+			return // a Build for labels only: no image is named
+		}
+		for _, list := range [][]v1alpha1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+			for i := range list {
+				if list[i].Name == container {
+					list[i].Image = ref
+				}
+			}
+		}
+	})
+	return b
+}
+
+// userImages builds (once per run and user) the test image of every User the pod builder asks
+// for (PodBuilder.ImageUser) and returns their references by user.
+func (f *Framework) userImages(ctx context.Context, b *PodBuilder) (map[string]string, error) {
+	if len(b.imageUsers) == 0 {
+		return nil, nil
+	}
+	f.userImagesMu.Lock()
+	defer f.userImagesMu.Unlock()
+	if f.builtUserImages == nil {
+		f.builtUserImages = map[string]string{}
+	}
+	out := map[string]string{}
+	for _, user := range b.imageUsers {
+		ref, ok := f.builtUserImages[user]
+		if !ok {
+			dir := filepath.Join(f.cfg.WorkDir, "image-as-"+strings.NewReplacer(":", "-", "/", "-").Replace(user))
+			var err error
+			if ref, err = BuildProbeImageUser(ctx, dir, f.cfg.ProbeBinary, user); err != nil {
+				return nil, err
+			}
+			f.builtUserImages[user] = ref
+		}
+		out[user] = ref
+	}
+	return out, nil
+}

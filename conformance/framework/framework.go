@@ -77,6 +77,9 @@ type Framework struct {
 	// under userImagesMu.
 	builtUserImages map[string]string
 	userImagesMu    sync.Mutex
+	// userDBs are the user databases of the images read so far, by digest (userDBOf), under
+	// userImagesMu.
+	userDBs map[string]UserDB
 }
 
 // NewRunID returns a short random run ID ("c" + 6 hex digits) usable in DNS labels.

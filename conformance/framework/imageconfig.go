@@ -1,10 +1,14 @@
 package framework
 
 import (
+	"archive/tar"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -15,12 +19,14 @@ import (
 // ImageLog is what the harness read of one OCI-layout image a pod's manifest names, just before
 // it ran the pod: the imageID a runtime must report for it (IMG-016: `oci:PATH@sha256:HEX`, PATH
 // absolute) and the parts of its configuration a workload's report shows the effect of
-// (IMG-008's Entrypoint and Cmd, IMG-011's User).
+// (IMG-008's Entrypoint and Cmd, IMG-011's User) or that decides its start (IMG-012: the
+// users and groups the image defines).
 type ImageLog struct {
 	ID         string
 	Entrypoint []string
 	Cmd        []string
 	User       string
+	UserDB     UserDB
 }
 
 // logImages reads the configuration of every `oci:` image the pod's manifest names, as the
@@ -59,7 +65,8 @@ func (p *Pod) logImages(ctx context.Context) error {
 		if err != nil {
 			continue
 		}
-		images[ref] = ImageLog{ID: ocilayout.Transport + r.Path + "@" + img.Digest, Entrypoint: img.Entrypoint, Cmd: img.Cmd, User: img.User}
+		images[ref] = ImageLog{ID: ocilayout.Transport + r.Path + "@" + img.Digest, Entrypoint: img.Entrypoint, Cmd: img.Cmd, User: img.User,
+			UserDB: p.f.userDBOf(ctx, img)}
 	}
 	p.notesMu.Lock()
 	defer p.notesMu.Unlock()
@@ -121,4 +128,101 @@ func (f *Framework) userImages(ctx context.Context, b *PodBuilder) (map[string]s
 		out[user] = ref
 	}
 	return out, nil
+}
+
+// UserDB is what an image's own /etc/passwd and /etc/group define (IMG-011, IMG-012): the user
+// and group names, read from the image's layers in order (a later layer's file, or whiteout,
+// replacing an earlier one). Known is false when the harness could not read them (a file that
+// is not a regular file, a layer it could not read).
+type UserDB struct {
+	Known         bool
+	Users, Groups []string
+}
+
+// userDBOf is the user database of a resolved image, read once per run and image digest.
+func (f *Framework) userDBOf(ctx context.Context, img *ocilayout.Image) UserDB {
+	f.userImagesMu.Lock()
+	defer f.userImagesMu.Unlock()
+	if db, ok := f.userDBs[img.Digest]; ok {
+		return db
+	}
+	db := userDB(ctx, img)
+	if f.userDBs == nil {
+		f.userDBs = map[string]UserDB{}
+	}
+	f.userDBs[img.Digest] = db
+	return db
+}
+
+// userDB reads the user database of a resolved image.
+func userDB(ctx context.Context, img *ocilayout.Image) UserDB {
+	files := map[string][]byte{}
+	for i, d := range img.Manifest.Layers {
+		l, err := ocilayout.OpenLayer(ctx, img.Ref.Path, d, string(img.Config.RootFS.DiffIDs[i]))
+		if err != nil {
+			return UserDB{}
+		}
+		err = readUserFiles(l, files)
+		l.Close()
+		if err != nil {
+			return UserDB{}
+		}
+	}
+	if files["etc/passwd"] == nil && files["etc/group"] == nil {
+		return UserDB{Known: true}
+	}
+	db := UserDB{Known: true, Users: names(files["etc/passwd"]), Groups: names(files["etc/group"])}
+	for _, f := range []string{"etc/passwd", "etc/group"} {
+		if string(files[f]) == unreadable {
+			return UserDB{}
+		}
+	}
+	return db
+}
+
+// unreadable marks a user database file that is not a regular file.
+const unreadable = "\x00unreadable"
+
+// readUserFiles applies one layer's etc/passwd and etc/group (content, whiteout, opaque etc) to
+// files.
+func readUserFiles(l *ocilayout.Layer, files map[string][]byte) error {
+	tr := tar.NewReader(l)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := path.Clean(strings.TrimPrefix(hdr.Name, "/"))
+		switch name {
+		case "etc/.wh..wh..opq": // an opaque etc: the lower layers' files are gone
+			delete(files, "etc/passwd")
+			delete(files, "etc/group")
+		case "etc/.wh.passwd", "etc/.wh.group":
+			delete(files, "etc/"+strings.TrimPrefix(path.Base(name), ".wh."))
+		case "etc/passwd", "etc/group":
+			if hdr.Typeflag != tar.TypeReg {
+				files[name] = []byte(unreadable)
+				continue
+			}
+			b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+			if err != nil {
+				return err
+			}
+			files[name] = b
+		}
+	}
+}
+
+// names are the first fields of a passwd or group file's entries.
+func names(file []byte) []string {
+	var out []string
+	for _, line := range strings.Split(string(file), "\n") {
+		if n, _, _ := strings.Cut(line, ":"); n != "" && !strings.HasPrefix(n, "#") {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -12,18 +12,22 @@ import (
 )
 
 // Rules of the image's configuration (docs/spec/runtime.md, "Images"): the process a container
-// runs (IMG-008), the user it runs as (IMG-011) and the imageID its status reports (IMG-016),
+// runs (IMG-008), the user it runs as (IMG-011) or the start it fails (IMG-012), and the imageID its status reports (IMG-016),
 // judged against what the harness read of each image before it ran the pod (History.Images) and
 // what the workloads reported from inside (their argv, UID and GID). A container whose image the
 // harness could not read (a registry image, an update's new image it did not log) is not judged.
 
 // Image is what the harness read of one image a manifest names, before the runtime created the
-// pod: the imageID a runtime must report for it and its configuration's Entrypoint, Cmd and User.
+// pod: the imageID a runtime must report for it, its configuration's Entrypoint, Cmd and User,
+// and the user and group names its own /etc/passwd and /etc/group define (UsersKnown false when
+// the harness could not read them).
 type Image struct {
-	ID         string
-	Entrypoint []string
-	Cmd        []string
-	User       string
+	ID            string
+	Entrypoint    []string
+	Cmd           []string
+	User          string
+	UsersKnown    bool
+	Users, Groups []string
 }
 
 // definition is what one manifest says of a container: the parts the image rules read.
@@ -185,6 +189,59 @@ func checkImageIDs(rp *replay) []Finding {
 			if !slices.ContainsFunc(imgs, func(img Image) bool { return img.ID == cs.ImageID }) {
 				out = append(out, Finding{Rule: spec.IMG016, Container: cs.Name,
 					Message: fmt.Sprintf("the status reports imageID %q; the image it names resolves to %q", cs.ImageID, imgs[len(imgs)-1].ID)})
+			}
+		}
+	}
+	return out
+}
+
+// undefinedUser says what of an image's User the image does not define ("" when the image
+// defines it, or the harness could not read its user database): a user or group name missing
+// from its /etc/passwd or /etc/group (a numeric ID needs no entry).
+func undefinedUser(img Image) string {
+	if img.User == "" || !img.UsersKnown {
+		return ""
+	}
+	user, group, hasGroup := strings.Cut(img.User, ":")
+	if _, err := strconv.Atoi(user); err != nil && !slices.Contains(img.Users, user) {
+		return "user " + strconv.Quote(user)
+	}
+	if _, err := strconv.Atoi(group); hasGroup && err != nil && !slices.Contains(img.Groups, group) {
+		return "group " + strconv.Quote(group)
+	}
+	return ""
+}
+
+// checkUndefinedUser judges IMG-012: a container whose image User names a user or group the
+// image does not define never runs its process; every instance the runtime created ends with
+// reason StartError, none started, and no process of it reports anything.
+func checkUndefinedUser(rp *replay) []Finding {
+	var out []Finding
+	for _, c := range rp.order {
+		_, imgs, ok := rp.definitions(c.name)
+		if !ok || len(imgs) != 1 {
+			continue // an update may have given it another image: not judged
+		}
+		what := undefinedUser(imgs[0])
+		if what == "" {
+			continue
+		}
+		bad := func(msg string, seq int64) {
+			out = append(out, Finding{Rule: spec.IMG012, Seq: seq, Container: c.name,
+				Message: fmt.Sprintf("%s, though its image User %q names a %s the image does not define", msg, imgs[0].User, what)})
+		}
+		for _, in := range c.insts {
+			switch {
+			case in.started != nil:
+				bad(fmt.Sprintf("instance %d started", in.n+1), in.started.Seq)
+			case in.exited != nil && in.exited.Reason != v1alpha1.ReasonStartError:
+				bad(fmt.Sprintf("instance %d ended with reason %s, not StartError", in.n+1, in.exited.Reason), in.exited.Seq)
+			}
+		}
+		for _, p := range rp.probe {
+			if p.Container == c.name && p.Role == probe.RoleWorkload {
+				bad("its process reported "+p.Type, 0)
+				break
 			}
 		}
 	}

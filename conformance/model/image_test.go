@@ -27,7 +27,9 @@ type imageCase struct {
 	role    string
 	imageID string
 	update  func(*v1alpha1.Pod) // an accepted update's change, nil for none
-	want    []string
+	// startError: a never starts, its only instance ends with reason StartError.
+	startError bool
+	want       []string
 }
 
 func (tc imageCase) hist() *hist {
@@ -37,8 +39,26 @@ func (tc imageCase) hist() *hist {
 		if tc.def != nil {
 			tc.def(c)
 		}
-	})).add(0, runtimev1.EventPodCreated, "").start(100, "a")
-	h.work(120, "a", probe.TypeStart)
+	})).add(0, runtimev1.EventPodCreated, "")
+	if tc.startError {
+		// The scenario image-user-undefined: a fails its start; b's exit 0 ends the pod (exit
+		// policy Any) while a waits for its restart, which the stop cancels: a failed terminally.
+		h.pod.Spec.RestartPolicy, h.pod.Spec.ExitPolicy = v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAny
+		h.pod.Spec.Containers = append(h.pod.Spec.Containers, v1alpha1.Container{Name: "b", Image: otherImage, Command: []string{"/probe", "run", "-name", "b"}})
+		startError := func(e *runtimev1.Event) { e.Reason, e.Message = v1alpha1.ReasonStartError, "no such user" }
+		h.add(100, runtimev1.EventContainerExited, "a", startError).add(101, runtimev1.EventContainerRestarting, "a").
+			start(110, "b").exit(250, "b", 0, "Completed").fire(251, "b").terminating(252).
+			finish(280, v1alpha1.PodFailed, 1, "a", "Completed") // the failure whose restart the stop cancelled
+		h.final.ContainerStatuses = []v1alpha1.ContainerStatus{{Name: "a", Image: testImage, ImageID: testImageID,
+			State: v1alpha1.ContainerState{Terminated: &v1alpha1.ContainerStateTerminated{Reason: v1alpha1.ReasonStartError, Message: "no such user"}}},
+			{Name: "b", Image: otherImage, ImageID: otherImageID,
+				State: v1alpha1.ContainerState{Terminated: &v1alpha1.ContainerStateTerminated{ExitCode: i32(0), Reason: "Completed"}}}}
+		img := tc.img
+		img.ID = testImageID
+		h.images = map[string]Image{testImage: img, otherImage: {ID: otherImageID, Entrypoint: []string{"/probe"}}}
+		return h
+	}
+	h.start(100, "a").work(120, "a", probe.TypeStart)
 	role := tc.role
 	if role == "" {
 		role = probe.RoleWorkload
@@ -108,6 +128,14 @@ func imageTable() []imageCase {
 			u := int64(42)
 			c.SecurityContext = &v1alpha1.SecurityContext{RunAsUser: &u}
 		}, rep: func(r *probe.Report) { r.UID = 42 }},
+
+		{name: "a User the image does not define fails the start", img: Image{User: "nosuchuser", UsersKnown: true, Users: []string{"root"}}, startError: true},
+		{name: "a User the image does not define run as root (unknown_user_as_root)", img: Image{User: "nosuchuser", UsersKnown: true},
+			want: []string{spec.IMG012, spec.IMG012}},
+		{name: "a group the image does not define", img: Image{User: "1234:staff", UsersKnown: true, Groups: []string{"root"}},
+			want: []string{spec.IMG012, spec.IMG012}},
+		{name: "a user the image defines runs", img: Image{User: "app:staff", UsersKnown: true, Users: []string{"app"}, Groups: []string{"staff"}}},
+		{name: "a user database the harness could not read is not judged", img: Image{User: "nosuchuser"}},
 
 		{name: "imageID as written (image_id_as_written)", img: probeImage, imageID: testImage, want: []string{spec.IMG016}},
 		{name: "imageID of an update's image", img: probeImage, imageID: otherImageID,

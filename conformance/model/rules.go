@@ -123,6 +123,7 @@ var rules = []rule{
 	// The image's configuration (image.go): judged against what the harness read of each image.
 	{ids: []string{spec.IMG008}, check: checkArgv, underUpdate: true, underLoss: true},
 	{ids: []string{spec.IMG011}, check: checkImageUser, underUpdate: true, underLoss: true},
+	{ids: []string{spec.IMG012}, check: checkUndefinedUser, underUpdate: true, underLoss: true},
 	{ids: []string{spec.IMG016}, check: checkImageIDs, underUpdate: true, underLoss: true},
 	// A supervisor's loss (supervisor.go): only where the scenario's schedule may crash it.
 	{ids: []string{spec.SUP004}, check: checkAdoptionKeepsInstances, onCrash: true, underUpdate: true, underLoss: true},

@@ -16,10 +16,14 @@ import (
 // (IMG-011), and a User the image does not define fails the start (IMG-012). The test images
 // hold only the probe: no /etc/passwd, so only numeric users resolve.
 func (s *suite) registerImageUser() {
-	// The lifecycle model judges the image's User on a scenario of its own (judgeRest): the
-	// process and its postStart exec hook run as the User's UID and GID.
+	// The lifecycle model judges the image's User on scenarios of their own (judgeRest): the
+	// process and its postStart exec hook run as the User's UID and GID; a User the image does
+	// not define fails the start of a, and b's exit ends the pod while a waits for its restart.
 	s.scenarios.Add(&fw.Scenario{Short: "image-user-hook", Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyNever).
 		Main("a", fw.ExitAfter(0, ms(1000)).Report(), fw.PostStart(fw.HookHandler(0, 0).Report())).ImageUser("a", "1234:5678")})
+	s.scenarios.Add(&fw.Scenario{Short: "image-user-undefined", Pod: fw.NewPod().RestartPolicy(v1alpha1.RestartPolicyOnFailure).
+		ExitPolicy(v1alpha1.ExitPolicyAny).Main("a", fw.Exit(0).Report()).Main("b", fw.ExitAfter(0, ms(1500)).Report()).
+		ImageUser("a", "nosuchuser")})
 	Describe("The image's User", func() {
 		submit := func(ctx SpecContext, short, user string, main fw.Workload) *fw.Pod {
 			dir := filepath.Join(s.f.Config().WorkDir, "image-"+short)

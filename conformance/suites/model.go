@@ -119,7 +119,8 @@ func history(out *fw.Outcome) (model.History, error) {
 		if h.Images == nil {
 			h.Images = map[string]model.Image{}
 		}
-		h.Images[ref] = model.Image{ID: img.ID, Entrypoint: img.Entrypoint, Cmd: img.Cmd, User: img.User}
+		h.Images[ref] = model.Image{ID: img.ID, Entrypoint: img.Entrypoint, Cmd: img.Cmd, User: img.User,
+			UsersKnown: img.UserDB.Known, Users: img.UserDB.Users, Groups: img.UserDB.Groups}
 	}
 	for _, k := range out.Pod.Crashes() {
 		h.Crashes = append(h.Crashes, model.Crash{Issued: k.Issued, Returned: k.Returned})

@@ -295,9 +295,7 @@ func (p *Pod) Run(ctx context.Context) (*Result, error) {
 }
 
 func (p *Pod) run(ctx context.Context) error {
-	if err := p.logImages(ctx); err != nil {
-		return err
-	}
+	p.logImages(ctx)
 	issued := time.Now()
 	ref, res, err := p.f.RT.RunDetached(ctx, p.Name, p.Manifest)
 	p.RunResult = res

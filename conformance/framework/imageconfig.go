@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path"
@@ -32,15 +31,16 @@ type ImageLog struct {
 // logImages reads the configuration of every `oci:` image the pod's manifest names, as the
 // layout holds it now, before the runtime resolves it at the pod's creation. A reference that
 // does not resolve (a scenario that names a missing image on purpose) or names a registry is not
-// logged: the harness knows nothing of it to judge by.
-func (p *Pod) logImages(ctx context.Context) error {
-	data, err := os.ReadFile(p.Manifest)
-	if err != nil {
-		return fmt.Errorf("read the manifest of %s: %w", p.Name, err)
-	}
+// logged, nor is anything of a manifest that does not decode (a spec may run one on purpose):
+// the harness knows nothing of them to judge by.
+func (p *Pod) logImages(ctx context.Context) {
 	var pod v1alpha1.Pod
-	if err := json.Unmarshal(data, &pod); err != nil {
-		return fmt.Errorf("decode the manifest of %s: %w", p.Name, err)
+	data, err := os.ReadFile(p.Manifest)
+	if err == nil {
+		err = json.Unmarshal(data, &pod)
+	}
+	if err != nil {
+		return
 	}
 	refs := []string{}
 	for _, list := range [][]v1alpha1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
@@ -71,7 +71,6 @@ func (p *Pod) logImages(ctx context.Context) error {
 	p.notesMu.Lock()
 	defer p.notesMu.Unlock()
 	p.images = images
-	return nil
 }
 
 // Images is what the harness read of the pod's `oci:` images before it ran the pod, by the

@@ -96,7 +96,10 @@ type system interface {
 
 // result is one system's figures at one size.
 type result struct {
-	sys                           string
+	sys string
+	// failed says why the system was not measured at this size (its cells are "—"); empty if
+	// it was.
+	failed                        string
 	start, signal, exec, remove   time.Duration
 	pss, rss                      int // KiB, summed over the per-pod processes
 	procs                         int
@@ -170,13 +173,16 @@ func run(bin string, sizes []int, parallel int, only []string) error {
 	}
 	fmt.Printf("Machine: %s, %d CPUs, %s, %s memory; load before: %s; parallelism %d; podspec's creations at once on the host: %s\n\n", hostname, host.NumCPU(), host.Kernel(), kib(host.MemInfo("MemTotal:")), host.Loadavg(), parallel, bound)
 	var all [][]result
+	var failures []error
 	for k, n := range sizes {
 		var rs []result
 		for j := range systems {
 			s := systems[(k+j)%len(systems)] // the order rotates with the size
 			r, err := measure(ctx, s, n)
 			if err != nil {
-				return fmt.Errorf("%s, %d pods: %w", s.name(), n, err)
+				// One system's failure loses none of the others' figures: its cells say so.
+				r = result{sys: s.name(), failed: summarise(err)}
+				failures = append(failures, fmt.Errorf("%s, %d pods: %s", s.name(), n, r.failed))
 			}
 			fmt.Fprintf(os.Stderr, "scale: %s at %d pods done (load %s)\n", s.name(), n, host.Loadavg())
 			rs = append(rs, r)
@@ -186,7 +192,17 @@ func run(bin string, sizes []int, parallel int, only []string) error {
 		printSize(n, rs)
 	}
 	printGrowth(sizes, all)
-	return nil
+	return errors.Join(failures...)
+}
+
+// summarise is a fan-out's error in one line: its first error and how many there were (a
+// thousand pods refused for one cause make a thousand lines).
+func summarise(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return fmt.Sprintf("%s (and %d more errors)", lines[0], len(lines)-1)
 }
 
 // order is a system's column in the tables: podspec first, then the floor, then the peers.
@@ -278,7 +294,10 @@ func printSize(n int, rs []result) {
 	row := func(label string, f func(r result) string) {
 		cells := make([]string, len(rs))
 		for i, r := range rs {
-			cells[i] = f(r)
+			cells[i] = "—"
+			if r.failed == "" {
+				cells[i] = f(r)
+			}
 		}
 		fmt.Printf("| %s | %s |\n", label, strings.Join(cells, " | "))
 	}
@@ -330,6 +349,11 @@ func printSize(n int, rs []result) {
 	})
 	fmt.Println()
 	for _, r := range rs {
+		if r.failed != "" {
+			fmt.Printf("**%s was not measured at %d pods**: %s\n\n", r.sys, n, r.failed)
+		}
+	}
+	for _, r := range rs {
 		if r.sys == "podspec" {
 			printTurns(r)
 		}
@@ -374,12 +398,15 @@ func printGrowth(sizes []int, all [][]result) {
 	for i := range all[0] {
 		for _, st := range steps {
 			base := st.f(all[0][i]) / float64(sizes[0])
-			if base == 0 {
+			if base == 0 || all[0][i].failed != "" {
 				continue
 			}
 			cells := make([]string, len(sizes))
 			for k, n := range sizes {
-				cells[k] = fmt.Sprintf("%.2f×", st.f(all[k][i])/float64(n)/base)
+				cells[k] = "—"
+				if all[k][i].failed == "" {
+					cells[k] = fmt.Sprintf("%.2f×", st.f(all[k][i])/float64(n)/base)
+				}
 			}
 			fmt.Printf("| %s, %s | %s |\n", all[0][i].sys, st.label, strings.Join(cells, " | "))
 		}
@@ -393,11 +420,11 @@ func printGrowth(sizes []int, all [][]result) {
 				ps = r
 			}
 		}
-		if ps.sys == "" {
-			return
+		if ps.sys == "" || ps.failed != "" {
+			continue
 		}
 		for _, r := range rs {
-			if r.sys == "podspec" {
+			if r.sys == "podspec" || r.failed != "" {
 				continue
 			}
 			pss := "—"

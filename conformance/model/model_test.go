@@ -16,6 +16,9 @@ import (
 // t0 is the moment every hand-written history starts at.
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// podUID is the UID of every hand-written history's pod.
+const podUID = "0b6e3c2a-5f1d-4c8e-9a7b-2d4f6e8a0c1e"
+
 // hist writes a history event by event, each at a time in milliseconds after t0.
 type hist struct {
 	pod   *v1alpha1.Pod
@@ -145,8 +148,8 @@ func (h *hist) start(ms int, c string, mod ...func(*runtimev1.Event)) *hist {
 	return h.add(ms, runtimev1.EventContainerStarted, c, append(mod, func(e *runtimev1.Event) { e.RestartCount = &n })...)
 }
 
-func (h *hist) exit(ms int, c string, code int32, reason string) *hist {
-	return h.add(ms, runtimev1.EventContainerExited, c, func(e *runtimev1.Event) { e.ExitCode, e.Reason = &code, reason })
+func (h *hist) exit(ms int, c string, code int32, reason string, mod ...func(*runtimev1.Event)) *hist {
+	return h.add(ms, runtimev1.EventContainerExited, c, append(mod, func(e *runtimev1.Event) { e.ExitCode, e.Reason = &code, reason })...)
 }
 
 func (h *hist) killed(ms int, c string, sig, reason string, mod ...func(*runtimev1.Event)) *hist {
@@ -185,7 +188,8 @@ func (h *hist) finish(ms int, phase v1alpha1.PodPhase, code int32, decidedBy, re
 	h.add(ms, runtimev1.EventPodFinished, "", func(e *runtimev1.Event) {
 		e.Phase, e.ExitCode, e.DecidedBy, e.Reason = phase, &code, decidedBy, reason
 	})
-	h.final = &v1alpha1.PodStatus{Phase: phase, ExitCode: &code, DecidedBy: decidedBy, Reason: reason}
+	at := t0.Add(time.Duration(ms) * time.Millisecond)
+	h.final = &v1alpha1.PodStatus{UID: podUID, Phase: phase, ExitCode: &code, DecidedBy: decidedBy, Reason: reason, FinishedAt: &at}
 	if len(h.pod.Spec.DeferContainers) > 0 {
 		h.final.Conditions = []v1alpha1.PodCondition{{Type: v1alpha1.PodDeferCompleted, Status: v1alpha1.ConditionTrue}}
 	}
@@ -301,7 +305,7 @@ func TestEveryRuleHasACaseThatNeedsIt(t *testing.T) {
 // modelCases are every hand-written history: the lifecycle's, the defers', the probes', what
 // containers see, updates' and a supervisor's loss.
 func modelCases() []modelCase {
-	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases(), stopSeqCases(), targetCases(), depCases(), crossDeliveryCases(), lostDeliveryCases(), volumeCases(), imageCases())
+	return slices.Concat(lifecycleCases(), deferCases(), probeCases(), viewCases(), updateCases(), supervisorCases(), stopSeqCases(), targetCases(), depCases(), crossDeliveryCases(), lostDeliveryCases(), volumeCases(), imageCases(), exitCases())
 }
 
 func lifecycleCases() []modelCase {
@@ -325,7 +329,8 @@ func lifecycleCases() []modelCase {
 		{"a pod finished Failed that the history makes Succeeded breaks EXIT-014", twoMains(anyNever).
 			exit(1000, "a", 0, "Completed").fire(1001, "a").terminating(1002).
 			signal(1003, "b", "SIGTERM").killed(1100, "b", "SIGTERM", "StoppedByPolicy").
-			finish(1200, v1alpha1.PodFailed, 143, "b", "Completed"), []string{spec.EXIT014, spec.EXIT014}},
+			// b, which the runtime stopped and which died of its stop signal, decides nothing.
+			finish(1200, v1alpha1.PodFailed, 143, "b", "Completed"), []string{spec.EXIT013, spec.EXIT014, spec.EXIT014}},
 		{"a failure whose restart the stop cancelled is terminal and fails the pod (EXIT-014)", twoMains(policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll)).
 			exit(200, "a", 3, "Error").add(201, runtimev1.EventContainerRestarting, "a").
 			stop(500, false).terminating(501).signal(502, "b", "SIGTERM").exit(510, "b", 0, "Stopped").
@@ -535,8 +540,9 @@ func lifecycleCases() []modelCase {
 		{"a pod finished before its last exit breaks HB-016", twoMains().
 			exit(1000, "a", 0, "Completed").fire(1001, "b").terminating(1002).
 			finish(1100, v1alpha1.PodSucceeded, 0, "b", "Completed").exit(1200, "b", 0, "Completed"),
-			// The history is broken beyond HB-016: b's late exit fired nothing the model replays.
-			[]string{spec.EXIT002, spec.EXIT016, spec.EXIT016, spec.HB016}},
+			// The history is broken beyond HB-016: b's late exit fired nothing the model replays,
+			// and finishedAt precedes it.
+			[]string{spec.EXIT002, spec.EXIT011, spec.EXIT016, spec.EXIT016, spec.HB016}},
 		{"an init entry started before the sidecar before it was Started breaks HB-002", pod(sidecars("s"), inits("j"), mains("a"), withC("s", postStart)).
 			start(100, "s").hook(101, "s", runtimev1.EventHookStarted, runtimev1.HookPostStart).start(150, "j").
 			hook(200, "s", runtimev1.EventHookFinished, runtimev1.HookPostStart).exit(250, "j", 0, "Completed").
@@ -545,7 +551,8 @@ func lifecycleCases() []modelCase {
 			finish(1200, v1alpha1.PodSucceeded, 0, "a", "Completed"), []string{spec.HB002}},
 		{"an AnyFailure policy that does not fire at the first failure breaks EXIT-005", twoMains(policy(v1alpha1.RestartPolicyNever, v1alpha1.ExitPolicyAnyFailure)).
 			exit(1000, "a", 3, "Error").exit(3000, "b", 0, "Completed").fire(3001, "b").terminating(3002).
-			finish(3100, v1alpha1.PodFailed, 3, "a", "Failed"), []string{spec.EXIT005}},
+			// PolicyFired names b, whose exit comes after the one that fires AnyFailure.
+			finish(3100, v1alpha1.PodFailed, 3, "a", "Failed"), []string{spec.EXIT005, spec.EXIT008}},
 		{"a deadline's stop reported Stopped breaks DL-002", twoMains().
 			add(500, runtimev1.EventStopRequested, "", func(e *runtimev1.Event) { e.Reason = "DeadlineExceeded" }).terminating(501).
 			signal(502, "a", "SIGTERM").signal(502, "b", "SIGTERM").

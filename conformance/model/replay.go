@@ -51,6 +51,7 @@ type instance struct {
 // replay is a history indexed for the rules.
 type replay struct {
 	pod   *v1alpha1.Pod
+	raw   *v1alpha1.Pod // the manifest as submitted, without defaults
 	opts  Options
 	ev    []runtimev1.Event
 	probe []probe.Event
@@ -75,7 +76,7 @@ type replay struct {
 }
 
 func newReplay(h History, opts Options) *replay {
-	rp := &replay{pod: defaulted(h.Pod), opts: opts, probe: h.Probe, final: h.Final, images: h.Images, byName: map[string]*container{}}
+	rp := &replay{pod: defaulted(h.Pod), raw: h.Pod, opts: opts, probe: h.Probe, final: h.Final, images: h.Images, byName: map[string]*container{}}
 	rp.ev = append([]runtimev1.Event(nil), h.Events...)
 	sort.SliceStable(rp.ev, func(i, j int) bool { return rp.ev[i].Seq < rp.ev[j].Seq })
 	s := &rp.pod.Spec

@@ -484,7 +484,7 @@ func checkBackoffReset(rp *replay) []Finding {
 // checkRestartIsolation judges a restart's effect on the other containers (RST-007): no signal
 // reaches another container's instance while a container is between an end its policy restarts
 // and its next start, unless the stop sequence has begun, a stop was requested, that instance
-// is killed for its own health, or a notifier is delivered to it.
+// is killed for its own health, a notifier is delivered to it, or an update was accepted.
 func checkRestartIsolation(rp *replay) []Finding {
 	var out []Finding
 	for _, c := range rp.order {
@@ -496,8 +496,8 @@ func checkRestartIsolation(rp *replay) []Finding {
 				if k := in.healthKill(); k != nil && k.Seq < s.Seq {
 					continue
 				}
-				if rp.notifying(c.name, s) {
-					continue
+				if rp.notifying(c.name, s) || (len(rp.accepted) > 0 && !s.Time.Before(rp.accepted[0].u.Issued)) {
+					continue // a delivery's signal, or an update's restart
 				}
 				if r := rp.restarting(c, s); r != nil {
 					out = append(out, Finding{Rule: spec.RST007, Seq: s.Seq, Container: c.name,

@@ -454,9 +454,11 @@ func restartsAlways(p *v1alpha1.Pod) bool {
 }
 
 // checkBackoffReset judges the delay of a restart after an instance that ran resetAfterSeconds
-// or longer: the back-off was reset, so the restart is the first and comes within
-// initialSeconds plus the reaction tolerance (RST-009). Judged where the run was at least
-// resetAfterSeconds plus the early margin long by the events' clock.
+// or longer, where the reset makes a difference (the restart would wait longer if the back-off
+// had never been reset): the restart is the first, so the next instance's first event
+// (ContainerCreated, the start of the restart) comes within initialSeconds plus the reaction
+// tolerance (RST-009). Judged where the run was at least resetAfterSeconds plus the early
+// margin long by the events' clock.
 func checkBackoffReset(rp *replay) []Finding {
 	reset := time.Duration(*rp.pod.Spec.RestartBackoff.ResetAfterSeconds * float64(time.Second))
 	first := rp.backoff(1)
@@ -468,13 +470,13 @@ func checkBackoffReset(rp *replay) []Finding {
 		st := c.startedInsts()
 		for i := 1; i < len(st); i++ {
 			prev, in := st[i-1], st[i]
-			if !before(prev.exited, in.started) || prev.exited.Time.Sub(prev.started.Time) < reset+rp.opts.EarlyMargin {
+			if !before(prev.exited, in.earliest()) || prev.exited.Time.Sub(prev.started.Time) < reset+rp.opts.EarlyMargin || rp.backoff(i) <= first {
 				continue
 			}
-			if gap := in.started.Time.Sub(prev.exited.Time); gap > first+rp.opts.Reaction {
-				out = append(out, Finding{Rule: spec.RST009, Seq: in.started.Seq, Container: c.name,
-					Message: fmt.Sprintf("instance %d ran %v (resetAfterSeconds %v), so the next restart is the first (back-off %v), but it started %v after its end, later than the reaction tolerance %v allows",
-						prev.n+1, prev.exited.Time.Sub(prev.started.Time).Round(time.Millisecond), reset, first, gap.Round(time.Millisecond), rp.opts.Reaction)})
+			if gap := in.earliest().Time.Sub(prev.exited.Time); gap > first+rp.opts.Reaction {
+				out = append(out, Finding{Rule: spec.RST009, Seq: in.earliest().Seq, Container: c.name,
+					Message: fmt.Sprintf("instance %d ran %v (resetAfterSeconds %v), so the next restart is the first (back-off %v, not %v), but the next instance began %v after its end, later than the reaction tolerance %v allows",
+						prev.n+1, prev.exited.Time.Sub(prev.started.Time).Round(time.Millisecond), reset, first, rp.backoff(i), gap.Round(time.Millisecond), rp.opts.Reaction)})
 			}
 		}
 	}

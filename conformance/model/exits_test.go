@@ -174,12 +174,12 @@ func restartWithSignal(signalOther bool) *hist {
 }
 
 // resetRun is a pod whose a runs 1.1 s twice, longer than resetAfterSeconds (0.5 s), failing each
-// time; its back-off is 1 s growing by 4, so each restart is the first: the second restart
-// comes at secondAt.
-func resetRun(secondAt int) *hist {
+// time; its back-off is 1 s growing by 4, so each restart is the first: the first restart comes
+// at firstAt, the second one 3.3 s after the second instance started, at secondAt.
+func resetRun(firstAt, secondAt int) *hist {
 	return pod(mains("a"), policy(v1alpha1.RestartPolicyOnFailure, v1alpha1.ExitPolicyAll), backoffOf(1, 4, 30, 0.5)).
 		add(0, runtimev1.EventPodCreated, "").start(100, "a").exit(1200, "a", 1, "Error").
-		start(2300, "a").exit(3400, "a", 1, "Error").start(secondAt, "a").exit(secondAt+1100, "a", 0, "Completed").
+		start(firstAt, "a").exit(firstAt+1100, "a", 1, "Error").start(secondAt, "a").exit(secondAt+1100, "a", 0, "Completed").
 		fire(secondAt+1101, "a").terminating(secondAt+1102).finish(secondAt+1200, v1alpha1.PodSucceeded, 0, "a", "Completed")
 }
 
@@ -224,7 +224,10 @@ func exitCases() []modelCase {
 		{"a container not restarted after exiting 0 when restartPolicy is unset breaks MAN-011", unsetPolicy(false), []string{spec.MAN011, spec.RST003}},
 		{"a restart that leaves the other containers alone conforms", restartWithSignal(false), nil},
 		{"a restart that signals another container breaks RST-007", restartWithSignal(true), []string{spec.RST007}},
-		{"a restart after a run past resetAfterSeconds within the first back-off conforms", resetRun(4500), nil},
-		{"a restart after a run past resetAfterSeconds that waits the grown back-off breaks RST-009", resetRun(7500), []string{spec.RST009}},
+		{"a restart after a run past resetAfterSeconds within the first back-off conforms", resetRun(2300, 4500), nil},
+		// The first restart waits the first back-off with or without a reset: its lateness is not
+		// RST-009's to judge (as on a loaded machine, where creating the instance took 2.7 s).
+		{"a late first restart after a run past resetAfterSeconds is not RST-009's", resetRun(4400, 6600), nil},
+		{"a restart after a run past resetAfterSeconds that waits the grown back-off breaks RST-009", resetRun(2300, 7500), []string{spec.RST009}},
 	}
 }
